@@ -1,0 +1,45 @@
+"""audit: audit the fairness measures used to judge biometric recognition systems.
+
+Data flows one way::
+
+    source file -> validated tidy table -> measures -> criteria / frontier -> figures and reports
+
+``audit.rates`` reads and validates a table of per-group error rates,
+``audit.measures`` computes the fairness measures on it, and the modules
+downstream (FFMC audit, Pareto frontier, reports) consume those.
+"""
+
+from audit.data import annex15_path, fetch_annex15, sha256sum
+from audit.measures import (
+    MeasureResult,
+    UndefinedMeasureWarning,
+    fdr,
+    garbe,
+    gini,
+    inequity_rate,
+)
+from audit.rates import RatesError, rate_matrices, read_rates
+from audit.registry import Measure, evaluate, get_measure, measure_names, register_measure
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Measure",
+    "MeasureResult",
+    "RatesError",
+    "UndefinedMeasureWarning",
+    "__version__",
+    "annex15_path",
+    "evaluate",
+    "fdr",
+    "fetch_annex15",
+    "garbe",
+    "get_measure",
+    "gini",
+    "inequity_rate",
+    "measure_names",
+    "rate_matrices",
+    "read_rates",
+    "register_measure",
+    "sha256sum",
+]

@@ -1,0 +1,245 @@
+"""Fairness measures computed from per-group FMR and FNMR.
+
+Every measure here is a pure function of two arrays of shape
+``(n_algorithms, n_groups)`` (or ``(n_groups,)`` for one algorithm), vectorised
+over algorithms, and returns a :class:`MeasureResult` holding the measure and
+its FMR term ``A`` and FNMR term ``B`` (Howard et al. 2022, eq. 1-9).
+
+Undefined cases are explicit, in the manner of scikit-learn's
+``zero_division``: the Inequity Rate when a group's rate is 0 (eq. 4-5 divide
+by it) and the Gini coefficient when every group's rate is 0 (eq. 7 divides by
+the mean).  The default ``zero_division="warn"`` applies the documented
+convention and emits an :class:`UndefinedMeasureWarning`; ``"raise"`` raises
+:class:`UndefinedMeasureError`; the result's ``undefined`` mask always says
+which algorithms were affected, so nothing undefined reaches a ranking unseen.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+ALPHA_OUT_OF_RANGE = "alpha must lie in [0, 1], got {alpha!r}"
+TOO_FEW_GROUPS = "a fairness measure needs at least 2 groups, got {n}"
+SHAPE_MISMATCH = "fmr and fnmr must have the same shape, got {fmr} and {fnmr}"
+BAD_ZERO_DIVISION = "zero_division must be 'warn', 'raise' or a number, got {value!r}"
+IR_UNDEFINED = (
+    "Inequity Rate undefined for {count} of {total} algorithm(s): the minimum group "
+    "{rate} is 0, so eq. {eq} of Howard et al. divides by zero; the value is NaN"
+)
+GINI_UNDEFINED = (
+    "Gini coefficient undefined for {count} of {total} algorithm(s): every group's "
+    "{rate} is 0, so eq. 7 of Howard et al. divides by a zero mean; set to {value} "
+    "(all groups equal)"
+)
+
+
+class UndefinedMeasureWarning(UserWarning):
+    """A measure was undefined for some algorithms and a convention was applied."""
+
+
+class UndefinedMeasureError(ValueError):
+    """A measure was undefined and ``zero_division="raise"`` was asked for."""
+
+
+@dataclass(frozen=True)
+class MeasureResult:
+    """A measure's values and terms, one entry per algorithm.
+
+    Attributes
+    ----------
+    value
+        The measure.
+    fmr_term, fnmr_term
+        The terms ``A`` (from the group FMRs) and ``B`` (from the group FNMRs).
+    undefined
+        True where the paper's formula is undefined for that algorithm and the
+        value comes from the ``zero_division`` convention (or is NaN).
+    """
+
+    value: np.ndarray
+    fmr_term: np.ndarray
+    fnmr_term: np.ndarray
+    undefined: np.ndarray
+
+
+def _check_alpha(alpha: float) -> float:
+    alpha = float(alpha)
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=alpha))
+    return alpha
+
+
+def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
+    """Both rate arrays as float64 of shape (n_algorithms, n_groups)."""
+    fmr = np.atleast_2d(np.asarray(fmr, dtype="float64"))
+    fnmr = np.atleast_2d(np.asarray(fnmr, dtype="float64"))
+    if fmr.shape != fnmr.shape:
+        raise ValueError(SHAPE_MISMATCH.format(fmr=fmr.shape, fnmr=fnmr.shape))
+    if fmr.shape[-1] < 2:
+        raise ValueError(TOO_FEW_GROUPS.format(n=fmr.shape[-1]))
+    return fmr, fnmr
+
+
+def _check_zero_division(zero_division) -> None:
+    if isinstance(zero_division, str):
+        if zero_division not in ("warn", "raise"):
+            raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
+    elif not isinstance(zero_division, (int, float)) or isinstance(zero_division, bool):
+        raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
+
+
+def _undefined(message: str, mask: np.ndarray, zero_division) -> None:
+    if not mask.any():
+        return
+    if zero_division == "raise":
+        raise UndefinedMeasureError(message)
+    if zero_division == "warn":
+        warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
+
+
+def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, np.ndarray]:
+    r"""Small-sample corrected Gini coefficient of each row of ``x`` (Howard et al. eq. 7).
+
+    .. math:: G_x = \frac{n}{n-1}\,\frac{\sum_i\sum_j |x_i - x_j|}{2 n^2 \bar x}
+
+    computed in :math:`O(n \log n)` per row from the sorted values
+    (:math:`\sum_{i,j}|x_i-x_j| = 2\sum_k (2k-n-1)\,x_{(k)}`). For non-negative
+    data it lies in [0, 1]: 0 when all values are equal, 1 when one value holds
+    the whole sum.
+
+    When every value of a row is 0 the mean is 0 and eq. 7 is undefined. The
+    convention here is ``G = 0`` (all groups equal: no dispersion), flagged in
+    the returned mask, with ``zero_division`` as for the measures: ``"warn"``
+    (the default) applies it with an :class:`UndefinedMeasureWarning`,
+    ``"raise"`` raises, and a number is used as the value instead.
+
+    Returns
+    -------
+    (G, undefined)
+        The coefficients and the mask of rows whose mean was 0.
+
+    Examples
+    --------
+    >>> gini([5.0, 5.0, 10.0])[0]  # Howard et al. sec. 3.5: G = 0.25
+    array([0.25])
+    """
+    _check_zero_division(zero_division)
+    x = np.atleast_2d(np.asarray(x, dtype="float64"))
+    n = x.shape[-1]
+    if n < 2:
+        raise ValueError(TOO_FEW_GROUPS.format(n=n))
+    ordered = np.sort(x, axis=-1)
+    ranks = 2.0 * np.arange(1, n + 1) - n - 1.0
+    pair_sum = 2.0 * (ordered * ranks).sum(axis=-1)
+    total = x.sum(axis=-1)
+    undefined = total == 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = (n / (n - 1.0)) * pair_sum / (2.0 * n * total)
+    fill = 0.0 if isinstance(zero_division, str) else float(zero_division)
+    g = np.where(undefined, fill, g)
+    _undefined(GINI_UNDEFINED.format(count=int(undefined.sum()), total=len(g), rate=_rate, value=fill),
+               undefined, zero_division)
+    return g, undefined
+
+
+def fdr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
+    r"""Fairness Discrepancy Rate (de Freitas Pereira & Marcel; Howard et al. eq. 1-3).
+
+    .. math::
+        A = \max_{i,j} |FMR_i - FMR_j|,\quad B = \max_{i,j} |FNMR_i - FNMR_j|,\quad
+        FDR = 1 - (\alpha A + (1-\alpha) B)
+
+    Bounded in [0, 1]; 1 is perfectly fair. Always defined.
+
+    Examples
+    --------
+    >>> r = fdr([[1e-4, 3e-4]], [[0.02, 0.05]], alpha=0.5)
+    >>> round(float(r.value[0]), 6), round(float(r.fnmr_term[0]), 6)
+    (0.9849, 0.03)
+    """
+    alpha = _check_alpha(alpha)
+    fmr, fnmr = as_rates(fmr, fnmr)
+    a = fmr.max(axis=-1) - fmr.min(axis=-1)
+    b = fnmr.max(axis=-1) - fnmr.min(axis=-1)
+    value = 1.0 - (alpha * a + (1.0 - alpha) * b)
+    return MeasureResult(value, a, b, np.zeros(len(a), dtype=bool))
+
+
+def _ratio(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    high, low = rates.max(axis=-1), rates.min(axis=-1)
+    undefined = low == 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(undefined, np.nan, high / np.where(undefined, 1.0, low))
+    return ratio, undefined
+
+
+def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
+    r"""Inequity Rate (Grother, NIST; Howard et al. eq. 4-6).
+
+    .. math::
+        A = \frac{\max_i FMR_i}{\min_j FMR_j},\quad
+        B = \frac{\max_i FNMR_i}{\min_j FNMR_j},\quad IR = A^{\alpha} B^{1-\alpha}
+
+    At least 1 (perfectly fair), unbounded above. Undefined when the minimum
+    group FMR or FNMR is 0: that term and the value are NaN, whatever alpha,
+    and ``undefined`` is set; ``zero_division="warn"`` (default) also warns,
+    ``"raise"`` raises :class:`UndefinedMeasureError`. A number given as
+    ``zero_division`` replaces the undefined values.
+
+    Examples
+    --------
+    >>> r = inequity_rate([[1e-5, 4e-5]], [[0.01, 0.04]], alpha=0.5)
+    >>> float(r.value[0])
+    4.0
+    """
+    alpha = _check_alpha(alpha)
+    _check_zero_division(zero_division)
+    fmr, fnmr = as_rates(fmr, fnmr)
+    a, a_undefined = _ratio(fmr)
+    b, b_undefined = _ratio(fnmr)
+    undefined = a_undefined | b_undefined
+    with np.errstate(invalid="ignore"):
+        value = a**alpha * b ** (1.0 - alpha)
+    value = np.where(undefined, np.nan, value)
+    total = len(value)
+    _undefined(IR_UNDEFINED.format(count=int(a_undefined.sum()), total=total, rate="FMR", eq=4),
+               a_undefined, zero_division)
+    _undefined(IR_UNDEFINED.format(count=int(b_undefined.sum()), total=total, rate="FNMR", eq=5),
+               b_undefined, zero_division)
+    if not isinstance(zero_division, str):
+        fill = float(zero_division)
+        a, b = np.where(a_undefined, fill, a), np.where(b_undefined, fill, b)
+        value = np.where(undefined, fill, value)
+    return MeasureResult(value, a, b, undefined)
+
+
+def garbe(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
+    r"""Gini Aggregation Rate for Biometric Equitability (Howard et al. eq. 7-9).
+
+    .. math:: A = G_{FMR},\quad B = G_{FNMR},\quad GARBE = \alpha A + (1-\alpha) B
+
+    with :math:`G` the n/(n-1)-corrected Gini coefficient of eq. 7 over the
+    groups (see :func:`gini`). Bounded in [0, 1]; 0 is perfectly fair.
+
+    The paper counts GARBE as always computable (FFMC.3). It is, except when
+    every group's FMR (or every group's FNMR) is 0: eq. 7 then divides by a
+    zero mean. That term is set to 0 (all groups are equal) and flagged in
+    ``undefined``; ``zero_division`` chooses warn (default), raise, or another
+    value for the term.
+
+    Examples
+    --------
+    >>> r = garbe([[1e-5, 1e-5, 1e-5, 4e-5]], [[0.01, 0.01, 0.02, 0.02]], alpha=0.5)
+    >>> round(float(r.fmr_term[0]), 4), round(float(r.fnmr_term[0]), 4)
+    (0.4286, 0.2222)
+    """
+    alpha = _check_alpha(alpha)
+    _check_zero_division(zero_division)
+    fmr, fnmr = as_rates(fmr, fnmr)
+    a, a_undefined = gini(fmr, zero_division=zero_division, _rate="FMR")
+    b, b_undefined = gini(fnmr, zero_division=zero_division, _rate="FNMR")
+    value = alpha * a + (1.0 - alpha) * b
+    return MeasureResult(value, a, b, a_undefined | b_undefined)

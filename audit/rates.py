@@ -1,0 +1,353 @@
+"""Read and validate a table of per-group error rates into one tidy table.
+
+Two layouts are accepted:
+
+* **wide** (the NIST FRVT Part 3 Annex 15 transcription): one row per
+  algorithm, a column ``Algorithm`` and one ``FMR.<group>`` and one
+  ``FNMR.<group>`` column per demographic group, where ``<group>`` is a
+  dot-separated list of attribute values (``F.Black``: gender, race).
+* **long** (tidy): one row per algorithm and group, columns ``algorithm``,
+  ``fmr``, ``fnmr``, the group labels (a ``group`` column and/or attribute
+  columns such as ``gender`` and ``race``), and optionally the counts
+  ``n_mated`` and ``n_nonmated`` of mated and non-mated comparisons.
+
+Both give the same tidy table, one row per (algorithm, group), in the order
+of the input: ``algorithm``, the attribute columns, ``group``, ``fmr``,
+``fnmr`` and the counts when given.  Nothing is dropped, rounded or reordered;
+any problem is refused with a :class:`RatesError` whose message names the
+file, the row and the column.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Default names of the two dot-separated parts of a wide column's group label.
+ANNEX15_ATTRIBUTES = ("gender", "race")
+RATE_COLUMNS = ("fmr", "fnmr")
+COUNT_COLUMNS = ("n_mated", "n_nonmated")
+WIDE_RATE = re.compile(r"^(FMR|FNMR)\.(.+)$")
+
+# Error messages: constants, so that tests can check them exactly.
+CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+EMPTY = "{source}: the table has no rows"
+UNKNOWN_LAYOUT = (
+    "{source}: cannot tell the layout from the columns {columns}. Expected either the "
+    "wide layout (Algorithm, FMR.<group>, FNMR.<group>, ...) or the long layout "
+    "(algorithm, group or attribute columns, fmr, fnmr)"
+)
+MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
+UNKNOWN_COLUMNS = (
+    "{source}: unknown column(s) {columns}; expected {expected}. Rename or remove them "
+    "(nothing is dropped silently){hint}"
+)
+DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
+NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
+OUT_OF_RANGE = "{where}, column {column!r}: {value!r} lies outside [0, 1]{more}"
+BAD_COUNT = "{where}, column {column!r}: {value!r} is not a non-negative whole number{more}"
+EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+DUPLICATE_ROW = "{where}: algorithm {algorithm!r}, group {group!r} repeats {first}"
+MISSING_GROUPS = (
+    "{source}: algorithm {algorithm!r} (first at {where}) has no row for group(s) "
+    "{groups}; every algorithm needs every group"
+)
+WRONG_ATTRIBUTE_COUNT = (
+    "{source}: column {column!r} has {found} dot-separated group part(s), "
+    "but {expected} attribute name(s) were given: {attributes}"
+)
+
+
+class RatesError(ValueError):
+    """The rates table is malformed; the message names file, row and column."""
+
+
+class _Source:
+    """Where the table came from, to name it in messages."""
+
+    def __init__(self, name: str, *, csv: bool, header_lines: int = 1):
+        self.name = name
+        self.csv = csv
+        self.header_lines = header_lines
+
+    def where(self, frame: pd.DataFrame, position: int) -> str:
+        if self.csv:
+            return f"{self.name}, line {position + 1 + self.header_lines}"
+        return f"{self.name}, row {frame.index[position]!r}"
+
+
+def _more(count: int) -> str:
+    return f" (and {count} more such cell(s))" if count > 0 else ""
+
+
+def _read(source: str | os.PathLike | pd.DataFrame) -> tuple[pd.DataFrame, _Source]:
+    if isinstance(source, pd.DataFrame):
+        return source.copy(), _Source("<DataFrame>", csv=False)
+    path = Path(source)
+    name = str(path)
+    try:
+        if path.suffix.lower() == ".parquet":
+            return pd.read_parquet(path), _Source(name, csv=False)
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = handle.readline().rstrip("\r\n").split(",")
+        frame = pd.read_csv(
+            path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig"
+        )
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, ImportError) as error:
+        raise RatesError(CANNOT_READ.format(source=name, reason=error)) from error
+    seen: set[str] = set()
+    for column in header:
+        if column in seen:
+            raise RatesError(DUPLICATE_COLUMN.format(source=name, column=column))
+        seen.add(column)
+    return frame, _Source(name, csv=True)
+
+
+def _blank(values: pd.Series) -> np.ndarray:
+    as_text = values.astype("string")
+    return (values.isna() | (as_text.str.strip() == "")).to_numpy(dtype=bool)
+
+
+def _first(mask: np.ndarray) -> tuple[int, int]:
+    positions = np.flatnonzero(mask)
+    return int(positions[0]), len(positions) - 1
+
+
+def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
+    """Parse one column as float64, refusing blanks, text, NaN, inf and values outside [0, 1]."""
+    raw = frame[column]
+    blank = _blank(raw)
+    if blank.any():
+        at, more = _first(blank)
+        raise RatesError(MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more)))
+    parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    text = raw.astype("string").str.strip().str.lower()
+    spelled_nan = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(dtype=bool)
+    bad = np.isnan(parsed) & ~spelled_nan
+    if bad.any():
+        at, more = _first(bad)
+        raise RatesError(NOT_NUMERIC.format(
+            where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)))
+    if spelled_nan.any():
+        at, more = _first(spelled_nan)
+        raise RatesError(MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more)))
+    outside = ~((parsed >= 0.0) & (parsed <= 1.0))
+    if outside.any():
+        at, more = _first(outside)
+        raise RatesError(OUT_OF_RANGE.format(
+            where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)))
+    return parsed
+
+
+def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
+    raw = frame[column]
+    blank = _blank(raw)
+    if blank.any():
+        at, more = _first(blank)
+        raise RatesError(MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more)))
+    parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    bad = ~(np.isfinite(parsed) & (parsed >= 0) & (parsed == np.round(parsed)))
+    if bad.any():
+        at, more = _first(bad)
+        raise RatesError(BAD_COUNT.format(
+            where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)))
+    return parsed.astype("int64")
+
+
+def _labels(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
+    raw = frame[column]
+    blank = _blank(raw)
+    if blank.any():
+        at, more = _first(blank)
+        raise RatesError(EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=_more(more)))
+    return raw.astype(str).astype("string").reset_index(drop=True)
+
+
+def _check_complete(tidy: pd.DataFrame, positions: np.ndarray, frame: pd.DataFrame,
+                    source: _Source) -> None:
+    """Refuse duplicate (algorithm, group) rows and algorithms missing a group."""
+    keys = tidy[["algorithm", "group"]]
+    duplicated = keys.duplicated().to_numpy()
+    if duplicated.any():
+        at = int(np.flatnonzero(duplicated)[0])
+        algorithm, group = keys.iloc[at]
+        first = int(np.flatnonzero(((keys["algorithm"] == algorithm) & (keys["group"] == group)).to_numpy())[0])
+        raise RatesError(DUPLICATE_ROW.format(
+            where=source.where(frame, int(positions[at])), algorithm=algorithm, group=group,
+            first=f"(first at {source.where(frame, int(positions[first]))})"))
+    groups = pd.unique(tidy["group"])
+    per_algorithm = tidy.groupby("algorithm", sort=False)["group"].agg(set)
+    for algorithm, present in per_algorithm.items():
+        missing = [g for g in groups if g not in present]
+        if missing:
+            at = int(np.flatnonzero((tidy["algorithm"] == algorithm).to_numpy())[0])
+            raise RatesError(MISSING_GROUPS.format(
+                source=source.name, algorithm=algorithm, groups=missing,
+                where=source.where(frame, int(positions[at]))))
+
+
+def _from_wide(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None) -> pd.DataFrame:
+    columns = [str(c) for c in frame.columns]
+    frame.columns = columns
+    if "Algorithm" not in columns:
+        raise RatesError(MISSING_COLUMN.format(
+            source=source.name, column="Algorithm", hint=" (the wide layout names each algorithm in it)"))
+    matches = {c: WIDE_RATE.match(c) for c in columns if c != "Algorithm"}
+    unknown = [c for c, m in matches.items() if m is None]
+    if unknown:
+        raise RatesError(UNKNOWN_COLUMNS.format(
+            source=source.name, columns=unknown, expected="Algorithm, FMR.<group>, FNMR.<group>", hint=""))
+    groups: list[str] = []
+    for column, match in matches.items():
+        if match.group(2) not in groups:
+            groups.append(match.group(2))
+    for group in groups:
+        for kind in ("FMR", "FNMR"):
+            if f"{kind}.{group}" not in columns:
+                raise RatesError(MISSING_COLUMN.format(
+                    source=source.name, column=f"{kind}.{group}",
+                    hint=f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)"))
+    parts = len(groups[0].split("."))
+    if attributes is None:
+        attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
+    attributes = tuple(attributes)
+    if attributes:
+        for group in groups:
+            found = len(group.split("."))
+            if found != len(attributes):
+                raise RatesError(WRONG_ATTRIBUTE_COUNT.format(
+                    source=source.name, column=f"FMR.{group}", found=found,
+                    expected=len(attributes), attributes=list(attributes)))
+    if len(frame) == 0:
+        raise RatesError(EMPTY.format(source=source.name))
+    algorithms = _labels(frame, "Algorithm", source)
+    fmr = np.column_stack([_numbers(frame, f"FMR.{g}", source) for g in groups])
+    fnmr = np.column_stack([_numbers(frame, f"FNMR.{g}", source) for g in groups])
+    n_alg, n_grp = fmr.shape
+    tidy = pd.DataFrame({"algorithm": np.repeat(algorithms.to_numpy(), n_grp)})
+    tidy["algorithm"] = tidy["algorithm"].astype("string")
+    group_col = pd.array(np.tile(np.array(groups, dtype=object), n_alg), dtype="string")
+    for i, name in enumerate(attributes):
+        tidy[name] = pd.array([g.split(".")[i] for g in group_col], dtype="string")
+    tidy["group"] = group_col
+    tidy["fmr"] = fmr.ravel()
+    tidy["fnmr"] = fnmr.ravel()
+    positions = np.repeat(np.arange(n_alg), n_grp)
+    _check_complete(tidy, positions, frame, source)
+    return tidy
+
+
+def _from_long(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None) -> pd.DataFrame:
+    columns = [str(c) for c in frame.columns]
+    frame.columns = columns
+    if attributes is None:
+        attributes = tuple(a for a in ANNEX15_ATTRIBUTES if a in columns)
+    attributes = tuple(attributes)
+    for required in ("algorithm", *RATE_COLUMNS, *attributes):
+        if required not in columns:
+            raise RatesError(MISSING_COLUMN.format(source=source.name, column=required, hint=""))
+    if "group" not in columns and not attributes:
+        raise RatesError(MISSING_COLUMN.format(
+            source=source.name, column="group",
+            hint=" (give a group column, or attribute columns and read_rates(..., attributes=[...]))"))
+    known = {"algorithm", "group", *RATE_COLUMNS, *COUNT_COLUMNS, *attributes}
+    unknown = [c for c in columns if c not in known]
+    if unknown:
+        raise RatesError(UNKNOWN_COLUMNS.format(
+            source=source.name, columns=unknown,
+            expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
+            hint="; attribute columns other than gender and race are named with "
+                 "read_rates(..., attributes=[...])"))
+    if len(frame) == 0:
+        raise RatesError(EMPTY.format(source=source.name))
+    tidy = pd.DataFrame({"algorithm": _labels(frame, "algorithm", source)})
+    for name in attributes:
+        tidy[name] = _labels(frame, name, source)
+    if "group" in columns:
+        tidy["group"] = _labels(frame, "group", source)
+    else:
+        tidy["group"] = tidy[list(attributes)].agg(".".join, axis=1).astype("string")
+    for name in RATE_COLUMNS:
+        tidy[name] = _numbers(frame, name, source)
+    for name in COUNT_COLUMNS:
+        if name in columns:
+            tidy[name] = _counts(frame, name, source)
+    _check_complete(tidy, np.arange(len(tidy)), frame, source)
+    return tidy
+
+
+def read_rates(
+    source: str | os.PathLike | pd.DataFrame, *, attributes: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
+
+    Parameters
+    ----------
+    source
+        Path of a CSV (or ``.parquet``) file, or a DataFrame, in the wide or
+        the long layout (see the module docstring).
+    attributes
+        Names of the demographic attributes making up a group. Wide layout:
+        one name per dot-separated part of the group label (default
+        ``("gender", "race")`` for two parts, none otherwise). Long layout:
+        the attribute columns (default: whichever of ``gender`` and ``race``
+        are present).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (algorithm, group), in input order, with columns
+        ``algorithm``, the attributes, ``group``, ``fmr``, ``fnmr`` (float64)
+        and ``n_mated``/``n_nonmated`` (int64) when given. ``attrs["source"]``
+        names the input.
+
+    Raises
+    ------
+    RatesError
+        With a message naming the file, row (CSV line) and column of the
+        first problem.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> wide = pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
+    ...                      "FMR.M": [2e-4], "FNMR.M": [0.02]})
+    >>> read_rates(wide)[["algorithm", "group", "fmr", "fnmr"]]
+      algorithm group     fmr  fnmr
+    0         a     F  0.0001  0.01
+    1         a     M  0.0002  0.02
+    """
+    frame, where = _read(source)
+    columns = [str(c) for c in frame.columns]
+    if any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
+        tidy = _from_wide(frame, where, attributes)
+    elif {"fmr", "fnmr"} & set(columns) or "algorithm" in columns:
+        tidy = _from_long(frame, where, attributes)
+    else:
+        raise RatesError(UNKNOWN_LAYOUT.format(source=where.name, columns=columns))
+    tidy.attrs["source"] = where.name
+    return tidy
+
+
+def rate_matrices(table: pd.DataFrame) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
+    """The per-group rates of a validated table as two (algorithm x group) arrays.
+
+    Returns ``(algorithms, groups, fmr, fnmr)``; rows follow the table's order
+    of algorithms, columns its order of groups.
+    """
+    algorithms = pd.Index(pd.unique(table["algorithm"]), name="algorithm")
+    groups = pd.Index(pd.unique(table["group"]), name="group")
+    fmr = table.pivot(index="algorithm", columns="group", values="fmr")
+    fnmr = table.pivot(index="algorithm", columns="group", values="fnmr")
+    return (
+        algorithms,
+        groups,
+        fmr.loc[algorithms, groups].to_numpy(dtype="float64"),
+        fnmr.loc[algorithms, groups].to_numpy(dtype="float64"),
+    )
