@@ -83,6 +83,10 @@ class Measure:
         Paper and equation numbers.
     undefined
         When the measure is undefined and what the function then does.
+    inputs
+        ``"rates"`` for measures of per-group FMR/FNMR (the function signature
+        above); ``"scores"`` for measures that need the comparison scores
+        themselves (see :mod:`audit.scores`), which a rates table cannot feed.
     """
 
     name: str
@@ -96,6 +100,7 @@ class Measure:
     share: str | Callable = "linear"
     citation: str = ""
     undefined: str = "never undefined"
+    inputs: str = "rates"
     module: str = field(default="", compare=False)
 
     def __post_init__(self):
