@@ -79,7 +79,7 @@ class _Source:
     def where(self, frame: pd.DataFrame, position: int) -> str:
         if self.csv:
             return f"{self.name}, line {position + 1 + self.header_lines}"
-        return f"{self.name}, row {frame.index[position]!r}"
+        return f"{self.name}, row {frame.index[position]}"
 
 
 def _more(count: int) -> str:
@@ -227,8 +227,9 @@ def _from_wide(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] |
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
     algorithms = _labels(frame, "Algorithm", source)
-    fmr = np.column_stack([_numbers(frame, f"FMR.{g}", source) for g in groups])
-    fnmr = np.column_stack([_numbers(frame, f"FNMR.{g}", source) for g in groups])
+    parsed = {c: _numbers(frame, c, source) for c in columns if c != "Algorithm"}  # file order
+    fmr = np.column_stack([parsed[f"FMR.{g}"] for g in groups])
+    fnmr = np.column_stack([parsed[f"FNMR.{g}"] for g in groups])
     n_alg, n_grp = fmr.shape
     tidy = pd.DataFrame({"algorithm": np.repeat(algorithms.to_numpy(), n_grp)})
     tidy["algorithm"] = tidy["algorithm"].astype("string")

@@ -1,0 +1,80 @@
+"""Fetching and verifying the Annex 15 CSV: pinned checksum, atomic cache, offline copies."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from audit import config, data
+from audit.data import DataError, annex15_path, fetch_annex15, sha256sum
+
+
+def test_pinned_copy_checksum(annex15_file):
+    assert sha256sum(annex15_file) == config.ANNEX15_SHA256
+    assert annex15_file.stat().st_size == config.ANNEX15_SIZE
+
+
+def test_fetch_verifies_and_caches(annex15_file, tmp_path):
+    cache = tmp_path / "cache"
+    path = fetch_annex15(url=annex15_file.as_uri(), cache=cache)
+    assert path == cache / config.ANNEX15_FILENAME
+    assert sha256sum(path) == config.ANNEX15_SHA256
+    assert os.listdir(cache) == [config.ANNEX15_FILENAME]
+    # a second call uses the verified cache, without the source
+    assert fetch_annex15(url=(tmp_path / "gone.csv").as_uri(), cache=cache) == path
+
+
+def test_checksum_mismatch_is_refused_and_not_cached(annex15_file, tmp_path):
+    tampered = tmp_path / "tampered.csv"
+    tampered.write_bytes(annex15_file.read_bytes().replace(b"0.0033", b"0.0034", 1))
+    cache = tmp_path / "cache"
+    with pytest.raises(DataError) as error:
+        fetch_annex15(url=tampered.as_uri(), cache=cache)
+    assert "is not the pinned Annex 15 transcription" in str(error.value)
+    assert f"expected {config.ANNEX15_SHA256}" in str(error.value)
+    assert os.listdir(cache) == []  # no half-written or wrong file left behind
+
+
+def test_failed_download_leaves_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    url = (tmp_path / "missing.csv").as_uri()
+    with pytest.raises(DataError) as error:
+        fetch_annex15(url=url, cache=cache)
+    assert str(error.value).startswith(data.DOWNLOAD_FAILED.format(url=url, reason="")[:-1])
+    assert os.listdir(cache) == []
+
+
+def test_corrupted_cache_is_refused(annex15_file, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / config.ANNEX15_FILENAME).write_text("Algorithm\n")
+    with pytest.raises(DataError, match="sha256 is"):
+        fetch_annex15(url=annex15_file.as_uri(), cache=cache)
+
+
+@pytest.mark.parametrize("layout", ["folder", "parent", "file"])
+def test_data_dir_variable(annex15_file, tmp_path, monkeypatch, layout):
+    target = tmp_path / "nist-frvt-annex15" / config.ANNEX15_FILENAME
+    target.parent.mkdir()
+    shutil.copy(annex15_file, target)
+    value = {"folder": target.parent, "parent": tmp_path, "file": target}[layout]
+    monkeypatch.setenv(config.DATA_DIR_ENV, str(value))
+    assert annex15_path() == target
+
+
+def test_data_dir_without_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(config.DATA_DIR_ENV, str(tmp_path))
+    with pytest.raises(DataError) as error:
+        annex15_path()
+    assert str(error.value) == data.NOT_FOUND_IN_DATA_DIR.format(
+        value=str(tmp_path), filename=config.ANNEX15_FILENAME)
+
+
+@pytest.mark.network
+@pytest.mark.skipif(os.environ.get("AUDIT_NETWORK_TESTS") != "1",
+                    reason="downloads from the source; set AUDIT_NETWORK_TESTS=1")
+def test_fetch_from_source(tmp_path):
+    path = fetch_annex15(cache=tmp_path)
+    assert sha256sum(path) == config.ANNEX15_SHA256
