@@ -1,0 +1,218 @@
+"""The ``audit`` command line: run the FFMC audit, the Pareto down-select or the whole
+report through the parameterised notebooks, list the measures, check a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DESCRIPTION = """\
+Audit the fairness measures used to judge biometric recognition systems.
+
+Reads a table of per-group false match rates (FMR) and false non-match rates
+(FNMR), by default the NIST FRVT Part 3 Annex 15 table (126 face recognition
+algorithms x 8 gender-race groups, fetched and verified on first use), computes
+the fairness measures (FDR, Inequity Rate, GARBE and the others registered),
+audits each against the Functional Fairness Measure Criteria FFMC.1-3 of
+Howard et al. (2022), and down-selects algorithms on the accuracy/fairness
+Pareto frontier. Results go to reports/<name>/ as HTML, PNG/SVG figures and
+CSV tables, with the input's sha256 and the parameters recorded.
+"""
+
+EPILOG = """\
+examples:
+  audit report                          full report on Annex 15 -> reports/annex15/
+  audit report --data my_rates.csv --name vendor-x
+  audit ffmc --measure-module my_pkg.my_measures
+  audit pareto --measure garbe --alpha 0.5 --max-accuracy 0.01
+  audit measures                        list the registered measures
+  audit check my_rates.csv              validate a rates table and summarise it
+
+data: set AUDIT_DATA_DIR to a folder holding the Annex 15 CSV to work offline.
+"""
+
+
+def _value(text: str):
+    """A -p value as JSON when it parses (numbers, lists, true/false/null), else a string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _common(parser: argparse.ArgumentParser, default_name: str) -> None:
+    parser.add_argument("--data", metavar="PATH",
+                        help="rates table (CSV or Parquet, wide or long layout); "
+                             "default: the verified Annex 15 CSV")
+    parser.add_argument("--name", default=None,
+                        help=f"report name: output goes to <reports-dir>/<name>/ "
+                             f"(default: {default_name}, or the data file's stem)")
+    parser.add_argument("--reports-dir", metavar="DIR", type=Path, default=None,
+                        help="parent folder of reports (default: reports/ in the project)")
+    parser.add_argument("--measure-module", metavar="MODULE", action="append", default=[],
+                        help="dotted name of a module that registers extra measures "
+                             "(importable from the current folder); repeatable")
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                        metavar=("KEY", "VALUE"),
+                        help="pass a parameter to the notebooks (VALUE parsed as JSON when "
+                             "possible); repeatable")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="audit", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    from audit import __version__
+
+    parser.add_argument("--version", action="version", version=f"audit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    report = sub.add_parser("report", help="the whole report: FFMC audit and Pareto down-select",
+                            description="Run the FFMC audit and the Pareto down-select notebooks "
+                                        "into one report folder.")
+    _common(report, "annex15")
+    _pareto_options(report)
+
+    ffmc = sub.add_parser("ffmc", help="FFMC audit of every registered measure",
+                          description="Audit every registered fairness measure against "
+                                      "FFMC.1-3 and the input's data quality.")
+    _common(ffmc, "ffmc")
+    ffmc.add_argument("--measures", metavar="NAMES",
+                      help="comma-separated measure names (default: all registered)")
+
+    pareto = sub.add_parser("pareto", help="accuracy/fairness Pareto down-select",
+                            description="Find the algorithms on the accuracy/fairness Pareto "
+                                        "frontier and tabulate the trade-offs between them.")
+    _common(pareto, "pareto")
+    _pareto_options(pareto)
+
+    sub.add_parser("measures", help="list the registered fairness measures",
+                   description="List the registered measures with direction, bounds and citation.")
+    check = sub.add_parser("check", help="validate a rates table and summarise it",
+                           description="Read and validate a rates table; print what was read.")
+    check.add_argument("path", type=Path)
+    sub.add_parser("fetch", help="download and verify the Annex 15 CSV",
+                   description="Download the Annex 15 CSV from its pinned source, verify its "
+                               "sha256 and cache it (or verify the AUDIT_DATA_DIR copy).")
+    return parser
+
+
+def _pareto_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--measure", default="garbe", help="fairness measure (default: garbe)")
+    parser.add_argument("--alpha", type=float, default=0.5,
+                        help="weight of the FMR term, in [0, 1] (default: 0.5)")
+    parser.add_argument("--weights", default="equal",
+                        help="group weights for total FNMR/FMR: 'equal', 'counts' (the table's "
+                             "n_mated/n_nonmated columns) or a counts CSV (default: equal)")
+    parser.add_argument("--max-accuracy", type=float, default=None, metavar="FNMR",
+                        help="accuracy cut-off for the zoomed inset and the short list, "
+                             "e.g. 0.01 for total FNMR below 1%%")
+
+
+def _parameters(args: argparse.Namespace) -> dict:
+    parameters = {}
+    if args.data:
+        parameters["data_path"] = str(Path(args.data).resolve())
+    if args.measure_module:
+        parameters["measure_modules"] = list(args.measure_module)
+    for key in ("measure", "alpha", "weights", "max_accuracy"):
+        if getattr(args, key, None) is not None:
+            parameters[key] = getattr(args, key)
+    if getattr(args, "measures", None):
+        parameters["measures"] = [m.strip() for m in args.measures.split(",") if m.strip()]
+    for key, value in args.parameter:
+        parameters[key] = _value(value)
+    return parameters
+
+
+def _list_measures() -> int:
+    from audit.registry import get_measure, measure_names
+
+    for name in measure_names():
+        m = get_measure(name)
+        lo, hi = ("-inf" if m.bounds[0] is None else m.bounds[0],
+                  "inf" if m.bounds[1] is None else m.bounds[1])
+        direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
+        print(f"{name:14s} {m.label:12s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
+              f"{m.inputs}; {m.citation}")
+    return 0
+
+
+def _check(path: Path) -> int:
+    from audit.data import sha256sum
+    from audit.rates import read_rates
+
+    table = read_rates(path)
+    algorithms = table["algorithm"].nunique()
+    groups = list(dict.fromkeys(table["group"]))
+    print(f"{path}: valid; sha256 {sha256sum(path)}")
+    print(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
+    print("groups: " + ", ".join(groups))
+    print("columns: " + ", ".join(table.columns))
+    for column in ("fmr", "fnmr"):
+        values = table[column]
+        print(f"{column}: min {values.min():.3g}, median {values.median():.3g}, "
+              f"max {values.max():.3g}, zeros {(values == 0).sum()}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+
+    from audit.data import DataError
+    from audit.rates import RatesError
+    from audit.report import NotebookFailed, run_report
+
+    try:
+        if args.command == "measures":
+            return _list_measures()
+        if args.command == "check":
+            return _check(args.path)
+        if args.command == "fetch":
+            from audit.data import annex15_path, sha256sum
+
+            path = annex15_path()
+            print(f"{path}\nsha256 {sha256sum(path)} (verified)")
+            return 0
+        parameters = _parameters(args)
+        if parameters.get("data_path"):
+            from audit.rates import read_rates
+
+            read_rates(parameters["data_path"])  # refuse bad input before starting a kernel
+        if parameters.get("measure_modules"):
+            import os
+
+            from audit.registry import load_measure_module
+
+            # user modules import from the current folder, here and in the notebook kernels
+            here = str(Path.cwd())
+            os.environ["PYTHONPATH"] = os.pathsep.join(
+                p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+            sys.path.insert(0, here)
+            for module in parameters["measure_modules"]:
+                load_measure_module(module)  # fail fast, before a kernel starts
+        notebooks = {"report": ("ffmc", "pareto"), "ffmc": ("ffmc",), "pareto": ("pareto",)}
+        name = args.name or (Path(args.data).stem if args.data else
+                             {"report": "annex15"}.get(args.command, args.command))
+        folder = run_report(name, notebooks=notebooks[args.command], parameters=parameters,
+                            reports_root=args.reports_dir, progress=not args.no_progress)
+    except NotebookFailed as error:
+        print(f"audit: notebook failed\n{error}", file=sys.stderr)
+        return 1
+    except (RatesError, DataError, KeyError, ImportError, ValueError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        print(f"audit: error: {message}", file=sys.stderr)
+        return 2
+    print(f"report written to {folder}\nopen {folder / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Where a notebook puts what it makes: figures as PNG and SVG, tables as CSV, and the
+header (input checksum, parameters, version, date) that every report carries."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+from pathlib import Path
+
+import pandas as pd
+
+from audit.data import sha256sum
+
+
+def _slug(name: str) -> str:
+    keep = [c if c.isalnum() or c in "-_." else "_" for c in name]
+    return "".join(keep).strip("_") or "output"
+
+
+def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150) -> list[Path]:
+    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``."""
+    folder = Path(output_dir) / "figures"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for suffix in ("png", "svg"):
+        path = folder / f"{_slug(name)}.{suffix}"
+        fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Date": None} if suffix == "svg" else None)
+        paths.append(path)
+    return paths
+
+
+def save_table(frame: pd.DataFrame, name: str, output_dir: str | os.PathLike, *,
+               index: bool | None = None) -> Path:
+    """Write ``frame`` as ``tables/<name>.csv`` under ``output_dir`` (full precision)."""
+    folder = Path(output_dir) / "tables"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{_slug(name)}.csv"
+    if index is None:
+        index = not isinstance(frame.index, pd.RangeIndex)
+    frame.to_csv(path, index=index, float_format="%.10g")
+    return path
+
+
+def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
+    """What a report records about its run: input file and checksum, parameters,
+    package and library versions, date."""
+    from audit import __version__
+
+    import matplotlib
+    import numpy
+
+    data_path = Path(data_path)
+    return {
+        "input_file": str(data_path),
+        "input_sha256": sha256sum(data_path),
+        "input_bytes": data_path.stat().st_size,
+        "parameters": dict(parameters),
+        "audit_version": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "pandas": pd.__version__,
+        "matplotlib": matplotlib.__version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def header_markdown(header: dict) -> str:
+    """The run header as a Markdown block for the top of a report."""
+    params = ", ".join(f"`{k}={v!r}`" for k, v in header["parameters"].items()) or "none"
+    return (
+        f"**Input**: `{header['input_file']}` ({header['input_bytes']:,} bytes)  \n"
+        f"**sha256**: `{header['input_sha256']}`  \n"
+        f"**Parameters**: {params}  \n"
+        f"**audit** {header['audit_version']} · Python {header['python']} · numpy "
+        f"{header['numpy']} · pandas {header['pandas']} · matplotlib {header['matplotlib']}  \n"
+        f"**Run at**: {header['date']}"
+    )
