@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     except NotebookFailed as error:
         print(f"audit: notebook failed\n{error}", file=sys.stderr)
         return 1
-    except (RatesError, DataError, KeyError, ImportError, ValueError) as error:
+    except (RatesError, DataError, KeyError, ImportError, ValueError, OSError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         print(f"audit: error: {message}", file=sys.stderr)
         return 2

@@ -1,0 +1,82 @@
+"""The command line: help a newcomer can read, exit codes, clear errors on bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from audit import rates
+from audit.cli import main
+
+
+def test_help_names_the_subcommands(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("report", "ffmc", "pareto", "measures", "check", "fetch"):
+        assert command in out
+    assert "AUDIT_DATA_DIR" in out
+
+
+@pytest.mark.parametrize("command", ["report", "ffmc", "pareto"])
+def test_subcommand_help(capsys, command):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "--data" in out and "--measure-module" in out and "--parameter" in out
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    assert main([]) == 2
+    assert "usage: audit" in capsys.readouterr().out
+
+
+def test_measures_lists_the_builtins(capsys):
+    assert main(["measures"]) == 0
+    out = capsys.readouterr().out
+    for name in ("fdr", "ir", "garbe"):
+        assert any(line.startswith(name + " ") for line in out.splitlines())
+    assert "Howard" in out
+
+
+def test_check_valid_table(annex15_file, capsys):
+    assert main(["check", str(annex15_file)]) == 0
+    out = capsys.readouterr().out
+    assert "126 algorithms x 8 groups = 1008 rows" in out
+    assert "aa04815a53692f313d847f273b51290fba2649322d5b7b28e424d1e24afce94b" in out
+
+
+def test_check_bad_table_exits_2_with_the_message(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\na,0.1,0.1,0.1,1.7\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    expected = rates.OUT_OF_RANGE.format(where=f"{path}, line 2", column="FNMR.M", value="1.7", more="")
+    assert err == f"audit: error: {expected}\n"
+
+
+def test_report_refuses_bad_data_before_running(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("algorithm,group,fmr,fnmr\na,F,0.1,0.1\na,M,0.1,0.1\nb,F,0.1,0.1\n")
+    assert main(["report", "--data", str(path), "--reports-dir", str(tmp_path / "r")]) == 2
+    expected = rates.MISSING_GROUPS.format(source=str(path), algorithm="b", groups=["M"],
+                                           where=f"{path}, line 4")
+    assert capsys.readouterr().err == f"audit: error: {expected}\n"
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+def test_unknown_measure_module_exits_2(capsys, tmp_path):
+    assert main(["ffmc", "--measure-module", "no_such_module_xyz",
+                 "--reports-dir", str(tmp_path)]) == 2
+    assert "cannot import measure module 'no_such_module_xyz'" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry_point():
+    result = subprocess.run([sys.executable, "-m", "audit", "--version"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0
+    assert result.stdout.startswith("audit ")
