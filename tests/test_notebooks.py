@@ -1,0 +1,81 @@
+"""The notebooks, executed by papermill on a small synthetic table into a temporary folder."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.cli import main
+from audit.data import sha256sum
+from audit.rates import rate_matrices, read_rates
+from audit.registry import evaluate
+from audit.report import NotebookFailed, run_report
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def small_table(tmp_path_factory):
+    """Six algorithms x four groups in the wide layout, all rates positive."""
+    rng = np.random.default_rng(7)
+    groups = ["F.Asian", "F.White", "M.Asian", "M.White"]
+    frame = {"Algorithm": [f"alg-{i}" for i in range(6)]}
+    for group in groups:
+        frame[f"FNMR.{group}"] = np.round(rng.uniform(0.002, 0.05, 6), 4)
+        frame[f"FMR.{group}"] = 10.0 ** (rng.integers(-50, -33, 6) / 10)  # Annex 15-like grid
+    frame = pd.DataFrame(frame)
+    path = tmp_path_factory.mktemp("data") / "small.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def pareto_report(small_table, tmp_path_factory):
+    root = tmp_path_factory.mktemp("reports")
+    folder = run_report("small", notebooks=("pareto",), reports_root=root, progress=False,
+                        parameters={"data_path": str(small_table), "max_accuracy": 0.03})
+    return folder
+
+
+def test_pareto_report_files(pareto_report, small_table):
+    for name in ("index.html", "manifest.json", "pareto.ipynb", "pareto.html",
+                 "figures/pareto_garbe.png", "figures/pareto_garbe.svg",
+                 "tables/downselect_garbe.csv", "tables/pareto_all_garbe.csv"):
+        assert (pareto_report / name).is_file(), name
+    manifest = json.loads((pareto_report / "manifest.json").read_text())
+    assert manifest["input_sha256"] == sha256sum(small_table)
+    assert manifest["parameters"]["max_accuracy"] == 0.03
+    html = (pareto_report / "pareto.html").read_text()
+    assert "import audit" not in html  # code hidden
+    assert sha256sum(small_table) in html
+
+
+def test_pareto_report_values_read_back(pareto_report, small_table):
+    table = read_rates(small_table)
+    expected = evaluate(table, "garbe", alpha=0.5)["value"]
+    produced = pd.read_csv(pareto_report / "tables" / "pareto_all_garbe.csv", index_col=0)
+    fairness_column = [c for c in produced.columns if c in ("fairness", "garbe", "value")][0]
+    np.testing.assert_allclose(produced.loc[expected.index, fairness_column], expected, rtol=1e-8)
+    _, _, _, fnmr = rate_matrices(table)
+    accuracy_column = [c for c in produced.columns if c in ("accuracy", "total_fnmr")][0]
+    np.testing.assert_allclose(produced.loc[expected.index, accuracy_column], fnmr.mean(axis=1), rtol=1e-8)
+
+
+def test_failed_notebook_leaves_no_report(small_table, tmp_path, capsys):
+    code = main(["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path),
+                 "--name", "broken", "--no-progress", "-p", "alpha", "7"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "notebook pareto_downselect.ipynb failed in cell" in err
+    assert "alpha must lie in [0, 1], got 7.0" in err
+    assert not (tmp_path / "broken").exists()
+    assert (tmp_path / ".broken.failed" / "pareto.ipynb").is_file()
+
+
+def test_run_report_raises_notebook_failed(small_table, tmp_path):
+    with pytest.raises(NotebookFailed, match="ValueError"):
+        run_report("x", notebooks=("pareto",), reports_root=tmp_path, progress=False,
+                   parameters={"data_path": str(small_table), "alpha": -1})
