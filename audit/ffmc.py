@@ -492,7 +492,7 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
     >>> import pandas as pd
     >>> from audit.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
-    ...                              "fmr": [1e-4, 2e-4, 1e-4, 1e-4], "fnmr": [0.02, 0.03, 0.01, 0.05]}))
+    ...                              "fmr": [1e-4, 2e-4, 1e-4, 3e-4], "fnmr": [0.02, 0.03, 0.02, 0.04]}))
     >>> ffmc_table(t, ["garbe"], n_random=50)[["criterion", "passed"]].to_string(index=False)
     'criterion  passed\\n   FFMC.1    True\\n   FFMC.2    True\\n   FFMC.3    True'
     """
