@@ -41,7 +41,8 @@ BAD_INPUTS = "inputs must be 'rates' or 'scores', got {inputs!r}"
 #: verifies the declaration either way.
 PROPERTIES: dict[str, str] = {
     "bounded": "every value lies within the declared finite bounds; if declared "
-               "False, some inputs drive the value past any finite number",
+               "False, the value grows without limit as one group's rates approach 0 "
+               "(or the others' approach 0)",
     "permutation_invariant": "reordering the groups (the same way for FMR and FNMR) "
                              "leaves the value unchanged",
     "scale_invariant": "multiplying every group's FMR by one positive factor, and every "
@@ -186,6 +187,13 @@ def register(measure: Measure, *, replace: bool = False) -> Measure:
         raise ValueError(ALREADY_REGISTERED.format(
             name=measure.name, citation=_REGISTRY[measure.name].citation))
     _REGISTRY[measure.name] = measure
+    return measure
+
+
+def unregister(name: str) -> Measure:
+    """Remove a measure from the registry and return it (the error lists the valid names)."""
+    measure = get_measure(name)
+    del _REGISTRY[name]
     return measure
 
 
