@@ -162,10 +162,9 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
     >>> from audit.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a"], "group": ["F", "M"],
     ...                              "fmr": [1e-5, 1e-5], "fnmr": [0.0, 0.5]}))
-    >>> data_quality(t, ["fdr", "ir"]).query("check == 'zero'")[["rate", "cells", "affects"]]
-        rate  cells affects
-    4    fmr      0
-    9   fnmr      1      ir
+    >>> zeros = data_quality(t, ["fdr", "ir"]).query("check == 'zero'")
+    >>> zeros.set_index("rate")["affects"].to_dict()
+    {'fmr': '', 'fnmr': 'ir'}
     """
     algorithms, _, fmr, fnmr = rate_matrices(table)
     if measures is None:

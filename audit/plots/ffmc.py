@@ -7,8 +7,8 @@ optional ``ax``; it returns the Axes (or, for :func:`ffmc_panels`, the
 Figure), imports matplotlib lazily and never shows.
 
 (A) :func:`plot_distribution` -- distribution of the measure at alpha 0.5;
-(B) :func:`plot_terms` -- magnitudes of the A and B terms (log axis when they
-    span more than two decades);
+(B) :func:`plot_terms` -- magnitudes of the A and B terms (log axis when the
+    bulk of them spans more than two decades);
 (C) :func:`plot_alpha_range` -- range and quartiles of the measure vs alpha;
 (D) :func:`plot_alpha_share` -- relative contribution of the alpha term vs alpha.
 """
@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: Terms spanning more decades than this are drawn on a log axis.
+#: Panel B uses a log axis when the bulk of the terms (5th to 95th percentile of
+#: both together) spans more decades than this.
 LOG_DECADES = 2.0
 
 
@@ -59,7 +60,10 @@ def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
               ("B (FNMR)", rows["fnmr_term"].to_numpy(dtype="float64"))]
     series = [(name, v[np.isfinite(v)]) for name, v in series if np.isfinite(v).any()]
     positive = np.concatenate([v[v > 0] for _, v in series]) if series else np.array([])
-    log = len(positive) > 0 and np.log10(positive.max() / positive.min()) > LOG_DECADES
+    log = False
+    if len(positive) > 0:
+        low, high = np.percentile(positive, [5, 95])
+        log = bool(np.log10(high / low) > LOG_DECADES)
     rng = np.random.default_rng(0)  # fixed jitter: the same figure every time
     for i, (name, values) in enumerate(series):
         shown = values[values > 0] if log else values
