@@ -43,7 +43,10 @@ FFMC.3 -- calculable when a group shows no errors.
     recorded in the registry.
 
 :func:`ffmc_table` gathers the three into one tidy table (measure x
-criterion) and sets it beside the verdicts of Howard et al.'s Table 2.
+criterion) and sets it beside the verdicts of Howard et al.'s Table 2;
+:func:`ffmc_report` adds the detailed frames of every criterion and the
+data-quality audit of the input (:mod:`audit.quality`), which every FFMC
+report carries.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from audit.quality import data_quality, floor_sensitivity
 from audit.rates import rate_matrices
 from audit.registry import Measure, get_measure, measure_names
 
@@ -78,6 +82,7 @@ PAPER_TABLE2: dict[tuple[str, str], bool] = {
 }
 
 NOT_RATES = "not applicable: {name!r} needs comparison scores (inputs={inputs!r}), not a rates table"
+NO_MEASURES = "no measures to audit: give at least one measure name"
 BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
 
 
@@ -457,8 +462,12 @@ def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) ->
 
 def _rates_measures(measures) -> list[Measure]:
     if measures is None:
-        return [get_measure(name) for name in measure_names(inputs="rates")]
-    return [_measure(x) for x in measures]
+        chosen = [get_measure(name) for name in measure_names(inputs="rates")]
+    else:
+        chosen = [_measure(x) for x in ([measures] if isinstance(measures, (str, Measure)) else measures)]
+    if not chosen:
+        raise ValueError(NO_MEASURES)
+    return chosen
 
 
 def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0,
@@ -496,16 +505,30 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
     >>> ffmc_table(t, ["garbe"], n_random=50)[["criterion", "passed"]].to_string(index=False)
     'criterion  passed\\n   FFMC.1    True\\n   FFMC.2    True\\n   FFMC.3    True'
     """
+    chosen = _rates_measures(measures)
+    results: dict[tuple[str, str], CriterionResult] = {}
+    for m in chosen:
+        if m.inputs != "rates":
+            continue
+        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
+                       ffmc2(table, m, seed=seed, n_random=n_random),
+                       ffmc3(table, m)):
+            results[(m.name, result.criterion)] = result
+    return _assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+
+
+def _assemble(chosen: list[Measure], results: dict[tuple[str, str], CriterionResult],
+              table: pd.DataFrame, *, alpha_grid, seed: int, n_random: int) -> pd.DataFrame:
+    """One tidy row per (measure, criterion) from the criterion results."""
     rows = []
-    for m in _rates_measures(measures):
+    for m in chosen:
         if m.inputs != "rates":
             for criterion in CRITERIA:
                 rows.append({"measure": m.name, "label": m.label, "criterion": criterion,
                              "passed": pd.NA, "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs)})
             continue
-        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
-                       ffmc2(table, m, seed=seed, n_random=n_random),
-                       ffmc3(table, m)):
+        for criterion in CRITERIA:
+            result = results[(m.name, criterion)]
             numbers = {k: v for k, v in result.summary.items() if k not in ("seed", "alpha")}
             rows.append({"measure": m.name, "label": m.label, "criterion": result.criterion,
                          "passed": result.passed, "evidence": result.evidence, **numbers})
@@ -533,3 +556,50 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
         "source": table.attrs.get("source", ""),
     })
     return out
+
+
+@dataclass(frozen=True)
+class FFMCReport:
+    """A full FFMC audit: the verdict table, the frames behind it, and the input's quality.
+
+    Attributes
+    ----------
+    table
+        :func:`ffmc_table`'s tidy frame.
+    results
+        Every :class:`CriterionResult`, keyed by ``(measure, criterion)``
+        (FFMC.1 results carry the ``detail`` and ``by_alpha`` frames the
+        panels of :mod:`audit.plots.ffmc` draw).
+    quality
+        :func:`audit.quality.data_quality` of the input.
+    floor
+        :func:`audit.quality.floor_sensitivity` of the audited measures.
+    """
+
+    table: pd.DataFrame
+    results: dict[tuple[str, str], CriterionResult]
+    quality: pd.DataFrame
+    floor: pd.DataFrame
+
+
+def ffmc_report(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0,
+                n_random: int = 2000) -> FFMCReport:
+    """The FFMC audit of ``measures`` with its evidence frames and the data-quality audit.
+
+    Parameters are those of :func:`ffmc_table`. Scores measures given
+    explicitly appear in ``table`` as not applicable and have no results.
+    """
+    chosen = _rates_measures(measures)
+    rates = [m for m in chosen if m.inputs == "rates"]
+    results: dict[tuple[str, str], CriterionResult] = {}
+    for m in rates:
+        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
+                       ffmc2(table, m, seed=seed, n_random=n_random),
+                       ffmc3(table, m)):
+            results[(m.name, result.criterion)] = result
+    return FFMCReport(
+        table=_assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random),
+        results=results,
+        quality=data_quality(table, rates),
+        floor=floor_sensitivity(table, rates),
+    )
