@@ -223,7 +223,7 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     crossing_mean = _first_crossing(grid, by_alpha["share_mean"].to_numpy())
     lo, hi = CROSSING_WINDOW
     passed = bool(np.isfinite(crossing) and lo <= crossing <= hi and monotone)
-    ratio = median_a / median_b if median_b not in (0.0,) and np.isfinite(median_b) else np.nan
+    ratio = median_a / median_b if np.isfinite(median_b) and median_b != 0.0 else np.nan
     summary = {
         "crossing_alpha": crossing,
         "crossing_alpha_mean": crossing_mean,
@@ -237,7 +237,8 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
         "n_warnings": n_warnings,
     }
     if m.share in ("fmr", "fnmr"):
-        why = f"one error type only ({m.share.upper()}): its FMR share is {1 if m.share == 'fmr' else 0} at every alpha"
+        constant = 1 if m.share == "fmr" else 0
+        why = f"one error type only ({m.share.upper()}): its FMR share is {constant} at every alpha"
     elif not np.isfinite(crossing):
         why = "median share of the alpha term never reaches 50%"
     else:
