@@ -21,6 +21,8 @@ from audit.measures import (
 from audit.rates import RatesError, rate_matrices, read_rates
 from audit.registry import Measure, evaluate, get_measure, measure_names, register_measure
 
+from audit import bias  # noqa: E402,F401  (registers NRB, STD and SER)
+
 __version__ = "0.1.0"
 
 __all__ = [

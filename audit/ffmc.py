@@ -1,0 +1,606 @@
+"""The Functional Fairness Measure Criteria (Howard et al. sec. 3.4) as computations.
+
+Howard et al. judged FDR, IR and GARBE against FFMC.1-3 by eye from their
+Figs. 1-3 and summarised the verdicts in Table 2. Here each criterion is a
+reproducible computation that runs on any registered rates measure and
+returns its evidence numbers:
+
+FFMC.1 -- intuitive net contributions of the FMR and FNMR terms.
+    For every algorithm and every alpha of a grid (0 to 1, step 0.01) the
+    relative contribution of the alpha-weighted FMR term to the measure
+    (:meth:`audit.registry.Measure.alpha_share`: ``aA/(aA + (1-a)B)`` for
+    linear forms, the log analogue for products of powers). Evidence: the
+    alpha at which the median contribution first reaches 50% (and the same
+    for the mean), whether the median contribution rises monotonically with
+    alpha, and the ratio of the median A and median B magnitudes.
+    **Pass rule**: the median crossing alpha lies within
+    :data:`CROSSING_WINDOW` = [0.2, 0.8] and the median contribution never
+    decreases as alpha grows. A measure of one error type only never lets
+    alpha move the balance (its share is 1 or 0 at every alpha) and fails.
+
+FFMC.2 -- recognisable points of reference.
+    The declared bounds are checked against an adversarial search (all
+    errors in one group or in k groups, all groups equal, one group at zero,
+    all zero, extreme scales from 1e-6 to 1, uniform and log-uniform random
+    draws; seeded) and against the real data, at alpha in
+    {0, 0.25, 0.5, 0.75, 1}. Evidence: the observed range, the real-data
+    range, whether each declared bound is attained, the reference values
+    (perfectly fair: the declared ideal; maximally unfair: the bound away
+    from it). **Pass rule**: both bounds declared finite, every finite value
+    observed lies within them, and both reference values are attained. An
+    unbounded measure fails.
+
+FFMC.3 -- calculable when a group shows no errors.
+    For each real algorithm, one group's FNMR is set to 0 (each group in
+    turn), then one group's FMR; and, as edge cases, every group's FNMR,
+    every group's FMR, and both. Evidence: for each case the fraction of
+    values that are finite, and the fraction computed by the formula itself
+    (finite and not flagged undefined, i.e. not by a convention).
+    **Pass rule**: every one-group case is computed by the formula. The
+    all-groups cases are reported, not judged: the paper's criterion asks
+    about a group with no errors, and with every group at 0 a dispersion
+    measure (GARBE's Gini) is 0/0 -- it stays finite only by the convention
+    recorded in the registry.
+
+:func:`ffmc_table` gathers the three into one tidy table (measure x
+criterion) and sets it beside the verdicts of Howard et al.'s Table 2;
+:func:`ffmc_report` adds the detailed frames of every criterion and the
+data-quality audit of the input (:mod:`audit.quality`), which every FFMC
+report carries.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from audit.quality import data_quality, floor_sensitivity
+from audit.rates import rate_matrices
+from audit.registry import Measure, get_measure, measure_names
+
+#: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
+ALPHA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
+#: FFMC.1 passes when the median crossing alpha lies within this window.
+CROSSING_WINDOW = (0.2, 0.8)
+#: Alphas at which FFMC.2 searches for extreme values.
+BOUNDS_ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Rate scales of the FFMC.2 adversarial search.
+SCALES = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+#: Tolerance for "within the bounds" and "bound attained".
+TOLERANCE = 1e-9
+CRITERIA = ("FFMC.1", "FFMC.2", "FFMC.3")
+
+#: Howard et al. Table 2: True = the measure meets the criterion.
+PAPER_TABLE2: dict[tuple[str, str], bool] = {
+    ("fdr", "FFMC.1"): False, ("fdr", "FFMC.2"): True, ("fdr", "FFMC.3"): True,
+    ("ir", "FFMC.1"): True, ("ir", "FFMC.2"): False, ("ir", "FFMC.3"): False,
+    ("garbe", "FFMC.1"): True, ("garbe", "FFMC.2"): True, ("garbe", "FFMC.3"): True,
+}
+
+NOT_RATES = "not applicable: {name!r} needs comparison scores (inputs={inputs!r}), not a rates table"
+NO_MEASURES = "no measures to audit: give at least one measure name"
+BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    """One criterion on one measure: verdict, evidence and the frames behind them.
+
+    Attributes
+    ----------
+    measure, criterion
+        E.g. ``"garbe"``, ``"FFMC.1"``.
+    passed
+        The verdict under the documented pass rule.
+    evidence
+        A short sentence with the numbers.
+    summary
+        The evidence numbers, by name.
+    detail
+        The tidy frame behind them (FFMC.1: one row per algorithm and alpha;
+        FFMC.2: one row per search family and alpha; FFMC.3: one row per case).
+    by_alpha
+        FFMC.1 only: one row per alpha (median, mean and quartiles of the
+        share and of the value), for Figs. 1C-D-style panels.
+    """
+
+    measure: str
+    criterion: str
+    passed: bool
+    evidence: str
+    summary: dict[str, float]
+    detail: pd.DataFrame
+    by_alpha: pd.DataFrame | None = field(default=None)
+
+
+def _measure(measure: str | Measure) -> Measure:
+    return get_measure(measure) if isinstance(measure, str) else measure
+
+
+def _call(measure: Measure, fmr, fnmr, alpha: float):
+    """The measure with its warnings recorded instead of raised: (result, n_warnings)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = measure(fmr, fnmr, alpha=float(alpha))
+    return result, len(caught)
+
+
+def _grid(alpha_grid) -> np.ndarray:
+    grid = ALPHA_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
+    if grid.ndim != 1 or len(grid) == 0 or (np.diff(grid) <= 0).any() or grid[0] < 0 or grid[-1] > 1:
+        raise ValueError(BAD_GRID.format(grid=alpha_grid))
+    return grid
+
+
+def _first_crossing(alphas: np.ndarray, share: np.ndarray) -> float:
+    reached = np.flatnonzero(share >= 0.5)
+    return float(alphas[reached[0]]) if len(reached) else np.nan
+
+
+def _fmt(x: float) -> str:
+    if x is None or not np.isfinite(x):
+        return str(x)
+    return f"{x:.4g}"
+
+
+def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> CriterionResult:
+    """FFMC.1: relative contribution of the FMR term as alpha goes from 0 to 1.
+
+    Parameters
+    ----------
+    table
+        A validated rates table (:func:`audit.rates.read_rates`).
+    measure
+        A registered measure or its name.
+    alpha_grid
+        Increasing alphas in [0, 1]; default :data:`ALPHA_GRID` (step 0.01).
+
+    Returns
+    -------
+    CriterionResult
+        ``detail``: one row per (algorithm, alpha) with ``value``,
+        ``fmr_term``, ``fnmr_term``, ``share`` (the alpha term's relative
+        contribution) and ``undefined``; ``by_alpha``: per alpha, the median,
+        mean and quartiles of ``share`` and the min, quartiles, median and max
+        of ``value``; ``summary``: ``crossing_alpha`` (median share first
+        >= 0.5), ``crossing_alpha_mean``, ``monotone``, ``fraction_monotone``
+        (algorithms whose own share never decreases), ``median_fmr_term``,
+        ``median_fnmr_term``, ``term_ratio`` (their ratio), ``share_at_half``.
+    """
+    m = _measure(measure)
+    grid = _grid(alpha_grid)
+    algorithms, _, fmr, fnmr = rate_matrices(table)
+    n = len(algorithms)
+    columns = {k: np.empty((len(grid), n)) for k in ("value", "fmr_term", "fnmr_term", "share")}
+    undefined = np.zeros((len(grid), n), dtype=bool)
+    n_warnings = 0
+    for i, alpha in enumerate(grid):
+        result, count = _call(m, fmr, fnmr, alpha)
+        n_warnings += count
+        columns["value"][i] = result.value
+        columns["fmr_term"][i] = result.fmr_term
+        columns["fnmr_term"][i] = result.fnmr_term
+        columns["share"][i] = m.alpha_share(result.fmr_term, result.fnmr_term, alpha)
+        undefined[i] = result.undefined
+    detail = pd.DataFrame({
+        "algorithm": np.tile(algorithms.to_numpy(), len(grid)),
+        "alpha": np.repeat(grid, n),
+        **{k: v.ravel() for k, v in columns.items()},
+        "undefined": undefined.ravel(),
+    })
+    detail["algorithm"] = detail["algorithm"].astype("string")
+    share = columns["share"]
+    value = columns["value"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN, as wanted
+        by_alpha = pd.DataFrame({
+            "alpha": grid,
+            "share_median": np.nanmedian(share, axis=1),
+            "share_mean": np.nanmean(share, axis=1),
+            "share_q25": np.nanquantile(share, 0.25, axis=1),
+            "share_q75": np.nanquantile(share, 0.75, axis=1),
+            "value_min": np.nanmin(value, axis=1),
+            "value_q25": np.nanquantile(value, 0.25, axis=1),
+            "value_median": np.nanmedian(value, axis=1),
+            "value_q75": np.nanquantile(value, 0.75, axis=1),
+            "value_max": np.nanmax(value, axis=1),
+            "n_undefined": undefined.sum(axis=1),
+        })
+        half = int(np.argmin(np.abs(grid - 0.5)))
+        median_a = float(np.nanmedian(columns["fmr_term"][half]))
+        median_b = float(np.nanmedian(columns["fnmr_term"][half]))
+    median = by_alpha["share_median"].to_numpy()
+    steps = np.diff(median)
+    monotone = bool(len(steps) == 0 or np.nanmin(steps) >= -TOLERANCE) and not np.isnan(median[1:]).all()
+    with np.errstate(invalid="ignore"):
+        own_steps = np.diff(share, axis=0)
+    fraction_monotone = float(np.mean((np.nan_to_num(own_steps, nan=0.0) >= -TOLERANCE).all(axis=0)))
+    crossing = _first_crossing(grid, median)
+    crossing_mean = _first_crossing(grid, by_alpha["share_mean"].to_numpy())
+    lo, hi = CROSSING_WINDOW
+    passed = bool(np.isfinite(crossing) and lo <= crossing <= hi and monotone)
+    ratio = median_a / median_b if np.isfinite(median_b) and median_b != 0.0 else np.nan
+    summary = {
+        "crossing_alpha": crossing,
+        "crossing_alpha_mean": crossing_mean,
+        "monotone": monotone,
+        "fraction_monotone": fraction_monotone,
+        "median_fmr_term": median_a,
+        "median_fnmr_term": median_b,
+        "term_ratio": ratio,
+        "share_at_half": float(median[half]),
+        "n_undefined_at_half": int(undefined[half].sum()),
+        "n_warnings": n_warnings,
+    }
+    if m.share in ("fmr", "fnmr"):
+        constant = 1 if m.share == "fmr" else 0
+        why = f"one error type only ({m.share.upper()}): its FMR share is {constant} at every alpha"
+    elif not np.isfinite(crossing):
+        why = "median share of the alpha term never reaches 50%"
+    else:
+        why = (f"median share of the alpha term reaches 50% at alpha {crossing:.2f} "
+               f"(mean: {_fmt(crossing_mean)}), {'inside' if lo <= crossing <= hi else 'outside'} "
+               f"[{lo}, {hi}]")
+    if m.share in ("fmr", "fnmr"):
+        trend = "alpha has no effect"
+    else:
+        trend = f"share {'rises monotonically' if monotone else 'does not rise monotonically'}"
+    evidence = (f"{why}; {trend}; "
+                f"median A {_fmt(median_a)}, median B {_fmt(median_b)} (A/B {_fmt(ratio)})")
+    return CriterionResult(m.name, "FFMC.1", passed, evidence, summary, detail, by_alpha)
+
+
+def _patterns(n_groups: int) -> list[tuple[str, np.ndarray]]:
+    """Unit-scale rate vectors of the structured search: (name, vector in [0, 1])."""
+    out = [("equal", np.ones(n_groups))]
+    for k in range(1, n_groups):
+        split = np.zeros(n_groups)
+        split[:k] = 1.0
+        out.append((f"{k}_of_{n_groups}_groups", split))
+    one_zero = np.ones(n_groups)
+    one_zero[0] = 0.0
+    out.append(("one_group_zero", one_zero))
+    ramp = np.geomspace(1e-3, 1.0, n_groups)
+    out.append(("three_decade_ramp", ramp))
+    return out
+
+
+def _search_space(fmr_real: np.ndarray, fnmr_real: np.ndarray, *, seed: int,
+                  n_random: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The FFMC.2 search families: (family, fmr, fnmr), each (n_cases, n_groups)."""
+    n_groups = fmr_real.shape[1]
+    rng = np.random.default_rng(seed)
+    vectors = [s * v for _, v in _patterns(n_groups) for s in SCALES]
+    pool = np.unique(np.array(vectors), axis=0)
+    i, j = np.meshgrid(np.arange(len(pool)), np.arange(len(pool)), indexing="ij")
+    families = [("structured", pool[i.ravel()], pool[j.ravel()])]
+    families.append(("uniform", rng.uniform(0.0, 1.0, (n_random, n_groups)),
+                     rng.uniform(0.0, 1.0, (n_random, n_groups))))
+    families.append(("log_uniform_1e-6_to_1", 10.0 ** rng.uniform(-6.0, 0.0, (n_random, n_groups)),
+                     10.0 ** rng.uniform(-6.0, 0.0, (n_random, n_groups))))
+    families.append(("operational", 10.0 ** rng.uniform(-6.0, -3.0, (n_random, n_groups)),
+                     10.0 ** rng.uniform(-3.0, 0.0, (n_random, n_groups))))
+    families.append(("real", fmr_real, fnmr_real))
+    return families
+
+
+def ffmc2(table: pd.DataFrame, measure: str | Measure, *, seed: int = 0,
+          n_random: int = 2000, alphas: Sequence[float] = BOUNDS_ALPHAS) -> CriterionResult:
+    """FFMC.2: declared bounds against an adversarial search and the real data.
+
+    Parameters
+    ----------
+    table
+        A validated rates table; its number of groups sets the search's.
+    measure
+        A registered measure or its name.
+    seed
+        Seed of the random draws (``numpy.random.default_rng``).
+    n_random
+        Draws per random family.
+    alphas
+        Alphas at which every case is evaluated.
+
+    Returns
+    -------
+    CriterionResult
+        ``detail``: one row per (family, alpha) with ``n``, ``n_finite``,
+        ``n_undefined``, ``min``, ``max``; ``summary``: ``declared_lower``,
+        ``declared_upper``, ``observed_min``, ``observed_max`` (finite values
+        over the search and the real data), ``n_infinite``, ``within_bounds``,
+        ``lower_attained``, ``upper_attained``, ``ideal``, ``worst``,
+        ``ideal_at_equal`` (value with all groups equal), ``real_min_half``,
+        ``real_max_half`` (real data, alpha 0.5), ``real_min``, ``real_max``
+        (real data, all alphas).
+    """
+    m = _measure(measure)
+    _, _, fmr_real, fnmr_real = rate_matrices(table)
+    rows = []
+    finite_values = []
+    n_infinite = 0
+    real_half: np.ndarray | None = None
+    real_all = []
+    for family, fmr, fnmr in _search_space(fmr_real, fnmr_real, seed=seed, n_random=n_random):
+        for alpha in alphas:
+            result, _ = _call(m, fmr, fnmr, alpha)
+            value = np.asarray(result.value, dtype="float64")
+            finite = np.isfinite(value)
+            n_infinite += int(np.isinf(value).sum())
+            finite_values.append(value[finite])
+            rows.append({
+                "family": family, "alpha": float(alpha), "n": len(value),
+                "n_finite": int(finite.sum()), "n_undefined": int(np.asarray(result.undefined).sum()),
+                "min": float(value[finite].min()) if finite.any() else np.nan,
+                "max": float(value[finite].max()) if finite.any() else np.nan,
+            })
+            if family == "real":
+                real_all.append(value[finite])
+                if alpha == 0.5:
+                    real_half = value
+    if real_half is None:
+        real_half, _ = _call(m, fmr_real, fnmr_real, 0.5)
+        real_half = np.asarray(real_half.value, dtype="float64")
+    detail = pd.DataFrame(rows)
+    detail["family"] = detail["family"].astype("string")
+    observed = np.concatenate(finite_values)
+    lo, hi = m.bounds
+    observed_min, observed_max = float(observed.min()), float(observed.max())
+    within = bool((lo is None or observed_min >= lo - TOLERANCE)
+                  and (hi is None or observed_max <= hi + TOLERANCE)
+                  and (n_infinite == 0 or not m.bounded))
+    lower_attained = lo is not None and abs(observed_min - lo) <= TOLERANCE
+    upper_attained = hi is not None and abs(observed_max - hi) <= TOLERANCE
+    n_groups = fmr_real.shape[1]
+    at_equal, _ = _call(m, np.full((1, n_groups), 1e-4), np.full((1, n_groups), 1e-2), 0.5)
+    ideal_at_equal = float(at_equal.value[0])
+    real_finite = real_half[np.isfinite(real_half)]
+    real_every = np.concatenate(real_all) if real_all else real_finite
+    passed = bool(m.bounded and within and lower_attained and upper_attained)
+    summary = {
+        "declared_lower": np.nan if lo is None else float(lo),
+        "declared_upper": np.nan if hi is None else float(hi),
+        "observed_min": observed_min,
+        "observed_max": observed_max,
+        "n_infinite": n_infinite,
+        "within_bounds": within,
+        "lower_attained": bool(lower_attained),
+        "upper_attained": bool(upper_attained),
+        "ideal": float(m.ideal),
+        "worst": float(m.worst),
+        "ideal_at_equal": ideal_at_equal,
+        "real_min_half": float(real_finite.min()) if len(real_finite) else np.nan,
+        "real_max_half": float(real_finite.max()) if len(real_finite) else np.nan,
+        "real_min": float(real_every.min()) if len(real_every) else np.nan,
+        "real_max": float(real_every.max()) if len(real_every) else np.nan,
+        "seed": seed,
+    }
+    declared = f"[{_fmt(lo) if lo is not None else '-inf'}, {_fmt(hi) if hi is not None else 'inf'}]"
+    if not m.bounded:
+        verdict = f"unbounded (declared {declared})"
+    elif not within:
+        verdict = f"values leave the declared bounds {declared}"
+    else:
+        verdict = (f"declared {declared}, lower {'attained' if lower_attained else 'not attained'}, "
+                   f"upper {'attained' if upper_attained else 'not attained'}")
+    evidence = (f"{verdict}; search range {_fmt(observed_min)} to {_fmt(observed_max)}"
+                f"{f' and {n_infinite} infinite value(s)' if n_infinite else ''}; real data at alpha 0.5: "
+                f"{_fmt(summary['real_min_half'])} to {_fmt(summary['real_max_half'])}, all alphas: "
+                f"{_fmt(summary['real_min'])} to {_fmt(summary['real_max'])}; fair = {_fmt(m.ideal)}, "
+                f"maximally unfair = {_fmt(m.worst)}")
+    return CriterionResult(m.name, "FFMC.2", passed, evidence, summary, detail)
+
+
+FFMC3_CASES = ("one_fnmr_zero", "one_fmr_zero", "all_fnmr_zero", "all_fmr_zero", "all_zero")
+
+
+def _zero_cases(fmr: np.ndarray, fnmr: np.ndarray) -> Iterable[tuple[str, np.ndarray, np.ndarray]]:
+    n_groups = fmr.shape[1]
+    for g in range(n_groups):
+        f = fnmr.copy()
+        f[:, g] = 0.0
+        yield "one_fnmr_zero", fmr, f
+    for g in range(n_groups):
+        f = fmr.copy()
+        f[:, g] = 0.0
+        yield "one_fmr_zero", f, fnmr
+    yield "all_fnmr_zero", fmr, np.zeros_like(fnmr)
+    yield "all_fmr_zero", np.zeros_like(fmr), fnmr
+    yield "all_zero", np.zeros_like(fmr), np.zeros_like(fnmr)
+
+
+def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) -> CriterionResult:
+    """FFMC.3: is the measure still a number when a group (or every group) has no errors?
+
+    Returns
+    -------
+    CriterionResult
+        ``detail``: one row per case of :data:`FFMC3_CASES` with ``n`` (real
+        algorithms x groups zeroed), ``n_finite``, ``n_flagged`` (values the
+        measure flagged undefined), ``n_computed`` (finite and not flagged),
+        ``n_warnings``, ``fraction_finite``, ``fraction_computed``;
+        ``summary``: ``finite_<case>`` and ``computed_<case>`` per case.
+    """
+    m = _measure(measure)
+    _, _, fmr, fnmr = rate_matrices(table)
+    counts = {case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0)
+              for case in FFMC3_CASES}
+    for case, f, g in _zero_cases(fmr, fnmr):
+        result, n_warn = _call(m, f, g, alpha)
+        value = np.asarray(result.value, dtype="float64")
+        flagged = np.asarray(result.undefined, dtype=bool)
+        finite = np.isfinite(value)
+        c = counts[case]
+        c["n"] += len(value)
+        c["n_finite"] += int(finite.sum())
+        c["n_flagged"] += int(flagged.sum())
+        c["n_computed"] += int((finite & ~flagged).sum())
+        c["n_warnings"] += n_warn
+    detail = pd.DataFrame([{"case": case, **c} for case, c in counts.items()])
+    detail["case"] = detail["case"].astype("string")
+    detail["fraction_finite"] = detail["n_finite"] / detail["n"]
+    detail["fraction_computed"] = detail["n_computed"] / detail["n"]
+    by_case = detail.set_index("case")
+    summary: dict[str, float] = {"alpha": float(alpha)}
+    for case in FFMC3_CASES:
+        summary[f"finite_{case}"] = float(by_case.loc[case, "fraction_finite"])
+        summary[f"computed_{case}"] = float(by_case.loc[case, "fraction_computed"])
+    passed = bool(summary["computed_one_fnmr_zero"] == 1.0 and summary["computed_one_fmr_zero"] == 1.0)
+    all_zero = by_case.loc["all_zero"]
+    if all_zero["n_finite"] == all_zero["n"] and all_zero["n_flagged"] > 0:
+        edge = (f"all groups at 0: finite only by convention ({int(all_zero['n_flagged'])} of "
+                f"{int(all_zero['n'])} flagged undefined: {m.undefined})")
+    else:
+        edge = (f"all groups at 0: {summary['finite_all_zero']:.0%} finite, "
+                f"{summary['computed_all_zero']:.0%} computed by the formula")
+    evidence = (f"finite with one group's FNMR at 0: {summary['finite_one_fnmr_zero']:.1%}, "
+                f"one group's FMR at 0: {summary['finite_one_fmr_zero']:.1%}; {edge}")
+    return CriterionResult(m.name, "FFMC.3", passed, evidence, summary, detail)
+
+
+def _rates_measures(measures) -> list[Measure]:
+    if measures is None:
+        chosen = [get_measure(name) for name in measure_names(inputs="rates")]
+    else:
+        chosen = [_measure(x) for x in ([measures] if isinstance(measures, (str, Measure)) else measures)]
+    if not chosen:
+        raise ValueError(NO_MEASURES)
+    return chosen
+
+
+def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0,
+               n_random: int = 2000) -> pd.DataFrame:
+    """The FFMC audit of several measures: one tidy row per (measure, criterion).
+
+    Parameters
+    ----------
+    table
+        A validated rates table (:func:`audit.rates.read_rates`).
+    measures
+        Names or :class:`~audit.registry.Measure` objects; ``None`` means
+        every registered measure with ``inputs == "rates"``. A scores
+        measure given explicitly is listed as not applicable (``passed`` NA).
+    alpha_grid
+        The FFMC.1 grid; default 0 to 1 in steps of 0.01.
+    seed, n_random
+        For the FFMC.2 random search.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``measure``, ``label``, ``criterion``, ``passed`` (nullable
+        boolean), ``evidence``, ``paper`` (the verdict of Howard et al.
+        Table 2 where it gives one), ``agrees_with_paper``, then the numeric
+        evidence columns of the three criteria (NaN where they do not apply).
+        ``attrs`` records the seed, the grid and the pass rules.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
+    ...                              "fmr": [1e-4, 2e-4, 1e-4, 3e-4], "fnmr": [0.02, 0.03, 0.02, 0.04]}))
+    >>> ffmc_table(t, ["garbe"], n_random=50)[["criterion", "passed"]].to_string(index=False)
+    'criterion  passed\\n   FFMC.1    True\\n   FFMC.2    True\\n   FFMC.3    True'
+    """
+    chosen = _rates_measures(measures)
+    results: dict[tuple[str, str], CriterionResult] = {}
+    for m in chosen:
+        if m.inputs != "rates":
+            continue
+        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
+                       ffmc2(table, m, seed=seed, n_random=n_random),
+                       ffmc3(table, m)):
+            results[(m.name, result.criterion)] = result
+    return _assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+
+
+def _assemble(chosen: list[Measure], results: dict[tuple[str, str], CriterionResult],
+              table: pd.DataFrame, *, alpha_grid, seed: int, n_random: int) -> pd.DataFrame:
+    """One tidy row per (measure, criterion) from the criterion results."""
+    rows = []
+    for m in chosen:
+        if m.inputs != "rates":
+            for criterion in CRITERIA:
+                rows.append({"measure": m.name, "label": m.label, "criterion": criterion,
+                             "passed": pd.NA, "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs)})
+            continue
+        for criterion in CRITERIA:
+            result = results[(m.name, criterion)]
+            numbers = {k: v for k, v in result.summary.items() if k not in ("seed", "alpha")}
+            rows.append({"measure": m.name, "label": m.label, "criterion": result.criterion,
+                         "passed": result.passed, "evidence": result.evidence, **numbers})
+    out = pd.DataFrame(rows)
+    for column in ("measure", "label", "criterion", "evidence"):
+        out[column] = out[column].astype("string")
+    out["passed"] = out["passed"].astype("boolean")
+    paper = [PAPER_TABLE2.get((name, criterion), pd.NA)
+             for name, criterion in zip(out["measure"], out["criterion"], strict=True)]
+    out.insert(5, "paper", pd.array(paper, dtype="boolean"))
+    out.insert(6, "agrees_with_paper", (out["passed"] == out["paper"]).astype("boolean"))
+    for column in out.columns[7:]:
+        if out[column].dtype == object:
+            out[column] = out[column].astype("boolean")
+    for column in ("n_undefined_at_half", "n_warnings", "n_infinite"):
+        if column in out:
+            out[column] = out[column].astype("Int64")
+    out.attrs.update({
+        "seed": seed,
+        "n_random": n_random,
+        "alpha_grid": [float(a) for a in _grid(alpha_grid)],
+        "bounds_alphas": list(BOUNDS_ALPHAS),
+        "crossing_window": list(CROSSING_WINDOW),
+        "ffmc3_alpha": 0.5,
+        "source": table.attrs.get("source", ""),
+    })
+    return out
+
+
+@dataclass(frozen=True)
+class FFMCReport:
+    """A full FFMC audit: the verdict table, the frames behind it, and the input's quality.
+
+    Attributes
+    ----------
+    table
+        :func:`ffmc_table`'s tidy frame.
+    results
+        Every :class:`CriterionResult`, keyed by ``(measure, criterion)``
+        (FFMC.1 results carry the ``detail`` and ``by_alpha`` frames the
+        panels of :mod:`audit.plots.ffmc` draw).
+    quality
+        :func:`audit.quality.data_quality` of the input.
+    floor
+        :func:`audit.quality.floor_sensitivity` of the audited measures.
+    """
+
+    table: pd.DataFrame
+    results: dict[tuple[str, str], CriterionResult]
+    quality: pd.DataFrame
+    floor: pd.DataFrame
+
+
+def ffmc_report(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0,
+                n_random: int = 2000) -> FFMCReport:
+    """The FFMC audit of ``measures`` with its evidence frames and the data-quality audit.
+
+    Parameters are those of :func:`ffmc_table`. Scores measures given
+    explicitly appear in ``table`` as not applicable and have no results.
+    """
+    chosen = _rates_measures(measures)
+    rates = [m for m in chosen if m.inputs == "rates"]
+    results: dict[tuple[str, str], CriterionResult] = {}
+    for m in rates:
+        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
+                       ffmc2(table, m, seed=seed, n_random=n_random),
+                       ffmc3(table, m)):
+            results[(m.name, result.criterion)] = result
+    return FFMCReport(
+        table=_assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random),
+        results=results,
+        quality=data_quality(table, rates),
+        floor=floor_sensitivity(table, rates),
+    )

@@ -1,0 +1,127 @@
+"""The four FFMC panels of Howard et al. Figs. 1-3, for any measure.
+
+Each function takes the tidy frames of :func:`audit.ffmc.ffmc1` --
+``detail`` (one row per algorithm and alpha: ``value``, ``fmr_term``,
+``fnmr_term``, ``share``) and ``by_alpha`` (one row per alpha) -- and an
+optional ``ax``; it returns the Axes (or, for :func:`ffmc_panels`, the
+Figure), imports matplotlib lazily and never shows.
+
+(A) :func:`plot_distribution` -- distribution of the measure at alpha 0.5;
+(B) :func:`plot_terms` -- magnitudes of the A and B terms (log axis when the
+    bulk of them spans more than two decades);
+(C) :func:`plot_alpha_range` -- range and quartiles of the measure vs alpha;
+(D) :func:`plot_alpha_share` -- relative contribution of the alpha term vs alpha.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Panel B uses a log axis when the bulk of the terms (5th to 95th percentile of
+#: both together) spans more decades than this.
+LOG_DECADES = 2.0
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    return ax
+
+
+def _at_alpha(detail: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    alphas = detail["alpha"].to_numpy()
+    nearest = alphas[np.argmin(np.abs(alphas - alpha))]
+    return detail[detail["alpha"] == nearest]
+
+
+def plot_distribution(detail: pd.DataFrame, *, alpha: float = 0.5, label: str = "value",
+                      bins: int = 20, ax=None):
+    """Panel A: histogram of the measure over algorithms at ``alpha``."""
+    ax = _axes(ax)
+    values = _at_alpha(detail, alpha)["value"].to_numpy(dtype="float64")
+    finite = values[np.isfinite(values)]
+    ax.hist(finite, bins=bins, color="0.4", edgecolor="white")
+    ax.set_xlabel(f"{label} (alpha = {alpha:g})")
+    ax.set_ylabel("algorithms")
+    missing = len(values) - len(finite)
+    title = "A. distribution" + (f" ({missing} undefined)" if missing else "")
+    ax.set_title(title, loc="left")
+    return ax
+
+
+def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
+    """Panel B: the A (FMR) and B (FNMR) terms over algorithms, log axis if they span decades."""
+    ax = _axes(ax)
+    rows = _at_alpha(detail, alpha)
+    series = [("A (FMR)", rows["fmr_term"].to_numpy(dtype="float64")),
+              ("B (FNMR)", rows["fnmr_term"].to_numpy(dtype="float64"))]
+    series = [(name, v[np.isfinite(v)]) for name, v in series if np.isfinite(v).any()]
+    positive = np.concatenate([v[v > 0] for _, v in series]) if series else np.array([])
+    log = False
+    if len(positive) > 0:
+        low, high = np.percentile(positive, [5, 95])
+        log = bool(np.log10(high / low) > LOG_DECADES)
+    rng = np.random.default_rng(0)  # fixed jitter: the same figure every time
+    for i, (name, values) in enumerate(series):
+        shown = values[values > 0] if log else values
+        ax.boxplot([shown], positions=[i], widths=0.5, showfliers=False)
+        ax.scatter(i + rng.uniform(-0.15, 0.15, len(shown)), shown, s=6, alpha=0.5, color="0.3")
+    ax.set_xticks(range(len(series)), [name for name, _ in series])
+    if log:
+        ax.set_yscale("log")
+    ax.set_ylabel("term magnitude")
+    ax.set_title("B. term magnitudes", loc="left")
+    return ax
+
+
+def plot_alpha_range(by_alpha: pd.DataFrame, *, label: str = "value", ax=None):
+    """Panel C: min-max range, quartiles and median of the measure against alpha."""
+    ax = _axes(ax)
+    alpha = by_alpha["alpha"].to_numpy()
+    ax.fill_between(alpha, by_alpha["value_min"], by_alpha["value_max"], color="0.85", label="min-max")
+    ax.fill_between(alpha, by_alpha["value_q25"], by_alpha["value_q75"], color="0.6", label="quartiles")
+    ax.plot(alpha, by_alpha["value_median"], color="k", label="median")
+    ax.set_xlabel("alpha")
+    ax.set_ylabel(label)
+    ax.set_title("C. range vs alpha", loc="left")
+    ax.legend(frameon=False, fontsize="small")
+    return ax
+
+
+def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, ax=None):
+    """Panel D: relative contribution of the alpha (FMR) term against alpha.
+
+    ``crossing`` (e.g. ``ffmc1(...).summary["crossing_alpha"]``) is marked.
+    """
+    ax = _axes(ax)
+    alpha = by_alpha["alpha"].to_numpy()
+    ax.fill_between(alpha, by_alpha["share_q25"], by_alpha["share_q75"], color="0.8", label="quartiles")
+    ax.plot(alpha, by_alpha["share_median"], color="k", label="median")
+    ax.plot(alpha, by_alpha["share_mean"], color="k", linestyle="--", label="mean")
+    ax.axhline(0.5, color="tab:red", linewidth=0.8)
+    if crossing is not None and np.isfinite(crossing):
+        ax.axvline(crossing, color="tab:red", linestyle=":", linewidth=0.8)
+        ax.annotate(f"{crossing:.2f}", (crossing, 0.02), color="tab:red", fontsize="small")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("alpha")
+    ax.set_ylabel("share of the alpha term")
+    ax.set_title("D. contribution of the alpha term", loc="left")
+    ax.legend(frameon=False, fontsize="small")
+    return ax
+
+
+def ffmc_panels(detail: pd.DataFrame, by_alpha: pd.DataFrame, *, label: str = "value",
+                crossing: float | None = None, alpha: float = 0.5):
+    """The four panels A-D of Howard et al. Figs. 1-3 for one measure, as one Figure."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(9, 7), layout="constrained")
+    plot_distribution(detail, alpha=alpha, label=label, ax=axes[0, 0])
+    plot_terms(detail, alpha=alpha, ax=axes[0, 1])
+    plot_alpha_range(by_alpha, label=label, ax=axes[1, 0])
+    plot_alpha_share(by_alpha, crossing=crossing, ax=axes[1, 1])
+    fig.suptitle(label)
+    return fig

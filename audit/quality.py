@@ -1,0 +1,232 @@
+"""Data-quality audit of a rates table, part of every FFMC report.
+
+A fairness measure can only be as good as the rates it reads. The Annex 15
+transcription, for instance, prints FMR on a 0.1-decade grid (10^(k/10)) and
+floors it at 1e-5: a third of the FMR cells sit on the floor, so the true
+rate of those groups is only known to be at most 1e-5, and any ratio of FMRs
+(IR, SER, NRB) is censored. :func:`data_quality` reports such facts;
+:func:`floor_sensitivity` measures, for every registered measure, how much
+its values move when the floored cells are pushed further down -- which
+measures the floor actually affects.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from audit.rates import rate_matrices
+from audit.registry import Measure, get_measure, measure_names
+
+#: A minimum value is reported as a floor when at least this fraction of cells sit on it.
+FLOOR_FRACTION = 0.05
+#: Grid steps (in decades) tested for quantisation.
+GRID_STEPS = (0.1, 0.05, 0.2, 0.25, 0.5, 1.0)
+GRID_TOLERANCE = 1e-6
+MAX_DECIMALS = 8
+
+BAD_FACTOR = "factor must be a number greater than 1, got {factor!r}"
+
+
+def _grid_step(values: np.ndarray) -> tuple[float, float]:
+    """The coarsest decade grid holding every positive value, and the fraction it holds."""
+    positive = values[values > 0]
+    if len(positive) == 0:
+        return np.nan, np.nan
+    exponents = np.log10(positive)
+    best = (np.nan, 0.0)
+    for step in sorted(GRID_STEPS, reverse=True):
+        k = exponents / step
+        on = float(np.mean(np.abs(k - np.round(k)) < GRID_TOLERANCE * max(1.0, 1.0 / step)))
+        if on == 1.0:
+            return step, on
+        if on > best[1]:
+            best = (step, on)
+    return best
+
+
+def _decimals(values: np.ndarray) -> tuple[float, int]:
+    """The decimals most cells are printed with, and how many cells need more.
+
+    NaN (and 0 cells) when most values need more than :data:`MAX_DECIMALS`.
+    """
+    needed = np.full(values.shape, MAX_DECIMALS + 1)
+    for d in range(MAX_DECIMALS, -1, -1):
+        exact = np.isclose(values, np.round(values, d), rtol=0.0, atol=1e-12)
+        needed = np.where(exact, d, needed)
+    counts = np.bincount(needed.ravel(), minlength=MAX_DECIMALS + 2)
+    mode = int(np.argmax(counts))
+    if mode > MAX_DECIMALS:
+        return np.nan, 0
+    return float(mode), int((needed > mode).sum())
+
+
+def floor_sensitivity(table: pd.DataFrame, measures=None, *, factor: float = 10.0,
+                      alpha: float = 0.5, rtol: float = 0.01) -> pd.DataFrame:
+    """How much each measure moves when the floored cells of each rate are lowered.
+
+    The floor of a rate is its minimum positive value when at least
+    :data:`FLOOR_FRACTION` of its cells sit on it. Every floored cell is
+    divided by ``factor`` (a true rate that could lie anywhere below the
+    floor), and the measure recomputed at ``alpha``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (measure, rate) with a floor: ``floor``, ``n_cells``,
+        ``fraction_changed`` (algorithms whose value moves by more than
+        ``rtol`` relative), ``median_change`` and ``max_change`` (relative),
+        ``affected`` (``fraction_changed > 0``): the measure's value depends
+        on where below the floor the true rates lie.
+
+    Examples
+    --------
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"algorithm": ["a"] * 3, "group": ["F", "M", "X"],
+    ...                              "fmr": [1e-5, 1e-5, 4e-5], "fnmr": [0.02, 0.03, 0.04]}))
+    >>> floor_sensitivity(t, ["fdr", "ir"])[["measure", "affected"]].to_string(index=False)
+    'measure  affected\\n    fdr     False\\n     ir      True'
+    """
+    if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not factor > 1:
+        raise ValueError(BAD_FACTOR.format(factor=factor))
+    _, _, fmr, fnmr = rate_matrices(table)
+    if measures is None:
+        chosen = [get_measure(n) for n in measure_names(inputs="rates")]
+    else:
+        chosen = [m if isinstance(m, Measure) else get_measure(m) for m in measures]
+    rows = []
+    for rate, matrix in (("fmr", fmr), ("fnmr", fnmr)):
+        floor, on_floor = _floor(matrix)
+        if not np.isfinite(floor):
+            continue
+        lowered = np.where(on_floor, matrix / factor, matrix)
+        for m in chosen:
+            new_fmr, new_fnmr = (lowered, fnmr) if rate == "fmr" else (fmr, lowered)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # undefined values are NaN either way
+                before = np.asarray(m(fmr, fnmr, alpha=alpha).value, dtype="float64")
+                after = np.asarray(m(new_fmr, new_fnmr, alpha=alpha).value, dtype="float64")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                change = np.abs(after - before) / np.where(before == 0, 1.0, np.abs(before))
+            both = np.isfinite(change)
+            rows.append({
+                "measure": m.name, "rate": rate, "floor": floor, "n_cells": int(on_floor.sum()),
+                "fraction_changed": float(np.mean(change[both] > rtol)) if both.any() else np.nan,
+                "median_change": float(np.median(change[both])) if both.any() else np.nan,
+                "max_change": float(np.max(change[both])) if both.any() else np.nan,
+            })
+    out = pd.DataFrame(rows, columns=["measure", "rate", "floor", "n_cells", "fraction_changed",
+                                      "median_change", "max_change"])
+    out["affected"] = out["fraction_changed"] > 0
+    for column in ("measure", "rate"):
+        out[column] = out[column].astype("string")
+    out.attrs.update({"factor": factor, "alpha": alpha, "rtol": rtol})
+    return out
+
+
+def _floor(matrix: np.ndarray) -> tuple[float, np.ndarray]:
+    positive = matrix[matrix > 0]
+    if len(positive) == 0:
+        return np.nan, np.zeros_like(matrix, dtype=bool)
+    low = positive.min()
+    on = matrix == low
+    if on.sum() < FLOOR_FRACTION * matrix.size or on.sum() < 2:
+        return np.nan, np.zeros_like(matrix, dtype=bool)
+    return float(low), on
+
+
+def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) -> pd.DataFrame:
+    """Facts about a rates table that bear on the measures computed from it.
+
+    For each rate (FMR, FNMR): the number of distinct values, the decade
+    grid the values sit on (quantisation), the decimals they are printed
+    with, the floor (a minimum value many cells share), and the cells at
+    exactly 0 and exactly 1. Each finding names the measures it affects:
+    for the floor, the measures :func:`floor_sensitivity` finds affected;
+    for zeros, the measures not declared ``defined_at_zero``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (rate, check): ``rate``, ``check``, ``value`` (the grid
+        step, decimals, floor value, ... or NaN), ``cells`` (cells concerned),
+        ``total_cells``, ``algorithms`` (algorithms with such a cell; for
+    ``decimals``, the cells printed with more decimals than most),
+        ``total_algorithms``, ``detail`` (a sentence) and ``affects`` (a
+        comma-separated list of measure names, possibly empty).
+
+    Examples
+    --------
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a"], "group": ["F", "M"],
+    ...                              "fmr": [1e-5, 1e-5], "fnmr": [0.0, 0.5]}))
+    >>> zeros = data_quality(t, ["fdr", "ir"]).query("check == 'zero'")
+    >>> zeros.set_index("rate")["affects"].to_dict()
+    {'fmr': '', 'fnmr': 'ir'}
+    """
+    algorithms, _, fmr, fnmr = rate_matrices(table)
+    if measures is None:
+        chosen = [get_measure(n) for n in measure_names(inputs="rates")]
+    else:
+        chosen = [m if isinstance(m, Measure) else get_measure(m) for m in measures]
+    sensitivity = floor_sensitivity(table, chosen, factor=factor)
+    not_at_zero = ", ".join(m.name for m in chosen if m.properties.get("defined_at_zero") is False)
+    n_alg = len(algorithms)
+    rows = []
+    for rate, matrix in (("fmr", fmr), ("fnmr", fnmr)):
+        total = matrix.size
+        label = rate.upper()
+        distinct = np.unique(matrix)
+        rows.append(dict(rate=rate, check="distinct_values", value=float(len(distinct)),
+                         cells=total, algorithms=n_alg,
+                         detail=f"{len(distinct)} distinct {label} values in {total} cells", affects=""))
+        step, on = _grid_step(matrix)
+        if np.isfinite(step) and on == 1.0:
+            detail = (f"every positive {label} lies on a {step:g}-decade grid (10^(k*{step:g})): "
+                      "the rates are quantised, so many algorithms tie")
+        else:
+            detail = f"no decade grid holds every positive {label} value"
+            step = np.nan
+        n_on = int((matrix > 0).sum()) if np.isfinite(step) else 0
+        rows.append(dict(rate=rate, check="decade_grid", value=step, cells=n_on,
+                         algorithms=n_alg if n_on else 0, detail=detail, affects=""))
+        decimals, n_more = _decimals(matrix)
+        if np.isfinite(decimals):
+            more = np.isclose(matrix, np.round(matrix, int(decimals)), rtol=0.0, atol=1e-12)
+            detail = (f"{label} printed with {int(decimals)} decimals"
+                      + (f", except {n_more} cell(s) with more" if n_more else ""))
+            rows.append(dict(rate=rate, check="decimals", value=decimals, cells=n_more,
+                             algorithms=int((~more).any(axis=1).sum()), detail=detail, affects=""))
+        else:
+            rows.append(dict(rate=rate, check="decimals", value=np.nan, cells=0, algorithms=0,
+                             detail=f"{label} not printed with a fixed number of decimals",
+                             affects=""))
+        floor, on_floor = _floor(matrix)
+        censored = sensitivity[(sensitivity["rate"] == rate) & sensitivity["affected"]]
+        if np.isfinite(floor):
+            n_floor_alg = int(on_floor.any(axis=1).sum())
+            detail = (f"{int(on_floor.sum())} of {total} {label} cells sit on the floor {floor:g} "
+                      f"({n_floor_alg} of {n_alg} algorithms have a floored group): the true rate is "
+                      f"at most {floor:g}, so ratios of {label}s are censored")
+        else:
+            n_floor_alg = 0
+            detail = f"no floor: no minimum {label} value is shared by {FLOOR_FRACTION:.0%} of the cells"
+        rows.append(dict(rate=rate, check="floor", value=floor, cells=int(on_floor.sum()),
+                         algorithms=n_floor_alg, detail=detail,
+                         affects=", ".join(censored["measure"].tolist())))
+        for check, target in (("zero", 0.0), ("one", 1.0)):
+            hit = matrix == target
+            rows.append(dict(
+                rate=rate, check=check, value=target, cells=int(hit.sum()),
+                algorithms=int(hit.any(axis=1).sum()),
+                detail=f"{int(hit.sum())} {label} cell(s) exactly {target:g}",
+                affects=not_at_zero if (check == "zero" and hit.any()) else ""))
+    out = pd.DataFrame(rows)
+    out.insert(4, "total_cells", fmr.size)
+    out.insert(6, "total_algorithms", n_alg)
+    for column in ("rate", "check", "detail", "affects"):
+        out[column] = out[column].astype("string")
+    out.attrs["source"] = table.attrs.get("source", "")
+    return out

@@ -1,0 +1,1 @@
+"""Measures a user writes outside the package, to show they are audited like the built-ins."""
