@@ -72,6 +72,11 @@ def execute(name: str, output: Path, parameters: Mapping, *, progress: bool = Tr
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    # the kernel imports the same audit package as this process, wherever it lives
+    package_root = str(Path(__file__).resolve().parent.parent)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if package_root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, *paths] if p)
     try:
         papermill.execute_notebook(
             str(notebook_path(name)), str(output), parameters=dict(parameters),
