@@ -49,6 +49,7 @@ import pandas as pd
 
 from audit.accuracy import overall_rates
 from audit.measures import UndefinedMeasureWarning
+from audit.rates import rate_matrices
 from audit.registry import Measure, evaluate, get_measure
 
 # Error messages: constants, so that tests can check them exactly.
@@ -432,6 +433,71 @@ def downselect(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: 
     return members
 
 
+def weight_sensitivity(table: pd.DataFrame, measure: str | Measure = "garbe", *,
+                       alpha: float = 0.5, accuracy: str = "total_fnmr", n_draws: int = 2000,
+                       concentration: float = 1.0, seed: int = 0, undefined: str = "raise",
+                       tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+    """How often each algorithm is on the frontier when the group weights are unknown.
+
+    When the comparison counts are not known (as for the Annex 15 CSV), the
+    accuracy axis depends on weights nobody can state.  This draws
+    ``n_draws`` group-weight vectors from a symmetric Dirichlet distribution
+    (``concentration=1``: uniform over all weightings; smaller values favour
+    weightings dominated by a few groups), computes the frontier for each at
+    once (:func:`efficient` over a batch), and reports each algorithm's share
+    of draws on the frontier.  A share of 1 means "on the frontier whatever
+    the weights" (among those drawn); 0 means "never seen on it".  The
+    fairness measure does not depend on the weights.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by algorithm: ``fairness``, ``share_on_frontier``,
+        ``min_accuracy`` and ``max_accuracy`` over the draws; sorted by share
+        (descending), then name.  ``attrs`` holds the settings and
+        ``frontier_sizes`` (min, median, max over the draws).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({
+    ...     "Algorithm": ["a", "b", "c"],
+    ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
+    ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
+    >>> weight_sensitivity(t, n_draws=200)["share_on_frontier"].to_dict()
+    {'a': 1.0, 'b': 1.0, 'c': 0.0}
+    """
+    if accuracy not in ACCURACY_LABELS:
+        raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+    frame = frontier_frame(table, measure, alpha=alpha, undefined=undefined, tie_rtol=tie_rtol)
+    algorithms, _, fmr, fnmr = rate_matrices(table)
+    kept = algorithms.isin(frame.index)
+    rates = (fnmr if accuracy == "total_fnmr" else fmr)[kept]
+    rng = np.random.default_rng(seed)
+    draws = rng.dirichlet(np.full(rates.shape[1], float(concentration)), size=int(n_draws))
+    acc = draws @ rates.T  # (n_draws, n_algorithms)
+    fairness = frame["fairness"].to_numpy()
+    points = np.stack([acc, np.broadcast_to(fairness, acc.shape)], axis=-1)
+    mask = efficient(points, higher_is_better=[False, frame.attrs["higher_is_fairer"]],
+                     rtol=tie_rtol)
+    out = pd.DataFrame({"fairness": fairness, "share_on_frontier": mask.mean(axis=0),
+                        "min_accuracy": acc.min(axis=0), "max_accuracy": acc.max(axis=0)},
+                       index=frame.index)
+    out = out.iloc[np.lexsort((out.index.astype(str).to_numpy(), -out["share_on_frontier"].to_numpy()))]
+    sizes = mask.sum(axis=1)
+    out.attrs.update({key: frame.attrs[key] for key in
+                      ("measure", "measure_label", "higher_is_fairer", "alpha", "excluded")})
+    out.attrs.update({
+        "accuracy": accuracy, "n_draws": int(n_draws), "concentration": float(concentration),
+        "seed": seed,
+        "weights": (f"{n_draws} random group weightings of {accuracy} (symmetric Dirichlet, "
+                    f"concentration {concentration:g}, seed {seed})"),
+        "frontier_sizes": (int(sizes.min()), float(np.median(sizes)), int(sizes.max())),
+    })
+    return out
+
+
 def summary(downselected: pd.DataFrame) -> str:
     """A plain-language paragraph on a :func:`downselect` table: what was compared, with which weights.
 
@@ -463,4 +529,4 @@ def summary(downselected: pd.DataFrame) -> str:
     return text
 
 
-__all__ = ["efficient", "frontier_frame", "downselect", "summary"]
+__all__ = ["efficient", "frontier_frame", "downselect", "summary", "weight_sensitivity"]

@@ -367,3 +367,30 @@ def test_annex15_counts_file(annex15, tmp_path):
     assert d.attrs["weights"].startswith(
         f"total_fnmr: groups weighted by their number of mated comparisons (n_mated column of {path}")
     assert d.attrs["n_candidates"] == 126 and d.attrs["n_frontier"] >= 1
+
+
+def test_weight_sensitivity_small():
+    # alg0 and alg1 mirror each other (same GARBE): whichever group weighs more decides which
+    # is more accurate, and that one dominates the other. alg2 is worse than alg1 in both
+    # groups and less fair, so it is dominated whatever the weights.
+    t = _table([(0.01, 0.05), (0.05, 0.01), (0.06, 0.01)])
+    out = pareto.weight_sensitivity(t, n_draws=500, seed=3)
+    assert out.loc["alg2", "share_on_frontier"] == 0.0
+    shares = out.loc[["alg0", "alg1"], "share_on_frontier"]
+    assert (shares > 0.3).all() and (shares < 0.7).all()
+    assert shares.sum() == pytest.approx(1.0)
+    assert out.attrs["weights"] == ("500 random group weightings of total_fnmr (symmetric "
+                                    "Dirichlet, concentration 1, seed 3)")
+    assert (out["min_accuracy"] >= 0.01 - 1e-12).all() and (out["max_accuracy"] <= 0.06 + 1e-12).all()
+    with pytest.raises(ValueError) as error:
+        pareto.weight_sensitivity(t, accuracy="tar")
+    assert str(error.value) == pareto.UNKNOWN_ACCURACY.format(accuracy="tar")
+
+
+def test_weight_sensitivity_annex15(annex15):
+    out = pareto.weight_sensitivity(annex15, n_draws=2000)
+    always = out.index[out["share_on_frontier"] == 1.0]
+    assert set(always) == set(EQUAL_WEIGHT_FRONTIER)
+    sometimes = out.index[(out["share_on_frontier"] > 0) & (out["share_on_frontier"] < 1)]
+    assert {"tevian-005", "visionlabs-006"} <= set(sometimes)
+    assert out.attrs["frontier_sizes"][0] == 6
