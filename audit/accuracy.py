@@ -1,0 +1,394 @@
+"""Overall accuracy of each algorithm: total FMR and total FNMR over the groups.
+
+Howard et al. (sec. 4.5) put "total FNMR across all demographic groups" on the
+accuracy axis of their Pareto down-select: the group FNMRs of Annex 15
+averaged with the groups' numbers of mated comparisons as weights,
+
+.. math::
+
+    \\mathrm{FNMR}_{total} = \\frac{\\sum_g n^{mated}_g\\,\\mathrm{FNMR}_g}{\\sum_g n^{mated}_g},
+    \\qquad
+    \\mathrm{FMR}_{total} = \\frac{\\sum_g n^{non\\text{-}mated}_g\\,\\mathrm{FMR}_g}
+                                 {\\sum_g n^{non\\text{-}mated}_g},
+
+which is the pooled error rate: all false non-matches over all mated
+comparisons.  The counts can come from the rates table's ``n_mated`` and
+``n_nonmated`` columns, from a counts file, or from a mapping.
+
+The Annex 15 CSV carries no counts (the NIST report prints them in the
+Annex 15 introduction; no machine-readable copy is known, and this package
+does not make any up).  Without counts the only defensible default is
+**equal weights**, every group counting ``1/n_groups``; the totals then
+differ from the paper's (e.g. didiglobalface-001: 0.0031 with equal weights,
+~0.0022 in the paper).  Whatever the weights, the result says which were used
+in ``attrs["weights"]``, in plain words, and every downstream table and figure
+repeats it.
+
+A counts file is a CSV with a column ``group`` (the labels of the rates
+table, e.g. ``F.Black``), a column ``n_mated`` and/or ``n_nonmated`` (whole
+numbers), and optionally a column ``algorithm`` for counts that differ by
+algorithm (then every algorithm of the rates table needs every group).  A
+rate whose count column is absent is averaged with equal weights, and the
+description says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from audit.rates import COUNT_COLUMNS, rate_matrices
+
+# Error messages: constants, so that tests can check them exactly.
+BAD_WEIGHTS = (
+    "weights must be 'equal', 'counts', a mapping, a DataFrame or the path of an existing "
+    "counts CSV, got {weights!r}"
+)
+NO_COUNT_COLUMNS = (
+    "weights='counts' needs the column n_mated and/or n_nonmated in the rates table, "
+    "which has the columns {columns}; give a counts file or mapping instead, or use "
+    "weights='equal'"
+)
+COUNTS_CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+COUNTS_MISSING_COLUMN = (
+    "{source}: column {column!r} is missing; a counts table has the columns group, "
+    "n_mated and/or n_nonmated, and optionally algorithm"
+)
+COUNTS_NO_COUNT_COLUMN = (
+    "{source}: no count column; a counts table has the columns group, n_mated and/or "
+    "n_nonmated, and optionally algorithm"
+)
+COUNTS_UNKNOWN_COLUMNS = (
+    "{source}: unknown column(s) {columns}; a counts table has the columns group, "
+    "n_mated and/or n_nonmated, and optionally algorithm"
+)
+COUNTS_BAD_COUNT = "{where}, column {column!r}: {value!r} is not a non-negative whole number"
+COUNTS_BAD_WEIGHT = "{where}, column {column!r}: {value!r} is not a finite non-negative number"
+COUNTS_EMPTY_LABEL = "{where}, column {column!r}: the label is empty"
+COUNTS_DUPLICATE = "{where}: {key} repeats (first at {first})"
+COUNTS_UNKNOWN_GROUPS = (
+    "{source}: group(s) {groups} are not in the rates table, whose groups are {known}"
+)
+COUNTS_MISSING_GROUPS = (
+    "{source}: no count for group(s) {groups}{algorithm}; every group of the rates "
+    "table needs one"
+)
+COUNTS_UNKNOWN_ALGORITHMS = "{source}: algorithm(s) {algorithms} are not in the rates table"
+COUNTS_MISSING_ALGORITHMS = "{source}: no counts for algorithm(s) {algorithms}"
+ZERO_WEIGHTS = (
+    "{source}: the {column} weights of algorithm(s) {algorithms} sum to 0, so their "
+    "total {rate} is undefined"
+)
+BAD_MAPPING = (
+    "<mapping>: expected {{group: weight}}, {{group: (n_mated, n_nonmated)}} or "
+    "{{'n_mated': {{group: n}}, 'n_nonmated': {{group: n}}}}; got the value {value!r} "
+    "for key {key!r}"
+)
+
+
+class WeightsError(ValueError):
+    """The weights or counts are malformed; the message names the source, row and column."""
+
+
+# Which rate each count column weights, and the name of the total it gives.
+_RATE_OF = {"n_mated": ("fnmr", "FNMR", "mated"), "n_nonmated": ("fmr", "FMR", "non-mated")}
+
+
+class _Where:
+    """Names a row of a counts table in messages: a CSV line, a DataFrame row or a mapping key."""
+
+    def __init__(self, name: str, kind: str):
+        self.name, self.kind = name, kind
+
+    def __call__(self, frame: pd.DataFrame, position: int) -> str:
+        if self.kind == "csv":
+            return f"{self.name}, line {position + 2}"
+        if self.kind == "mapping":
+            return f"{self.name}, group {frame['group'].iloc[position]!r}"
+        return f"{self.name}, row {frame.index[position]!r}"
+
+
+def _read_counts(path: str | os.PathLike) -> tuple[pd.DataFrame, _Where]:
+    name = str(path)
+    try:
+        frame = pd.read_csv(Path(path), dtype=str, keep_default_na=False, na_filter=False,
+                            encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as error:
+        raise WeightsError(COUNTS_CANNOT_READ.format(source=name, reason=error)) from error
+    return frame, _Where(name, "csv")
+
+
+def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:
+    """A counts frame (group, n_mated, n_nonmated) from one of the three mapping forms."""
+    where = _Where("<mapping>", "mapping")
+    keys = set(weights)
+    if keys and keys <= set(COUNT_COLUMNS) and all(isinstance(v, Mapping) for v in weights.values()):
+        groups = list(dict.fromkeys(g for column in COUNT_COLUMNS for g in weights.get(column, {})))
+        frame = pd.DataFrame({"group": groups})
+        for column in COUNT_COLUMNS:
+            if column in weights:
+                inner = weights[column]
+                frame[column] = [inner.get(g, "") for g in groups]
+        return frame, where
+    rows = []
+    for group, value in weights.items():
+        if isinstance(value, (tuple, list)) and len(value) == 2:
+            rows.append((group, value[0], value[1]))
+        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            rows.append((group, value, value))
+        else:
+            raise WeightsError(BAD_MAPPING.format(value=value, key=group))
+    return pd.DataFrame(rows, columns=["group", *COUNT_COLUMNS]), where
+
+
+def _blank(values: pd.Series) -> np.ndarray:
+    return (values.isna() | (values.astype("string").str.strip() == "")).to_numpy(dtype=bool)
+
+
+def _parse_counts(frame: pd.DataFrame, column: str, where: _Where, *, whole: bool) -> np.ndarray:
+    raw = frame[column]
+    parsed = pd.to_numeric(raw.where(~_blank(raw), None), errors="coerce").to_numpy(
+        dtype="float64", na_value=np.nan)
+    ok = np.isfinite(parsed) & (parsed >= 0)
+    if whole:
+        ok &= parsed == np.round(parsed)
+    if not ok.all():
+        at = int(np.flatnonzero(~ok)[0])
+        message = COUNTS_BAD_COUNT if whole else COUNTS_BAD_WEIGHT
+        value = raw.iloc[at]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise WeightsError(message.format(where=where(frame, at), column=column, value=value))
+    return parsed
+
+
+def _validate_counts(frame: pd.DataFrame, where: _Where, algorithms: pd.Index, groups: pd.Index,
+                     *, whole: bool) -> dict[str, np.ndarray]:
+    """Check a counts table against the rates table; return {count column: (n_alg, n_grp) array}."""
+    frame = frame.copy()
+    frame.columns = [str(c) for c in frame.columns]
+    columns = list(frame.columns)
+    if "group" not in columns:
+        raise WeightsError(COUNTS_MISSING_COLUMN.format(source=where.name, column="group"))
+    unknown = [c for c in columns if c not in {"algorithm", "group", *COUNT_COLUMNS}]
+    if unknown:
+        raise WeightsError(COUNTS_UNKNOWN_COLUMNS.format(source=where.name, columns=unknown))
+    present = [c for c in COUNT_COLUMNS if c in columns]
+    if not present:
+        raise WeightsError(COUNTS_NO_COUNT_COLUMN.format(source=where.name))
+    keys = ["algorithm", "group"] if "algorithm" in columns else ["group"]
+    for key in keys:
+        blank = _blank(frame[key])
+        if blank.any():
+            at = int(np.flatnonzero(blank)[0])
+            raise WeightsError(COUNTS_EMPTY_LABEL.format(where=where(frame, at), column=key))
+        frame[key] = frame[key].astype(str)
+    duplicated = frame.duplicated(subset=keys).to_numpy()
+    if duplicated.any():
+        at = int(np.flatnonzero(duplicated)[0])
+        values = frame[keys].iloc[at]
+        same = (frame[keys] == values).all(axis=1).to_numpy()
+        first = int(np.flatnonzero(same)[0])
+        key = ", ".join(f"{k} {values[k]!r}" for k in keys)
+        raise WeightsError(COUNTS_DUPLICATE.format(
+            where=where(frame, at), key=key, first=where(frame, first)))
+    known_groups = [str(g) for g in groups]
+    extra = [g for g in pd.unique(frame["group"]) if g not in set(known_groups)]
+    if extra:
+        raise WeightsError(COUNTS_UNKNOWN_GROUPS.format(source=where.name, groups=extra,
+                                                        known=known_groups))
+    parsed = {c: _parse_counts(frame, c, where, whole=whole) for c in present}
+    if "algorithm" in keys:
+        known_algorithms = [str(a) for a in algorithms]
+        extra = [a for a in pd.unique(frame["algorithm"]) if a not in set(known_algorithms)]
+        if extra:
+            raise WeightsError(COUNTS_UNKNOWN_ALGORITHMS.format(source=where.name, algorithms=extra))
+        missing = [a for a in known_algorithms if a not in set(frame["algorithm"])]
+        if missing:
+            raise WeightsError(COUNTS_MISSING_ALGORITHMS.format(source=where.name, algorithms=missing))
+        for algorithm, rows in frame.groupby("algorithm", sort=False)["group"]:
+            lacking = [g for g in known_groups if g not in set(rows)]
+            if lacking:
+                raise WeightsError(COUNTS_MISSING_GROUPS.format(
+                    source=where.name, groups=lacking, algorithm=f" of algorithm {algorithm!r}"))
+        out = {}
+        for column, values in parsed.items():
+            wide = pd.DataFrame({"algorithm": frame["algorithm"], "group": frame["group"],
+                                 "n": values}).pivot(index="algorithm", columns="group", values="n")
+            out[column] = wide.loc[known_algorithms, known_groups].to_numpy(dtype="float64")
+        return out
+    lacking = [g for g in known_groups if g not in set(frame["group"])]
+    if lacking:
+        raise WeightsError(COUNTS_MISSING_GROUPS.format(source=where.name, groups=lacking, algorithm=""))
+    order = pd.Index(frame["group"]).get_indexer(known_groups)
+    return {c: np.broadcast_to(v[order], (len(algorithms), len(groups))).copy()
+            for c, v in parsed.items()}
+
+
+def _from_table(table: pd.DataFrame, algorithms: pd.Index, groups: pd.Index) -> dict[str, np.ndarray]:
+    present = [c for c in COUNT_COLUMNS if c in table.columns]
+    if not present:
+        raise WeightsError(NO_COUNT_COLUMNS.format(columns=[str(c) for c in table.columns]))
+    return {c: table.pivot(index="algorithm", columns="group", values=c)
+            .loc[algorithms, groups].to_numpy(dtype="float64") for c in present}
+
+
+def _resolve(table: pd.DataFrame, weights) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray,
+                                                   dict[str, np.ndarray], dict[str, str]]:
+    """Rates, the weight arrays per count column, and the plain-language description of each."""
+    algorithms, groups, fmr, fnmr = rate_matrices(table)
+    n = len(groups)
+    equal = f"equal group weights (each of the {n} groups counts 1/{n})"
+    if isinstance(weights, str) and weights == "equal":
+        return algorithms, groups, fmr, fnmr, {}, {
+            "n_mated": equal + "; not weighted by comparison counts",
+            "n_nonmated": equal + "; not weighted by comparison counts",
+        }
+    if isinstance(weights, str) and weights == "counts":
+        arrays = _from_table(table, algorithms, groups)
+        source, what = "the rates table", "number of {kind} comparisons ({column} column of {source})"
+    elif isinstance(weights, pd.DataFrame):
+        arrays = _validate_counts(weights, _Where("<DataFrame>", "frame"), algorithms, groups, whole=True)
+        source, what = "<DataFrame>", "number of {kind} comparisons ({column} column of {source}{scope})"
+    elif isinstance(weights, Mapping):
+        frame, where = _from_mapping(weights)
+        arrays = _validate_counts(frame, where, algorithms, groups, whole=False)
+        source, what = "<mapping>", "user-supplied {kind} weights ({source})"
+    elif isinstance(weights, str) and not Path(weights).is_file():
+        raise WeightsError(BAD_WEIGHTS.format(weights=weights))
+    elif isinstance(weights, (str, os.PathLike)):
+        frame, where = _read_counts(weights)
+        arrays = _validate_counts(frame, where, algorithms, groups, whole=True)
+        source, what = where.name, "number of {kind} comparisons ({column} column of {source}{scope})"
+    else:
+        raise WeightsError(BAD_WEIGHTS.format(weights=weights))
+    descriptions = {}
+    for column in COUNT_COLUMNS:
+        _, rate, kind = _RATE_OF[column]
+        if column not in arrays:
+            descriptions[column] = equal + f"; {source} gives no {column}"
+            continue
+        total = arrays[column].sum(axis=-1)
+        zero = total == 0
+        if zero.any():
+            raise WeightsError(ZERO_WEIGHTS.format(
+                source=source, column=column, algorithms=list(algorithms[zero]), rate=rate))
+        per_algorithm = not np.allclose(arrays[column], arrays[column][:1], rtol=0, atol=0)
+        scope = ", per algorithm" if per_algorithm else ", the same for every algorithm"
+        descriptions[column] = "groups weighted by their " + what.format(
+            kind=kind, column=column, source=source, scope=scope)
+    return algorithms, groups, fmr, fnmr, arrays, descriptions
+
+
+def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
+    """The normalised group weights behind :func:`overall_rates`, one row per (algorithm, group).
+
+    Columns ``algorithm``, ``group``, ``w_fnmr`` (from the mated counts) and
+    ``w_fmr`` (from the non-mated counts); each sums to 1 over an algorithm's
+    groups.  ``attrs["weights"]`` describes them as in :func:`overall_rates`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
+    ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
+    >>> group_weights(t, weights={"F": 1, "M": 3})[["group", "w_fnmr"]]
+      group  w_fnmr
+    0     F    0.25
+    1     M    0.75
+    """
+    algorithms, groups, fmr, fnmr, arrays, descriptions = _resolve(table, weights)
+    shape = fmr.shape
+    out = pd.DataFrame({
+        "algorithm": pd.array(np.repeat(algorithms.to_numpy(), shape[1]), dtype="string"),
+        "group": pd.array(np.tile(groups.to_numpy(), shape[0]), dtype="string"),
+    })
+    for column, name in (("n_mated", "w_fnmr"), ("n_nonmated", "w_fmr")):
+        w = arrays.get(column, np.ones(shape))
+        out[name] = (w / w.sum(axis=-1, keepdims=True)).ravel()
+    out.attrs["weights"] = _describe(descriptions)
+    return out
+
+
+def _describe(descriptions: dict[str, str]) -> str:
+    if descriptions["n_mated"] == descriptions["n_nonmated"]:
+        return f"total_fnmr and total_fmr: {descriptions['n_mated']}"
+    return (f"total_fnmr: {descriptions['n_mated']}; "
+            f"total_fmr: {descriptions['n_nonmated']}")
+
+
+def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
+    r"""Total FMR and total FNMR of each algorithm: weighted averages of its group rates.
+
+    .. math::
+        \mathrm{FNMR}_{total} = \frac{\sum_g w^{m}_g \mathrm{FNMR}_g}{\sum_g w^{m}_g},\qquad
+        \mathrm{FMR}_{total} = \frac{\sum_g w^{n}_g \mathrm{FMR}_g}{\sum_g w^{n}_g}
+
+    Howard et al. sec. 4.5 weight FNMR by each group's number of mated
+    comparisons (the pooled FNMR); FMR is weighted likewise by the non-mated
+    comparisons.
+
+    Parameters
+    ----------
+    table
+        A validated rates table (:func:`audit.rates.read_rates`).
+    weights
+        ``"equal"`` (default: every group counts ``1/n_groups``, the only
+        defensible choice when no counts are known, as for the Annex 15 CSV);
+        ``"counts"``: the table's ``n_mated``/``n_nonmated`` columns;
+        a path or a DataFrame: a counts table (columns ``group``, ``n_mated``
+        and/or ``n_nonmated``, optional ``algorithm``; whole numbers);
+        a mapping ``{group: weight}`` (both rates), ``{group: (n_mated,
+        n_nonmated)}`` or ``{"n_mated": {group: n}, "n_nonmated": {group: n}}``
+        (finite non-negative numbers).  A rate without counts is averaged
+        with equal weights, and the description says so.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by algorithm (table order), columns ``total_fmr`` and
+        ``total_fnmr``.  ``attrs["weights"]`` says in plain words which
+        weights were used; ``attrs["fnmr_weights"]`` and
+        ``attrs["fmr_weights"]`` say it per rate.
+
+    Raises
+    ------
+    WeightsError
+        Unknown ``weights``, missing count columns, unknown or missing groups
+        or algorithms, bad or duplicated counts, or weights summing to 0; the
+        message names the source, line or key, and column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
+    ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
+    >>> overall_rates(t)  # doctest: +NORMALIZE_WHITESPACE
+               total_fmr  total_fnmr
+    algorithm
+    a             0.0002        0.02
+    >>> overall_rates(t).attrs["weights"]
+    'total_fnmr and total_fmr: equal group weights (each of the 2 groups counts 1/2); not weighted by comparison counts'
+    >>> float(overall_rates(t, weights={"n_mated": {"F": 300, "M": 100}})["total_fnmr"].iloc[0])
+    0.015
+    """
+    algorithms, _, fmr, fnmr, arrays, descriptions = _resolve(table, weights)
+    totals = {}
+    for column, rates in (("n_nonmated", fmr), ("n_mated", fnmr)):
+        w = arrays.get(column, np.ones(rates.shape))
+        totals[column] = (w * rates).sum(axis=-1) / w.sum(axis=-1)
+    out = pd.DataFrame({"total_fmr": totals["n_nonmated"], "total_fnmr": totals["n_mated"]},
+                       index=algorithms)
+    out.attrs["weights"] = _describe(descriptions)
+    out.attrs["fnmr_weights"] = descriptions["n_mated"]
+    out.attrs["fmr_weights"] = descriptions["n_nonmated"]
+    return out
+
+
+__all__ = ["WeightsError", "group_weights", "overall_rates"]

@@ -1,0 +1,532 @@
+r"""Accuracy/fairness Pareto frontiers and the down-select table (Howard et al. sec. 3.6, 4.5).
+
+A procurement team choosing among many algorithms can discard every
+algorithm that another one beats on both accuracy and fairness: what remains
+is the Pareto frontier.  Howard et al. reduce the 126 algorithms of NIST FRVT
+Part 3 Annex 15 to 9 this way (sec. 4.5, Fig. 4), with total FNMR as the
+accuracy and GARBE as the fairness.
+
+Definitions used here (the standard ones).  With every criterion oriented so
+that lower is better, algorithm :math:`j` **dominates** :math:`i` when
+
+.. math:: p_{j,c} \le p_{i,c}\ \forall c \quad\text{and}\quad p_{j,c} < p_{i,c}\ \text{for some } c;
+
+:math:`i` is **(strongly) efficient** when no algorithm dominates it, and
+**weakly efficient** when no algorithm is strictly better on every criterion
+(:math:`p_{j,c} < p_{i,c}\ \forall c`).  Every strongly efficient point is
+weakly efficient; a weakly-but-not-strongly efficient point ties a frontier
+point on one criterion and is worse on another.
+
+**Departure from the paper.**  Eq. 10 of Howard et al., as printed, calls a
+pair :math:`(p_{1,n}, p_{2,n})` Pareto efficient when
+:math:`p_{1,n} < p_{1,x}` *and* :math:`p_{2,n} < p_{2,x}` for every other
+:math:`x`: that describes a single point strictly better than all others on
+both axes at once (which exists only when there is no trade-off at all), not
+a frontier; and "weakly efficient" as "one condition but not the other" would
+be the best point on a single axis.  Fig. 4 plainly shows the standard
+frontier (9 points), so this module implements the standard definitions
+above.
+
+**Ties and duplicates.**  Equal values are ties, not wins: an algorithm
+identical to another on every criterion neither dominates nor is dominated
+by it, so two duplicated points are both efficient unless a third point
+dominates them.  Ties are real on Annex 15 (its FMRs are quantised, and with
+equal weights intellifusion-001 and tevian-005 have the same total FNMR,
+0.0058125).  Averages of quantised rates that are equal in exact arithmetic
+can differ in the last floating-point bit, so :func:`frontier_frame` and
+:func:`downselect` treat values within a relative ``tie_rtol`` (default
+1e-9, far below the data's 4-decimal resolution) as equal;
+:func:`efficient` itself compares exactly unless given ``rtol``/``atol``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from audit.accuracy import overall_rates
+from audit.measures import UndefinedMeasureWarning
+from audit.rates import rate_matrices
+from audit.registry import Measure, evaluate, get_measure
+
+# Error messages: constants, so that tests can check them exactly.
+BAD_POINTS_SHAPE = "points must have shape (..., n, k) with k >= 1 criteria, got shape {shape}"
+BAD_DIRECTIONS = (
+    "higher_is_better must give one direction per criterion: {k} criteria, "
+    "got {directions!r}"
+)
+NAN_POINTS = (
+    "points hold {count} NaN value(s); an undefined value cannot be ranked: drop or "
+    "fill those points first"
+)
+BAD_TOLERANCE = "rtol and atol must be finite and non-negative, got rtol={rtol!r}, atol={atol!r}"
+UNDEFINED_FAIRNESS = (
+    "{measure} (alpha={alpha}) is undefined for {count} of {total} algorithm(s): {algorithms}. "
+    "An undefined value must not enter the frontier: pass undefined='exclude' to leave "
+    "them out (they are then listed in the output){keep}"
+)
+KEEP_HINT = ", or undefined='keep' to use the measure's documented convention ({convention})"
+UNDEFINED_ACCURACY = "the accuracy {name!r} is missing or NaN for algorithm(s) {algorithms}"
+UNKNOWN_ACCURACY = (
+    "accuracy must be 'total_fnmr', 'total_fmr' or a pandas Series of values indexed by "
+    "algorithm, got {accuracy!r}"
+)
+ACCURACY_ALGORITHMS = (
+    "the accuracy Series does not match the rates table: missing algorithm(s) {missing}, "
+    "unknown algorithm(s) {extra}"
+)
+BAD_UNDEFINED = "undefined must be 'raise', 'exclude' or 'keep', got {value!r}"
+NOT_RATES_MEASURE = (
+    "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot "
+    "feed it"
+)
+NO_CANDIDATES = "no algorithm is left to compare (all {count} were excluded as undefined)"
+
+#: Display labels of the built-in accuracy axes.
+ACCURACY_LABELS = {"total_fnmr": "Total FNMR", "total_fmr": "Total FMR"}
+
+#: Default relative tolerance under which two values count as tied (floating-point noise).
+TIE_RTOL = 1e-9
+
+
+def efficient(points, *, higher_is_better: Sequence[bool], weak: bool = False,
+              rtol: float = 0.0, atol: float = 0.0) -> np.ndarray:
+    r"""Mask of the Pareto-efficient points, vectorised over leading batch dimensions.
+
+    With every criterion turned to lower-is-better, :math:`j` dominates
+    :math:`i` when :math:`p_j \le p_i` on every criterion and
+    :math:`p_j < p_i` on at least one.  The strongly efficient set (default)
+    holds the points no other point dominates; the weakly efficient set
+    (``weak=True``) holds the points no other point beats strictly on every
+    criterion.  This is the standard definition, not eq. 10 of Howard et al.
+    as printed (which describes a single point beating all others on both
+    axes; see the module docstring).
+
+    Duplicated points tie: neither dominates the other, so both are efficient
+    unless a third point dominates them.
+
+    Parameters
+    ----------
+    points
+        Array of shape ``(..., n, k)``: ``n`` candidates, ``k`` criteria, and
+        any leading batch dimensions (e.g. bootstrap replicates), each batch
+        handled independently.  NaN is refused; ``inf`` is ordered as usual.
+    higher_is_better
+        One bool per criterion: True if a larger value is better (FDR as
+        fairness, a true-match rate as accuracy), False if smaller is better
+        (error rates, GARBE, IR).
+    weak
+        Return the weakly efficient set instead of the strongly efficient one.
+    rtol, atol
+        Two values of a criterion count as equal when
+        ``|a - b| <= atol + rtol * max(|a|, |b|)`` (default: exact comparison).
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean mask of shape ``(..., n)``.
+
+    Examples
+    --------
+    Accuracy (error, lower is better) and FDR (higher is fairer); the third
+    point duplicates the first, the fourth ties the second on error but is
+    less fair:
+
+    >>> pts = [[0.01, 0.90], [0.02, 0.95], [0.01, 0.90], [0.02, 0.93], [0.03, 0.94]]
+    >>> efficient(pts, higher_is_better=[False, True])
+    array([ True,  True,  True, False, False])
+    >>> efficient(pts, higher_is_better=[False, True], weak=True)
+    array([ True,  True,  True,  True, False])
+    """
+    p = np.asarray(points, dtype="float64")
+    if p.ndim < 2 or p.shape[-1] < 1:
+        raise ValueError(BAD_POINTS_SHAPE.format(shape=p.shape))
+    k = p.shape[-1]
+    directions = np.asarray(higher_is_better)
+    if directions.shape != (k,) or directions.dtype != bool:
+        raise ValueError(BAD_DIRECTIONS.format(k=k, directions=higher_is_better))
+    nan = np.isnan(p)
+    if nan.any():
+        raise ValueError(NAN_POINTS.format(count=int(nan.sum())))
+    rtol, atol = float(rtol), float(atol)
+    if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
+        raise ValueError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
+    p = np.where(directions, -p, p)  # now lower is better on every criterion
+    n = p.shape[-2]
+    batch = p.shape[:-2]
+    # Pairwise relations, [..., i, j] = relation of candidate j to candidate i,
+    # accumulated one criterion at a time to keep memory at (..., n, n).
+    at_least = np.ones((*batch, n, n), dtype=bool)  # j at least as good as i everywhere
+    better_somewhere = np.zeros((*batch, n, n), dtype=bool)
+    better_everywhere = np.ones((*batch, n, n), dtype=bool)
+    for c in range(k):
+        col = p[..., c]
+        mine, theirs = col[..., :, None], col[..., None, :]
+        with np.errstate(invalid="ignore"):  # inf - inf when both are infinite
+            tied = mine == theirs
+            if rtol or atol:
+                scale = np.maximum(np.abs(mine), np.abs(theirs))
+                tied |= np.abs(mine - theirs) <= atol + rtol * scale
+        better = (theirs < mine) & ~tied
+        at_least &= better | tied
+        better_somewhere |= better
+        better_everywhere &= better
+    if weak:
+        dominated = better_everywhere
+    else:
+        dominated = at_least & better_somewhere
+    return ~dominated.any(axis=-1)
+
+
+def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd.Series, str, str]:
+    """The accuracy values aligned to ``algorithms``, its name and its display label."""
+    if isinstance(accuracy, str) and accuracy in ACCURACY_LABELS:
+        return overall[accuracy], accuracy, ACCURACY_LABELS[accuracy]
+    if isinstance(accuracy, pd.Series):
+        index = pd.Index(accuracy.index.astype(str))
+        names = [str(a) for a in algorithms]
+        missing = [a for a in names if a not in set(index)]
+        extra = [a for a in index if a not in set(names)]
+        if missing or extra:
+            raise ValueError(ACCURACY_ALGORITHMS.format(missing=missing, extra=extra))
+        values = pd.Series(pd.to_numeric(accuracy, errors="coerce").to_numpy(dtype="float64",
+                                                                           na_value=np.nan),
+                           index=index).loc[names]
+        values.index = algorithms
+        name = str(accuracy.name) if accuracy.name is not None else "accuracy"
+        return values, name, name
+    raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+
+
+def frontier_frame(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: float = 0.5,
+                   accuracy="total_fnmr", weights="equal", undefined: str = "raise",
+                   accuracy_higher_is_better: bool = False,
+                   tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+    """Every algorithm's accuracy and fairness, and whether it lies on the frontier.
+
+    The tidy input of :func:`audit.plots.pareto.pareto_figure` and the basis
+    of :func:`downselect`.  Fairness is any registered measure
+    (:func:`audit.registry.evaluate`) at the given ``alpha``, with its
+    direction from the registry; accuracy is a total error rate from
+    :func:`audit.accuracy.overall_rates` or a user-supplied Series.
+
+    Parameters
+    ----------
+    table
+        A validated rates table (:func:`audit.rates.read_rates`).
+    measure
+        A registered measure name (``"garbe"``, ``"fdr"``, ``"ir"``, ...) or
+        a :class:`~audit.registry.Measure`.
+    alpha
+        The measure's FMR weight.
+    accuracy
+        ``"total_fnmr"`` (default, as in Howard et al. sec. 4.5),
+        ``"total_fmr"``, or a Series indexed by algorithm (named; its name
+        labels the axis) holding another accuracy criterion.
+    weights
+        Group weights of the totals, as in
+        :func:`audit.accuracy.overall_rates` (default ``"equal"``).
+    undefined
+        What to do with algorithms whose measure is undefined (NaN, or a
+        value set by the measure's zero-division convention):
+        ``"raise"`` (default) raises a ``ValueError`` listing them,
+        ``"exclude"`` leaves them out and lists them in
+        ``attrs["excluded"]``, ``"keep"`` keeps finite convention values
+        (e.g. GARBE's 0 for a rate that is 0 in every group) and still
+        raises on NaN.
+    accuracy_higher_is_better
+        Direction of a user-supplied accuracy (error rates: False).
+    tie_rtol
+        Relative tolerance under which two values count as tied.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by algorithm (table order, excluded ones dropped): columns
+        ``accuracy``, ``fairness``, ``on_frontier`` (strongly efficient) and
+        ``weakly_efficient``.  ``attrs`` holds ``measure``, ``measure_label``,
+        ``higher_is_fairer``, ``alpha``, ``accuracy``, ``accuracy_label``,
+        ``accuracy_higher_is_better``, ``weights`` (plain-language
+        description), ``excluded`` (list), ``n_candidates`` and
+        ``n_frontier``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({
+    ...     "Algorithm": ["a", "b", "c"],
+    ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
+    ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
+    >>> frontier_frame(t, "garbe")[["accuracy", "on_frontier"]]  # doctest: +NORMALIZE_WHITESPACE
+               accuracy  on_frontier
+    algorithm
+    a              0.02         True
+    b              0.03         True
+    c              0.04        False
+    """
+    if undefined not in ("raise", "exclude", "keep"):
+        raise ValueError(BAD_UNDEFINED.format(value=undefined))
+    spec = get_measure(measure) if isinstance(measure, str) else measure
+    if spec.inputs != "rates":
+        raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
+    overall = overall_rates(table, weights=weights)
+    with warnings.catch_warnings():
+        # Undefined values are handled below, by the `undefined` policy, not by a warning.
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        values = evaluate(table, spec, alpha=alpha)
+    algorithms = values.index
+    acc, acc_name, acc_label = _accuracy(overall, accuracy, algorithms)
+    missing_acc = acc.isna().to_numpy()
+    if missing_acc.any():
+        raise ValueError(UNDEFINED_ACCURACY.format(name=acc_name,
+                                                   algorithms=list(algorithms[missing_acc])))
+    fairness = values["value"].to_numpy(dtype="float64")
+    flagged = values["undefined"].to_numpy(dtype=bool) | np.isnan(fairness)
+    if undefined == "keep":
+        flagged = np.isnan(fairness)
+    excluded: list[str] = []
+    if flagged.any():
+        if undefined == "exclude":
+            excluded = [str(a) for a in algorithms[flagged]]
+        else:
+            keep = "" if undefined == "keep" else KEEP_HINT.format(convention=spec.undefined)
+            raise ValueError(UNDEFINED_FAIRNESS.format(
+                measure=spec.label, alpha=alpha, count=int(flagged.sum()), total=len(flagged),
+                algorithms=[str(a) for a in algorithms[flagged]], keep=keep))
+    kept = ~flagged
+    if not kept.any():
+        raise ValueError(NO_CANDIDATES.format(count=len(kept)))
+    frame = pd.DataFrame({"accuracy": acc.to_numpy(dtype="float64")[kept],
+                          "fairness": fairness[kept]}, index=algorithms[kept])
+    points = frame[["accuracy", "fairness"]].to_numpy()
+    directions = [accuracy_higher_is_better, spec.higher_is_fairer]
+    frame["on_frontier"] = efficient(points, higher_is_better=directions, rtol=tie_rtol)
+    frame["weakly_efficient"] = efficient(points, higher_is_better=directions, weak=True,
+                                          rtol=tie_rtol)
+    frame.attrs.update({
+        "measure": spec.name,
+        "measure_label": spec.label,
+        "higher_is_fairer": bool(spec.higher_is_fairer),
+        "alpha": float(alpha),
+        "accuracy": acc_name,
+        "accuracy_label": acc_label,
+        "accuracy_higher_is_better": bool(accuracy_higher_is_better),
+        "weights": (overall.attrs["weights"] if acc_name in ACCURACY_LABELS
+                    else f"user-supplied accuracy {acc_name!r}; no group weights used"),
+        "excluded": excluded,
+        "n_candidates": int(kept.sum()),
+        "n_frontier": int(frame["on_frontier"].sum()),
+    })
+    return frame
+
+
+def downselect(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: float = 0.5,
+               accuracy="total_fnmr", weights="equal", max_accuracy: float | None = None,
+               undefined: str = "raise", accuracy_higher_is_better: bool = False,
+               tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+    """The down-select table: the frontier members ordered by accuracy, and the trade-offs.
+
+    Howard et al. sec. 4.5: of the 126 Annex 15 algorithms only the 9 on the
+    total-FNMR/GARBE frontier need be considered ("a savings of over 90%"),
+    6 of them with total FNMR below 1%; moving from didiglobalface-001 to
+    intellifusion-001 costs "0.0016 increase in total" FNMR for a GARBE 0.17
+    lower.  Those numbers used mated-count weights; see
+    :mod:`audit.accuracy` for why the default here is equal weights.
+
+    Parameters
+    ----------
+    table, measure, alpha, accuracy, weights, undefined, accuracy_higher_is_better, tie_rtol
+        As in :func:`frontier_frame`.
+    max_accuracy
+        Optional accuracy cut-off: keep only frontier members at least this
+        accurate (``accuracy <= max_accuracy`` for an error rate; ``>=`` for
+        a higher-is-better accuracy).  The paper's inset keeps total FNMR
+        below 1% (``max_accuracy=0.01``).  Cutting the frontier is the same
+        as taking the frontier of the algorithms that pass the cut.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per strongly efficient algorithm (most accurate first; ties
+        broken by fairness, then name), indexed by algorithm, with columns:
+
+        ``accuracy``, ``fairness``
+            The two criteria.
+        ``accuracy_cost``, ``fairness_gain``
+            Moving from this member to the next one: how much accuracy is
+            given up and how much fairness is won, both as positive
+            amounts (NaN on the last row).
+        ``cost_per_gain``
+            ``accuracy_cost / fairness_gain`` (NaN where the gain is 0).
+        ``accuracy_cost_from_best``, ``fairness_gain_from_best``
+            The same, from the most accurate member to this one (the
+            paper's 0.0016 and 0.17 are of this kind).
+
+        ``attrs`` holds everything :func:`frontier_frame` gives, plus
+        ``max_accuracy``, ``n_shown`` (members after the cut-off),
+        ``share_removed`` (``1 - n_frontier / n_candidates``) and
+        ``share_removed_with_cutoff`` (``1 - n_shown / n_candidates``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({
+    ...     "Algorithm": ["a", "b", "c"],
+    ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
+    ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
+    >>> d = downselect(t, "garbe")
+    >>> d[["accuracy", "fairness", "accuracy_cost", "fairness_gain"]].round(4)  # doctest: +NORMALIZE_WHITESPACE
+               accuracy  fairness  accuracy_cost  fairness_gain
+    algorithm
+    a              0.02      0.25           0.01           0.25
+    b              0.03      0.00            NaN            NaN
+    >>> d.attrs["n_candidates"], d.attrs["n_frontier"], round(d.attrs["share_removed"], 3)
+    (3, 2, 0.333)
+    """
+    frame = frontier_frame(table, measure, alpha=alpha, accuracy=accuracy, weights=weights,
+                           undefined=undefined, accuracy_higher_is_better=accuracy_higher_is_better,
+                           tie_rtol=tie_rtol)
+    acc_sign = -1.0 if accuracy_higher_is_better else 1.0  # +1: lower accuracy value is better
+    fair_sign = -1.0 if frame.attrs["higher_is_fairer"] else 1.0
+    members = frame[frame["on_frontier"]]
+    order = np.lexsort((
+        members.index.astype(str).to_numpy(),
+        fair_sign * members["fairness"].to_numpy(),
+        acc_sign * members["accuracy"].to_numpy(),
+    ))
+    members = members.iloc[order][["accuracy", "fairness"]].copy()
+    if max_accuracy is not None:
+        limit = float(max_accuracy)
+        kept = (members["accuracy"] <= limit) if acc_sign > 0 else (members["accuracy"] >= limit)
+        members = members[kept.to_numpy()]
+    acc = members["accuracy"].to_numpy()
+    fair = members["fairness"].to_numpy()
+    cost = np.full(len(members), np.nan)
+    gain = np.full(len(members), np.nan)
+    if len(members) > 1:
+        cost[:-1] = acc_sign * (acc[1:] - acc[:-1]) + 0.0
+        gain[:-1] = fair_sign * (fair[:-1] - fair[1:]) + 0.0
+    members["accuracy_cost"] = cost
+    members["fairness_gain"] = gain
+    with np.errstate(divide="ignore", invalid="ignore"):
+        members["cost_per_gain"] = np.where(gain > 0, cost / np.where(gain > 0, gain, 1.0), np.nan)
+    if len(members):
+        # "+ 0.0" turns the -0.0 of a negated zero into 0.0
+        members["accuracy_cost_from_best"] = acc_sign * (acc - acc[0]) + 0.0
+        members["fairness_gain_from_best"] = fair_sign * (fair[0] - fair) + 0.0
+    else:
+        members["accuracy_cost_from_best"] = np.array([], dtype="float64")
+        members["fairness_gain_from_best"] = np.array([], dtype="float64")
+    n_candidates = frame.attrs["n_candidates"]
+    members.attrs.update(frame.attrs)
+    members.attrs.update({
+        "max_accuracy": None if max_accuracy is None else float(max_accuracy),
+        "n_shown": len(members),
+        "share_removed": 1.0 - frame.attrs["n_frontier"] / n_candidates,
+        "share_removed_with_cutoff": 1.0 - len(members) / n_candidates,
+    })
+    return members
+
+
+def weight_sensitivity(table: pd.DataFrame, measure: str | Measure = "garbe", *,
+                       alpha: float = 0.5, accuracy: str = "total_fnmr", n_draws: int = 2000,
+                       concentration: float = 1.0, seed: int = 0, undefined: str = "raise",
+                       tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+    """How often each algorithm is on the frontier when the group weights are unknown.
+
+    When the comparison counts are not known (as for the Annex 15 CSV), the
+    accuracy axis depends on weights nobody can state.  This draws
+    ``n_draws`` group-weight vectors from a symmetric Dirichlet distribution
+    (``concentration=1``: uniform over all weightings; smaller values favour
+    weightings dominated by a few groups), computes the frontier for each at
+    once (:func:`efficient` over a batch), and reports each algorithm's share
+    of draws on the frontier.  A share of 1 means "on the frontier whatever
+    the weights" (among those drawn); 0 means "never seen on it".  The
+    fairness measure does not depend on the weights.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by algorithm: ``fairness``, ``share_on_frontier``,
+        ``min_accuracy`` and ``max_accuracy`` over the draws; sorted by share
+        (descending), then name.  ``attrs`` holds the settings and
+        ``frontier_sizes`` (min, median, max over the draws).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({
+    ...     "Algorithm": ["a", "b", "c"],
+    ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
+    ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
+    >>> weight_sensitivity(t, n_draws=200)["share_on_frontier"].to_dict()
+    {'a': 1.0, 'b': 1.0, 'c': 0.0}
+    """
+    if accuracy not in ACCURACY_LABELS:
+        raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+    frame = frontier_frame(table, measure, alpha=alpha, undefined=undefined, tie_rtol=tie_rtol)
+    algorithms, _, fmr, fnmr = rate_matrices(table)
+    kept = algorithms.isin(frame.index)
+    rates = (fnmr if accuracy == "total_fnmr" else fmr)[kept]
+    rng = np.random.default_rng(seed)
+    draws = rng.dirichlet(np.full(rates.shape[1], float(concentration)), size=int(n_draws))
+    acc = draws @ rates.T  # (n_draws, n_algorithms)
+    fairness = frame["fairness"].to_numpy()
+    points = np.stack([acc, np.broadcast_to(fairness, acc.shape)], axis=-1)
+    mask = efficient(points, higher_is_better=[False, frame.attrs["higher_is_fairer"]],
+                     rtol=tie_rtol)
+    out = pd.DataFrame({"fairness": fairness, "share_on_frontier": mask.mean(axis=0),
+                        "min_accuracy": acc.min(axis=0), "max_accuracy": acc.max(axis=0)},
+                       index=frame.index)
+    out = out.iloc[np.lexsort((out.index.astype(str).to_numpy(), -out["share_on_frontier"].to_numpy()))]
+    sizes = mask.sum(axis=1)
+    out.attrs.update({key: frame.attrs[key] for key in
+                      ("measure", "measure_label", "higher_is_fairer", "alpha", "excluded")})
+    out.attrs.update({
+        "accuracy": accuracy, "n_draws": int(n_draws), "concentration": float(concentration),
+        "seed": seed,
+        "weights": (f"{n_draws} random group weightings of {accuracy} (symmetric Dirichlet, "
+                    f"concentration {concentration:g}, seed {seed})"),
+        "frontier_sizes": (int(sizes.min()), float(np.median(sizes)), int(sizes.max())),
+    })
+    return out
+
+
+def summary(downselected: pd.DataFrame) -> str:
+    """A plain-language paragraph on a :func:`downselect` table: what was compared, with which weights.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({
+    ...     "Algorithm": ["a", "b", "c"],
+    ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
+    ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
+    >>> print(summary(downselect(t, "garbe")))  # doctest: +NORMALIZE_WHITESPACE
+    2 of 3 algorithms lie on the Total FNMR / GARBE (alpha=0.5) Pareto frontier: the
+    frontier removes 33.3% of the candidates. Weights: total_fnmr and total_fmr: equal
+    group weights (each of the 2 groups counts 1/2); not weighted by comparison counts.
+    """
+    a = downselected.attrs
+    text = (f"{a['n_frontier']} of {a['n_candidates']} algorithms lie on the "
+            f"{a['accuracy_label']} / {a['measure_label']} (alpha={a['alpha']:g}) Pareto "
+            f"frontier: the frontier removes {100 * a['share_removed']:.1f}% of the candidates.")
+    if a["max_accuracy"] is not None:
+        bound = "<=" if not a["accuracy_higher_is_better"] else ">="
+        text += (f" With {a['accuracy_label']} {bound} {a['max_accuracy']:g}, {a['n_shown']} "
+                 f"remain ({100 * a['share_removed_with_cutoff']:.1f}% removed).")
+    if a["excluded"]:
+        text += (f" Excluded as undefined ({len(a['excluded'])}): "
+                 f"{', '.join(a['excluded'])}.")
+    text += f" Weights: {a['weights']}."
+    return text
+
+
+__all__ = ["efficient", "frontier_frame", "downselect", "summary", "weight_sensitivity"]
