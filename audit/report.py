@@ -38,6 +38,7 @@ TITLES = {
 }
 
 UNKNOWN_NOTEBOOK = "unknown notebook {name!r}; available: {names}"
+UNKNOWN_PARAMETER = "parameter {key!r} is not declared by notebook(s) {notebooks}; they take: {known}"
 NOTEBOOK_FAILED = (
     "notebook {notebook} failed in cell {cell} with {ename}: {evalue}\n"
     "The executed notebook, up to the failing cell, is kept at {kept}"
@@ -53,6 +54,13 @@ def notebook_path(name: str) -> Path:
     if name not in NOTEBOOKS:
         raise KeyError(UNKNOWN_NOTEBOOK.format(name=name, names=sorted(NOTEBOOKS)))
     return config.notebooks_dir() / NOTEBOOKS[name]
+
+
+def declared_parameters(name: str) -> list[str]:
+    """Names of the parameters the notebook ``name`` declares in its ``parameters`` cell."""
+    import papermill
+
+    return list(papermill.inspect_notebook(str(notebook_path(name))))
 
 
 def export_html(notebook: Path, destination: Path) -> Path:
@@ -143,9 +151,12 @@ def run_report(
     Annex 15 CSV. The folder appears only once everything succeeded; an
     earlier report of the same name is replaced then, not before.
     """
-    for notebook in notebooks:
-        notebook_path(notebook)
+    declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
     parameters = dict(parameters or {})
+    known = sorted(set().union(*declared.values()))
+    for key in parameters:
+        if key not in known:
+            raise ValueError(UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known))
     if not parameters.get("data_path"):
         parameters["data_path"] = str(annex15_path())
     parameters["data_path"] = str(Path(parameters["data_path"]).resolve())
@@ -158,8 +169,9 @@ def run_report(
         header["notebooks"] = list(notebooks)
         (staging / "manifest.json").write_text(json.dumps(header, indent=2) + "\n")
         for notebook in notebooks:
+            own = {k: v for k, v in parameters.items() if k in declared[notebook]}
             executed = execute(notebook, staging / f"{notebook}.ipynb",
-                               {**parameters, "output_dir": str(staging)}, progress=progress)
+                               {**own, "output_dir": str(staging)}, progress=progress)
             export_html(executed, staging / f"{notebook}.html")
         (staging / "index.html").write_text(
             _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8")

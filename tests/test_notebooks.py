@@ -79,3 +79,40 @@ def test_run_report_raises_notebook_failed(small_table, tmp_path):
     with pytest.raises(NotebookFailed, match="ValueError"):
         run_report("x", notebooks=("pareto",), reports_root=tmp_path, progress=False,
                    parameters={"data_path": str(small_table), "alpha": -1})
+
+
+def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
+    code = main(["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path),
+                 "-p", "alpah", "0.3"])
+    assert code == 2
+    assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
+
+
+def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
+    """A measure module outside the package, passed by dotted name, goes through the audit."""
+    from audit.config import PROJECT_ROOT
+    from audit.registry import measure_names, unregister
+
+    monkeypatch.chdir(PROJECT_ROOT)
+    monkeypatch.setenv("PYTHONPATH", "")
+    before = set(measure_names())
+    try:
+        code = main(["ffmc", "--data", str(small_table), "--reports-dir", str(tmp_path), "--name", "user",
+                     "--measure-module", "tests.user_measures.my_measure", "--no-progress",
+                     "-p", "n_random", "200", "-p", "alpha_step", "0.05"])
+    finally:
+        for name in set(measure_names()) - before:
+            unregister(name)
+    assert code == 0
+    folder = tmp_path / "user"
+    for name in ("ffmc.html", "tables/ffmc_table.csv", "tables/data_quality.csv",
+                 "figures/ffmc_panels_garbe.png", "figures/ffmc_panels_user_ncv.svg"):
+        assert (folder / name).is_file(), name
+    verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
+    assert {"fdr", "ir", "garbe", "user_ncv"} <= set(verdicts["measure"])
+    values = pd.read_csv(folder / "tables" / "measure_values_alpha_0.5.csv")
+    garbe = values[values["measure"] == "garbe"].set_index("algorithm")["value"]
+    expected = evaluate(read_rates(small_table), "garbe", alpha=0.5)["value"]
+    np.testing.assert_allclose(garbe.loc[expected.index], expected, rtol=1e-8)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["parameters"]["measure_modules"] == ["tests.user_measures.my_measure"]
