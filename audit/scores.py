@@ -181,8 +181,10 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     infinite = np.isinf(values)
     if infinite.any():
         at, more = _first(infinite)
+        value = raw.iloc[at]
+        value = value.item() if isinstance(value, np.generic) else value
         raise ScoresError(NOT_FINITE.format(
-            where=source.where(frame, at), column="score", value=raw.iloc[at], more=_more(more)))
+            where=source.where(frame, at), column="score", value=value, more=_more(more)))
     return values
 
 
