@@ -310,3 +310,20 @@ def test_sweep_measures_covers_rate_measures():
     garbe = out[(out["measure"] == "garbe") & (out["target_fmr"] == 1e-2)]
     direct = evaluate(rates_at_fmr(table, 1e-2), "garbe")
     np.testing.assert_allclose(garbe["value"].to_numpy(), direct["value"].to_numpy())
+
+
+# -------------------------------------------------------------------------- figures
+
+
+def test_figures():
+    import matplotlib.axes
+
+    from audit.plots.scores import det_curves, det_points, measure_vs_operating_point
+
+    table = read_scores(synthetic(3000))
+    ax = measure_vs_operating_point(sweep_measures(table, targets=[1e-2, 1e-1]), "garbe")
+    assert isinstance(ax, matplotlib.axes.Axes) and len(ax.lines) == 2
+    points = det_points(table, n_points=50)
+    assert set(points.columns) == {"algorithm", "group", "fmr", "fnmr"}
+    ax = det_curves(points, algorithm="b")
+    assert len(ax.lines) == 3
