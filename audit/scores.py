@@ -453,7 +453,8 @@ def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None,
         per_algorithm = list(range(n_alg))
     sign = 1.0 if higher_is_match else -1.0
     # one small-integer key per row: 0..G-1 mated, G..2G-1 within-group non-mated, 2G cross
-    key_dtype = np.int16 if 2 * n_groups + 1 < 2**15 else np.int32
+    key_dtype = (np.int8 if 2 * n_groups + 1 < 2**7 else
+                 np.int16 if 2 * n_groups + 1 < 2**15 else np.int32)
     key = group_1.astype(key_dtype, copy=True)
     key[~mated] += n_groups
     if same is not None:
@@ -469,9 +470,7 @@ def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None,
             del rows
         segments = []
         for k in range(2 * n_groups + 1):
-            mask = sub_key == k
-            seg = sub_score[mask]
-            del mask
+            seg = np.compress(sub_key == k, sub_score)
             if sign < 0:
                 np.negative(seg, out=seg)
             seg.sort()
