@@ -20,6 +20,8 @@ from audit.measures import (
 )
 from audit.rates import RatesError, rate_matrices, read_rates
 from audit.registry import Measure, evaluate, get_measure, measure_names, register_measure
+from audit.scores import ScoresError, rates_at_fmr, read_scores, sweep
+from audit.score_measures import evaluate_scores  # registers the score-based measures
 
 from audit import bias  # noqa: E402,F401  (registers NRB, STD and SER)
 
@@ -29,10 +31,12 @@ __all__ = [
     "Measure",
     "MeasureResult",
     "RatesError",
+    "ScoresError",
     "UndefinedMeasureWarning",
     "__version__",
     "annex15_path",
     "evaluate",
+    "evaluate_scores",
     "fdr",
     "fetch_annex15",
     "garbe",
@@ -41,7 +45,10 @@ __all__ = [
     "inequity_rate",
     "measure_names",
     "rate_matrices",
+    "rates_at_fmr",
     "read_rates",
+    "read_scores",
     "register_measure",
     "sha256sum",
+    "sweep",
 ]

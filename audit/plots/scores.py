@@ -1,0 +1,82 @@
+"""Figures of score-level results: measures across operating points, per-group DET curves.
+
+Compute and draw apart: the data come from :func:`audit.scores.sweep_measures`
+and :func:`det_points`; these functions only draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from audit.scores import score_stats
+
+
+def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
+    """A measure against the attained pooled FMR, one line per algorithm (Chouchane et al., Fig. 6).
+
+    ``swept``: the output of :func:`audit.scores.sweep_measures`.  Returns the Axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    part = swept[swept["measure"] == measure]
+    for algorithm, rows in part.groupby("algorithm", sort=False):
+        rows = rows.sort_values("target_fmr")
+        ax.plot(rows["target_fmr"] * 100, rows["value"], marker=".", label=str(algorithm))
+    ax.set_xscale("log")
+    ax.set_xlabel("target FMR (%) setting the threshold")
+    ax.set_ylabel(measure)
+    ax.legend(title="algorithm")
+    return ax
+
+
+def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
+    """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
+
+    Thresholds at ``n_points`` quantiles of each group's pooled scores (plus
+    both ends); computed from the sufficient statistics.
+    """
+    stats = score_stats(scores)
+    rows = []
+    for a, algorithm in enumerate(stats.algorithms):
+        for g, group in enumerate(stats.groups):
+            m, nm = stats.mated[a][g], stats.nonmated[a][g]
+            if len(m) == 0 or len(nm) == 0:
+                continue
+            both = np.concatenate([m, nm])
+            t = np.unique(np.quantile(both, np.linspace(0, 1, n_points)))
+            fmr = (len(nm) - np.searchsorted(nm, t, "left")) / len(nm)
+            fnmr = np.searchsorted(m, t, "left") / len(m)
+            rows.append(pd.DataFrame({"algorithm": str(algorithm), "group": str(group),
+                                      "fmr": fmr, "fnmr": fnmr}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
+    """Per-group DET curves on normal-deviate axes (Chouchane et al., Fig. 7).
+
+    ``points``: the output of :func:`det_points`; ``algorithm`` selects one
+    (default: the first).  Rates of exactly 0 or 1 cannot be drawn on
+    probit axes and are left out.  Returns the Axes.
+    """
+    import matplotlib.pyplot as plt
+    from scipy.stats import norm
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 5))
+    if algorithm is None:
+        algorithm = points["algorithm"].iloc[0]
+    part = points[points["algorithm"] == algorithm]
+    for group, rows in part.groupby("group", sort=False):
+        keep = (rows["fmr"] > 0) & (rows["fmr"] < 1) & (rows["fnmr"] > 0) & (rows["fnmr"] < 1)
+        ax.plot(norm.ppf(rows.loc[keep, "fmr"]), norm.ppf(rows.loc[keep, "fnmr"]), label=str(group))
+    ticks = np.array([1e-3, 1e-2, 0.05, 0.2, 0.5])
+    ax.set_xticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
+    ax.set_yticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
+    ax.set_xlabel("FMR (%)")
+    ax.set_ylabel("FNMR (%)")
+    ax.set_title(str(algorithm))
+    ax.legend(title="group", fontsize="small")
+    return ax

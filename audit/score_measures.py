@@ -1,0 +1,521 @@
+"""Fairness measures that need the comparison scores themselves.
+
+Each function takes a validated score table (:func:`audit.scores.read_scores`)
+or its :class:`audit.scores.ScoreStats`, and returns an
+:class:`audit.measures.MeasureResult` with one entry per algorithm, in the
+order of ``ScoreStats.algorithms``.  Signature of every registered score
+measure::
+
+    function(scores, **options) -> MeasureResult
+
+They are registered with ``inputs="scores"``: a rates table cannot feed them,
+and the FFMC audit of a rates table lists them as not applicable.
+:func:`evaluate_scores` evaluates them all on a score table, per algorithm.
+
+Measures
+--------
+* ``std_eer`` -- standard deviation of the group EERs (Elobaid et al., eq. 19-21).
+* ``sed_mean`` and ``sed_std`` -- mean and standard deviation of SED_G
+  (Elobaid et al., eq. 8-11).
+* ``dfi`` -- Distribution Fairness Index DFI_N (Kotwal & Marcel, as given by
+  Solano et al., eq. 1-2).
+* ``cei`` -- Comprehensive Equity Index (Solano et al., eq. 8 and sec. 2.3).
+
+Binning (DFI, CEI): per algorithm, ``bins`` equal-width bins spanning the
+smallest to the largest score of that algorithm (all groups, mated and
+non-mated), shared by all groups.  No smoothing is needed or applied: every
+divergence is taken against the mean of the groups' distributions, which is
+positive wherever a group's distribution is, so each KL divergence is finite
+and at most ``log2 K`` (K groups).  Logarithms are base 2, matching the
+``K log2 K`` normalisation.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from audit.measures import MeasureResult, UndefinedMeasureWarning
+from audit.registry import Measure, get_measure, measure_names, register
+from audit.scores import ScoreStats, score_stats
+
+SED_UNDEFINED = (
+    "SED_G undefined for {count} of {total} algorithm(s): the global {rate} at the mean "
+    "EER threshold is 0, so eq. {eq} of Elobaid et al. divides by zero; the value is NaN"
+)
+BAD_PERCENTILE = "percentile must lie in (0, 1), got {value!r}"
+BAD_WEIGHTS = "w_tail and w_center must be non-negative and sum to 1, got {w_tail!r} and {w_center!r}"
+BAD_BINS = "bins must be an integer of at least 2, got {value!r}"
+TOO_FEW_GROUPS = "a distribution measure needs at least 2 groups, got {n}"
+
+
+# ------------------------------------------------------------------------------ EER
+
+
+def _eer_one(mated: np.ndarray, nonmated: np.ndarray) -> tuple[float, float, float, float]:
+    """EER of one group: (eer, internal threshold, fmr, fnmr) at the crossing.
+
+    Candidate thresholds are every observed score and ``+inf``; the threshold
+    minimising ``|FMR - FNMR|`` is taken (the smallest one on ties) and the
+    EER is the mean of FMR and FNMR there (Elobaid et al., eq. 19).
+    """
+    candidates = np.concatenate([mated, nonmated, [np.inf]])
+    candidates.sort()
+    fmr = (len(nonmated) - np.searchsorted(nonmated, candidates, "left")) / len(nonmated)
+    fnmr = np.searchsorted(mated, candidates, "left") / len(mated)
+    at = int(np.argmin(np.abs(fmr - fnmr)))
+    return (fmr[at] + fnmr[at]) / 2.0, float(candidates[at]), float(fmr[at]), float(fnmr[at])
+
+
+def eer_table(scores) -> pd.DataFrame:
+    """Per-group equal error rate and its threshold.
+
+    One row per (algorithm, group): ``eer``, ``threshold`` (caller's units),
+    ``fmr`` and ``fnmr`` at it, ``n_mated``, ``n_nonmated`` (within-group
+    non-mated pairs only, as in Elobaid et al. sec. IV-B).
+
+    The EER of eq. 19 is the rate where FMR = FNMR.  Empirical FMR and FNMR
+    are step functions that rarely meet exactly, so we take the observed
+    threshold minimising ``|FMR - FNMR|`` and report the mean of the two
+    there; the gap between them is at most one step (``1/n``) of the coarser
+    rate.  bt4vt reports the larger of the two instead (see
+    :mod:`audit.voxceleb`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.scores import read_scores
+    >>> scores = read_scores(pd.DataFrame({
+    ...     "algorithm": "a", "group": "F", "score": [0.9, 0.4, 0.6, 0.1],
+    ...     "mated": [True, True, False, False]}))
+    >>> eer_table(scores)[["group", "eer", "threshold"]]
+      group  eer  threshold
+    0     F  0.5        0.6
+    """
+    stats = score_stats(scores)
+    rows = []
+    for a, algorithm in enumerate(stats.algorithms):
+        for g, group in enumerate(stats.groups):
+            m, nm = stats.mated[a][g], stats.nonmated[a][g]
+            if len(m) == 0 or len(nm) == 0:
+                eer, t, fmr, fnmr = np.nan, np.nan, np.nan, np.nan
+            else:
+                eer, t, fmr, fnmr = _eer_one(m, nm)
+            rows.append((str(algorithm), str(group), eer, float(stats.to_external(t)), fmr, fnmr,
+                         len(m), len(nm)))
+    table = pd.DataFrame(rows, columns=["algorithm", "group", "eer", "threshold", "fmr", "fnmr",
+                                        "n_mated", "n_nonmated"])
+    table["algorithm"] = table["algorithm"].astype("string")
+    table["group"] = table["group"].astype("string")
+    return table
+
+
+def _per_algorithm(table: pd.DataFrame, column: str, stats: ScoreStats) -> np.ndarray:
+    return table.pivot(index="algorithm", columns="group", values=column).loc[
+        [str(a) for a in stats.algorithms], [str(g) for g in stats.groups]].to_numpy("float64")
+
+
+def std_eer(scores) -> MeasureResult:
+    """Standard deviation of the group EERs (Elobaid et al., eq. 19-21).
+
+    .. math:: \\sigma_{EER_G} = \\sqrt{\\tfrac{1}{|G|}\\sum_g (EER_g - \\mu_{EER_G})^2}
+
+    Population standard deviation (divisor ``|G|``, as eq. 21), of EERs as
+    fractions (the paper's source, Sarridis et al., prints percentages).  EER
+    mixes both error types, so the result has no FMR or FNMR term (NaN).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.scores import read_scores
+    >>> scores = read_scores(pd.DataFrame({
+    ...     "algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+    ...     "score": [0.9, 0.8, 0.3, 0.1, 0.9, 0.2, 0.5, 0.1],
+    ...     "mated": [True, True, False, False] * 2}))
+    >>> float(std_eer(scores).value[0])
+    0.25
+    """
+    stats = score_stats(scores)
+    eers = _per_algorithm(eer_table(stats), "eer", stats)
+    value = eers.std(axis=1, ddof=0)
+    nan = np.full(len(value), np.nan)
+    return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(),
+                         undefined=np.isnan(value))
+
+
+# ---------------------------------------------------------------------------- SED_G
+
+
+def sed_table(scores) -> pd.DataFrame:
+    """Per-group terms of SED_G (Elobaid et al., eq. 8-10).
+
+    The threshold is the mean of the groups' EER thresholds (``T_EER``,
+    sec. III-B); group rates use the group's mated and within-group non-mated
+    comparisons, global rates all comparisons of the algorithm (within- and
+    cross-group non-mated pairs, eq. 8-9 "using the full dataset").
+
+    Columns: ``algorithm``, ``group``, ``threshold``, ``fmr``, ``fnmr``,
+    ``global_fmr``, ``global_fnmr``, ``delta_fmr`` (eq. 8), ``delta_fnmr``
+    (eq. 9), ``sed`` (eq. 10).  A zero global rate makes eq. 8 or 9 undefined:
+    the affected terms are NaN.
+    """
+    stats = score_stats(scores)
+    eers = eer_table(stats)
+    rows = []
+    for a, algorithm in enumerate(stats.algorithms):
+        mine = eers[eers["algorithm"] == str(algorithm)]
+        threshold = float(mine["threshold"].mean())
+        t = stats.to_internal([threshold])
+        fm, fnm, cross = stats.counts(a, t)
+        n_m, n_nm = stats.n_mated(a), stats.n_nonmated(a)
+        global_fmr = (fm[:, 0].sum() + cross[0]) / (n_nm.sum() + len(stats.cross[a]))
+        global_fnmr = fnm[:, 0].sum() / n_m.sum()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fmr = fm[:, 0] / n_nm
+            fnmr = fnm[:, 0] / n_m
+            d_fmr = np.abs(1.0 - fmr / global_fmr) if global_fmr > 0 else np.full(len(fmr), np.nan)
+            d_fnmr = (np.abs(1.0 - fnmr / global_fnmr) if global_fnmr > 0
+                      else np.full(len(fnmr), np.nan))
+        for g, group in enumerate(stats.groups):
+            rows.append((str(algorithm), str(group), threshold, fmr[g], fnmr[g], global_fmr,
+                         global_fnmr, d_fmr[g], d_fnmr[g], d_fmr[g] + d_fnmr[g]))
+    table = pd.DataFrame(rows, columns=["algorithm", "group", "threshold", "fmr", "fnmr",
+                                        "global_fmr", "global_fnmr", "delta_fmr", "delta_fnmr",
+                                        "sed"])
+    table["algorithm"] = table["algorithm"].astype("string")
+    table["group"] = table["group"].astype("string")
+    return table
+
+
+def _sed(scores, statistic) -> MeasureResult:
+    stats = score_stats(scores)
+    table = sed_table(stats)
+    sed = _per_algorithm(table, "sed", stats)
+    d_fmr = _per_algorithm(table, "delta_fmr", stats)
+    d_fnmr = _per_algorithm(table, "delta_fnmr", stats)
+    undefined = np.isnan(sed).any(axis=1)
+    if undefined.any():
+        which = "FMR (eq. 8)" if np.isnan(d_fmr).any() else "FNMR (eq. 9)"
+        rate, eq = which.split(" (eq. ")
+        warnings.warn(SED_UNDEFINED.format(count=int(undefined.sum()), total=len(undefined),
+                                           rate=rate, eq=eq.rstrip(")")),
+                      UndefinedMeasureWarning, stacklevel=3)
+    return MeasureResult(value=statistic(sed), fmr_term=statistic(d_fmr),
+                         fnmr_term=statistic(d_fnmr), undefined=undefined)
+
+
+def sed_mean(scores) -> MeasureResult:
+    """Mean of SED_G (Elobaid et al., eq. 8-11).
+
+    .. math::
+        \\delta FMR_g = |1 - FMR_g(\\bar T_{EER}) / FMR_{global}(\\bar T_{EER})|,\\quad
+        SED_g = \\delta FMR_g + \\delta FNMR_g,\\quad
+        \\overline{SED}_G = \\tfrac{1}{|G|}\\sum_g SED_g
+
+    ``fmr_term`` and ``fnmr_term`` are the means of ``delta_fmr`` and
+    ``delta_fnmr`` (the value is their sum).  0 only if every group matches the
+    global rates; unbounded above.  NaN, flagged and warned when a global rate
+    is 0.  See :func:`sed_table` for the per-group terms.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.scores import read_scores
+    >>> scores = read_scores(pd.DataFrame({
+    ...     "algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+    ...     "score": [0.9, 0.4, 0.6, 0.1] * 2, "mated": [True, True, False, False] * 2}))
+    >>> float(sed_mean(scores).value[0])
+    0.0
+    """
+    with np.errstate(invalid="ignore"):
+        return _sed(scores, lambda x: x.mean(axis=1))
+
+
+def sed_std(scores) -> MeasureResult:
+    """Standard deviation of SED_G (Elobaid et al., eq. 11 and sec. IV-B).
+
+    Population standard deviation (divisor ``|G|``, as eq. 21 for the EERs).
+    ``fmr_term`` and ``fnmr_term`` are the standard deviations of
+    ``delta_fmr`` and ``delta_fnmr``; the value is *not* a combination of them.
+    """
+    with np.errstate(invalid="ignore"):
+        return _sed(scores, lambda x: x.std(axis=1, ddof=0))
+
+
+# ------------------------------------------------------------------- distributions
+
+
+def _check_bins(bins) -> int:
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
+        raise ValueError(BAD_BINS.format(value=bins))
+    return int(bins)
+
+
+def _edges(stats: ScoreStats, a: int, bins: int) -> np.ndarray:
+    segments = [s for s in stats.segments(a) if len(s)]
+    low = min(s[0] for s in segments)
+    high = max(s[-1] for s in segments)
+    if high == low:
+        high = low + 1.0
+    return np.linspace(low, high, bins + 1)
+
+
+def _histogram(sorted_scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts per bin of sorted scores (last bin closed), from two binary searches."""
+    cuts = np.searchsorted(sorted_scores, edges[1:-1], "left")
+    bounds = np.concatenate([[0], cuts, [len(sorted_scores)]])
+    return np.diff(bounds).astype("float64")
+
+
+def _kl_to_mean(p: np.ndarray) -> np.ndarray:
+    """KL divergence (base 2) of each row of ``p`` to the mean row; rows sum to 1."""
+    mean = p.mean(axis=0, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log2(p / mean), 0.0)
+    return terms.sum(axis=1)
+
+
+def _normalise(counts: np.ndarray) -> np.ndarray:
+    total = counts.sum(axis=1, keepdims=True)
+    return counts / total
+
+
+def dfi(scores, *, bins: int = 100) -> MeasureResult:
+    """Distribution Fairness Index DFI_N (Kotwal & Marcel; Solano et al., eq. 1-2).
+
+    .. math::
+        Z_{D_{mean}} = \\tfrac1K \\sum_i Z_{D_i},\\quad
+        DFI_N = 1 - \\tfrac{1}{K\\log_2 K}\\sum_i KL(Z_{D_i} \\| Z_{D_{mean}})
+
+    ``Z_{D_i}``: the histogram of all of group i's scores (mated and
+    within-group non-mated together, "combined genuine + impostor"),
+    normalised to sum 1.  In [0, 1], 1 for identical group distributions.
+    The combined histogram depends on each group's mix of mated and non-mated
+    comparisons, as in the paper.  No separate FMR/FNMR terms (NaN).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.scores import read_scores
+    >>> scores = read_scores(pd.DataFrame({
+    ...     "algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+    ...     "score": [0.9, 0.8, 0.3, 0.1] * 2, "mated": [True, True, False, False] * 2}))
+    >>> float(dfi(scores, bins=10).value[0])
+    1.0
+    """
+    bins = _check_bins(bins)
+    stats = score_stats(scores)
+    k = len(stats.groups)
+    if k < 2:
+        raise ValueError(TOO_FEW_GROUPS.format(n=k))
+    values = []
+    for a in range(len(stats.algorithms)):
+        edges = _edges(stats, a, bins)
+        counts = np.array([_histogram(stats.mated[a][g], edges)
+                           + _histogram(stats.nonmated[a][g], edges) for g in range(k)])
+        values.append(1.0 - _kl_to_mean(_normalise(counts)).sum() / (k * np.log2(k)))
+    value = np.asarray(values)
+    nan = np.full(len(value), np.nan)
+    return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(),
+                         undefined=np.isnan(value))
+
+
+def _cei_part(p: np.ndarray, tail: np.ndarray, w_tail: float, w_center: float) -> np.ndarray:
+    """Weighted tail/centre divergence S' of each group (rows of ``p``, summing to 1)."""
+    def lumped(keep):
+        # the bins in ``keep`` plus one bin holding the mass of all the others
+        return np.column_stack([p[:, keep], p[:, ~keep].sum(axis=1)])
+
+    return w_tail * _kl_to_mean(lumped(tail)) + w_center * _kl_to_mean(lumped(~tail))
+
+
+def cei(scores, *, percentile: float = 0.9, w_tail: float = 0.8, w_center: float = 0.2,
+        bins: int = 100) -> MeasureResult:
+    """Comprehensive Equity Index (Solano et al., sec. 2.3, eq. 8).
+
+    For each class (mated = genuine, non-mated = impostor) separately, each
+    group's histogram ``Z_{D_i}`` is split at the score ``s`` where the mean
+    distribution reaches the ``percentile`` P towards its error side: the
+    *tail* is the non-mated scores above the P-quantile of the mean non-mated
+    distribution (where false matches occur) and the mated scores below its
+    (1 - P)-quantile (where false non-matches occur); the rest is the
+    *centre*.  Then (eq. 8)
+
+    .. math::
+        S'_i = w_t\\,KL(Z^t_{D_i} \\| Z^t_{D_{mean}}) + w_c\\,KL(Z^c_{D_i} \\| Z^c_{D_{mean}}),
+        \\quad CEI_c = 1 - \\tfrac{1}{K\\log_2 K}\\sum_i S'_i
+
+    and ``CEI = (CEI_impostor + CEI_genuine) / 2``.  In [0, 1], 1 for identical
+    distributions.  ``fmr_term`` is ``CEI_impostor``, ``fnmr_term``
+    ``CEI_genuine``.
+
+    Our reading, where the available text of the paper is incomplete (its
+    eq. 9 is missing from our copy): ``Z^t`` is the group's distribution over
+    the tail bins plus one bin holding its whole centre mass, and ``Z^c`` the
+    converse, so both are probability distributions and the tail divergence
+    sees the group's tail *probability* as well as the tail's shape (the
+    paper's aim: "balances both their general shapes and tails'
+    probabilities"); ``Z^t_{D_mean}`` is the mean of the groups' ``Z^t``, so
+    each KL is at most ``log2 K`` and ``w_t + w_c = 1`` keeps CEI in [0, 1],
+    normalised like DFI_N (eq. 2).  The split point is rounded to a bin edge.
+    Defaults: P = 0.9 and (w_t, w_c) = (0.8, 0.2), among the settings of
+    sec. 4.2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.scores import read_scores
+    >>> scores = read_scores(pd.DataFrame({
+    ...     "algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+    ...     "score": [0.9, 0.8, 0.3, 0.1] * 2, "mated": [True, True, False, False] * 2}))
+    >>> float(cei(scores, bins=10).value[0])
+    1.0
+    """
+    bins = _check_bins(bins)
+    if not 0.0 < percentile < 1.0:
+        raise ValueError(BAD_PERCENTILE.format(value=percentile))
+    if w_tail < 0 or w_center < 0 or not np.isclose(w_tail + w_center, 1.0):
+        raise ValueError(BAD_WEIGHTS.format(w_tail=w_tail, w_center=w_center))
+    stats = score_stats(scores)
+    k = len(stats.groups)
+    if k < 2:
+        raise ValueError(TOO_FEW_GROUPS.format(n=k))
+    impostor, genuine = [], []
+    for a in range(len(stats.algorithms)):
+        edges = _edges(stats, a, bins)
+        for kind, out in (("nonmated", impostor), ("mated", genuine)):
+            per_group = stats.nonmated[a] if kind == "nonmated" else stats.mated[a]
+            p = _normalise(np.array([_histogram(s, edges) for s in per_group]))
+            cdf = np.cumsum(p.mean(axis=0))
+            if kind == "nonmated":
+                # tail: bins entirely above the P-quantile of the mean distribution
+                split = int(np.searchsorted(cdf, percentile, "left")) + 1
+                tail = np.arange(bins) >= split
+            else:
+                split = int(np.searchsorted(cdf, 1.0 - percentile, "left"))
+                tail = np.arange(bins) <= split
+            s = _cei_part(p, tail, w_tail, w_center)
+            out.append(1.0 - s.sum() / (k * np.log2(k)))
+    impostor, genuine = np.asarray(impostor), np.asarray(genuine)
+    value = (impostor + genuine) / 2.0
+    return MeasureResult(value=value, fmr_term=impostor, fnmr_term=genuine,
+                         undefined=np.isnan(value))
+
+
+# ------------------------------------------------------------------------- registry
+
+ELOBAID = "Elobaid et al., Sum of Group Error Differences"
+SOLANO = "Solano et al., Comprehensive Equity Index (CEI)"
+
+
+def _sum_share(fmr_term, fnmr_term, alpha):
+    """Share of the FMR term in ``A + B`` (SED has no alpha; it weighs both equally)."""
+    a = np.asarray(fmr_term, dtype="float64")
+    b = np.asarray(fnmr_term, dtype="float64")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + b)
+
+
+def _mean_share(fmr_term, fnmr_term, alpha):
+    """Share of the impostor term in CEI's equal-weight mean of the two unfairness terms."""
+    a = 1.0 - np.asarray(fmr_term, dtype="float64")
+    b = 1.0 - np.asarray(fnmr_term, dtype="float64")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + b)
+
+
+def _no_share(fmr_term, fnmr_term, alpha):
+    """No FMR/FNMR decomposition: NaN."""
+    return np.full(np.shape(np.asarray(fmr_term)), np.nan)
+
+
+SCORE_MEASURES = (
+    Measure(
+        name="std_eer", label="STD of group EERs", function=std_eer, higher_is_fairer=False,
+        bounds=(0.0, 0.5), ideal=0.0,
+        fmr_term="none: the EER merges FMR and FNMR (NaN)",
+        fnmr_term="none: the EER merges FMR and FNMR (NaN)",
+        share=_no_share, citation=f"{ELOBAID}, eq. 19-21",
+        undefined="NaN when a group has no mated or no within-group non-mated comparisons",
+        inputs="scores", module=__name__,
+    ),
+    Measure(
+        name="sed_mean", label="mean SED_G", function=sed_mean, higher_is_fairer=False,
+        bounds=(0.0, None), ideal=0.0,
+        fmr_term="A: mean over groups of |1 - FMR_g / FMR_global| at the mean EER threshold (eq. 8)",
+        fnmr_term="B: mean over groups of |1 - FNMR_g / FNMR_global| (eq. 9)",
+        share=_sum_share, citation=f"{ELOBAID}, eq. 8-11",
+        undefined="a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned",
+        inputs="scores", module=__name__,
+    ),
+    Measure(
+        name="sed_std", label="STD of SED_G", function=sed_std, higher_is_fairer=False,
+        bounds=(0.0, None), ideal=0.0,
+        fmr_term="std over groups of delta FMR_g (eq. 8); not a term of the value",
+        fnmr_term="std over groups of delta FNMR_g (eq. 9); not a term of the value",
+        share=_no_share, citation=f"{ELOBAID}, eq. 8-11",
+        undefined="a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned",
+        inputs="scores", module=__name__,
+    ),
+    Measure(
+        name="dfi", label="DFI_N", function=dfi, higher_is_fairer=True,
+        bounds=(0.0, 1.0), ideal=1.0,
+        fmr_term="none: genuine and impostor scores are combined (NaN)",
+        fnmr_term="none: genuine and impostor scores are combined (NaN)",
+        share=_no_share, citation=f"{SOLANO}, eq. 1-2 (Kotwal & Marcel, ICPR 2022)",
+        undefined="never undefined (a group without scores is refused)",
+        inputs="scores", module=__name__,
+    ),
+    Measure(
+        name="cei", label="CEI", function=cei, higher_is_fairer=True,
+        bounds=(0.0, 1.0), ideal=1.0,
+        fmr_term="A: CEI of the impostor (non-mated) distributions",
+        fnmr_term="B: CEI of the genuine (mated) distributions",
+        share=_mean_share, citation=f"{SOLANO}, sec. 2.3, eq. 8",
+        undefined="never undefined (a group without scores is refused)",
+        inputs="scores", module=__name__,
+    ),
+)
+
+for _measure in SCORE_MEASURES:
+    register(_measure, replace=True)
+
+
+def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
+    """Evaluate score-based measures on a score table, per algorithm.
+
+    Parameters
+    ----------
+    scores
+        A validated score table or its :class:`~audit.scores.ScoreStats`
+        (sorted once, shared by all measures).
+    measures
+        Names of registered measures with ``inputs="scores"``; default all.
+    **options
+        ``{measure_name: {option: value}}`` passed to that measure, e.g.
+        ``cei={"percentile": 0.95}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (algorithm, measure): ``algorithm``, ``measure``,
+        ``value``, ``fmr_term``, ``fnmr_term``, ``undefined``.
+    """
+    stats = score_stats(scores)
+    names = measures if measures is not None else [
+        n for n in measure_names() if get_measure(n).inputs == "scores"]
+    frames = []
+    for name in names:
+        measure = get_measure(name)
+        result = measure.function(stats, **options.get(name, {}))
+        frames.append(pd.DataFrame({
+            "algorithm": [str(a) for a in stats.algorithms], "measure": name,
+            "value": result.value, "fmr_term": result.fmr_term, "fnmr_term": result.fnmr_term,
+            "undefined": result.undefined,
+        }))
+    out = pd.concat(frames, ignore_index=True)
+    out["algorithm"] = out["algorithm"].astype("string")
+    out["measure"] = out["measure"].astype("string")
+    return out

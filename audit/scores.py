@@ -1,0 +1,769 @@
+"""From comparison scores to per-group error rates at an operating point.
+
+Vendors and test labs hold comparison scores, not finished rate tables.  This
+module reads a long table of scores, validates it as strictly as
+:mod:`audit.rates` validates rates, reduces it to per-group **sufficient
+statistics** and turns those into the tidy rates table that every rate-based
+measure, the FFMC audit and the Pareto frontier consume.
+
+Score table
+-----------
+One row per comparison, columns:
+
+* ``algorithm`` -- the system that produced the score;
+* ``score`` -- a finite number; ``higher_is_match=True`` (similarity, default)
+  or ``False`` (distance: lower means a match);
+* ``mated`` -- True for a mated (genuine, same person) comparison, False for a
+  non-mated (impostor) one; ``True``/``False``/``1``/``0`` are accepted;
+* the demographic group, either one label for both sides (``group``, or one
+  column per attribute named with ``attributes=[...]``) or one label per side
+  (``group_1`` and ``group_2``, or ``<attribute>_1`` and ``<attribute>_2``), so
+  that cross-group non-mated pairs can be represented.  A mated pair must have
+  the same group on both sides.
+
+Conventions
+-----------
+Decision rule
+    With similarity scores a comparison is declared a match when
+    ``score >= threshold``; with distances when ``score <= threshold``
+    (ISO/IEC 19795-1).  ``FMR(t)`` is the fraction of non-mated comparisons
+    declared a match, ``FNMR(t)`` the fraction of mated ones declared a
+    non-match.
+Operating point at a target FMR
+    The threshold is set on the **pooled** non-mated scores of an algorithm
+    (within-group and cross-group pairs alike).  Among all thresholds whose
+    pooled FMR does not exceed the target, the most permissive one is taken
+    (the lowest similarity threshold), so that the FNMR is as small as the
+    constraint allows.  Because FMR is a step function, the attained FMR is the
+    largest attainable value ``k / N <= target`` (``k`` false matches among
+    ``N`` non-mated comparisons): **it never exceeds the target**, and is
+    recorded next to it (``attained_fmr``) because it may fall below it --
+    for instance to 0 when ``target * N < 1``.  Ties are never split: all
+    comparisons with the same score get the same decision, so a block of tied
+    non-mated scores that would overshoot the target is rejected entirely.
+    The reported threshold is the smallest observed score (of any comparison of
+    that algorithm) that is accepted, so it reads as a real score value; when
+    every observed score must be rejected it is the next float above the
+    largest score.
+Per-group rates
+    A group's FNMR is computed on its mated comparisons; its FMR on its
+    **within-group** non-mated comparisons (both sides in the group), as in the
+    NIST FRVT Part 3 tables.  Cross-group non-mated comparisons enter the pooled
+    FMR that sets the threshold (and the global rates of SED_G), not a group's
+    FMR.  A group without mated or without within-group non-mated comparisons
+    has an undefined rate and is refused with a :class:`ScoresError`.
+
+Sufficient statistics and the streaming seam
+--------------------------------------------
+Everything downstream of :func:`score_stats` reads only a :class:`ScoreStats`:
+per (algorithm, group) the sorted mated scores and the sorted within-group
+non-mated scores, and per algorithm the sorted cross-group non-mated scores.
+Rates at any threshold are then two binary searches per group.  Building it
+costs about one sort of the scores and memory about one copy of them.  A
+streaming or distributed backend that cannot hold the scores in memory needs
+only to produce the same per-segment statistics: sorted (or, with a loss of
+resolution stated by its bin width, finely histogrammed) scores per segment,
+whose only use here is ``count(score >= t)`` and ``count(score < t)`` for a
+vector of thresholds (:meth:`ScoreStats.counts`).  That method is the seam.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from audit.rates import _blank, _first, _more, _Source
+
+# Error messages: constants, so that tests can check them exactly.
+CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+EMPTY = "{source}: the score table has no rows"
+MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
+UNKNOWN_COLUMNS = (
+    "{source}: unknown column(s) {columns}; expected algorithm, score, mated and the "
+    "group column(s). Rename or remove them, or name them in ignore=[...] "
+    "(nothing is dropped silently)"
+)
+DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+MIXED_GROUP_COLUMNS = (
+    "{source}: give the group either as one column {single!r} or as two columns "
+    "{sides}, not both"
+)
+MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
+NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
+NOT_FINITE = "{where}, column {column!r}: {value!r} is not finite{more}"
+BAD_MATED = (
+    "{where}, column 'mated': {value!r} is not a mated flag (True/False or 1/0){more}"
+)
+EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+MATED_CROSS_GROUP = (
+    "{where}: a mated comparison has group {first!r} on one side and {second!r} on the "
+    "other; both sides of a mated pair are the same person{more}"
+)
+NO_COMPARISONS = (
+    "algorithm {algorithm!r}, group {group!r} has no {kind} comparisons, so its "
+    "{rate} is undefined; every algorithm needs mated and within-group non-mated "
+    "comparisons in every group"
+)
+NO_NONMATED = "algorithm {algorithm!r} has no non-mated comparisons: no threshold can be set on FMR"
+BAD_TARGET = "target FMR must lie in (0, 1], got {value!r}"
+UNKNOWN_ALGORITHM = "unknown algorithm {name!r}; the scores hold {names}"
+
+TRUE_WORDS = frozenset({"true", "1", "1.0", "t", "yes"})
+FALSE_WORDS = frozenset({"false", "0", "0.0", "f", "no"})
+
+#: Default grid of target FMRs for :func:`sweep`: 0.1% to 10%, 10 per decade.
+DEFAULT_TARGETS = np.logspace(-3, -1, 21)
+
+
+class ScoresError(ValueError):
+    """The score table is malformed; the message names file, row and column."""
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read(source) -> tuple[pd.DataFrame, _Source]:
+    if isinstance(source, pd.DataFrame):
+        return source, _Source("<DataFrame>", csv=False)
+    path = Path(source)
+    name = str(path)
+    try:
+        if path.suffix.lower() == ".parquet":
+            return pd.read_parquet(path), _Source(name, csv=False)
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = handle.readline().rstrip("\r\n").split(",")
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
+                            encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, ImportError) as error:
+        raise ScoresError(CANNOT_READ.format(source=name, reason=error)) from error
+    seen: set[str] = set()
+    for column in header:
+        if column in seen:
+            raise ScoresError(DUPLICATE_COLUMN.format(source=name, column=column))
+        seen.add(column)
+    return frame, _Source(name, csv=True)
+
+
+def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
+    raw = frame["score"]
+    if pd.api.types.is_float_dtype(raw.dtype) or pd.api.types.is_integer_dtype(raw.dtype):
+        values = raw.to_numpy(dtype="float64", na_value=np.nan)
+        missing = np.isnan(values)
+        if missing.any():
+            at, more = _first(missing)
+            raise ScoresError(MISSING_VALUE.format(
+                where=source.where(frame, at), column="score", more=_more(more)))
+    else:
+        blank = _blank(raw)
+        if blank.any():
+            at, more = _first(blank)
+            raise ScoresError(MISSING_VALUE.format(
+                where=source.where(frame, at), column="score", more=_more(more)))
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+        bad = np.isnan(values)
+        if bad.any():
+            text = raw.astype("string").str.strip().str.lower()
+            spelled = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(bool)
+            if (bad & ~spelled).any():
+                at, more = _first(bad & ~spelled)
+                raise ScoresError(NOT_NUMERIC.format(
+                    where=source.where(frame, at), column="score", value=raw.iloc[at],
+                    more=_more(more)))
+            at, more = _first(bad)
+            raise ScoresError(MISSING_VALUE.format(
+                where=source.where(frame, at), column="score", more=_more(more)))
+    infinite = np.isinf(values)
+    if infinite.any():
+        at, more = _first(infinite)
+        value = raw.iloc[at]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise ScoresError(NOT_FINITE.format(
+            where=source.where(frame, at), column="score", value=value, more=_more(more)))
+    return values
+
+
+def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
+    raw = frame["mated"]
+    if pd.api.types.is_bool_dtype(raw.dtype) and not raw.isna().any():
+        return raw.to_numpy(dtype=bool)
+    blank = _blank(raw)
+    if blank.any():
+        at, more = _first(blank)
+        raise ScoresError(MISSING_VALUE.format(
+            where=source.where(frame, at), column="mated", more=_more(more)))
+    text = raw.astype(str).str.strip().str.lower()
+    true = text.isin(TRUE_WORDS).to_numpy(bool)
+    false = text.isin(FALSE_WORDS).to_numpy(bool)
+    bad = ~(true | false)
+    if bad.any():
+        at, more = _first(bad)
+        raise ScoresError(BAD_MATED.format(
+            where=source.where(frame, at), value=raw.iloc[at], more=_more(more)))
+    return true
+
+
+def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
+    raw = frame[column]
+    blank = _blank(raw)
+    if blank.any():
+        at, more = _first(blank)
+        raise ScoresError(EMPTY_LABEL.format(
+            where=source.where(frame, at), column=column, more=_more(more)))
+    return raw.astype(str)
+
+
+def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bool = True,
+                attributes: Sequence[str] | None = None,
+                ignore: Sequence[str] = ()) -> pd.DataFrame:
+    """Read comparison scores from a CSV/Parquet file or a DataFrame, validated.
+
+    Parameters
+    ----------
+    source
+        Path of a CSV (or ``.parquet``) file, or a DataFrame, with columns
+        ``algorithm``, ``score``, ``mated`` and the group (see the module
+        docstring).
+    higher_is_match
+        True for similarity scores (a match when ``score >= threshold``), False
+        for distances (a match when ``score <= threshold``).
+    attributes
+        Names of attribute columns making up the group (e.g.
+        ``["gender", "nationality"]``); the group label is their values joined
+        by ``"."``.  Each attribute is one column ``<name>`` or two,
+        ``<name>_1`` and ``<name>_2``.  Default: a ``group`` column (or
+        ``group_1`` and ``group_2``).
+    ignore
+        Columns present in the source that are to be ignored (anything else
+        unknown is refused).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per comparison in input order: ``algorithm`` (categorical),
+        ``score`` (float64, as given), ``mated`` (bool), ``group_1`` and
+        ``group_2`` (categoricals over the same groups, in order of first
+        appearance).  ``attrs`` holds ``higher_is_match``, ``attributes`` and
+        ``source``.
+
+    Raises
+    ------
+    ScoresError
+        With a message naming the file, row (CSV line) and column of the first
+        problem.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = read_scores(pd.DataFrame({
+    ...     "algorithm": ["a", "a", "a"], "score": [0.9, 0.2, 0.4],
+    ...     "mated": [True, False, False], "group": ["F", "F", "M"]}))
+    >>> table[["score", "mated", "group_1", "group_2"]]
+       score  mated group_1 group_2
+    0    0.9   True       F       F
+    1    0.2  False       F       F
+    2    0.4  False       M       M
+    """
+    frame, where = _read(source)
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        duplicate = next(c for c in columns if columns.count(c) > 1)
+        raise ScoresError(DUPLICATE_COLUMN.format(source=where.name, column=duplicate))
+    frame.columns = columns
+    for required in ("algorithm", "score", "mated"):
+        if required not in columns:
+            hint = " (the system that produced each score)" if required == "algorithm" else ""
+            raise ScoresError(MISSING_COLUMN.format(source=where.name, column=required, hint=hint))
+    names = tuple(attributes) if attributes is not None else ("group",)
+    group_columns: list[str] = []
+    two_sided: list[bool] = []
+    for name in names:
+        single = name in columns
+        sides = f"{name}_1" in columns or f"{name}_2" in columns
+        if single and sides:
+            raise ScoresError(MIXED_GROUP_COLUMNS.format(
+                source=where.name, single=name, sides=[f"{name}_1", f"{name}_2"]))
+        if sides:
+            for column in (f"{name}_1", f"{name}_2"):
+                if column not in columns:
+                    raise ScoresError(MISSING_COLUMN.format(
+                        source=where.name, column=column,
+                        hint=" (a group given per side needs both sides)"))
+            group_columns += [f"{name}_1", f"{name}_2"]
+            two_sided.append(True)
+        elif single:
+            group_columns.append(name)
+            two_sided.append(False)
+        else:
+            hint = (" (give a group column, group_1 and group_2, or attribute columns and "
+                    "read_scores(..., attributes=[...]))" if attributes is None else "")
+            raise ScoresError(MISSING_COLUMN.format(source=where.name, column=name, hint=hint))
+    known = {"algorithm", "score", "mated", *group_columns, *ignore}
+    unknown = [c for c in columns if c not in known]
+    if unknown:
+        raise ScoresError(UNKNOWN_COLUMNS.format(source=where.name, columns=unknown))
+    if len(frame) == 0:
+        raise ScoresError(EMPTY.format(source=where.name))
+
+    algorithm = _label_values(frame, "algorithm", where)
+    score = _score_values(frame, where)
+    mated = _mated_values(frame, where)
+    if any(two_sided):
+        side_1 = _join([_label_values(frame, f"{n}_1" if s else n, where)
+                        for n, s in zip(names, two_sided)])
+        side_2 = _join([_label_values(frame, f"{n}_2" if s else n, where)
+                        for n, s in zip(names, two_sided)])
+        cross = (side_1 != side_2).to_numpy(bool) & mated
+        if cross.any():
+            at, more = _first(cross)
+            raise ScoresError(MATED_CROSS_GROUP.format(
+                where=where.where(frame, at), first=side_1.iloc[at], second=side_2.iloc[at],
+                more=_more(more)))
+    else:
+        side_1 = _join([_label_values(frame, n, where) for n in names])
+        side_2 = side_1
+    codes, categories = pd.factorize(pd.concat([side_1, side_2], ignore_index=True), sort=False)
+    n = len(frame)
+    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
+    table = pd.DataFrame({
+        "algorithm": pd.Categorical(algorithm.to_numpy(), categories=pd.unique(algorithm)),
+        "score": score,
+        "mated": mated,
+        "group_1": pd.Categorical.from_codes(codes[:n], dtype=dtype),
+        "group_2": pd.Categorical.from_codes(codes[n:], dtype=dtype),
+    })
+    table.attrs["higher_is_match"] = bool(higher_is_match)
+    table.attrs["attributes"] = tuple(attributes) if attributes is not None else ()
+    table.attrs["source"] = where.name
+    return table
+
+
+def _join(parts: list[pd.Series]) -> pd.Series:
+    label = parts[0].reset_index(drop=True)
+    for part in parts[1:]:
+        label = label + "." + part.reset_index(drop=True)
+    return label
+
+
+# ------------------------------------------------------------- sufficient statistics
+
+
+@dataclass
+class ScoreStats:
+    """Per-group sufficient statistics of a score table.
+
+    All scores are stored in *match orientation* (higher means more likely a
+    match): distances are negated on the way in and thresholds negated back on
+    the way out, so every computation uses ``accept = score >= t``.
+
+    Attributes
+    ----------
+    algorithms, groups
+        Labels, in order of first appearance.
+    mated, nonmated
+        ``mated[a][g]`` and ``nonmated[a][g]``: sorted (ascending) mated and
+        within-group non-mated scores of algorithm ``a`` in group ``g``.
+    cross
+        ``cross[a]``: sorted cross-group non-mated scores of algorithm ``a``.
+    higher_is_match, attributes
+        As given to :func:`read_scores`.
+    """
+
+    algorithms: pd.Index
+    groups: pd.Index
+    mated: list[list[np.ndarray]]
+    nonmated: list[list[np.ndarray]]
+    cross: list[np.ndarray]
+    higher_is_match: bool = True
+    attributes: tuple = ()
+
+    # -- the seam: everything below reads the statistics only through these counts
+    def counts(self, a: int, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Counts at internal thresholds ``t`` (match orientation) for algorithm ``a``.
+
+        Returns ``(false_matches, false_non_matches, cross_false_matches)``:
+        arrays of shape (n_groups, n_thresholds), (n_groups, n_thresholds) and
+        (n_thresholds,) counting within-group non-mated ``>= t``, mated
+        ``< t`` and cross-group non-mated ``>= t``.
+        """
+        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        fm = np.array([len(s) - np.searchsorted(s, t, "left") for s in self.nonmated[a]],
+                      dtype="int64").reshape(len(self.groups), len(t))
+        fnm = np.array([np.searchsorted(s, t, "left") for s in self.mated[a]],
+                       dtype="int64").reshape(len(self.groups), len(t))
+        cross = len(self.cross[a]) - np.searchsorted(self.cross[a], t, "left")
+        return fm, fnm, cross.astype("int64")
+
+    def n_mated(self, a: int) -> np.ndarray:
+        return np.array([len(s) for s in self.mated[a]], dtype="int64")
+
+    def n_nonmated(self, a: int) -> np.ndarray:
+        return np.array([len(s) for s in self.nonmated[a]], dtype="int64")
+
+    def n_pooled_nonmated(self, a: int) -> int:
+        return int(self.n_nonmated(a).sum() + len(self.cross[a]))
+
+    def segments(self, a: int) -> list[np.ndarray]:
+        return [*self.mated[a], *self.nonmated[a], self.cross[a]]
+
+    def to_internal(self, threshold):
+        """A threshold in the caller's units, in match orientation."""
+        t = np.asarray(threshold, dtype="float64")
+        return t if self.higher_is_match else -t
+
+    def to_external(self, threshold):
+        t = np.asarray(threshold, dtype="float64")
+        return t if self.higher_is_match else -t
+
+    def algorithm_index(self, name) -> int:
+        try:
+            return self.algorithms.get_loc(name)
+        except KeyError:
+            raise KeyError(UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))) from None
+
+
+def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None, *,
+                            groups: Sequence | None = None,
+                            algorithms: Sequence | None = None,
+                            higher_is_match: bool = True,
+                            attributes: Sequence[str] = ()) -> ScoreStats:
+    """:class:`ScoreStats` from plain arrays (no validation: use :func:`read_scores` first).
+
+    ``group_1``/``group_2`` and ``algorithm`` are integer codes (0-based);
+    ``groups`` and ``algorithms`` their labels (default: the codes).  Cost:
+    one pass per segment to gather its scores, then an in-place sort of each
+    segment; extra memory: one copy of the scores plus a boolean mask.
+    """
+    score = np.asarray(score, dtype="float64")
+    mated = np.asarray(mated, dtype=bool)
+    group_1 = np.asarray(group_1)
+    same = None if group_2 is None else (np.asarray(group_2) == group_1)
+    n_groups = int(group_1.max()) + 1 if groups is None else len(groups)
+    if algorithm is None:
+        per_algorithm = [None]
+        n_alg = 1
+    else:
+        algorithm = np.asarray(algorithm)
+        n_alg = int(algorithm.max()) + 1 if algorithms is None else len(algorithms)
+        per_algorithm = list(range(n_alg))
+    sign = 1.0 if higher_is_match else -1.0
+    # one small-integer key per row: 0..G-1 mated, G..2G-1 within-group non-mated, 2G cross
+    key_dtype = (np.int8 if 2 * n_groups + 1 < 2**7 else
+                 np.int16 if 2 * n_groups + 1 < 2**15 else np.int32)
+    key = group_1.astype(key_dtype, copy=True)
+    key[~mated] += n_groups
+    if same is not None:
+        key[~(same | mated)] = 2 * n_groups
+        del same
+    all_mated, all_nonmated, all_cross = [], [], []
+    for a in per_algorithm:
+        if a is None:
+            sub_key, sub_score = key, score
+        else:
+            rows = algorithm == a
+            sub_key, sub_score = key[rows], score[rows]
+            del rows
+        segments = []
+        for k in range(2 * n_groups + 1):
+            seg = np.compress(sub_key == k, sub_score)
+            if sign < 0:
+                np.negative(seg, out=seg)
+            seg.sort()
+            segments.append(seg)
+        all_mated.append(segments[:n_groups])
+        all_nonmated.append(segments[n_groups:2 * n_groups])
+        all_cross.append(segments[2 * n_groups])
+    return ScoreStats(
+        algorithms=pd.Index(list(algorithms) if algorithms is not None else list(range(n_alg)),
+                            name="algorithm"),
+        groups=pd.Index(list(groups) if groups is not None else list(range(n_groups)), name="group"),
+        mated=all_mated, nonmated=all_nonmated, cross=all_cross,
+        higher_is_match=higher_is_match, attributes=tuple(attributes),
+    )
+
+
+def score_stats(scores: pd.DataFrame | ScoreStats) -> ScoreStats:
+    """The sufficient statistics of a validated score table (see :func:`read_scores`).
+
+    A :class:`ScoreStats` is passed through, so every function below accepts
+    either and the sorting is done once.
+    """
+    if isinstance(scores, ScoreStats):
+        return scores
+    return score_stats_from_arrays(
+        scores["score"].to_numpy(dtype="float64"),
+        scores["mated"].to_numpy(dtype=bool),
+        scores["group_1"].cat.codes.to_numpy(),
+        scores["group_2"].cat.codes.to_numpy(),
+        scores["algorithm"].cat.codes.to_numpy(),
+        groups=list(scores["group_1"].cat.categories),
+        algorithms=list(scores["algorithm"].cat.categories),
+        higher_is_match=scores.attrs.get("higher_is_match", True),
+        attributes=scores.attrs.get("attributes", ()),
+    )
+
+
+# ----------------------------------------------------------------- operating points
+
+_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+def _ordered(x: np.ndarray) -> np.ndarray:
+    """Map float64 to int64 so that integer order is float order."""
+    i = np.asarray(x, dtype="float64").view(np.int64)
+    return np.where(i < 0, ~(i & _SIGN), i)
+
+
+def _unordered(o: np.ndarray) -> np.ndarray:
+    o = np.asarray(o, dtype=np.int64)
+    i = np.where(o < 0, (~o) | ~_SIGN, o)
+    return i.view(np.float64)
+
+
+def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
+    """Largest k with k / n <= target (as float64), per target."""
+    k = np.floor(targets * n).astype("int64")
+    k = np.clip(k, 0, n)
+    up = (k + 1 <= n) & ((k + 1) / n <= targets)
+    k = np.where(up, k + 1, k)
+    down = (k > 0) & (k / n > targets)
+    return np.where(down, k - 1, k)
+
+
+def _pooled_false_matches(stats: ScoreStats, a: int, t: np.ndarray) -> np.ndarray:
+    fm, _, cross = stats.counts(a, t)
+    return fm.sum(axis=0) + cross
+
+
+def thresholds_at_fmr(stats: ScoreStats | pd.DataFrame, targets, algorithm=None
+                      ) -> pd.DataFrame:
+    """Thresholds setting the pooled FMR of each algorithm at or below each target.
+
+    Returns one row per (algorithm, target): ``algorithm``, ``target_fmr``,
+    ``threshold`` (in the caller's units), ``attained_fmr`` (pooled, never
+    above the target), ``n_pooled_nonmated``.  See the module docstring for
+    the conventions.
+    """
+    stats = score_stats(stats)
+    targets = np.atleast_1d(np.asarray(targets, dtype="float64"))
+    bad = ~((targets > 0) & (targets <= 1))
+    if bad.any():
+        raise ValueError(BAD_TARGET.format(value=float(targets[bad][0])))
+    indices = (range(len(stats.algorithms)) if algorithm is None
+               else [stats.algorithm_index(algorithm)])
+    rows = []
+    for a in indices:
+        n = stats.n_pooled_nonmated(a)
+        if n == 0:
+            raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
+        k = _allowed_false_matches(targets, n)
+        segments = [s for s in stats.segments(a) if len(s)]
+        low = min(s[0] for s in segments)
+        nm_max = max(s[-1] for s in [*stats.nonmated[a], stats.cross[a]] if len(s))
+        # smallest t (in float order) with pooled count(>= t) <= k: bisection on ordered ints
+        lo = np.full(len(targets), _ordered(np.array([low]))[0])
+        hi = np.full(len(targets), _ordered(np.array([np.nextafter(nm_max, np.inf)]))[0])
+        done = _pooled_false_matches(stats, a, _unordered(lo)) <= k
+        hi = np.where(done, lo, hi)
+        for _ in range(64):
+            active = hi > lo + 1
+            if not active.any():
+                break
+            mid = lo // 2 + hi // 2 + ((lo % 2) + (hi % 2)) // 2
+            ok = _pooled_false_matches(stats, a, _unordered(mid)) <= k
+            hi = np.where(active & ok, mid, hi)
+            lo = np.where(active & ~ok, mid, lo)
+        t_star = _unordered(hi)
+        # report the smallest observed score that is accepted (same decisions as t_star)
+        observed = np.full(len(targets), np.inf)
+        for s in segments:
+            at = np.searchsorted(s, t_star, "left")
+            inside = at < len(s)
+            observed = np.where(inside, np.minimum(observed, s[np.minimum(at, len(s) - 1)]),
+                                observed)
+        internal = np.where(np.isfinite(observed), observed, t_star)
+        attained = _pooled_false_matches(stats, a, internal)
+        for j, target in enumerate(targets):
+            rows.append((stats.algorithms[a], float(target), float(stats.to_external(internal[j])),
+                         float(internal[j]), attained[j] / n, n))
+    out = pd.DataFrame(rows, columns=["algorithm", "target_fmr", "threshold", "_internal",
+                                      "attained_fmr", "n_pooled_nonmated"])
+    out["n_pooled_nonmated"] = out["n_pooled_nonmated"].astype("int64")
+    return out
+
+
+def _rates_frame(stats: ScoreStats, a: int, internal: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-group rates (n_groups, n_thresholds) at internal thresholds, refusing empty groups."""
+    n_m, n_nm = stats.n_mated(a), stats.n_nonmated(a)
+    for g, group in enumerate(stats.groups):
+        if n_m[g] == 0:
+            raise ScoresError(NO_COMPARISONS.format(
+                algorithm=stats.algorithms[a], group=group, kind="mated", rate="FNMR"))
+        if n_nm[g] == 0:
+            raise ScoresError(NO_COMPARISONS.format(
+                algorithm=stats.algorithms[a], group=group, kind="within-group non-mated",
+                rate="FMR"))
+    fm, fnm, _ = stats.counts(a, internal)
+    return {"fmr": fm / n_nm[:, None], "fnmr": fnm / n_m[:, None], "n_mated": n_m,
+            "n_nonmated": n_nm}
+
+
+def _tidy(stats: ScoreStats, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
+    """Assemble rates blocks into the tidy long table, one row per (algorithm, [point,] group)."""
+    n_grp = len(stats.groups)
+    pieces = []
+    for a, rates, extra in blocks:
+        n_t = rates["fmr"].shape[1]
+        piece = {"algorithm": np.repeat(np.array([stats.algorithms[a]], dtype=object), n_t * n_grp)}
+        labels = np.tile(np.asarray(stats.groups, dtype=object), n_t)
+        if stats.attributes:
+            split = [str(g).split(".") for g in labels]
+            for i, name in enumerate(stats.attributes):
+                piece[name] = np.array([s[i] for s in split], dtype=object)
+        piece["group"] = labels
+        piece["fmr"] = rates["fmr"].T.ravel()
+        piece["fnmr"] = rates["fnmr"].T.ravel()
+        piece["n_mated"] = np.tile(rates["n_mated"], n_t)
+        piece["n_nonmated"] = np.tile(rates["n_nonmated"], n_t)
+        for name, values in extra.items():
+            piece[name] = np.repeat(np.asarray(values), n_grp)
+        pieces.append(pd.DataFrame(piece))
+    table = pd.concat(pieces, ignore_index=True)
+    for name in ("algorithm", *stats.attributes, "group"):
+        table[name] = table[name].astype(str).astype("string")
+    table["fmr"] = table["fmr"].astype("float64")
+    table["fnmr"] = table["fnmr"].astype("float64")
+    table["n_mated"] = table["n_mated"].astype("int64")
+    table["n_nonmated"] = table["n_nonmated"].astype("int64")
+    return table
+
+
+def rates_at_thresholds(scores: pd.DataFrame | ScoreStats, thresholds) -> pd.DataFrame:
+    """Per-group FMR and FNMR at given thresholds (caller's units), one row per
+    (algorithm, threshold, group), with a ``threshold`` column.
+
+    ``thresholds``: a scalar or 1-D array applied to every algorithm, or a
+    mapping ``{algorithm: threshold(s)}``.
+    """
+    stats = score_stats(scores)
+    blocks = []
+    for a, name in enumerate(stats.algorithms):
+        t = thresholds[name] if isinstance(thresholds, dict) else thresholds
+        t = np.atleast_1d(np.asarray(t, dtype="float64"))
+        internal = stats.to_internal(t)
+        blocks.append((a, _rates_frame(stats, a, internal), {"threshold": t}))
+    return _tidy(stats, blocks)
+
+
+def sweep(scores: pd.DataFrame | ScoreStats, targets=None) -> pd.DataFrame:
+    """Per-group rates at a grid of target FMRs.
+
+    Parameters
+    ----------
+    scores
+        A validated score table (:func:`read_scores`) or its :class:`ScoreStats`.
+    targets
+        Target pooled FMRs in (0, 1]; default :data:`DEFAULT_TARGETS`
+        (0.1% to 10%, log-spaced, 21 points).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (algorithm, target, group): the columns of
+        :func:`audit.rates.read_rates` (``algorithm``, attributes, ``group``,
+        ``fmr``, ``fnmr``), ``n_mated``, ``n_nonmated``, then ``target_fmr``,
+        ``threshold`` (caller's units) and ``attained_fmr`` (pooled FMR at the
+        threshold, never above the target).
+    """
+    stats = score_stats(scores)
+    targets = DEFAULT_TARGETS if targets is None else targets
+    points = thresholds_at_fmr(stats, targets)
+    blocks = []
+    for a, name in enumerate(stats.algorithms):
+        rows = points[points["algorithm"] == name]
+        internal = rows["_internal"].to_numpy()
+        blocks.append((a, _rates_frame(stats, a, internal), {
+            "target_fmr": rows["target_fmr"].to_numpy(),
+            "threshold": rows["threshold"].to_numpy(),
+            "attained_fmr": rows["attained_fmr"].to_numpy(),
+        }))
+    return _tidy(stats, blocks)
+
+
+def rates_at_fmr(scores: pd.DataFrame | ScoreStats, target_fmr: float = 1e-3) -> pd.DataFrame:
+    """Per-group FMR and FNMR at the threshold giving a pooled FMR of ``target_fmr``.
+
+    The result is the tidy rates table of :func:`audit.rates.read_rates`
+    (``algorithm``, attribute columns, ``group``, ``fmr``, ``fnmr``,
+    ``n_mated``, ``n_nonmated``), so every rate-based measure, the FFMC audit
+    and the Pareto frontier work on it unchanged.  The operating point is
+    recorded in ``attrs``: ``target_fmr`` (float), and per algorithm
+    ``threshold`` and ``attained_fmr`` (dicts keyed by algorithm name); see the
+    module docstring for the threshold and tie conventions (the attained FMR
+    never exceeds the target).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = read_scores(pd.DataFrame({
+    ...     "algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+    ...     "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5, 0.2],
+    ...     "mated": [True, True, False, False] * 2}))
+    >>> table = rates_at_fmr(scores, 0.25)
+    >>> table[["group", "fmr", "fnmr", "n_mated", "n_nonmated"]]
+      group  fmr  fnmr  n_mated  n_nonmated
+    0     F  0.0   0.0        2           2
+    1     M  0.5   0.0        2           2
+    >>> table.attrs["threshold"], table.attrs["attained_fmr"]
+    ({'a': 0.5}, {'a': 0.25})
+    """
+    table = sweep(scores, [target_fmr])
+    thresholds = dict(zip(table["algorithm"], table["threshold"]))
+    attained = dict(zip(table["algorithm"], table["attained_fmr"]))
+    table = table.drop(columns=["target_fmr", "threshold", "attained_fmr"])
+    table.attrs["target_fmr"] = float(target_fmr)
+    table.attrs["threshold"] = {str(k): float(v) for k, v in thresholds.items()}
+    table.attrs["attained_fmr"] = {str(k): float(v) for k, v in attained.items()}
+    return table
+
+
+def sweep_measures(scores: pd.DataFrame | ScoreStats, *, measures: Sequence[str] | None = None,
+                   targets=None, alpha: float = 0.5) -> pd.DataFrame:
+    """Every rate-based registered measure as a function of the operating point.
+
+    Returns one row per (algorithm, target, measure): ``algorithm``,
+    ``target_fmr``, ``attained_fmr``, ``threshold``, ``measure``, ``value``,
+    ``fmr_term``, ``fnmr_term``, ``undefined``.  Undefined values follow each
+    measure's documented convention and are flagged in ``undefined``; the
+    per-point :class:`~audit.measures.UndefinedMeasureWarning` is not repeated
+    for every point (the column says where).
+    """
+    from audit.measures import UndefinedMeasureWarning
+    from audit.registry import evaluate, get_measure, measure_names
+
+    names = measures if measures is not None else [
+        n for n in measure_names() if get_measure(n).inputs == "rates"]
+    table = sweep(scores, targets)
+    frames = []
+    for target, block in table.groupby("target_fmr", sort=False):
+        points = block.drop_duplicates("algorithm").set_index("algorithm")
+        for name in names:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMeasureWarning)
+                result = evaluate(block, name, alpha=alpha)
+            result.index = result.index.astype(str)
+            result = result.reset_index(names="algorithm")
+            result.insert(1, "target_fmr", target)
+            result.insert(2, "attained_fmr", points.loc[result["algorithm"], "attained_fmr"].to_numpy())
+            result.insert(3, "threshold", points.loc[result["algorithm"], "threshold"].to_numpy())
+            result.insert(4, "measure", name)
+            frames.append(result)
+    out = pd.concat(frames, ignore_index=True)
+    out["algorithm"] = out["algorithm"].astype("string")
+    out["measure"] = out["measure"].astype("string")
+    return out

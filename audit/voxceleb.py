@@ -1,0 +1,192 @@
+"""Real speaker-verification scores: VoxCeleb1-H trials shipped by bt4vt 1.0.1.
+
+The PyPI package ``bt4vt`` 1.0.1 (Hutiri et al., GPL-3.0-or-later) ships the
+scores of two speaker-verification systems, ResNetSE34L and ResNetSE34V2, on
+the 550,894 trials of the VoxCeleb1-H list, with a speaker metadata file
+(gender and nationality per speaker).  Because of its licence the project
+never vendors them: :func:`fetch_bt4vt` downloads the pinned wheel with
+``pip download --no-deps bt4vt==1.0.1`` into the git-ignored cache
+(``audit.config.cache_dir() / "bt4vt"``), checks its sha256 and unzips it;
+:func:`load_voxceleb` turns the files into a validated score table
+(:func:`audit.scores.read_scores`).
+
+Files: ``bt4vt/data/resnetse34l_H-eval_scores.csv`` and
+``resnetse34v2_H-eval_scores.csv`` (columns ``ref_file``, ``com_file``, ``sc``,
+``lab``; ``lab`` 1 for a mated trial) and ``vox1_meta.csv`` (tab-separated,
+``VoxCeleb1 ID``, ``Gender``, ``Nationality``).  The speaker id is the first
+path component of ``ref_file``/``com_file``.  Scores are similarities
+(negated distances; higher means a match).  In VoxCeleb1-H both sides of every
+trial share gender and nationality, so there are no cross-group pairs; the
+loader still takes each side's labels from its own speaker and lets
+:func:`~audit.scores.read_scores` check it.
+
+bt4vt's own EER (``bt4vt.metrics.compute_eer`` on ``sklearn.metrics.det_curve``)
+takes the threshold minimising ``|FNR - FPR|`` among scikit-learn's DET points
+and reports ``max(FPR, FNR)``; :func:`audit.score_measures.eer_table` reports
+the mean of the two at the observed threshold minimising the gap, so the two
+differ by at most half the gap between FMR and FNMR at that point (one step of
+the coarser rate).  bt4vt groups trials by the *reference* speaker only; here
+the group of both sides is checked to be the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from audit import config
+from audit.scores import read_scores
+
+BT4VT_VERSION = "1.0.1"
+BT4VT_WHEEL = f"bt4vt-{BT4VT_VERSION}-py3-none-any.whl"
+BT4VT_SHA256 = "8d6b2b8b054066ed5c58f2865dad209ca46f11cf21b4cadc07db1e116c44bd3e"
+#: System name -> score file inside the wheel's ``bt4vt/data`` folder.
+SYSTEMS = {
+    "ResNetSE34L": "resnetse34l_H-eval_scores.csv",
+    "ResNetSE34V2": "resnetse34v2_H-eval_scores.csv",
+}
+METADATA = "vox1_meta.csv"
+N_TRIALS = 550_894
+ATTRIBUTES = {"gender": "Gender", "nationality": "Nationality"}
+
+DOWNLOAD_FAILED = (
+    "could not download bt4vt=={version} with pip ({command}): {reason}. The VoxCeleb "
+    "scores are fetched from PyPI at run time and never stored in the repository"
+)
+CHECKSUM_MISMATCH = "{path}: sha256 {found} does not match the pinned {expected}"
+UNKNOWN_SYSTEM = "unknown system {name!r}; bt4vt ships {names}"
+UNKNOWN_ATTRIBUTE = "unknown attribute {name!r}; the VoxCeleb metadata gives {names}"
+UNKNOWN_SPEAKER = "{file}: speaker {speaker!r} (line {line}) is not in {metadata}"
+
+
+class VoxCelebError(RuntimeError):
+    """The bt4vt data could not be fetched, verified or matched."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def bt4vt_dir() -> Path:
+    """Cache folder of the bt4vt wheel and its unzipped contents."""
+    return config.cache_dir() / "bt4vt"
+
+
+def fetch_bt4vt(*, force: bool = False) -> Path:
+    """Download (once), verify and unzip the pinned bt4vt wheel; return its unzipped root.
+
+    The returned folder holds ``bt4vt/data/`` (score and metadata files) and
+    ``bt4vt/metrics.py`` (used by the tests to cross-check the EERs).
+    """
+    folder = bt4vt_dir()
+    wheel = folder / BT4VT_WHEEL
+    root = folder / "unzipped"
+    if force or not wheel.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+                   f"bt4vt=={BT4VT_VERSION}", "-d", str(folder)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise VoxCelebError(DOWNLOAD_FAILED.format(
+                version=BT4VT_VERSION, command=" ".join(command), reason=error)) from error
+        if done.returncode != 0 or not wheel.exists():
+            reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
+            raise VoxCelebError(DOWNLOAD_FAILED.format(
+                version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]))
+    found = _sha256(wheel)
+    if found != BT4VT_SHA256:
+        raise VoxCelebError(CHECKSUM_MISMATCH.format(path=wheel, found=found, expected=BT4VT_SHA256))
+    marker = root / "bt4vt" / "data" / METADATA
+    if force or not marker.exists():
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(root)
+    return root
+
+
+def data_dir() -> Path:
+    """``bt4vt/data`` inside the fetched wheel (fetching it if needed)."""
+    return fetch_bt4vt() / "bt4vt" / "data"
+
+
+def read_metadata(folder: Path | None = None) -> pd.DataFrame:
+    """Speaker metadata: index ``speaker``, columns ``gender``, ``nationality``."""
+    folder = data_dir() if folder is None else Path(folder)
+    meta = pd.read_csv(folder / METADATA, sep="\t", dtype=str)
+    meta = meta.rename(columns={"VoxCeleb1 ID": "speaker", "Gender": "gender",
+                                "Nationality": "nationality"})
+    for column in ("speaker", "gender", "nationality"):
+        meta[column] = meta[column].str.strip()
+    return meta.set_index("speaker")[["gender", "nationality"]]
+
+
+def raw_scores(system: str, folder: Path | None = None) -> pd.DataFrame:
+    """One system's score file as shipped (``ref_file``, ``com_file``, ``sc``, ``lab``)."""
+    if system not in SYSTEMS:
+        raise KeyError(UNKNOWN_SYSTEM.format(name=system, names=list(SYSTEMS)))
+    folder = data_dir() if folder is None else Path(folder)
+    return pd.read_csv(folder / SYSTEMS[system],
+                       dtype={"ref_file": str, "com_file": str, "sc": "float64", "lab": "int64"})
+
+
+def load_voxceleb(attributes: Sequence[str] = ("gender", "nationality"), *,
+                  systems: Sequence[str] = tuple(SYSTEMS), folder: Path | None = None
+                  ) -> pd.DataFrame:
+    """The VoxCeleb1-H scores of bt4vt's systems as a validated score table.
+
+    Parameters
+    ----------
+    attributes
+        Which speaker attributes make up a group: ``("gender",)``,
+        ``("nationality",)`` or both (the intersection, labels such as
+        ``"f.USA"``).
+    systems
+        Which of :data:`SYSTEMS` to load (default both; the ``algorithm``
+        column holds their names).
+    folder
+        A ``bt4vt/data`` folder; default: fetched into the cache.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`audit.scores.read_scores` (similarity scores), with
+        ``550,894`` rows per system.
+    """
+    attributes = tuple(attributes)
+    for name in attributes:
+        if name not in ATTRIBUTES:
+            raise KeyError(UNKNOWN_ATTRIBUTE.format(name=name, names=list(ATTRIBUTES)))
+    folder = data_dir() if folder is None else Path(folder)
+    meta = read_metadata(folder)
+    frames = []
+    for system in systems:
+        raw = raw_scores(system, folder)
+        # lab stays 1/0 here: read_scores validates it as the mated flag
+        frame = pd.DataFrame({"algorithm": system, "score": raw["sc"].to_numpy(),
+                              "mated": raw["lab"].to_numpy()})
+        for side, column in (("1", "ref_file"), ("2", "com_file")):
+            speaker = raw[column].str.split("/", n=1).str[0]
+            known = speaker.isin(meta.index).to_numpy()
+            if not known.all():
+                at = int(np.flatnonzero(~known)[0])
+                raise VoxCelebError(UNKNOWN_SPEAKER.format(
+                    file=SYSTEMS[system], speaker=speaker.iloc[at], line=at + 2, metadata=METADATA))
+            labels = meta.loc[speaker.to_numpy()]
+            for name in attributes:
+                frame[f"{name}_{side}"] = labels[name].to_numpy()
+        frames.append(frame)
+    table = read_scores(pd.concat(frames, ignore_index=True), attributes=attributes,
+                        higher_is_match=True)
+    table.attrs["source"] = f"bt4vt {BT4VT_VERSION}: " + ", ".join(SYSTEMS[s] for s in systems)
+    return table

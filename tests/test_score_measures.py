@@ -1,0 +1,200 @@
+"""Score-based measures against literal transcriptions of the papers' equations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit import score_measures as M
+from audit.measures import UndefinedMeasureWarning
+from audit.registry import get_measure, measure_names
+from audit.scores import read_scores, score_stats
+
+from test_scores import synthetic
+
+SCORE_MEASURES = ["std_eer", "sed_mean", "sed_std", "dfi", "cei"]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return read_scores(synthetic(3000, round_to=2))
+
+
+def brute_eer(mated, nonmated):
+    """EER by scanning every candidate threshold literally (eq. 19)."""
+    best = None
+    for t in sorted(set(mated) | set(nonmated) | {np.inf}):
+        fmr = np.mean(np.asarray(nonmated) >= t)
+        fnmr = np.mean(np.asarray(mated) < t)
+        if best is None or abs(fmr - fnmr) < best[0]:
+            best = (abs(fmr - fnmr), (fmr + fnmr) / 2, t)
+    return best[1], best[2]
+
+
+def test_eer_against_brute_force():
+    frame = synthetic(600, round_to=1)
+    eers = M.eer_table(read_scores(frame))
+    for _, row in eers.iterrows():
+        a = frame[frame["algorithm"] == row["algorithm"]]
+        m = a.loc[a["mated"] & (a["group_1"] == row["group"]), "score"]
+        nm = a.loc[~a["mated"] & (a["group_1"] == row["group"]) & (a["group_2"] == row["group"]),
+                   "score"]
+        eer, threshold = brute_eer(m.to_numpy(), nm.to_numpy())
+        assert row["eer"] == pytest.approx(eer, abs=1e-15)
+        assert row["threshold"] == threshold
+
+
+def test_eer_distance_scores_flip_threshold():
+    frame = synthetic(600, round_to=1, algorithms=("a",))
+    near = M.eer_table(read_scores(frame))
+    far = M.eer_table(read_scores(frame.assign(score=-frame["score"]), higher_is_match=False))
+    np.testing.assert_allclose(near["eer"], far["eer"])
+
+
+def test_std_eer_is_eq_21(table):
+    eers = M.eer_table(table)
+    result = M.std_eer(table)
+    for i, algorithm in enumerate(["a", "b"]):
+        values = eers.loc[eers["algorithm"] == algorithm, "eer"].to_numpy()
+        mu = values.sum() / len(values)
+        assert result.value[i] == pytest.approx(np.sqrt(((values - mu) ** 2).sum() / len(values)))
+
+
+def literal_sed(frame, algorithm):
+    """Elobaid et al. eq. 8-11 transcribed with loops over groups."""
+    a = frame[frame["algorithm"] == algorithm]
+    groups = list(pd.unique(a["group_1"]))
+    thresholds = []
+    for g in groups:
+        m = a.loc[a["mated"] & (a["group_1"] == g), "score"].to_numpy()
+        nm = a.loc[~a["mated"] & (a["group_1"] == g) & (a["group_2"] == g), "score"].to_numpy()
+        thresholds.append(brute_eer(m, nm)[1])
+    t = sum(thresholds) / len(thresholds)
+    global_fmr = np.mean(a.loc[~a["mated"], "score"] >= t)
+    global_fnmr = np.mean(a.loc[a["mated"], "score"] < t)
+    seds = []
+    for g in groups:
+        fmr = np.mean(a.loc[~a["mated"] & (a["group_1"] == g) & (a["group_2"] == g), "score"] >= t)
+        fnmr = np.mean(a.loc[a["mated"] & (a["group_1"] == g), "score"] < t)
+        seds.append(abs(1 - fmr / global_fmr) + abs(1 - fnmr / global_fnmr))
+    return np.mean(seds), np.std(seds)
+
+
+def test_sed_against_literal_transcription():
+    frame = synthetic(1500, round_to=2)
+    table = read_scores(frame)
+    mean, std = M.sed_mean(table), M.sed_std(table)
+    for i, algorithm in enumerate(["a", "b"]):
+        want_mean, want_std = literal_sed(frame, algorithm)
+        assert mean.value[i] == pytest.approx(want_mean)
+        assert std.value[i] == pytest.approx(want_std)
+    np.testing.assert_allclose(mean.value, mean.fmr_term + mean.fnmr_term)
+
+
+def test_sed_undefined_when_global_rate_is_zero():
+    frame = pd.DataFrame({"algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+                          "score": [0.9, 0.8, 0.3, 0.1] * 2,
+                          "mated": [True, True, False, False] * 2})
+    with pytest.warns(UndefinedMeasureWarning) as caught:
+        result = M.sed_mean(read_scores(frame))
+    assert str(caught[0].message) == M.SED_UNDEFINED.format(count=1, total=1, rate="FMR", eq="8")
+    assert np.isnan(result.value[0]) and result.undefined[0]
+
+
+def test_identical_groups_are_perfectly_fair():
+    rng = np.random.default_rng(1)
+    score = np.round(rng.normal(size=400) + 2 * (np.arange(400) % 3 == 0), 3)
+    mated = np.arange(400) % 3 == 0
+    frame = pd.DataFrame({"algorithm": "a", "score": np.tile(score, 3), "mated": np.tile(mated, 3),
+                          "group": np.repeat(["F", "M", "X"], 400)})
+    table = read_scores(frame)
+    assert M.std_eer(table).value[0] == 0.0
+    assert M.sed_std(table).value[0] == pytest.approx(0.0, abs=1e-12)
+    assert M.sed_mean(table).value[0] == pytest.approx(0.0, abs=1e-12)
+    assert M.dfi(table).value[0] == pytest.approx(1.0)
+    assert M.cei(table).value[0] == pytest.approx(1.0)
+
+
+def test_dfi_is_zero_for_disjoint_groups():
+    frame = pd.DataFrame({"algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
+                          "score": [0.0, 0.1, 0.05, 0.02, 10.0, 9.9, 9.8, 9.95],
+                          "mated": [True, True, False, False] * 2})
+    assert M.dfi(read_scores(frame), bins=10).value[0] == pytest.approx(0.0)
+
+
+def literal_dfi(frame, algorithm, bins):
+    a = frame[frame["algorithm"] == algorithm]
+    edges = np.linspace(a["score"].min(), a["score"].max(), bins + 1)
+    groups = list(pd.unique(a["group_1"]))
+    hists = []
+    for g in groups:
+        s = a.loc[(a["group_1"] == g) & (a["mated"] | (a["group_2"] == g)), "score"]
+        h, _ = np.histogram(s, edges)
+        hists.append(h / h.sum())
+    mean = np.mean(hists, axis=0)
+    k = len(groups)
+    total = sum(sum(p * np.log2(p / q) for p, q in zip(h, mean) if p > 0) for h in hists)
+    return 1 - total / (k * np.log2(k))
+
+
+def test_dfi_against_numpy_histogram():
+    frame = synthetic(2000)
+    result = M.dfi(read_scores(frame), bins=30)
+    for i, algorithm in enumerate(["a", "b"]):
+        assert result.value[i] == pytest.approx(literal_dfi(frame, algorithm, 30))
+
+
+def test_cei_sees_a_heavier_impostor_tail_dfi_misses():
+    rng = np.random.default_rng(3)
+    n = 20000
+    frames = []
+    for group, tail in (("F", 0.0), ("M", 0.01)):
+        nm = rng.normal(0, 1, n)
+        heavy = rng.random(n) < tail
+        nm[heavy] = rng.normal(3, 0.3, heavy.sum())
+        frames.append(pd.DataFrame({"algorithm": "a", "group": group, "mated": False, "score": nm}))
+        frames.append(pd.DataFrame({"algorithm": "a", "group": group, "mated": True,
+                                    "score": rng.normal(5, 1, n)}))
+    table = read_scores(pd.concat(frames, ignore_index=True))
+    c = M.cei(table, percentile=0.95)
+    d = M.dfi(table)
+    assert 1 - c.fmr_term[0] > 1 - d.value[0]
+    assert c.fnmr_term[0] > c.fmr_term[0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: M.cei(t, percentile=1.0), M.BAD_PERCENTILE.format(value=1.0)),
+    (lambda t: M.cei(t, w_tail=0.5, w_center=0.6), M.BAD_WEIGHTS.format(w_tail=0.5, w_center=0.6)),
+    (lambda t: M.dfi(t, bins=1), M.BAD_BINS.format(value=1)),
+])
+def test_option_errors(table, call, message):
+    with pytest.raises(ValueError) as caught:
+        call(table)
+    assert str(caught.value) == message
+
+
+def test_bounds_hold(table):
+    for name in SCORE_MEASURES:
+        measure = get_measure(name)
+        value = measure.function(score_stats(table)).value
+        low, high = measure.bounds
+        assert (low is None or (value >= low).all()) and (high is None or (value <= high).all())
+
+
+def test_registered_as_score_measures():
+    for name in SCORE_MEASURES:
+        measure = get_measure(name)
+        assert name in measure_names()
+        assert measure.inputs == "scores"
+        assert measure.module == "audit.score_measures"
+        assert "eq." in measure.citation
+
+
+def test_evaluate_scores_frame(table):
+    out = M.evaluate_scores(table, cei={"percentile": 0.95})
+    assert list(out.columns) == ["algorithm", "measure", "value", "fmr_term", "fnmr_term",
+                                 "undefined"]
+    assert len(out) == 2 * len(SCORE_MEASURES)
+    cei = out[out["measure"] == "cei"]["value"].to_numpy()
+    np.testing.assert_allclose(cei, M.cei(table, percentile=0.95).value)

@@ -1,0 +1,329 @@
+"""Score tables: validation, thresholds at a target FMR, per-group rates, sweeps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from audit import scores as S
+from audit.registry import evaluate
+from audit.scores import (
+    ScoresError,
+    rates_at_fmr,
+    rates_at_thresholds,
+    read_scores,
+    score_stats,
+    score_stats_from_arrays,
+    sweep,
+    sweep_measures,
+    thresholds_at_fmr,
+)
+
+
+def synthetic(n=4000, groups=("F", "M", "X"), seed=0, round_to=None, algorithms=("a", "b")):
+    rng = np.random.default_rng(seed)
+    frames = []
+    for algorithm in algorithms:
+        g1 = rng.choice(groups, n)
+        mated = rng.random(n) < 0.3
+        g2 = np.where(mated | (rng.random(n) < 0.7), g1, rng.choice(groups, n))
+        score = rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M")
+        if round_to is not None:
+            score = np.round(score, round_to)
+        frames.append(pd.DataFrame({"algorithm": algorithm, "score": score, "mated": mated,
+                                    "group_1": g1, "group_2": g2}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def literal_rates(frame, threshold, higher_is_match=True):
+    """Slow literal count at a threshold: the oracle."""
+    rows = []
+    for (algorithm, group), _ in frame.groupby(["algorithm", "group_1"], sort=False):
+        a = frame[frame["algorithm"] == algorithm]
+        accept = a["score"] >= threshold if higher_is_match else a["score"] <= threshold
+        nm = (~a["mated"]) & (a["group_1"] == group) & (a["group_2"] == group)
+        m = a["mated"] & (a["group_1"] == group)
+        rows.append((algorithm, group, accept[nm].sum() / nm.sum(), (~accept[m]).sum() / m.sum()))
+    return pd.DataFrame(rows, columns=["algorithm", "group", "fmr", "fnmr"])
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def base():
+    return pd.DataFrame({"algorithm": ["a", "a", "a"], "score": [0.9, 0.1, 0.4],
+                         "mated": [True, False, False], "group": ["F", "F", "M"]})
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda f: f.drop(columns="score"),
+     S.MISSING_COLUMN.format(source="<DataFrame>", column="score", hint="")),
+    (lambda f: f.drop(columns="algorithm"),
+     S.MISSING_COLUMN.format(source="<DataFrame>", column="algorithm",
+                             hint=" (the system that produced each score)")),
+    (lambda f: f.assign(extra=1), S.UNKNOWN_COLUMNS.format(source="<DataFrame>", columns=["extra"])),
+    (lambda f: f.assign(score=["0.9", "high", "0.4"]),
+     S.NOT_NUMERIC.format(where="<DataFrame>, row 1", column="score", value="high", more="")),
+    (lambda f: f.assign(score=[0.9, np.nan, np.nan]),
+     S.MISSING_VALUE.format(where="<DataFrame>, row 1", column="score",
+                            more=" (and 1 more such cell(s))")),
+    (lambda f: f.assign(score=[0.9, np.inf, 0.4]),
+     S.NOT_FINITE.format(where="<DataFrame>, row 1", column="score", value=np.inf, more="")),
+    (lambda f: f.assign(mated=["yes", "maybe", "no"]),
+     S.BAD_MATED.format(where="<DataFrame>, row 1", value="maybe", more="")),
+    (lambda f: f.assign(group=["F", " ", "M"]),
+     S.EMPTY_LABEL.format(where="<DataFrame>, row 1", column="group", more="")),
+    (lambda f: f.drop(columns="group").assign(group_1=["F", "F", "M"], group_2=["M", "F", "M"]),
+     S.MATED_CROSS_GROUP.format(where="<DataFrame>, row 0", first="F", second="M", more="")),
+    (lambda f: f.assign(group_1=f["group"]),
+     S.MIXED_GROUP_COLUMNS.format(source="<DataFrame>", single="group",
+                                  sides=["group_1", "group_2"])),
+    (lambda f: f.drop(columns="group").assign(group_1=["F", "F", "M"]),
+     S.MISSING_COLUMN.format(source="<DataFrame>", column="group_2",
+                             hint=" (a group given per side needs both sides)")),
+    (lambda f: f.iloc[:0], S.EMPTY.format(source="<DataFrame>")),
+])
+def test_validation_messages(change, message):
+    with pytest.raises(ScoresError) as caught:
+        read_scores(change(base()))
+    assert str(caught.value) == message
+
+
+def test_csv_errors_name_file_and_line(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("algorithm,score,mated,group\na,0.5,1,F\na,oops,0,F\n")
+    with pytest.raises(ScoresError) as caught:
+        read_scores(path)
+    assert str(caught.value) == S.NOT_NUMERIC.format(
+        where=f"{path}, line 3", column="score", value="oops", more="")
+    path.write_text("algorithm,score,mated,group,group\na,0.5,1,F,F\n")
+    with pytest.raises(ScoresError) as caught:
+        read_scores(path)
+    assert str(caught.value) == S.DUPLICATE_COLUMN.format(source=str(path), column="group")
+
+
+def test_csv_and_parquet_read_the_same(tmp_path):
+    frame = synthetic(200)
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    frame.to_parquet(tmp_path / "s.parquet")
+    a = read_scores(tmp_path / "s.csv")
+    b = read_scores(tmp_path / "s.parquet")
+    pd.testing.assert_series_equal(a["score"], b["score"])
+    assert (a["mated"] == b["mated"]).all()
+    assert list(a["group_1"].astype(str)) == list(b["group_1"].astype(str))
+
+
+def test_ignore_and_attributes():
+    frame = pd.DataFrame({"algorithm": "a", "score": [1.0, 0.0], "mated": [1, 0],
+                          "gender": ["f", "f"], "race": ["B", "B"], "file": ["x", "y"]})
+    table = read_scores(frame, attributes=["gender", "race"], ignore=["file"])
+    assert list(table["group_1"].astype(str)) == ["f.B", "f.B"]
+    assert table.attrs["attributes"] == ("gender", "race")
+
+
+def test_nothing_dropped():
+    frame = synthetic(500)
+    table = read_scores(frame)
+    assert len(table) == len(frame)
+    stats = score_stats(table)
+    total = sum(len(s) for a in range(2) for s in stats.segments(a))
+    assert total == len(frame)
+
+
+# ------------------------------------------------------------- thresholds and rates
+
+
+@pytest.mark.parametrize("round_to", [None, 1])
+@pytest.mark.parametrize("higher_is_match", [True, False])
+def test_threshold_never_exceeds_target_and_is_most_permissive(round_to, higher_is_match):
+    frame = synthetic(3000, round_to=round_to)
+    if not higher_is_match:
+        frame["score"] = -frame["score"]
+    table = read_scores(frame, higher_is_match=higher_is_match)
+    targets = [1e-3, 1e-2, 0.05, 0.1, 0.5, 1.0]
+    points = thresholds_at_fmr(table, targets)
+    for _, row in points.iterrows():
+        a = frame[frame["algorithm"] == row["algorithm"]]
+        s = a["score"] if higher_is_match else -a["score"]
+        t = row["threshold"] if higher_is_match else -row["threshold"]
+        nonmated = s[~a["mated"]]
+        fmr = (nonmated >= t).mean()
+        assert fmr == row["attained_fmr"]
+        assert fmr <= row["target_fmr"]
+        assert t in set(s) or t > s.max()
+        lower = s[s < t]
+        if len(lower):  # the next more permissive threshold would exceed the target
+            assert (nonmated >= lower.max()).mean() > row["target_fmr"]
+
+
+def test_rates_match_literal_count():
+    frame = synthetic(5000, round_to=2)
+    table = read_scores(frame)
+    rates = rates_at_fmr(table, 0.01)
+    for algorithm, threshold in rates.attrs["threshold"].items():
+        oracle = literal_rates(frame[frame["algorithm"] == algorithm], threshold)
+        mine = rates[rates["algorithm"] == algorithm]
+        merged = mine.merge(oracle, on=["algorithm", "group"], suffixes=("", "_oracle"))
+        assert len(merged) == 3
+        np.testing.assert_array_equal(merged["fmr"], merged["fmr_oracle"])
+        np.testing.assert_array_equal(merged["fnmr"], merged["fnmr_oracle"])
+
+
+def test_distance_scores_match_literal_count():
+    frame = synthetic(3000, round_to=1)
+    frame["score"] = 5 - frame["score"]
+    table = read_scores(frame, higher_is_match=False)
+    rates = rates_at_fmr(table, 0.02)
+    for algorithm, threshold in rates.attrs["threshold"].items():
+        oracle = literal_rates(frame[frame["algorithm"] == algorithm], threshold, False)
+        mine = rates[rates["algorithm"] == algorithm]
+        merged = mine.merge(oracle, on=["algorithm", "group"], suffixes=("", "_oracle"))
+        assert len(merged) == 3
+        np.testing.assert_array_equal(merged["fmr"], merged["fmr_oracle"])
+        np.testing.assert_array_equal(merged["fnmr"], merged["fnmr_oracle"])
+
+
+def test_rates_table_has_read_rates_columns_and_feeds_measures():
+    table = read_scores(synthetic(3000))
+    rates = rates_at_fmr(table, 0.01)
+    assert list(rates.columns) == ["algorithm", "group", "fmr", "fnmr", "n_mated", "n_nonmated"]
+    assert rates["fmr"].dtype == "float64" and rates["n_mated"].dtype == "int64"
+    from audit.rates import read_rates
+    reread = read_rates(rates)
+    pd.testing.assert_frame_equal(reread[rates.columns], rates, check_dtype=False)
+    result = evaluate(rates, "garbe")
+    assert list(result.index) == ["a", "b"]
+    assert set(rates.attrs) >= {"target_fmr", "threshold", "attained_fmr"}
+
+
+def test_ties_are_not_split():
+    # four non-mated scores tied at 0.5: a target of 1/8 cannot be reached by accepting some
+    frame = pd.DataFrame({"algorithm": "a", "group": ["F"] * 10,
+                          "score": [0.9, 0.8, 0.5, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1],
+                          "mated": [True, True] + [False] * 8})
+    points = thresholds_at_fmr(read_scores(frame), [0.125, 0.5, 0.49])
+    assert list(points["attained_fmr"]) == [0.0, 0.5, 0.0]
+    assert list(points["threshold"]) == [0.8, 0.5, 0.8]
+
+
+def test_target_below_resolution_gives_zero_fmr():
+    table = read_scores(synthetic(400))
+    points = thresholds_at_fmr(table, [1e-6])
+    assert (points["attained_fmr"] == 0).all()
+
+
+def test_bad_target():
+    with pytest.raises(ValueError) as caught:
+        thresholds_at_fmr(read_scores(base()), [0.0])
+    assert str(caught.value) == S.BAD_TARGET.format(value=0.0)
+
+
+def test_group_without_mated_is_refused():
+    with pytest.raises(ScoresError) as caught:
+        rates_at_fmr(read_scores(base()), 0.5)
+    assert str(caught.value) == S.NO_COMPARISONS.format(
+        algorithm="a", group="M", kind="mated", rate="FNMR")
+
+
+def test_cross_group_pairs_count_only_in_pooled_fmr():
+    frame = pd.DataFrame({"algorithm": "a", "score": [0.9, 0.9, 0.2, 0.2, 0.8],
+                          "mated": [True, True, False, False, False],
+                          "group_1": ["F", "M", "F", "M", "F"],
+                          "group_2": ["F", "M", "F", "M", "M"]})
+    rates = rates_at_fmr(read_scores(frame), 1 / 3)
+    # the cross pair (0.8) is the one false match allowed: threshold 0.8, groups' FMR 0
+    assert rates.attrs["threshold"] == {"a": 0.8}
+    assert list(rates["fmr"]) == [0.0, 0.0]
+    assert list(rates["n_nonmated"]) == [1, 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), st.booleans(), st.sampled_from("FM")),
+                min_size=8, max_size=60),
+       st.floats(0.01, 1.0))
+def test_property_thresholds(rows, target):
+    frame = pd.DataFrame(rows, columns=["score", "mated", "group"]).assign(algorithm="a")
+    frame["score"] = frame["score"].astype(float)
+    if frame["mated"].all():
+        return
+    stats = score_stats(read_scores(frame))
+    point = thresholds_at_fmr(stats, [target]).iloc[0]
+    nonmated = frame.loc[~frame["mated"], "score"]
+    fmr = (nonmated >= point["threshold"]).mean()
+    assert fmr <= target and fmr == point["attained_fmr"]
+    lower = frame.loc[frame["score"] < point["threshold"], "score"]
+    if len(lower):
+        assert (nonmated >= lower.max()).mean() > target
+
+
+def test_arrays_entry_point_matches_table():
+    frame = synthetic(2000, algorithms=("a",))
+    table = read_scores(frame)
+    stats = score_stats(table)
+    codes = table["group_1"].cat.codes.to_numpy()
+    other = score_stats_from_arrays(frame["score"], frame["mated"], codes,
+                                    table["group_2"].cat.codes.to_numpy())
+    for g in range(3):
+        np.testing.assert_array_equal(stats.mated[0][g], other.mated[0][g])
+        np.testing.assert_array_equal(stats.nonmated[0][g], other.nonmated[0][g])
+
+
+# --------------------------------------------------------------------------- sweeps
+
+
+def test_sweep_matches_single_points():
+    table = read_scores(synthetic(3000))
+    targets = [1e-3, 1e-2, 1e-1]
+    swept = sweep(table, targets)
+    assert len(swept) == 2 * 3 * 3
+    for target in targets:
+        single = rates_at_fmr(table, target)
+        part = swept[swept["target_fmr"] == target].reset_index(drop=True)
+        pd.testing.assert_frame_equal(part[single.columns], single, check_like=False)
+    assert (swept["attained_fmr"] <= swept["target_fmr"]).all()
+
+
+def test_default_sweep_grid():
+    assert S.DEFAULT_TARGETS[0] == pytest.approx(1e-3)
+    assert S.DEFAULT_TARGETS[-1] == pytest.approx(1e-1)
+    assert len(S.DEFAULT_TARGETS) == 21
+
+
+def test_rates_at_thresholds_literal():
+    frame = synthetic(1000, round_to=1, algorithms=("a",))
+    out = rates_at_thresholds(read_scores(frame), [0.5])
+    oracle = literal_rates(frame, 0.5)
+    np.testing.assert_array_equal(out["fmr"], oracle["fmr"])
+    np.testing.assert_array_equal(out["fnmr"], oracle["fnmr"])
+
+
+def test_sweep_measures_covers_rate_measures():
+    table = read_scores(synthetic(3000))
+    out = sweep_measures(table, targets=[1e-2, 1e-1])
+    from audit.registry import get_measure, measure_names
+    rate_measures = {n for n in measure_names() if get_measure(n).inputs == "rates"}
+    assert set(out["measure"]) == rate_measures
+    assert len(out) == 2 * 2 * len(rate_measures)
+    garbe = out[(out["measure"] == "garbe") & (out["target_fmr"] == 1e-2)]
+    direct = evaluate(rates_at_fmr(table, 1e-2), "garbe")
+    np.testing.assert_allclose(garbe["value"].to_numpy(), direct["value"].to_numpy())
+
+
+# -------------------------------------------------------------------------- figures
+
+
+def test_figures():
+    import matplotlib.axes
+
+    from audit.plots.scores import det_curves, det_points, measure_vs_operating_point
+
+    table = read_scores(synthetic(3000))
+    ax = measure_vs_operating_point(sweep_measures(table, targets=[1e-2, 1e-1]), "garbe")
+    assert isinstance(ax, matplotlib.axes.Axes) and len(ax.lines) == 2
+    points = det_points(table, n_points=50)
+    assert set(points.columns) == {"algorithm", "group", "fmr", "fnmr"}
+    ax = det_curves(points, algorithm="b")
+    assert len(ax.lines) == 3
