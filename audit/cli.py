@@ -136,7 +136,7 @@ def _list_measures() -> int:
         lo, hi = ("-inf" if m.bounds[0] is None else m.bounds[0],
                   "inf" if m.bounds[1] is None else m.bounds[1])
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
-        print(f"{name:14s} {m.label:12s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
+        print(f"{name:10s} {m.label:18s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
               f"{m.inputs}; {m.citation}")
     return 0
 
