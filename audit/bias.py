@@ -33,10 +33,10 @@ import pandas as pd
 
 from audit.measures import (
     MeasureResult,
-    _check_alpha,
-    _check_zero_division,
-    _undefined,
     as_rates,
+    check_alpha,
+    check_zero_division,
+    report_undefined,
 )
 from audit.rates import rate_matrices
 from audit.registry import Measure, register
@@ -110,14 +110,14 @@ def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     >>> g2avg_ratio([[3.581, 3.757]], average=3.657).round(3)  # Table 3, 'All', EER
     array([[0.979, 1.027]])
     """
-    _check_zero_division(zero_division)
+    check_zero_division(zero_division)
     x = _rows(x)
     avg = _average(x, average)
     undefined = avg == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = x / avg[:, None]
     ratio[undefined] = np.nan
-    _undefined(RATIO_UNDEFINED.format(kind="Ratio", count=int(undefined.sum()), total=len(avg),
+    report_undefined(RATIO_UNDEFINED.format(kind="Ratio", count=int(undefined.sum()), total=len(avg),
                                       reason="the average is 0"), undefined, zero_division)
     return ratio
 
@@ -143,7 +143,7 @@ def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     ratio = g2avg_ratio(x, average=average, zero_division=zero_division)
     zero = ratio == 0.0
     if zero.any():
-        _undefined(RATIO_UNDEFINED.format(
+        report_undefined(RATIO_UNDEFINED.format(
             kind="log Ratio", count=int(zero.any(axis=-1).sum()), total=len(ratio),
             reason="a group's value is 0 and its logarithm is infinite"),
             zero.any(axis=-1), zero_division)
@@ -174,7 +174,7 @@ def normalised_reliability_bias(x, *, average=None, zero_division="warn",
     >>> nrb.round(3)  # mean of |0.021| and |-0.027|, Table 3 'All' EER
     array([0.024])
     """
-    _check_zero_division(zero_division)
+    check_zero_division(zero_division)
     x = _rows(x)
     avg = _average(x, average)
     undefined = (x == 0.0).any(axis=-1) | (avg == 0.0)
@@ -182,7 +182,7 @@ def normalised_reliability_bias(x, *, average=None, zero_division="warn",
         value = np.abs(np.log(x / avg[:, None])).mean(axis=-1)
     fill = np.nan if isinstance(zero_division, str) else float(zero_division)
     value = np.where(undefined, fill, value)
-    _undefined(NRB_UNDEFINED.format(count=int(undefined.sum()), total=len(value), rate=_rate,
+    report_undefined(NRB_UNDEFINED.format(count=int(undefined.sum()), total=len(value), rate=_rate,
                                     value=fill), undefined, zero_division)
     return value, undefined
 
@@ -207,7 +207,7 @@ def nrb(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     >>> round(float(r.fmr_term[0]), 4), round(float(r.fnmr_term[0]), 4)
     (0.0, 0.5493)
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     fmr, fnmr = as_rates(fmr, fnmr)
     a, a_undefined = normalised_reliability_bias(fmr, zero_division=zero_division, _rate="FMR")
     b, b_undefined = normalised_reliability_bias(fnmr, zero_division=zero_division, _rate="FNMR")
@@ -239,7 +239,7 @@ def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     >>> float(nrb_fmr([[1e-5, 4e-5]], [[0.01, 0.01]]).value[0].round(4))  # ln 2
     0.6931
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     fmr, _ = as_rates(fmr, fnmr)
     value, undefined = normalised_reliability_bias(fmr, zero_division=zero_division, _rate="FMR")
     return _single(value, undefined, fmr=True)
@@ -255,7 +255,7 @@ def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     >>> float(nrb_fnmr([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0].round(4))
     0.5493
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     _, fnmr = as_rates(fmr, fnmr)
     value, undefined = normalised_reliability_bias(fnmr, zero_division=zero_division, _rate="FNMR")
     return _single(value, undefined, fmr=False)
@@ -275,7 +275,7 @@ def std_fmr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     >>> float(std_fmr([[1e-4, 3e-4]], [[0.01, 0.01]]).value[0].round(8))
     0.0001
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     fmr, _ = as_rates(fmr, fnmr)
     return _single(fmr.std(axis=-1), np.zeros(len(fmr), dtype=bool), fmr=True)
 
@@ -290,7 +290,7 @@ def std_fnmr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     >>> float(std_fnmr([[1e-4, 3e-4]], [[0.01, 0.03]]).value[0].round(8))
     0.01
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     _, fnmr = as_rates(fmr, fnmr)
     return _single(fnmr.std(axis=-1), np.zeros(len(fnmr), dtype=bool), fmr=False)
 
@@ -311,8 +311,8 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     >>> float(ser([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0])
     4.0
     """
-    _check_alpha(alpha)
-    _check_zero_division(zero_division)
+    check_alpha(alpha)
+    check_zero_division(zero_division)
     fmr, _ = as_rates(fmr, fnmr)
     high, low = fmr.max(axis=-1), fmr.min(axis=-1)
     undefined = low == 0.0
@@ -320,7 +320,7 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
         value = high / np.where(undefined, 1.0, low)
     fill = np.nan if isinstance(zero_division, str) else float(zero_division)
     value = np.where(undefined, fill, value)
-    _undefined(SER_UNDEFINED.format(count=int(undefined.sum()), total=len(value), value=fill),
+    report_undefined(SER_UNDEFINED.format(count=int(undefined.sum()), total=len(value), value=fill),
                undefined, zero_division)
     return _single(value, undefined, fmr=True)
 

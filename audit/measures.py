@@ -65,7 +65,8 @@ class MeasureResult:
     undefined: np.ndarray
 
 
-def _check_alpha(alpha: float) -> float:
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a float, refused unless it lies in [0, 1] (for measure authors too)."""
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=alpha))
@@ -83,7 +84,8 @@ def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
     return fmr, fnmr
 
 
-def _check_zero_division(zero_division) -> None:
+def check_zero_division(zero_division) -> None:
+    """Refuse a ``zero_division`` policy other than ``"warn"``, ``"raise"`` or a number."""
     if isinstance(zero_division, str):
         if zero_division not in ("warn", "raise"):
             raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
@@ -91,7 +93,10 @@ def _check_zero_division(zero_division) -> None:
         raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
 
 
-def _undefined(message: str, mask: np.ndarray, zero_division) -> None:
+def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
+    """Apply the ``zero_division`` policy where ``mask`` flags undefined values:
+    raise :class:`UndefinedMeasureError`, warn :class:`UndefinedMeasureWarning`,
+    or (a number was given) stay silent."""
     if not mask.any():
         return
     if zero_division == "raise":
@@ -126,7 +131,7 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     >>> gini([5.0, 5.0, 10.0])[0]  # Howard et al. sec. 3.5: G = 0.25
     array([0.25])
     """
-    _check_zero_division(zero_division)
+    check_zero_division(zero_division)
     x = np.atleast_2d(np.asarray(x, dtype="float64"))
     n = x.shape[-1]
     if n < 2:
@@ -140,7 +145,7 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
         g = (n / (n - 1.0)) * pair_sum / (2.0 * n * total)
     fill = 0.0 if isinstance(zero_division, str) else float(zero_division)
     g = np.where(undefined, fill, g)
-    _undefined(GINI_UNDEFINED.format(count=int(undefined.sum()), total=len(g), rate=_rate, value=fill),
+    report_undefined(GINI_UNDEFINED.format(count=int(undefined.sum()), total=len(g), rate=_rate, value=fill),
                undefined, zero_division)
     return g, undefined
 
@@ -160,7 +165,7 @@ def fdr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     >>> round(float(r.value[0]), 6), round(float(r.fnmr_term[0]), 6)
     (0.9849, 0.03)
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     fmr, fnmr = as_rates(fmr, fnmr)
     a = fmr.max(axis=-1) - fmr.min(axis=-1)
     b = fnmr.max(axis=-1) - fnmr.min(axis=-1)
@@ -195,8 +200,8 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
     >>> float(r.value[0])
     4.0
     """
-    alpha = _check_alpha(alpha)
-    _check_zero_division(zero_division)
+    alpha = check_alpha(alpha)
+    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
     a, a_undefined = _ratio(fmr)
     b, b_undefined = _ratio(fnmr)
@@ -205,9 +210,9 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
         value = a**alpha * b ** (1.0 - alpha)
     value = np.where(undefined, np.nan, value)
     total = len(value)
-    _undefined(IR_UNDEFINED.format(count=int(a_undefined.sum()), total=total, rate="FMR", eq=4),
+    report_undefined(IR_UNDEFINED.format(count=int(a_undefined.sum()), total=total, rate="FMR", eq=4),
                a_undefined, zero_division)
-    _undefined(IR_UNDEFINED.format(count=int(b_undefined.sum()), total=total, rate="FNMR", eq=5),
+    report_undefined(IR_UNDEFINED.format(count=int(b_undefined.sum()), total=total, rate="FNMR", eq=5),
                b_undefined, zero_division)
     if not isinstance(zero_division, str):
         fill = float(zero_division)
@@ -236,8 +241,8 @@ def garbe(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResu
     >>> round(float(r.fmr_term[0]), 4), round(float(r.fnmr_term[0]), 4)
     (0.4286, 0.2222)
     """
-    alpha = _check_alpha(alpha)
-    _check_zero_division(zero_division)
+    alpha = check_alpha(alpha)
+    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
     a, a_undefined = gini(fmr, zero_division=zero_division, _rate="FMR")
     b, b_undefined = gini(fnmr, zero_division=zero_division, _rate="FNMR")
