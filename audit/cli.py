@@ -27,6 +27,8 @@ examples:
   audit report --data my_rates.csv --name vendor-x
   audit ffmc --measure-module my_pkg.my_measures
   audit pareto --measure garbe --alpha 0.5 --max-accuracy 0.01
+  audit scores                          audit from scores: VoxCeleb1-H -> reports/voxceleb/
+  audit scores --scores my_scores.csv --target-fmr 0.001
   audit measures                        list the registered measures
   audit check my_rates.csv              validate a rates table and summarise it
 
@@ -89,6 +91,22 @@ def build_parser() -> argparse.ArgumentParser:
     _common(pareto, "pareto")
     _pareto_options(pareto)
 
+    scores = sub.add_parser("scores", help="audit from raw comparison scores (default: VoxCeleb1-H)",
+                            description="From comparison scores: per-group rates at a target FMR, every "
+                                        "rate and score measure, sweeps over operating points, DET curves "
+                                        "and the FFMC audit. Without --scores, the bt4vt VoxCeleb1-H "
+                                        "scores are fetched from PyPI and verified.")
+    _common(scores, "voxceleb")
+    scores.add_argument("--scores", metavar="PATH",
+                        help="score table (CSV or Parquet): algorithm, score, mated, group (or "
+                             "group_1/group_2); default: the bt4vt VoxCeleb1-H scores")
+    scores.add_argument("--distance", action="store_true",
+                        help="scores are distances (lower means a match); default: similarities")
+    scores.add_argument("--target-fmr", type=float, default=None, metavar="FMR",
+                        help="operating point: pooled FMR target (default: 0.001)")
+    scores.add_argument("--alpha", type=float, default=None,
+                        help="weight of the FMR term in the rate measures (default: 0.5)")
+
     sub.add_parser("measures", help="list the registered fairness measures",
                    description="List the registered measures with direction, bounds and citation.")
     check = sub.add_parser("check", help="validate a rates table and summarise it",
@@ -114,8 +132,14 @@ def _pareto_options(parser: argparse.ArgumentParser) -> None:
 
 def _parameters(args: argparse.Namespace) -> dict:
     parameters = {}
-    if args.data:
+    if getattr(args, "data", None):
         parameters["data_path"] = str(Path(args.data).resolve())
+    if getattr(args, "scores", None):
+        parameters["scores_path"] = str(Path(args.scores).resolve())
+    if getattr(args, "distance", False):
+        parameters["higher_is_match"] = False
+    if getattr(args, "target_fmr", None) is not None:
+        parameters["target_fmr"] = args.target_fmr
     if args.measure_module:
         parameters["measure_modules"] = list(args.measure_module)
     for key in ("measure", "alpha", "weights", "max_accuracy"):
@@ -169,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     from audit.data import DataError
     from audit.rates import RatesError
     from audit.report import NotebookFailed, run_report
+    from audit.voxceleb import VoxCelebError
 
     try:
         if args.command == "measures":
@@ -198,15 +223,23 @@ def main(argv: list[str] | None = None) -> int:
             sys.path.insert(0, here)
             for module in parameters["measure_modules"]:
                 load_measure_module(module)  # fail fast, before a kernel starts
-        notebooks = {"report": ("ffmc", "pareto"), "ffmc": ("ffmc",), "pareto": ("pareto",)}
-        name = args.name or (Path(args.data).stem if args.data else
-                             {"report": "annex15"}.get(args.command, args.command))
+        if parameters.get("scores_path"):
+            from audit.scores import read_scores
+
+            # refuse bad input before starting a kernel
+            read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+        notebooks = {"report": ("ffmc", "pareto"), "ffmc": ("ffmc",), "pareto": ("pareto",),
+                     "scores": ("scores",)}
+        given = getattr(args, "scores", None) or args.data
+        name = args.name or (Path(given).stem if given else
+                             {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command))
         folder = run_report(name, notebooks=notebooks[args.command], parameters=parameters,
                             reports_root=args.reports_dir, progress=not args.no_progress)
     except NotebookFailed as error:
         print(f"audit: notebook failed\n{error}", file=sys.stderr)
         return 1
-    except (RatesError, DataError, KeyError, ImportError, ValueError, OSError) as error:
+    except (RatesError, DataError, VoxCelebError, KeyError, ImportError, ValueError,
+            OSError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         print(f"audit: error: {message}", file=sys.stderr)
         return 2

@@ -31,13 +31,16 @@ from audit.outputs import run_header
 NOTEBOOKS = {
     "ffmc": "ffmc_audit.ipynb",
     "pareto": "pareto_downselect.ipynb",
+    "scores": "scores_audit.ipynb",
 }
 TITLES = {
     "ffmc": "FFMC audit of the fairness measures",
     "pareto": "Accuracy / fairness Pareto down-select",
+    "scores": "Fairness audit from comparison scores",
 }
 
 UNKNOWN_NOTEBOOK = "unknown notebook {name!r}; available: {names}"
+MIXED_INPUTS = "notebooks {notebooks} read different inputs (a rates table and scores); run them apart"
 UNKNOWN_PARAMETER = "parameter {key!r} is not declared by notebook(s) {notebooks}; they take: {known}"
 NOTEBOOK_FAILED = (
     "notebook {notebook} failed in cell {cell} with {ename}: {evalue}\n"
@@ -146,9 +149,10 @@ def run_report(
 ) -> Path:
     """Run ``notebooks`` into ``reports/<name>/`` and return that folder.
 
-    ``parameters`` go to every notebook through papermill (a notebook ignores
-    the ones it does not declare); ``data_path`` defaults to the verified
-    Annex 15 CSV. The folder appears only once everything succeeded; an
+    ``parameters`` go through papermill to the notebooks that declare them
+    (one no notebook declares is refused); ``data_path`` defaults to the
+    verified Annex 15 CSV, and the scores notebook's ``scores_path`` to the
+    bt4vt VoxCeleb1-H scores. The folder appears only once everything succeeded; an
     earlier report of the same name is replaced then, not before.
     """
     declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
@@ -157,15 +161,28 @@ def run_report(
     for key in parameters:
         if key not in known:
             raise ValueError(UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known))
-    if not parameters.get("data_path"):
-        parameters["data_path"] = str(annex15_path())
-    parameters["data_path"] = str(Path(parameters["data_path"]).resolve())
+    if "scores" in notebooks:
+        if len(notebooks) > 1:
+            raise ValueError(MIXED_INPUTS.format(notebooks=list(notebooks)))
+        if parameters.get("scores_path"):
+            parameters["scores_path"] = str(Path(parameters["scores_path"]).resolve())
+            input_file = parameters["scores_path"]
+        else:
+            from audit import voxceleb
+
+            voxceleb.fetch_bt4vt()
+            input_file = str(voxceleb.bt4vt_dir() / voxceleb.BT4VT_WHEEL)
+    else:
+        if not parameters.get("data_path"):
+            parameters["data_path"] = str(annex15_path())
+        parameters["data_path"] = str(Path(parameters["data_path"]).resolve())
+        input_file = parameters["data_path"]
     root = Path(reports_root) if reports_root is not None else config.reports_dir()
     root.mkdir(parents=True, exist_ok=True)
     final = root / name
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.partial-", dir=root))
     try:
-        header = run_header(parameters["data_path"], parameters)
+        header = run_header(input_file, parameters)
         header["notebooks"] = list(notebooks)
         (staging / "manifest.json").write_text(json.dumps(header, indent=2) + "\n")
         for notebook in notebooks:

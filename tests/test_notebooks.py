@@ -116,3 +116,35 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     np.testing.assert_allclose(garbe.loc[expected.index], expected, rtol=1e-8)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["parameters"]["measure_modules"] == ["tests.user_measures.my_measure"]
+
+
+def test_scores_report_on_synthetic_distances(tmp_path):
+    """The scores notebook on a small table of distance scores with cross-group impostor pairs."""
+    from audit.scores import rates_at_fmr, read_scores
+
+    rng = np.random.default_rng(3)
+    frames = []
+    for algorithm in ("sys-a", "sys-b"):
+        n = 6000
+        g1 = rng.choice(["F", "M", "X"], n)
+        mated = rng.random(n) < 0.3
+        g2 = np.where(mated | (rng.random(n) < 0.7), g1, rng.choice(["F", "M", "X"], n))
+        distance = -(rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M"))
+        frames.append(pd.DataFrame({"algorithm": algorithm, "score": distance, "mated": mated,
+                                    "group_1": g1, "group_2": g2}))
+    path = tmp_path / "scores.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    code = main(["scores", "--scores", str(path), "--distance", "--target-fmr", "0.01",
+                 "--reports-dir", str(tmp_path / "reports"), "--no-progress", "-p", "sweep_points", "5"])
+    assert code == 0
+    folder = tmp_path / "reports" / "scores"
+    for name in ("scores.html", "manifest.json", "tables/measures.csv", "tables/eer_by_group.csv",
+                 "tables/sweep_measures.csv", "tables/ffmc_table.csv", "figures/sweep_group.png",
+                 "figures/det_group.svg"):
+        assert (folder / name).is_file(), name
+    assert json.loads((folder / "manifest.json").read_text())["input_sha256"] == sha256sum(path)
+    expected = evaluate(rates_at_fmr(read_scores(path, higher_is_match=False), 0.01), "garbe")["value"]
+    measures = pd.read_csv(folder / "tables" / "measures.csv")
+    garbe = measures[measures["measure"] == "garbe"].set_index("algorithm")["value"]
+    np.testing.assert_allclose(garbe.loc[expected.index], expected, rtol=1e-8)
+    assert set(measures["measure"]) >= {"fdr", "ir", "garbe", "std_eer", "sed_mean", "dfi", "cei"}

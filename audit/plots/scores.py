@@ -21,13 +21,21 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from audit.registry import get_measure
+
     part = swept[swept["measure"] == measure]
     for algorithm, rows in part.groupby("algorithm", sort=False):
         rows = rows.sort_values("target_fmr")
-        ax.plot(rows["target_fmr"] * 100, rows["value"], marker=".", label=str(algorithm))
+        # undefined points (e.g. IR with a group at FMR 0) are gaps, not values
+        value = rows["value"].where(~rows["undefined"].astype(bool))
+        ax.plot(rows["target_fmr"] * 100, value, marker=".", label=str(algorithm))
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("target FMR (%) setting the threshold")
-    ax.set_ylabel(measure)
+    ax.set_ylabel(get_measure(measure).label)
     ax.legend(title="algorithm")
     return ax
 
@@ -69,14 +77,18 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
     if algorithm is None:
         algorithm = points["algorithm"].iloc[0]
     part = points[points["algorithm"] == algorithm]
-    for group, rows in part.groupby("group", sort=False):
+    styles = ["-", "--", ":", "-."]
+    for i, (group, rows) in enumerate(part.groupby("group", sort=False)):
         keep = (rows["fmr"] > 0) & (rows["fmr"] < 1) & (rows["fnmr"] > 0) & (rows["fnmr"] < 1)
-        ax.plot(norm.ppf(rows.loc[keep, "fmr"]), norm.ppf(rows.loc[keep, "fnmr"]), label=str(group))
-    ticks = np.array([1e-3, 1e-2, 0.05, 0.2, 0.5])
+        # ten colours, then the same colours dashed: no two groups look alike
+        ax.plot(norm.ppf(rows.loc[keep, "fmr"]), norm.ppf(rows.loc[keep, "fnmr"]), label=str(group),
+                color=f"C{i % 10}", linestyle=styles[(i // 10) % len(styles)])
+    ticks = np.array([1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95])
     ax.set_xticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
     ax.set_yticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
     ax.set_xlabel("FMR (%)")
     ax.set_ylabel("FNMR (%)")
     ax.set_title(str(algorithm))
+    ax.grid(alpha=0.3)
     ax.legend(title="group", fontsize="small")
     return ax
