@@ -55,6 +55,10 @@ try:  # the Pareto module of the package, when present
     from audit.pareto import efficient as _pareto_efficient
 except ImportError:  # pragma: no cover - exercised only before audit.pareto exists
     _pareto_efficient = None
+try:  # the accuracy module of the package, when present: one reading of ``weights``
+    from audit.accuracy import group_weights as _accuracy_group_weights
+except ImportError:  # pragma: no cover - exercised only before audit.accuracy exists
+    _accuracy_group_weights = None
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_LEVEL = "level must lie strictly between 0 and 1, got {level!r}"
@@ -497,8 +501,13 @@ def _efficient_fallback(points: np.ndarray, weak: bool = False) -> np.ndarray:
     return ~dominated
 
 
+#: Relative tolerance under which two values tie on a frontier axis (floating-point
+#: noise), as in :mod:`audit.pareto`.
+TIE_RTOL = 1e-9
+
+
 def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,
-                        weak: bool = False) -> np.ndarray:
+                        weak: bool = False, tie_rtol: float = TIE_RTOL) -> np.ndarray:
     """Which algorithms are on the accuracy/fairness Pareto frontier, per replicate.
 
     ``fairness`` and ``accuracy`` (an error rate: lower is better) have shape
@@ -508,7 +517,8 @@ def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,
     best point, not a frontier).  ``weak=True`` keeps the weakly efficient ones
     (no rival strictly better on both).  An algorithm whose measure is
     undefined (NaN) in a replicate is off the frontier and dominates nothing.
-    Uses :func:`audit.pareto.efficient` when available.
+    Uses :func:`audit.pareto.efficient` (values within ``tie_rtol`` of each
+    other tie) when available; the stand-in used without it compares exactly.
 
     Examples
     --------
@@ -522,19 +532,29 @@ def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,
     missing = np.isnan(points).any(axis=-1)
     points = np.where(missing[..., None], np.inf, points)
     if _pareto_efficient is not None:
-        mask = np.asarray(_pareto_efficient(points, higher_is_better=False, weak=weak))
+        mask = np.asarray(_pareto_efficient(points, higher_is_better=[False, False], weak=weak,
+                                            rtol=tie_rtol))
     else:
         mask = _efficient_fallback(points, weak=weak)
     return mask & ~missing
 
 
-def group_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
+def fnmr_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
     """Weights of the groups in the total (overall) FNMR, shape (n_alg or 1, n_groups).
 
-    ``"equal"``: every group counts the same (the default on Annex 15, whose
-    CSV lacks the mated counts the paper used, sec. 4.5); ``"counts"``: the
-    table's ``n_mated``; a mapping group -> weight; or an array.
+    With :mod:`audit.accuracy` present, ``weights`` is read exactly as
+    :func:`audit.accuracy.overall_rates` reads it (``"equal"``, ``"counts"``,
+    a counts file or frame, a mapping), so the replicate totals are those of
+    the Pareto report.  Without it: ``"equal"`` (every group the same, the
+    default on Annex 15, whose CSV lacks the mated counts the paper used,
+    sec. 4.5), ``"counts"`` (the table's ``n_mated``), a mapping
+    group -> weight, or an array.
     """
+    if _accuracy_group_weights is not None and not isinstance(weights, np.ndarray):
+        algorithms, groups, _, _ = rate_matrices(table)
+        frame = _accuracy_group_weights(table, weights=weights)
+        wide = frame.pivot(index="algorithm", columns="group", values="w_fnmr")
+        return wide.loc[algorithms.astype(str), groups.astype(str)].to_numpy(dtype="float64")
     algorithms, groups, _, _ = rate_matrices(table)
     if isinstance(weights, str):
         if weights == "equal":
@@ -675,7 +695,9 @@ class UncertaintyResult:
 
 
 def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, alpha, level,
-             within, top, fairness, weights, alpha_grid, params) -> UncertaintyResult:
+             within, top, fairness, weights, alpha_grid, params,
+             extra: Mapping[str, tuple[bool, MeasureResult, MeasureResult]] | None = None
+             ) -> UncertaintyResult:
     level = _check_level(level)
     chosen = _rate_measures(measures)
     fair_measure = get_measure(fairness) if isinstance(fairness, str) else fairness
@@ -688,9 +710,10 @@ def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, a
     n_rep = fmr_reps.shape[0]
 
     rows, rank_rows, rank_summary = [], [], []
-    for measure in chosen:
-        p, r = point[measure.name], reps[measure.name]
-        frame = pd.DataFrame({"measure": measure.name, "algorithm": algorithms.to_numpy()})
+    summarised = [(m.name, m.higher_is_fairer, point[m.name], reps[m.name]) for m in chosen]
+    summarised += [(name, *parts) for name, parts in (extra or {}).items()]
+    for name, higher_is_fairer, p, r in summarised:
+        frame = pd.DataFrame({"measure": name, "algorithm": algorithms.to_numpy()})
         for part in ("value", "fmr_term", "fnmr_term"):
             prefix = "" if part == "value" else f"{part}_"
             values = np.asarray(getattr(r, part), dtype="float64")
@@ -705,13 +728,13 @@ def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, a
         frame["undefined_share"] = r.undefined.mean(axis=0)
         rows.append(frame)
 
-        point_rank = _ranks(p.value, measure.higher_is_fairer)[0]
-        rep_rank = _ranks(r.value, measure.higher_is_fairer)
+        point_rank = _ranks(p.value, higher_is_fairer)[0]
+        rep_rank = _ranks(r.value, higher_is_fairer)
         rank_low, rank_high = _percentiles(rep_rank, level)
-        key = np.where(np.isnan(r.value), np.inf, -r.value if measure.higher_is_fairer else r.value)
+        key = np.where(np.isnan(r.value), np.inf, -r.value if higher_is_fairer else r.value)
         fairest = key == key.min(axis=-1, keepdims=True)
         rank_rows.append(pd.DataFrame({
-            "measure": measure.name, "algorithm": algorithms.to_numpy(), "rank": point_rank,
+            "measure": name, "algorithm": algorithms.to_numpy(), "rank": point_rank,
             "rank_low": rank_low, "rank_high": rank_high,
             "p_within": (np.abs(rep_rank - point_rank) <= within).mean(axis=0),
             "p_fairest": fairest.mean(axis=0),
@@ -729,7 +752,7 @@ def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, a
             spearman_median = float(np.nanmedian(spearman))
             spearman_low = float(np.nanpercentile(spearman, 100.0 * (1.0 - level) / 2.0))
         rank_summary.append({
-            "measure": measure.name,
+            "measure": name,
             "spearman_median": spearman_median,
             "spearman_low": spearman_low,
             "fairest": algorithms[best0],
@@ -737,7 +760,7 @@ def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, a
             f"top{top}_overlap": float(overlap.mean()),
         })
 
-    w = group_weights(table, weights)
+    w = fnmr_weights(table, weights)
     fair_point, fair_reps = point[fair_measure.name].value, reps[fair_measure.name].value
     acc_point, acc_reps = _total(fnmr0, w)[None], _total(fnmr_reps, w)
     on_point = frontier_membership(fair_point, acc_point, higher_is_fairer=fair_measure.higher_is_fairer)[0]
@@ -767,7 +790,8 @@ def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, a
     statistics = pd.DataFrame(stat_rows)
 
     params = {"kind": kind, "n_replicates": int(n_rep), "level": level, "alpha": alpha,
-              "measures": [m.name for m in chosen], "fairness": fair_measure.name,
+              "measures": [m.name for m in chosen] + list(extra or {}),
+              "fairness": fair_measure.name,
               "weights": weights if isinstance(weights, str) else "custom",
               "within": within, "top": top, "interval": "percentile", **params}
     frames = [pd.concat(rows, ignore_index=True), pd.concat(rank_rows, ignore_index=True),
@@ -844,7 +868,8 @@ def parametric_bootstrap(table: pd.DataFrame, measures=None, *, counts=None,
     """
     fmr_reps, fnmr_reps = parametric_replicates(table, counts=counts, n_replicates=n_replicates,
                                                 seed=seed)
-    if weights == "counts" and counts is not None and "n_mated" not in table.columns:
+    if isinstance(weights, str) and weights == "counts" and counts is not None \
+            and "n_mated" not in table.columns:
         weights = count_matrices(table, counts)[0].astype("float64")
     params = {"seed": seed, "counts": "table columns" if counts is None else "given",
               "resampled": "binomial error counts per (algorithm, group), comparisons independent"}
@@ -914,8 +939,25 @@ def _aligned(rates_table: pd.DataFrame, algorithms, groups, replicate) -> tuple[
     return out[0], out[1]
 
 
+def _score_results(frame: pd.DataFrame, algorithms: pd.Index, replicate) -> dict[str, dict]:
+    """Tidy (algorithm, measure, value, ...) rows -> {measure: {part: array over algorithms}}."""
+    out = {}
+    for name, rows in frame.groupby("measure", sort=False):
+        rows = rows.set_index(rows["algorithm"].astype(str)).reindex(algorithms.astype(str))
+        if rows["value"].isna().all():
+            raise ValueError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
+        out[str(name)] = {part: (rows[part].to_numpy(dtype="float64") if part in rows.columns
+                                 else np.full(len(algorithms), np.nan))
+                          for part in ("value", "fmr_term", "fnmr_term")}
+        out[str(name)]["undefined"] = (rows["undefined"].fillna(False).to_numpy(dtype=bool)
+                                       if "undefined" in rows.columns
+                                       else np.isnan(out[str(name)]["value"]))
+    return out
+
+
 def score_bootstrap(scores: pd.DataFrame, rates: Callable[[pd.DataFrame], pd.DataFrame],
-                    measures=None, *, unit: str = "subject", subject: str = "subject",
+                    measures=None, *, score_measures: Callable[[pd.DataFrame], pd.DataFrame]
+                    | None = None, unit: str = "subject", subject: str = "subject",
                     group: str = "group", mated: str = "mated",
                     algorithm: str | None = "algorithm", n_replicates: int = 200,
                     seed: int = 0, alpha: float = 0.5, level: float = 0.95,
@@ -934,6 +976,13 @@ def score_bootstrap(scores: pd.DataFrame, rates: Callable[[pd.DataFrame], pd.Dat
         (``algorithm``, ``group``, ``fmr``, ``fnmr``), e.g.
         ``lambda s: audit.scores.rates_at_fmr(s, 1e-3)``.  It is rerun on every
         replicate, so a threshold it sets from the data is re-estimated too.
+    score_measures
+        Optional function turning a (resampled) score table into tidy rows
+        ``algorithm``, ``measure``, ``value`` (and optionally ``fmr_term``,
+        ``fnmr_term``, ``undefined``) for measures that need the scores, e.g.
+        :func:`audit.score_measures.evaluate_scores`; their intervals and
+        ranking stability join those of the rate measures (direction from the
+        registry, lower-is-fairer if unregistered).
     unit
         What is resampled, see :func:`resample_scores`.
 
@@ -949,17 +998,36 @@ def score_bootstrap(scores: pd.DataFrame, rates: Callable[[pd.DataFrame], pd.Dat
     algorithms, groups, _, _ = rate_matrices(table)
     fmr_reps = np.empty((n_replicates, len(algorithms), len(groups)))
     fnmr_reps = np.empty_like(fmr_reps)
+    score_point = {} if score_measures is None else _score_results(
+        score_measures(scores), algorithms, "point")
+    score_reps = {name: {part: [] for part in parts} for name, parts in score_point.items()}
     for i in range(n_replicates):
         sample = resample_scores(scores, rng, unit=unit, subject=subject, group=group,
                                  mated=mated, algorithm=algorithm)
         fmr_reps[i], fnmr_reps[i] = _aligned(rates(sample), algorithms, groups, i)
+        if score_measures is not None:
+            found = _score_results(score_measures(sample), algorithms, i)
+            for name, parts in score_reps.items():
+                for part, values in parts.items():
+                    values.append(found[name][part])
+    extra = {}
+    for name, parts in score_reps.items():
+        try:
+            higher_is_fairer = get_measure(name).higher_is_fairer
+        except KeyError:
+            higher_is_fairer = False
+        p = MeasureResult(*(np.asarray(score_point[name][part])[None] for part in
+                            ("value", "fmr_term", "fnmr_term", "undefined")))
+        r = MeasureResult(*(np.asarray(parts[part]) for part in
+                            ("value", "fmr_term", "fnmr_term", "undefined")))
+        extra[name] = (higher_is_fairer, p, r)
     resampled = (f"subjects ({subject!r}) with replacement within each {group!r}, all their "
                  "comparisons kept" if unit == "subject" else
                  f"comparisons with replacement within each ({algorithm!r}, {group!r}, {mated!r})")
     params = {"seed": seed, "unit": unit, "resampled": resampled}
     return _analyse(unit, table, fmr_reps, fnmr_reps, measures=measures, alpha=alpha, level=level,
                     within=within, top=top, fairness=fairness, weights=weights,
-                    alpha_grid=alpha_grid, params=params)
+                    alpha_grid=alpha_grid, params=params, extra=extra)
 
 
 # ---------------------------------------------------------------- verdict stability
@@ -985,9 +1053,9 @@ def verdict_stability(table: pd.DataFrame, result: UncertaintyResult, measures=N
     function with the same signature) on the point table and on the first
     ``n_replicates`` replicates of ``result`` (fewer than for the measures:
     the audit is slower than the measures), and returns one row per
-    (measure, criterion): the point verdict ``passed``, ``share_passed`` over
-    the replicates and ``agreement``, the share agreeing with the point
-    verdict.
+    (measure, criterion): the point verdict ``passed`` (NA where the
+    criterion does not apply), ``share_passed`` over the replicates and
+    ``agreement``, the share agreeing with the point verdict.
     """
     if criteria is None:
         try:
@@ -1001,12 +1069,18 @@ def verdict_stability(table: pd.DataFrame, result: UncertaintyResult, measures=N
     for i in range(n):
         replicate = criteria(replicate_table(table, result.fmr[i], result.fnmr[i]), measures,
                              alpha_grid=alpha_grid, seed=seed)
-        verdicts.append(replicate.set_index(keys)["passed"].astype(bool))
+        verdicts.append(replicate.set_index(keys)["passed"].astype("boolean")
+                        .astype("float64"))  # NA (not applicable) -> NaN
     passed = pd.concat(verdicts, axis=1).reindex(point.set_index(keys).index)
     out = point[keys + ["passed"]].copy()
-    out["passed"] = out["passed"].astype(bool)
-    out["share_passed"] = passed.mean(axis=1).to_numpy()
-    out["agreement"] = np.where(out["passed"], out["share_passed"], 1.0 - out["share_passed"])
+    out["passed"] = out["passed"].astype("boolean")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        share = np.nanmean(passed.to_numpy(dtype="float64"), axis=1)
+    point_passed = out["passed"].astype("float64").to_numpy()
+    out["share_passed"] = share
+    out["agreement"] = np.where(np.isnan(point_passed), np.nan,
+                                np.where(point_passed == 1.0, share, 1.0 - share))
     out.attrs.update({**result.params, "verdict_replicates": n})
     return out.reset_index(drop=True)
 

@@ -289,20 +289,44 @@ def test_frontier_uses_the_pareto_module_when_present():
     points = rng.random((10, 30, 2))
     np.testing.assert_array_equal(
         U.frontier_membership(points[..., 1], points[..., 0]),
-        np.asarray(pareto.efficient(points, higher_is_better=False)))
+        np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
+    np.testing.assert_array_equal(U._efficient_fallback(points),
+                                  np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
 
 
-def test_group_weights():
+def test_fnmr_weights():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
-    np.testing.assert_array_equal(U.group_weights(table), [[1.0, 1.0]])
-    np.testing.assert_array_equal(U.group_weights(table, "counts"), [[100.0, 300.0]])
-    np.testing.assert_array_equal(U.group_weights(table, {"g0": 1, "g1": 3}), [[1.0, 3.0]])
+    normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
+    np.testing.assert_allclose(normalised(U.fnmr_weights(table)), [[0.5, 0.5]])
+    np.testing.assert_allclose(normalised(U.fnmr_weights(table, "counts")), [[0.25, 0.75]])
+    np.testing.assert_allclose(normalised(U.fnmr_weights(table, {"g0": 1, "g1": 3})),
+                               [[0.25, 0.75]])
+
+
+def test_fnmr_weight_errors_without_the_accuracy_module(monkeypatch):
+    monkeypatch.setattr(U, "_accuracy_group_weights", None)
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
     with pytest.raises(ValueError) as error:
-        U.group_weights(table, {"g0": 1})
+        U.fnmr_weights(table, {"g0": 1})
     assert str(error.value) == U.WEIGHTS_MISSING_GROUPS.format(groups=["g1"])
     with pytest.raises(ValueError) as error:
-        U.group_weights(table, "mated")
+        U.fnmr_weights(table, "mated")
     assert str(error.value) == U.BAD_WEIGHTS.format(value="mated")
+
+
+def test_totals_match_the_accuracy_module(annex15, annex15_sensitivity):
+    accuracy = pytest.importorskip("audit.accuracy")
+    overall = accuracy.overall_rates(annex15, weights="equal")
+    frontier = annex15_sensitivity.frontier.set_index("algorithm")
+    np.testing.assert_allclose(frontier["total_fnmr"].to_numpy(),
+                               overall.loc[frontier.index, "total_fnmr"].to_numpy(), rtol=1e-12)
+
+
+def test_point_frontier_matches_the_pareto_module(annex15, annex15_sensitivity):
+    pareto = pytest.importorskip("audit.pareto")
+    frame = pareto.frontier_frame(annex15, "garbe")
+    ours = annex15_sensitivity.frontier.set_index("algorithm")["on_frontier"]
+    assert sorted(frame.index[frame["on_frontier"]]) == sorted(ours.index[ours])
 
 
 # ---------------------------------------------------------------- Annex 15 results
@@ -318,7 +342,7 @@ def test_annex15_pure_rounding_intervals_contain_the_point_values(annex15):
     measure lies inside its 95% sensitivity interval."""
     result = U.transcription_sensitivity(annex15, n_replicates=400, seed=0, floor_lower=None)
     rows = result.intervals
-    assert len(rows) == 3 * 126
+    assert len(rows) == len(result.params["measures"]) * 126
     assert ((rows["low"] <= rows["value"]) & (rows["value"] <= rows["high"])).all()
     assert result.params["floor_lower"] is None
 
@@ -455,8 +479,10 @@ def test_resample_scores_keeps_subjects_whole_and_group_sizes():
 def test_subject_bootstrap_is_wider_than_comparison_bootstrap():
     scores = _clustered_scores()
     rates = _rates_at()
-    subject = U.score_bootstrap(scores, rates, n_replicates=120, seed=1)
-    comparison = U.score_bootstrap(scores, rates, n_replicates=120, seed=1, unit="comparison")
+    builtin = ["fdr", "ir", "garbe"]
+    subject = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1)
+    comparison = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1,
+                                   unit="comparison")
     assert subject.kind == "subject" and comparison.kind == "comparison"
     assert "subjects" in subject.params["resampled"]
     width = {}
@@ -465,7 +491,7 @@ def test_subject_bootstrap_is_wider_than_comparison_bootstrap():
         width[name] = (rows["fnmr_term_high"] - rows["fnmr_term_low"]).groupby(rows["measure"]).mean()
     # with subject-correlated comparisons the subject bootstrap is clearly wider
     assert (width["subject"] > 1.3 * width["comparison"]).all(), width
-    again = U.score_bootstrap(scores, rates, n_replicates=120, seed=1)
+    again = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1)
     pd.testing.assert_frame_equal(subject.intervals, again.intervals)
 
 
@@ -477,6 +503,25 @@ def test_subject_bootstrap_without_clustering_matches_comparison_bootstrap():
                                    unit="comparison")
     ratio = (subject.intervals["se"] / comparison.intervals["se"]).mean()
     assert 0.75 < ratio < 1.33
+
+
+def _spread_of_mated_means(scores):
+    """Stand-in score measure: spread of the groups' mean mated score, per algorithm."""
+    means = scores[scores["mated"]].groupby(["algorithm", "group"])["score"].mean()
+    spread = means.groupby(level="algorithm").agg(lambda x: x.max() - x.min())
+    return pd.DataFrame({"algorithm": spread.index, "measure": "mated_mean_spread",
+                         "value": spread.to_numpy()})
+
+
+def test_score_bootstrap_covers_score_measures():
+    scores = _clustered_scores(n_subjects=15)
+    result = U.score_bootstrap(scores, _rates_at(), ["garbe"], n_replicates=60, seed=0,
+                               score_measures=_spread_of_mated_means)
+    rows = result.intervals[result.intervals["measure"] == "mated_mean_spread"]
+    assert len(rows) == 2 and (rows["low"] < rows["high"]).all()
+    assert rows["fmr_term"].isna().all()
+    assert "mated_mean_spread" in result.params["measures"]
+    assert "mated_mean_spread" in set(result.ranking_summary["measure"])
 
 
 def test_score_bootstrap_errors():
@@ -511,4 +556,5 @@ def test_figures(annex15_sensitivity):
     assert isinstance(fig, Figure) and len(fig.axes) == 3
     with pytest.raises(ValueError) as error:
         P.plot_intervals(annex15_sensitivity.intervals, measure="nope")
-    assert str(error.value) == P.NO_ROWS.format(measure="nope", present=["fdr", "garbe", "ir"])
+    present = sorted(annex15_sensitivity.intervals["measure"].unique())
+    assert str(error.value) == P.NO_ROWS.format(measure="nope", present=present)
