@@ -111,7 +111,8 @@ HOWARD_2022_CLAIMS: dict[str, tuple[float, str]] = {
     "ir.fmr_term.max": (63.1, "sec. 4.2 / 4.4: practical maximum 63.1 (alpha = 1)"),
     "fdr.q05": (0.9, "sec. 4.1: over 95% of FDR values lie in 0.9 - 1"),
     "fdr.crossing.median": (0.99, "sec. 4.1: median share of A passes 1/2 at alpha = 0.99"),
-    "frontier.size": (9, "sec. 4.5: 9 algorithms on the frontier"),
+    "frontier.size": (9, "sec. 4.5: 9 algorithms on the frontier (total FNMR weighted by the "
+                         "mated counts, which the CSV lacks)"),
 }
 
 #: Default grid of alpha values for the crossing statistics: 0.01 steps, then
@@ -605,8 +606,9 @@ def _crossing(measure: Measure, fmr_term, fnmr_term, grid, statistic) -> np.ndar
         with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
             share = np.asarray(measure.alpha_share(fmr_term, fnmr_term, alpha))
-            if statistic is np.nanmedian and not np.isnan(share).any():
-                summary = np.median(share, axis=-1)  # same value, much faster
+            if statistic in (np.nanmedian, np.nanmean) and not np.isnan(share).any():
+                # same value, much faster
+                summary = (np.median if statistic is np.nanmedian else np.mean)(share, axis=-1)
             else:
                 summary = statistic(share, axis=-1)
         crossing = np.where(summary > 0.5, alpha, crossing)
@@ -1030,6 +1032,43 @@ def score_bootstrap(scores: pd.DataFrame, rates: Callable[[pd.DataFrame], pd.Dat
                     alpha_grid=alpha_grid, params=params, extra=extra)
 
 
+def join_frontier_probability(frame: pd.DataFrame, result: UncertaintyResult) -> pd.DataFrame:
+    """Add frontier membership probability and intervals to a per-algorithm table.
+
+    ``frame`` is indexed by algorithm or has an ``algorithm`` column (e.g. the
+    down-select table of :func:`audit.pareto.downselect`).  Added columns:
+    ``frontier_probability``, ``fairness_low``/``fairness_high`` (interval of
+    the frontier's fairness measure) and ``total_fnmr_low``/``total_fnmr_high``;
+    ``attrs["uncertainty"]`` records how the replicates were made.
+
+    Examples
+    --------
+    >>> from audit.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a", "b"], "FMR.F": [1e-5, 1e-4],
+    ...     "FNMR.F": [0.01, 0.02], "FMR.M": [1e-4, 1e-4], "FNMR.M": [0.02, 0.02]}))
+    >>> r = transcription_sensitivity(t, ["garbe"], n_replicates=50)
+    >>> table = pd.DataFrame({"fairness": [0.3]}, index=pd.Index(["a"], name="algorithm"))
+    >>> join_frontier_probability(table, r)["frontier_probability"].tolist()
+    [1.0]
+    """
+    extra = result.frontier.set_index("algorithm")[
+        ["frontier_probability", "low", "high", "total_fnmr_low", "total_fnmr_high"]
+    ].rename(columns={"low": "fairness_low", "high": "fairness_high"})
+    extra.index = extra.index.astype(str)
+    if "algorithm" in frame.columns:
+        keys = frame["algorithm"].astype(str).to_numpy()
+    else:
+        keys = frame.index.astype(str).to_numpy()
+    out = frame.copy()
+    for column in extra.columns:
+        out[column] = extra[column].reindex(keys).to_numpy()
+    out.attrs.update(frame.attrs)
+    out.attrs["uncertainty"] = {key: result.params[key] for key in
+                                ("kind", "n_replicates", "level", "seed", "resampled")
+                                if key in result.params}
+    return out
+
+
 # ---------------------------------------------------------------- verdict stability
 
 
@@ -1183,9 +1222,9 @@ def robustness_summary(result: UncertaintyResult, *, verdicts: pd.DataFrame | No
     for row in unstable.itertuples():
         lines.append(f"The ranking by {row.measure} is not stable: Spearman down to "
                      f"{row.spearman_low:.2f} (median {row.spearman_median:.2f}).")
-    for row in summary.itertuples():
-        lines.append(f"{row.fairest} stays fairest by {row.measure} in "
-                     f"{100 * row.p_fairest_kept:.0f}% of replicates.")
+    lines.append("The fairest algorithm stays fairest in " + ", ".join(
+        f"{100 * row.p_fairest_kept:.0f}% of replicates by {row.measure} ({row.fairest})"
+        for row in summary.itertuples()) + ".")
     frontier = result.frontier
     solid = frontier[frontier["frontier_probability"] >= threshold]["algorithm"].tolist()
     shaky = frontier[(frontier["frontier_probability"] > 1 - threshold)

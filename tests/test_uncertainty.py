@@ -380,6 +380,20 @@ def test_annex15_frontier_probabilities(annex15_sensitivity):
     assert sizes.mean() == pytest.approx(frontier["frontier_probability"].sum())
 
 
+def test_join_frontier_probability_to_the_downselect_table(annex15, annex15_sensitivity):
+    plain = pd.DataFrame({"algorithm": ["nodeflux-001", "tevian-005"], "x": [1, 2]})
+    joined = U.join_frontier_probability(plain, annex15_sensitivity)
+    assert joined["frontier_probability"].iloc[0] == 1.0
+    assert 0.0 < joined["frontier_probability"].iloc[1] < 1.0
+    assert joined.attrs["uncertainty"]["kind"] == "transcription"
+
+
+def test_join_frontier_probability_to_the_pareto_downselect(annex15, annex15_sensitivity):
+    pareto = pytest.importorskip("audit.pareto")
+    table = U.join_frontier_probability(pareto.downselect(annex15, "garbe"), annex15_sensitivity)
+    assert (table["frontier_probability"] > 0.9).all()
+
+
 def test_annex15_ranking_stability(annex15_sensitivity):
     summary = annex15_sensitivity.ranking_summary.set_index("measure")
     assert summary.loc["fdr", "spearman_low"] > 0.999
