@@ -572,3 +572,44 @@ def test_figures(annex15_sensitivity):
         P.plot_intervals(annex15_sensitivity.intervals, measure="nope")
     present = sorted(annex15_sensitivity.intervals["measure"].unique())
     assert str(error.value) == P.NO_ROWS.format(measure="nope", present=present)
+
+
+# ------------------------------------------------------------ real score data
+
+
+@pytest.fixture(scope="module")
+def voxceleb_scores():
+    """VoxCeleb1-H scores of bt4vt (fetched by audit.voxceleb), with the reference speaker
+    of every trial as the subject (both sides share gender in VoxCeleb1-H)."""
+    voxceleb = pytest.importorskip("audit.voxceleb")
+    try:
+        folder = voxceleb.fetch_bt4vt() / "bt4vt" / "data"
+    except voxceleb.VoxCelebError as error:  # no network: say so, do not pass silently
+        pytest.skip(f"bt4vt wheel not available: {error}")
+    table = voxceleb.load_voxceleb(("gender",), folder=folder)
+    speakers = [voxceleb.raw_scores(system, folder)["ref_file"].str.split("/", n=1).str[0]
+                for system in voxceleb.SYSTEMS]
+    table["subject"] = np.concatenate([s.to_numpy() for s in speakers])
+    return table
+
+
+@pytest.mark.slow
+def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
+    scores_module = pytest.importorskip("audit.scores")
+    score_measures = pytest.importorskip("audit.score_measures")
+    from audit.registry import measure_names
+
+    rates = lambda s: scores_module.rates_at_fmr(s, 0.01)  # noqa: E731
+    subject = U.score_bootstrap(voxceleb_scores, rates, group="group_1", n_replicates=25,
+                                seed=0, score_measures=score_measures.evaluate_scores)
+    comparison = U.score_bootstrap(voxceleb_scores, rates, ["fdr", "ir", "garbe"],
+                                   group="group_1", n_replicates=25, seed=0, unit="comparison")
+    rows = subject.intervals
+    assert set(rows["measure"]) == set(measure_names())  # rate and score measures alike
+    assert rows["low"].notna().all() and rows["high"].notna().all()
+    assert (rows["low"] <= rows["high"]).all()
+    assert subject.params["resampled"].startswith("subjects ('subject')")
+    # speakers, not trials, are the unit: the intervals of the built-ins are wider
+    keys = ["measure", "algorithm"]
+    both = rows.merge(comparison.intervals, on=keys, suffixes=("", "_cmp"))
+    assert ((both["high"] - both["low"]) > (both["high_cmp"] - both["low_cmp"])).mean() >= 0.8
