@@ -886,14 +886,40 @@ def _check_columns(scores: pd.DataFrame, columns) -> None:
             raise KeyError(MISSING_SCORE_COLUMN.format(column=column, columns=list(scores.columns)))
 
 
-def _strata_draw(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """For each position, a random position of the same stratum (resampling within strata)."""
+def _strata_sampler(labels: np.ndarray) -> Callable[[np.random.Generator], np.ndarray]:
+    """A function drawing, for each position, a random position of the same stratum."""
     order = np.argsort(labels, kind="stable")
     sorted_labels = labels[order]
     starts = np.searchsorted(sorted_labels, sorted_labels, side="left")
-    ends = np.searchsorted(sorted_labels, sorted_labels, side="right")
-    picks = starts + np.floor(rng.random(len(labels)) * (ends - starts)).astype("int64")
-    return order[picks]
+    sizes = np.searchsorted(sorted_labels, sorted_labels, side="right") - starts
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        return order[starts + np.floor(rng.random(len(order)) * sizes).astype("int64")]
+
+    return draw
+
+
+def _row_sampler(scores: pd.DataFrame, *, unit: str, subject: str, group: str, mated: str,
+                 algorithm: str | None) -> Callable[[np.random.Generator], np.ndarray]:
+    """A function returning the row positions of one bootstrap resample (set up once)."""
+    if unit not in ("subject", "comparison"):
+        raise ValueError(BAD_UNIT.format(unit=unit))
+    if unit == "comparison":
+        keys = [c for c in (algorithm, group, mated) if c is not None]
+        draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
+        return lambda rng: np.sort(draw(rng))
+    codes, _ = pd.factorize(scores[subject])
+    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
+    subject_groups, _ = pd.factorize(scores[group].to_numpy()[first])
+    draw = _strata_sampler(subject_groups)
+    order = np.argsort(codes, kind="stable")
+    codes_in_order = codes[order]
+
+    def rows(rng: np.random.Generator) -> np.ndarray:
+        multiplicity = np.bincount(draw(rng), minlength=len(first))
+        return np.repeat(order, multiplicity[codes_in_order])
+
+    return rows
 
 
 def resample_scores(scores: pd.DataFrame, rng: np.random.Generator, *, unit: str = "subject",
@@ -909,22 +935,19 @@ def resample_scores(scores: pd.DataFrame, rng: np.random.Generator, *, unit: str
     the reference (enrolment) subject.  ``unit="comparison"``: rows are drawn
     with replacement within each (algorithm, group, mated) stratum, as if
     comparisons were independent.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"subject": ["a", "a", "b", "c"], "group": ["F", "F", "F", "M"],
+    ...                   "mated": [True, False, True, True], "score": [1.0, 0.1, 0.9, 0.8]})
+    >>> resample_scores(s, np.random.default_rng(2), algorithm=None)["subject"].tolist()
+    ['a', 'a', 'a', 'a', 'c']
+    >>> resample_scores(s, np.random.default_rng(1), algorithm=None)["subject"].tolist()
+    ['b', 'b', 'c']
     """
-    if unit not in ("subject", "comparison"):
-        raise ValueError(BAD_UNIT.format(unit=unit))
-    if unit == "comparison":
-        keys = [c for c in (algorithm, group, mated) if c is not None]
-        labels = scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
-        take = _strata_draw(labels, rng)
-        return scores.iloc[np.sort(take)].reset_index(drop=True)
-    codes, _ = pd.factorize(scores[subject])
-    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-    subject_groups, _ = pd.factorize(scores[group].to_numpy()[first])
-    drawn = _strata_draw(subject_groups, rng)
-    multiplicity = np.bincount(drawn, minlength=len(first))
-    order = np.argsort(codes, kind="stable")
-    take = np.repeat(order, multiplicity[codes[order]])
-    return scores.iloc[take].reset_index(drop=True)
+    rows = _row_sampler(scores, unit=unit, subject=subject, group=group, mated=mated,
+                        algorithm=algorithm)(rng)
+    return scores.iloc[rows].reset_index(drop=True)
 
 
 def _aligned(rates_table: pd.DataFrame, algorithms, groups, replicate) -> tuple[np.ndarray, np.ndarray]:
@@ -1003,9 +1026,10 @@ def score_bootstrap(scores: pd.DataFrame, rates: Callable[[pd.DataFrame], pd.Dat
     score_point = {} if score_measures is None else _score_results(
         score_measures(scores), algorithms, "point")
     score_reps = {name: {part: [] for part in parts} for name, parts in score_point.items()}
+    sampler = _row_sampler(scores, unit=unit, subject=subject, group=group, mated=mated,
+                           algorithm=algorithm)
     for i in range(n_replicates):
-        sample = resample_scores(scores, rng, unit=unit, subject=subject, group=group,
-                                 mated=mated, algorithm=algorithm)
+        sample = scores.iloc[sampler(rng)].reset_index(drop=True)
         fmr_reps[i], fnmr_reps[i] = _aligned(rates(sample), algorithms, groups, i)
         if score_measures is not None:
             found = _score_results(score_measures(sample), algorithms, i)
