@@ -70,6 +70,7 @@ NO_COUNTS = (
     "(give the column, or counts=<frame or CSV with group, n_mated, n_nonmated>)"
 )
 COUNTS_MISSING_GROUPS = "counts has no row for {keys}"
+NO_COMPARISONS = "some (algorithm, group) has no mated or no non-mated comparison"
 COUNTS_COLUMNS = "counts needs the columns {needed}; it has {columns}"
 BAD_REPLICATES = "n_replicates must be a positive whole number, got {value!r}"
 NOT_ON_GRID = (
@@ -336,6 +337,8 @@ def parametric_replicates(table: pd.DataFrame, *, counts=None, n_replicates: int
     n_replicates = _check_replicates(n_replicates)
     _, _, fmr, fnmr = rate_matrices(table)
     n_mated, n_nonmated = count_matrices(table, counts)
+    if (n_mated <= 0).any() or (n_nonmated <= 0).any():
+        raise ValueError(BAD_COUNTS.format(problem=NO_COMPARISONS))
     rng = np.random.default_rng(seed)
     size = (n_replicates, *fmr.shape)
     with np.errstate(invalid="ignore", divide="ignore"):

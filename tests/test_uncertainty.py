@@ -194,6 +194,13 @@ def test_replicates_must_be_positive():
     assert str(error.value) == U.BAD_REPLICATES.format(value=0)
 
 
+def test_parametric_replicates_need_comparisons():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[10, 0]]), 10)
+    with pytest.raises(ValueError) as error:
+        U.parametric_replicates(table)
+    assert str(error.value) == U.BAD_COUNTS.format(problem=U.NO_COMPARISONS)
+
+
 def test_replicate_measures_match_the_measures_row_by_row():
     rng = np.random.default_rng(0)
     fmr = rng.uniform(1e-5, 1e-3, size=(5, 7, 8))
