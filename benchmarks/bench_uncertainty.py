@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 from audit import uncertainty as U  # noqa: E402
 from audit.data import annex15_path  # noqa: E402
 from audit.rates import rate_matrices, read_rates  # noqa: E402
-from audit.registry import measure_names  # noqa: E402
+from audit.registry import get_measure, measure_names  # noqa: E402
 
 
 def _best(function, repeat: int) -> tuple[float, object]:
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     algorithms, groups, fmr, fnmr = rate_matrices(table)
     n = args.replicates
     print(f"Annex 15: {len(algorithms)} algorithms x {len(groups)} groups; {n} replicates; "
-          f"measures {measure_names()}")
+          f"rate measures {[m for m in measure_names() if get_measure(m).inputs == 'rates']}")
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPU(s), best of {args.repeat}")
 
