@@ -1,0 +1,631 @@
+"""Uncertainty: binomial intervals, bootstraps, Annex 15 transcription sensitivity, frontier."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from audit import uncertainty as U
+from audit.rates import rate_matrices, read_rates
+
+# ------------------------------------------------------------------ helpers
+
+
+def _counts_table(fmr, fnmr, n_mated, n_nonmated, algorithms=None):
+    """Long rates table with counts; fmr/fnmr (n_alg, n_grp)."""
+    fmr, fnmr = np.atleast_2d(fmr), np.atleast_2d(fnmr)
+    n_alg, n_grp = fmr.shape
+    algorithms = algorithms or [f"alg{i:03d}" for i in range(n_alg)]
+    return read_rates(pd.DataFrame({
+        "algorithm": np.repeat(algorithms, n_grp),
+        "group": np.tile([f"g{j}" for j in range(n_grp)], n_alg),
+        "fmr": fmr.ravel(), "fnmr": fnmr.ravel(),
+        "n_mated": np.broadcast_to(n_mated, fmr.shape).ravel(),
+        "n_nonmated": np.broadcast_to(n_nonmated, fmr.shape).ravel(),
+    }))
+
+
+def _fake_criteria(table, measures, *, alpha_grid=None, seed=0):
+    """Stand-in for audit.ffmc.ffmc_table (issue 3): FFMC.1 judged from the FDR crossing."""
+    _, _, fmr, fnmr = rate_matrices(table)
+    a = fmr.max(axis=1) - fmr.min(axis=1)
+    b = fnmr.max(axis=1) - fnmr.min(axis=1)
+    ratio = float(np.median(b / a))
+    crossing = ratio / (1.0 + ratio)
+    return pd.DataFrame({
+        "measure": ["fdr", "fdr", "garbe"],
+        "criterion": ["FFMC.1", "FFMC.2", "FFMC.2"],
+        "passed": [crossing < 0.9, True, True],
+        "evidence": [f"crossing {crossing:.3f}", "bounded", "bounded"],
+    })
+
+
+# ---------------------------------------------------------- binomial intervals
+
+CASES = [(0, 10), (1, 10), (5, 10), (10, 10), (0, 100_000), (3, 100_000), (81, 263), (999, 1000)]
+
+
+@pytest.mark.parametrize(("k", "n"), CASES)
+@pytest.mark.parametrize(("method", "scipy_method"), [("wilson", "wilson"),
+                                                      ("clopper-pearson", "exact")])
+def test_binomial_interval_matches_scipy(k, n, method, scipy_method):
+    low, high = U.binomial_interval(k, n, level=0.9, method=method)
+    expected = stats.binomtest(k, n).proportion_ci(confidence_level=0.9, method=scipy_method)
+    assert float(low) == pytest.approx(expected.low, abs=1e-10)
+    assert float(high) == pytest.approx(expected.high, abs=1e-10)
+
+
+def test_binomial_interval_is_vectorised():
+    k = np.array([[0, 1], [2, 3]])
+    low, high = U.binomial_interval(k, 10)
+    assert low.shape == high.shape == (2, 2)
+    assert np.all(low <= k / 10) and np.all(k / 10 <= high)
+
+
+@pytest.mark.parametrize("p", [0.001, 0.01, 0.05, 0.3])
+@pytest.mark.parametrize("n", [500, 5000])
+@pytest.mark.parametrize("method", ["wilson", "clopper-pearson"])
+def test_binomial_interval_coverage_on_simulated_data(p, n, method):
+    """Seeded simulation with known rates.  The simulated coverage must match the exact
+    coverage sum_k P(K = k) [p in CI(k)] within 3 standard errors of 4,000 draws;
+    Clopper-Pearson's exact coverage is at least the level, Wilson's close to it
+    (it dips to about 0.91 when n*p is below 1, a known property)."""
+    low, high = U.binomial_interval(np.arange(n + 1), n, level=0.95, method=method)
+    exact = stats.binom.pmf(np.arange(n + 1), n, p)[(low <= p) & (p <= high)].sum()
+    rng = np.random.default_rng(12345)
+    k = rng.binomial(n, p, size=4000)
+    low, high = U.binomial_interval(k, n, level=0.95, method=method)
+    simulated = np.mean((low <= p) & (p <= high))
+    assert simulated == pytest.approx(exact, abs=3 * np.sqrt(exact * (1 - exact) / 4000) + 1e-3)
+    if method == "clopper-pearson":
+        assert exact >= 0.95
+    else:
+        assert exact >= (0.90 if n * p < 1 else 0.925)
+
+
+def test_wilson_average_coverage_is_close_to_level():
+    rng = np.random.default_rng(7)
+    coverages = []
+    for p in np.linspace(0.01, 0.5, 25):
+        k = rng.binomial(1000, p, size=2000)
+        low, high = U.binomial_interval(k, 1000)
+        coverages.append(np.mean((low <= p) & (p <= high)))
+    assert np.mean(coverages) == pytest.approx(0.95, abs=0.01)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"k": 1, "n": 10, "level": 1.0}, U.BAD_LEVEL.format(level=1.0)),
+    ({"k": 1, "n": 10, "method": "wald"}, U.BAD_METHOD.format(method="wald")),
+    ({"k": 11, "n": 10}, U.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
+    ({"k": 0, "n": 0}, U.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
+    ({"k": 1.5, "n": 10}, U.BAD_COUNTS.format(problem="got a fractional count")),
+    ({"k": np.nan, "n": 10}, U.BAD_COUNTS.format(problem="got a non-finite count")),
+])
+def test_binomial_interval_errors(kwargs, message):
+    k, n = kwargs.pop("k"), kwargs.pop("n")
+    with pytest.raises(ValueError) as error:
+        U.binomial_interval(k, n, **kwargs)
+    assert str(error.value) == message
+
+
+# --------------------------------------------------------------- counts and rates
+
+
+def test_rate_intervals_from_columns_and_from_counts_file(tmp_path):
+    table = _counts_table([[1e-4, 0.0]], [[0.02, 0.05]], 2000, 100_000)
+    by_column = U.rate_intervals(table, method="clopper-pearson")
+    path = tmp_path / "counts.csv"
+    pd.DataFrame({"group": ["g0", "g1"], "n_mated": [2000, 2000],
+                  "n_nonmated": [100_000, 100_000]}).to_csv(path, index=False)
+    by_file = U.rate_intervals(table.drop(columns=["n_mated", "n_nonmated"]), counts=path,
+                               method="clopper-pearson")
+    columns = ["fmr_low", "fmr_high", "fnmr_low", "fnmr_high"]
+    pd.testing.assert_frame_equal(by_column[columns], by_file[columns])
+    assert by_column.attrs["interval"]["method"] == "clopper-pearson"
+    assert by_column.loc[1, "fmr_low"] == 0.0 and by_column.loc[1, "fmr_high"] > 0.0
+    assert (by_column["fnmr_low"] <= by_column["fnmr"]).all()
+    assert (by_column["fnmr"] <= by_column["fnmr_high"]).all()
+
+
+def test_rate_intervals_need_counts(annex15):
+    with pytest.raises(ValueError) as error:
+        U.rate_intervals(annex15)
+    assert str(error.value) == U.NO_COUNTS.format(column="n_mated", kind="mated")
+
+
+def test_counts_missing_group():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
+        columns=["n_mated", "n_nonmated"])
+    counts = pd.DataFrame({"group": ["g0"], "n_mated": [5], "n_nonmated": [5]})
+    with pytest.raises(ValueError) as error:
+        U.count_matrices(table, counts)
+    assert str(error.value) == U.COUNTS_MISSING_GROUPS.format(keys=["g1"])
+
+
+# ------------------------------------------------------------ parametric bootstrap
+
+
+def test_parametric_bootstrap_is_reproducible_and_seeded():
+    table = _counts_table([[1e-4, 3e-4, 2e-4]] * 3, [[0.02, 0.05, 0.03]] * 3, 2000, 100_000)
+    first = U.parametric_bootstrap(table, n_replicates=200, seed=3)
+    again = U.parametric_bootstrap(table, n_replicates=200, seed=3)
+    other = U.parametric_bootstrap(table, n_replicates=200, seed=4)
+    pd.testing.assert_frame_equal(first.intervals, again.intervals)
+    assert not first.intervals["low"].equals(other.intervals["low"])
+    assert first.params["seed"] == 3 and first.intervals.attrs["n_replicates"] == 200
+    assert first.params["resampled"].startswith("binomial")
+
+
+def test_parametric_replicates_have_binomial_spread():
+    fnmr = np.array([[0.02, 0.1]])
+    table = _counts_table([[1e-3, 1e-3]], fnmr, 5000, 100_000)
+    _, fnmr_reps = U.parametric_replicates(table, n_replicates=4000, seed=0)
+    expected = np.sqrt(fnmr * (1 - fnmr) / 5000)
+    np.testing.assert_allclose(fnmr_reps.std(axis=0), expected, rtol=0.05)
+    np.testing.assert_allclose(fnmr_reps.mean(axis=0), fnmr, rtol=0.01)
+
+
+def test_parametric_bootstrap_interval_covers_true_fdr():
+    """Known case: 300 simulated data sets (one per 'algorithm') drawn from the same true
+    group rates; the 95% percentile interval of FDR should cover the true FDR in about
+    95% of them (tolerance 4 points: simulation error and percentile-interval bias)."""
+    rng = np.random.default_rng(11)
+    true_fmr = np.array([1e-4, 2e-4, 1.5e-4, 3e-4])
+    true_fnmr = np.array([0.02, 0.05, 0.03, 0.04])
+    n_mated, n_nonmated = 4000, 1_000_000
+    n_sets = 300
+    fmr = rng.binomial(n_nonmated, true_fmr, size=(n_sets, 4)) / n_nonmated
+    fnmr = rng.binomial(n_mated, true_fnmr, size=(n_sets, 4)) / n_mated
+    table = _counts_table(fmr, fnmr, n_mated, n_nonmated)
+    result = U.parametric_bootstrap(table, ["fdr"], n_replicates=400, seed=1,
+                                    fairness="fdr", alpha_grid=[0.5])
+    truth = 1 - (0.5 * (true_fmr.max() - true_fmr.min()) + 0.5 * (true_fnmr.max() - true_fnmr.min()))
+    rows = result.intervals.query("measure == 'fdr'")
+    coverage = np.mean((rows["low"] <= truth) & (truth <= rows["high"]))
+    assert coverage == pytest.approx(0.95, abs=0.04)
+
+
+def test_replicates_must_be_positive():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10)
+    with pytest.raises(ValueError) as error:
+        U.parametric_replicates(table, n_replicates=0)
+    assert str(error.value) == U.BAD_REPLICATES.format(value=0)
+
+
+def test_parametric_replicates_need_comparisons():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[10, 0]]), 10)
+    with pytest.raises(ValueError) as error:
+        U.parametric_replicates(table)
+    assert str(error.value) == U.BAD_COUNTS.format(problem=U.NO_COMPARISONS)
+
+
+def test_replicate_measures_match_the_measures_row_by_row():
+    rng = np.random.default_rng(0)
+    fmr = rng.uniform(1e-5, 1e-3, size=(5, 7, 8))
+    fnmr = rng.uniform(0.0, 0.1, size=(5, 7, 8))
+    results = U.replicate_measures(fmr, fnmr, ["fdr", "ir", "garbe"], alpha=0.3)
+    from audit.registry import get_measure
+    for name, result in results.items():
+        for i in range(5):
+            expected = get_measure(name)(fmr[i], fnmr[i], alpha=0.3)
+            np.testing.assert_allclose(result.value[i], expected.value)
+
+
+# ------------------------------------------------------------ transcription redraws
+
+
+def test_redraws_stay_inside_their_bins(annex15_matrices):
+    _, _, fmr, fnmr = annex15_matrices
+    fmr_reps, fnmr_reps = U.transcription_redraws(fmr, fnmr, n_replicates=300, seed=5)
+    log = np.log10(fmr_reps)
+    centre = np.log10(fmr)
+    floored = np.isclose(fmr, 1e-5)
+    assert floored.sum() == 334
+    inside = np.abs(log - centre) <= 0.05 + 1e-12
+    assert inside[:, ~floored].all()
+    assert (log[:, floored] >= -6.0 - 1e-12).all() and (log[:, floored] <= -4.95 + 1e-12).all()
+    assert (np.abs(fnmr_reps - fnmr) <= 5e-5 + 1e-12).all()
+    assert (fnmr_reps >= 0).all() and (fnmr_reps <= 1).all()
+    # uniform in log10 within the bin: position in the bin has mean 1/2 and variance 1/12
+    position = (log[:, ~floored] - centre[~floored] + 0.05) / 0.1
+    assert position.mean() == pytest.approx(0.5, abs=0.005)
+    assert position.var() == pytest.approx(1 / 12, rel=0.02)
+
+
+def test_redraws_floor_bin_only_and_reproducible():
+    fmr, fnmr = np.array([[1e-5, 10**-4.2]]), np.array([[0.0, 1.0]])
+    a = U.transcription_redraws(fmr, fnmr, n_replicates=100, seed=1, floor_lower=None)
+    b = U.transcription_redraws(fmr, fnmr, n_replicates=100, seed=1, floor_lower=None)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert (np.abs(np.log10(a[0][..., 0]) + 5) <= 0.05 + 1e-12).all()
+    assert (a[1][..., 0] >= 0).all() and (a[1][..., 1] <= 1).all()
+
+
+@pytest.mark.parametrize(("fmr", "kwargs", "message"), [
+    ([[1.5e-4, 1e-4]], {}, U.NOT_ON_GRID.format(count=1, step=0.1, row=0, column=0,
+                                                 value=1.5e-4)),
+    ([[1e-6, 1e-4]], {}, U.BELOW_FLOOR.format(count=1, floor=1e-5, value=1e-6)),
+    ([[1e-5, 1e-4]], {"floor_lower": 2e-5}, U.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)),
+])
+def test_redraw_errors(fmr, kwargs, message):
+    with pytest.raises(ValueError) as error:
+        U.transcription_redraws(fmr, [[0.01, 0.02]], **kwargs)
+    assert str(error.value) == message
+
+
+# ---------------------------------------------------------------------- frontier
+
+
+def test_frontier_membership_known_case_and_batch():
+    fairness = np.array([[0.5, 0.3, 0.4, 0.3], [0.1, 0.3, 0.4, 0.2]])
+    accuracy = np.array([[0.01, 0.02, 0.03, 0.02], [0.01, 0.02, 0.03, 0.005]])
+    mask = U.frontier_membership(fairness, accuracy)
+    # replicate 0: the two (0.02, 0.3) points tie: neither dominates the other
+    np.testing.assert_array_equal(mask, [[True, True, False, True], [True, False, False, True]])
+    weak = U.frontier_membership(fairness[:1], accuracy[:1], weak=True)
+    assert weak.sum() >= mask[:1].sum()
+    higher = U.frontier_membership(-fairness, accuracy, higher_is_fairer=True)
+    np.testing.assert_array_equal(higher, mask)
+
+
+def test_frontier_membership_undefined_is_off_and_dominates_nothing():
+    fairness = np.array([0.5, np.nan, 0.4])
+    accuracy = np.array([0.01, 0.001, 0.03])
+    np.testing.assert_array_equal(U.frontier_membership(fairness, accuracy), [True, False, True])
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("ties", [False, True])
+def test_frontier_fallback_agrees_with_brute_force(k, ties):
+    rng = np.random.default_rng(2)
+    points = rng.integers(0, 4, (40, 15, k)).astype(float) if ties else rng.random((40, 15, k))
+    points[0, 3] = np.inf
+    fast = U._efficient_fallback(points)
+    for r in range(40):
+        for i in range(15):
+            dominated = any(np.all(points[r, j] <= points[r, i]) and np.any(points[r, j] < points[r, i])
+                            for j in range(15))
+            assert fast[r, i] == (not dominated)
+
+
+def test_frontier_uses_the_pareto_module_when_present():
+    pareto = pytest.importorskip("audit.pareto")
+    rng = np.random.default_rng(3)
+    points = rng.random((10, 30, 2))
+    np.testing.assert_array_equal(
+        U.frontier_membership(points[..., 1], points[..., 0]),
+        np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
+    np.testing.assert_array_equal(U._efficient_fallback(points),
+                                  np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
+
+
+def test_fnmr_weights():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
+    normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
+    np.testing.assert_allclose(normalised(U.fnmr_weights(table)), [[0.5, 0.5]])
+    np.testing.assert_allclose(normalised(U.fnmr_weights(table, "counts")), [[0.25, 0.75]])
+    np.testing.assert_allclose(normalised(U.fnmr_weights(table, {"g0": 1, "g1": 3})),
+                               [[0.25, 0.75]])
+
+
+def test_fnmr_weight_errors_without_the_accuracy_module(monkeypatch):
+    monkeypatch.setattr(U, "_accuracy_group_weights", None)
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
+    with pytest.raises(ValueError) as error:
+        U.fnmr_weights(table, {"g0": 1})
+    assert str(error.value) == U.WEIGHTS_MISSING_GROUPS.format(groups=["g1"])
+    with pytest.raises(ValueError) as error:
+        U.fnmr_weights(table, "mated")
+    assert str(error.value) == U.BAD_WEIGHTS.format(value="mated")
+
+
+def test_totals_match_the_accuracy_module(annex15, annex15_sensitivity):
+    accuracy = pytest.importorskip("audit.accuracy")
+    overall = accuracy.overall_rates(annex15, weights="equal")
+    frontier = annex15_sensitivity.frontier.set_index("algorithm")
+    np.testing.assert_allclose(frontier["total_fnmr"].to_numpy(),
+                               overall.loc[frontier.index, "total_fnmr"].to_numpy(), rtol=1e-12)
+
+
+def test_point_frontier_matches_the_pareto_module(annex15, annex15_sensitivity):
+    pareto = pytest.importorskip("audit.pareto")
+    frame = pareto.frontier_frame(annex15, "garbe")
+    ours = annex15_sensitivity.frontier.set_index("algorithm")["on_frontier"]
+    assert sorted(frame.index[frame["on_frontier"]]) == sorted(ours.index[ours])
+
+
+# ---------------------------------------------------------------- Annex 15 results
+
+
+def _package_measures():
+    """The rate measures the package registers (not those other tests register on the fly)."""
+    from audit.registry import get_measure, measure_names
+
+    return [name for name in measure_names()
+            if get_measure(name).inputs == "rates" and get_measure(name).module.startswith("audit.")]
+
+
+@pytest.fixture(scope="module")
+def annex15_sensitivity(annex15):
+    return U.transcription_sensitivity(annex15, _package_measures(), n_replicates=400, seed=0)
+
+
+def test_annex15_pure_rounding_intervals_contain_the_point_values(annex15):
+    """Without censoring (the floor treated as its own bin), every point value of every
+    measure lies inside its 95% sensitivity interval."""
+    result = U.transcription_sensitivity(annex15, _package_measures(), n_replicates=400, seed=0,
+                                         floor_lower=None)
+    rows = result.intervals
+    assert len(rows) == len(result.params["measures"]) * 126
+    assert ((rows["low"] <= rows["value"]) & (rows["value"] <= rows["high"])).all()
+    assert result.params["floor_lower"] is None
+
+
+def test_annex15_floor_censoring_makes_ir_a_lower_bound(annex15_sensitivity):
+    rows = annex15_sensitivity.intervals
+    ir = rows[rows["measure"] == "ir"]
+    # never above the interval: the floored FMRs can only lower the minimum
+    assert (ir["value"] <= ir["high"]).all()
+    # and for most algorithms below it: a floored min FMR makes IR a lower bound
+    assert (ir["value"] < ir["low"]).sum() > 90
+    fdr = rows[rows["measure"] == "fdr"]
+    assert ((fdr["low"] <= fdr["value"]) & (fdr["value"] <= fdr["high"])).all()
+
+
+def test_annex15_point_statistics_reproduce_the_paper(annex15_sensitivity):
+    checked = U.check_claims(annex15_sensitivity).set_index("statistic")
+    for name in ("garbe.min", "garbe.max", "ir.min", "ir.max", "ir.fmr_term.max",
+                 "garbe.fmr_term.median", "garbe.fnmr_term.median", "fdr.crossing.median"):
+        assert checked.loc[name, "reproduced"], name
+    # FDR's crossing near 0.99 survives the rounding; IR's practical maximum does not
+    assert checked.loc["fdr.crossing.median", "robust"]
+    assert not checked.loc["ir.fmr_term.max", "robust"]
+
+
+def test_annex15_frontier_probabilities(annex15_sensitivity):
+    frontier = annex15_sensitivity.frontier.set_index("algorithm")
+    assert frontier["frontier_probability"].between(0, 1).all()
+    on = frontier[frontier["on_frontier"]]
+    assert len(on) == 6
+    assert (on["frontier_probability"] >= 0.9).all()
+    assert frontier.loc["didiglobalface-001", "frontier_probability"] == 1.0
+    # the size of the frontier in every replicate agrees with the membership shares
+    sizes = annex15_sensitivity.replicate_statistics["frontier.size"]
+    assert sizes.mean() == pytest.approx(frontier["frontier_probability"].sum())
+
+
+def test_join_frontier_probability_to_the_downselect_table(annex15, annex15_sensitivity):
+    plain = pd.DataFrame({"algorithm": ["nodeflux-001", "tevian-005"], "x": [1, 2]})
+    joined = U.join_frontier_probability(plain, annex15_sensitivity)
+    assert joined["frontier_probability"].iloc[0] == 1.0
+    assert 0.0 < joined["frontier_probability"].iloc[1] < 1.0
+    assert joined.attrs["uncertainty"]["kind"] == "transcription"
+
+
+def test_join_frontier_probability_to_the_pareto_downselect(annex15, annex15_sensitivity):
+    pareto = pytest.importorskip("audit.pareto")
+    table = U.join_frontier_probability(pareto.downselect(annex15, "garbe"), annex15_sensitivity)
+    assert (table["frontier_probability"] > 0.9).all()
+
+
+def test_annex15_ranking_stability(annex15_sensitivity):
+    summary = annex15_sensitivity.ranking_summary.set_index("measure")
+    assert summary.loc["fdr", "spearman_low"] > 0.999
+    assert summary.loc["garbe", "spearman_low"] > 0.95
+    assert summary.loc["ir", "spearman_median"] < 0.9
+    ranking = annex15_sensitivity.ranking
+    assert ((ranking["rank_low"] >= 1) & (ranking["rank_high"] <= 126)).all()
+    assert ranking["p_within"].between(0, 1).all()
+
+
+def test_robustness_summary_text(annex15_sensitivity):
+    text = U.robustness_summary(annex15_sensitivity, claims=U.HOWARD_2022_CLAIMS)
+    assert text.startswith("Over 400 replicates")
+    assert "Robust to the rounding" in text and "not robust" in text.lower()
+    assert "didiglobalface-001" in text
+    assert text == annex15_sensitivity.summary(claims=U.HOWARD_2022_CLAIMS)
+
+
+def test_verdict_stability_with_stand_in_criteria(annex15, annex15_sensitivity):
+    verdicts = U.verdict_stability(annex15, annex15_sensitivity, n_replicates=20,
+                                   criteria=_fake_criteria)
+    assert list(verdicts.columns) == ["measure", "criterion", "passed", "share_passed",
+                                      "agreement"]
+    fdr1 = verdicts.set_index(["measure", "criterion"]).loc[("fdr", "FFMC.1")]
+    assert not fdr1["passed"] and fdr1["agreement"] == 1.0
+    assert verdicts.attrs["verdict_replicates"] == 20
+    text = U.robustness_summary(annex15_sensitivity, verdicts=verdicts)
+    assert "FFMC: 3 of 3 verdicts hold" in text
+
+
+def test_verdict_stability_with_the_ffmc_module(annex15, annex15_sensitivity):
+    pytest.importorskip("audit.ffmc")
+    verdicts = U.verdict_stability(annex15, annex15_sensitivity, n_replicates=5)
+    assert verdicts["agreement"].between(0, 1).all()
+
+
+def test_replicate_table_round_trips(annex15, annex15_matrices):
+    _, _, fmr, fnmr = annex15_matrices
+    again = U.replicate_table(annex15, fmr, fnmr)
+    pd.testing.assert_frame_equal(again, annex15)
+
+
+# ------------------------------------------------------------------ score bootstrap
+
+
+def _clustered_scores(seed=0, n_subjects=40, mated_per=10, nonmated_per=30, spread=1.0):
+    """Synthetic verification scores with a strong per-subject effect: comparisons of one
+    subject are correlated, so the subject is the unit of independence."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for algorithm, shift in (("sysA", 0.0), ("sysB", 0.3)):
+        for g, group in enumerate(["F", "M", "X"]):
+            for s in range(n_subjects):
+                effect = rng.normal(0.0, spread)
+                subject = f"{group}{s:03d}"
+                mated = 3.0 + shift + 0.3 * g + effect + rng.normal(0, 0.5, mated_per)
+                impostor = -1.0 + 0.5 * effect + rng.normal(0, 0.7, nonmated_per)
+                for score, flag in ((mated, True), (impostor, False)):
+                    rows.append(pd.DataFrame({"algorithm": algorithm, "subject": subject,
+                                              "group": group, "mated": flag, "score": score}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _rates_at(threshold_mated=2.0, threshold_nonmated=0.5):
+    def rates(scores):
+        errors = np.where(scores["mated"], scores["score"] < threshold_mated,
+                          scores["score"] >= threshold_nonmated)
+        frame = scores.assign(error=errors)
+        summary = frame.groupby(["algorithm", "group", "mated"], sort=False)["error"].agg(["sum", "size"])
+        summary = summary.unstack("mated")
+        out = pd.DataFrame({
+            "algorithm": summary.index.get_level_values(0), "group": summary.index.get_level_values(1),
+            "fmr": summary[("sum", False)].to_numpy() / summary[("size", False)].to_numpy(),
+            "fnmr": summary[("sum", True)].to_numpy() / summary[("size", True)].to_numpy(),
+            "n_mated": summary[("size", True)].to_numpy(),
+            "n_nonmated": summary[("size", False)].to_numpy(),
+        })
+        return out  # a plain tidy frame: enough for rate_matrices, skips validation for speed
+    return rates
+
+
+def test_resample_scores_keeps_subjects_whole_and_group_sizes():
+    scores = _clustered_scores(n_subjects=10)
+    sample = U.resample_scores(scores, np.random.default_rng(0))
+    per_subject = scores.groupby("subject").size()
+    drawn = sample.groupby("subject").size()
+    # every drawn subject comes with all its rows, a whole number of times
+    assert ((drawn % per_subject.loc[drawn.index]) == 0).all()
+    # each group keeps its number of subject draws
+    draws = (drawn / per_subject.loc[drawn.index]).groupby(drawn.index.str[0]).sum()
+    assert (draws == 10).all()
+    comparison = U.resample_scores(scores, np.random.default_rng(0), unit="comparison")
+    assert (comparison.groupby(["algorithm", "group", "mated"]).size()
+            == scores.groupby(["algorithm", "group", "mated"]).size()).all()
+
+
+def test_subject_bootstrap_is_wider_than_comparison_bootstrap():
+    scores = _clustered_scores()
+    rates = _rates_at()
+    builtin = ["fdr", "ir", "garbe"]
+    subject = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1)
+    comparison = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1,
+                                   unit="comparison")
+    assert subject.kind == "subject" and comparison.kind == "comparison"
+    assert "subjects" in subject.params["resampled"]
+    width = {}
+    for name, result in (("subject", subject), ("comparison", comparison)):
+        rows = result.intervals
+        width[name] = (rows["fnmr_term_high"] - rows["fnmr_term_low"]).groupby(rows["measure"]).mean()
+    # with subject-correlated comparisons the subject bootstrap is clearly wider
+    assert (width["subject"] > 1.3 * width["comparison"]).all(), width
+    again = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1)
+    pd.testing.assert_frame_equal(subject.intervals, again.intervals)
+
+
+def test_subject_bootstrap_without_clustering_matches_comparison_bootstrap():
+    scores = _clustered_scores(spread=0.0)
+    rates = _rates_at()
+    subject = U.score_bootstrap(scores, rates, ["fdr"], n_replicates=120, seed=2)
+    comparison = U.score_bootstrap(scores, rates, ["fdr"], n_replicates=120, seed=2,
+                                   unit="comparison")
+    ratio = (subject.intervals["se"] / comparison.intervals["se"]).mean()
+    assert 0.75 < ratio < 1.33
+
+
+def _spread_of_mated_means(scores):
+    """Stand-in score measure: spread of the groups' mean mated score, per algorithm."""
+    means = scores[scores["mated"]].groupby(["algorithm", "group"])["score"].mean()
+    spread = means.groupby(level="algorithm").agg(lambda x: x.max() - x.min())
+    return pd.DataFrame({"algorithm": spread.index, "measure": "mated_mean_spread",
+                         "value": spread.to_numpy()})
+
+
+def test_score_bootstrap_covers_score_measures():
+    scores = _clustered_scores(n_subjects=15)
+    result = U.score_bootstrap(scores, _rates_at(), ["garbe"], n_replicates=60, seed=0,
+                               score_measures=_spread_of_mated_means)
+    rows = result.intervals[result.intervals["measure"] == "mated_mean_spread"]
+    assert len(rows) == 2 and (rows["low"] < rows["high"]).all()
+    assert rows["fmr_term"].isna().all()
+    assert "mated_mean_spread" in result.params["measures"]
+    assert "mated_mean_spread" in set(result.ranking_summary["measure"])
+
+
+def test_score_bootstrap_errors():
+    scores = _clustered_scores(n_subjects=3)
+    with pytest.raises(KeyError) as error:
+        U.score_bootstrap(scores, _rates_at(), subject="speaker")
+    assert error.value.args[0] == U.MISSING_SCORE_COLUMN.format(
+        column="speaker", columns=list(scores.columns))
+    with pytest.raises(ValueError) as error:
+        U.resample_scores(scores, np.random.default_rng(0), unit="trial")
+    assert str(error.value) == U.BAD_UNIT.format(unit="trial")
+
+
+# ------------------------------------------------------------------------ figures
+
+
+def test_figures(annex15_sensitivity):
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from audit.plots import uncertainty as P
+
+    ax = P.plot_intervals(annex15_sensitivity.intervals, measure="garbe", top=20)
+    assert isinstance(ax, Axes) and len(ax.get_yticklabels()) == 20
+    ax = P.plot_frontier_probability(annex15_sensitivity.frontier)
+    assert isinstance(ax, Axes)
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("didiglobalface-001") for t in texts)
+    fig = P.plot_statistics(annex15_sensitivity.replicate_statistics,
+                            statistics=["garbe.max", "ir.max", "frontier.size"],
+                            point=annex15_sensitivity.statistics, claims=U.HOWARD_2022_CLAIMS)
+    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    with pytest.raises(ValueError) as error:
+        P.plot_intervals(annex15_sensitivity.intervals, measure="nope")
+    present = sorted(annex15_sensitivity.intervals["measure"].unique())
+    assert str(error.value) == P.NO_ROWS.format(measure="nope", present=present)
+
+
+# ------------------------------------------------------------ real score data
+
+
+@pytest.fixture(scope="module")
+def voxceleb_scores():
+    """VoxCeleb1-H scores of bt4vt (fetched by audit.voxceleb), with the reference speaker
+    of every trial as the subject (both sides share gender in VoxCeleb1-H)."""
+    voxceleb = pytest.importorskip("audit.voxceleb")
+    try:
+        folder = voxceleb.fetch_bt4vt() / "bt4vt" / "data"
+    except voxceleb.VoxCelebError as error:  # no network: say so, do not pass silently
+        pytest.skip(f"bt4vt wheel not available: {error}")
+    table = voxceleb.load_voxceleb(("gender",), folder=folder)
+    speakers = [voxceleb.raw_scores(system, folder)["ref_file"].str.split("/", n=1).str[0]
+                for system in voxceleb.SYSTEMS]
+    table["subject"] = np.concatenate([s.to_numpy() for s in speakers])
+    return table
+
+
+@pytest.mark.slow
+def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
+    scores_module = pytest.importorskip("audit.scores")
+    score_measures = pytest.importorskip("audit.score_measures")
+    from audit.registry import measure_names
+
+    rates = lambda s: scores_module.rates_at_fmr(s, 0.01)  # noqa: E731
+    subject = U.score_bootstrap(voxceleb_scores, rates, group="group_1", n_replicates=25,
+                                seed=0, score_measures=score_measures.evaluate_scores)
+    comparison = U.score_bootstrap(voxceleb_scores, rates, ["fdr", "ir", "garbe"],
+                                   group="group_1", n_replicates=25, seed=0, unit="comparison")
+    rows = subject.intervals
+    assert set(rows["measure"]) == set(measure_names())  # rate and score measures alike
+    assert rows["low"].notna().all() and rows["high"].notna().all()
+    assert (rows["low"] <= rows["high"]).all()
+    assert subject.params["resampled"].startswith("subjects ('subject')")
+    # speakers, not trials, are the unit: the intervals of the built-ins are wider
+    keys = ["measure", "algorithm"]
+    both = rows.merge(comparison.intervals, on=keys, suffixes=("", "_cmp"))
+    assert ((both["high"] - both["low"]) > (both["high_cmp"] - both["low_cmp"])).mean() >= 0.8
