@@ -47,6 +47,16 @@ def _grid_step(values: np.ndarray) -> tuple[float, float]:
     return best
 
 
+def decade_grid(values) -> float:
+    """The coarsest decade grid (step in decades) holding every positive value, or NaN.
+
+    >>> decade_grid([1e-5, 10 ** -4.9, 10 ** -3.3])
+    0.1
+    """
+    step, share = _grid_step(np.asarray(values, dtype="float64").ravel())
+    return float(step) if share == 1.0 else float("nan")
+
+
 def _decimals(values: np.ndarray) -> tuple[float, int]:
     """The decimals most cells are printed with, and how many cells need more.
 

@@ -1272,3 +1272,56 @@ def robustness_summary(result: UncertaintyResult, *, verdicts: pd.DataFrame | No
                          f"{r.measure} {r.criterion} ({100 * r.agreement:.0f}%)"
                          for r in soft.itertuples()) if len(soft) else "") + ".")
     return " ".join(lines)
+
+
+NO_UNCERTAINTY = (
+    "no uncertainty analysis: the table has no comparison counts (n_mated, n_nonmated) for a "
+    "binomial bootstrap, and its FMRs do not sit on a decade grid for a transcription redraw"
+)
+BAD_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
+
+
+def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_replicates: int = 1000,
+            seed: int = 0, alpha: float = 0.5, fairness: str = "garbe", weights="equal",
+            floor_lower: float | None = FLOOR_LOWER) -> tuple[UncertaintyResult | None, str]:
+    """The uncertainty analysis a rates table supports, and a sentence saying which.
+
+    ``method="auto"`` takes the binomial bootstrap (:func:`parametric_bootstrap`)
+    when the table carries comparison counts, else the transcription redraw
+    (:func:`transcription_sensitivity`) when its FMRs sit on a decade grid with a
+    floor (as the Annex 15 transcription does), else none. ``"counts"`` and
+    ``"transcription"`` force one; ``"none"`` skips it.
+
+    Returns
+    -------
+    (result, description)
+        ``result`` is None when no analysis applies; ``description`` says what
+        was done, with the parameters, or why nothing was.
+    """
+    from audit.quality import decade_grid
+
+    if method not in ("auto", "counts", "transcription", "none"):
+        raise ValueError(BAD_METHOD.format(method=method))
+    has_counts = {"n_mated", "n_nonmated"} <= set(table.columns)
+    step = decade_grid(table["fmr"].to_numpy())
+    if method == "none":
+        return None, "no uncertainty analysis (method='none')"
+    if method == "counts" or (method == "auto" and has_counts):
+        result = parametric_bootstrap(table, measures, n_replicates=n_replicates, seed=seed, alpha=alpha,
+                                      fairness=fairness, weights="counts" if has_counts else weights)
+        return result, (f"binomial (parametric) bootstrap from the comparison counts: {n_replicates} "
+                        f"replicates, seed {seed}; comparisons are treated as independent, which "
+                        "understates the uncertainty where comparisons share a subject")
+    if method == "transcription" or (method == "auto" and np.isfinite(step)):
+        step = step if np.isfinite(step) else 0.1
+        floor = float(table["fmr"][table["fmr"] > 0].min())
+        result = transcription_sensitivity(table, measures, n_replicates=n_replicates, seed=seed,
+                                           step=step, floor=floor, floor_lower=floor_lower,
+                                           alpha=alpha, fairness=fairness, weights=weights)
+        below = ("the floor's own bin" if floor_lower is None
+                 else f"down to {floor_lower:g} (a censored value may lie anywhere below the floor)")
+        return result, (f"transcription redraw: each FMR uniformly in log10 within its {step:g}-decade "
+                        f"bin, FMRs on the {floor:g} floor {below}, each FNMR within half its last "
+                        f"printed decimal; {n_replicates} replicates, seed {seed}. The intervals are "
+                        "ranges of values consistent with the rounding, not confidence intervals")
+    return None, NO_UNCERTAINTY

@@ -43,8 +43,11 @@ def pareto_report(small_table, tmp_path_factory):
 def test_pareto_report_files(pareto_report, small_table):
     for name in ("index.html", "manifest.json", "pareto.ipynb", "pareto.html",
                  "figures/pareto_garbe.png", "figures/pareto_garbe.svg",
-                 "tables/downselect_garbe.csv", "tables/pareto_all_garbe.csv"):
+                 "tables/downselect_garbe.csv", "tables/pareto_all_garbe.csv",
+                 "tables/frontier_probability_garbe.csv", "figures/frontier_probability_garbe.png"):
         assert (pareto_report / name).is_file(), name
+    short = pd.read_csv(pareto_report / "tables" / "downselect_garbe.csv")
+    assert short["frontier_probability"].between(0, 1).all()
     manifest = json.loads((pareto_report / "manifest.json").read_text())
     assert manifest["input_sha256"] == sha256sum(small_table)
     assert manifest["parameters"]["max_accuracy"] == 0.03
@@ -106,7 +109,8 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     assert code == 0
     folder = tmp_path / "user"
     for name in ("ffmc.html", "tables/ffmc_table.csv", "tables/data_quality.csv",
-                 "figures/ffmc_panels_garbe.png", "figures/ffmc_panels_user_ncv.svg"):
+                 "figures/ffmc_panels_garbe.png", "figures/ffmc_panels_user_ncv.svg",
+                 "tables/measure_intervals.csv", "tables/ffmc_verdict_stability.csv"):
         assert (folder / name).is_file(), name
     verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
     assert {"fdr", "ir", "garbe", "user_ncv"} <= set(verdicts["measure"])
@@ -116,6 +120,8 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     np.testing.assert_allclose(garbe.loc[expected.index], expected, rtol=1e-8)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["parameters"]["measure_modules"] == ["tests.user_measures.my_measure"]
+    intervals = pd.read_csv(folder / "tables" / "measure_intervals.csv")
+    assert "user_ncv" in set(intervals["measure"])
 
 
 def test_scores_report_on_synthetic_distances(tmp_path):

@@ -96,16 +96,17 @@ def _overlap(a, b) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
-def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
+def label_points(ax, names, xs, ys, *, fontsize: float = 7.0) -> None:
     """Name each point, nudging labels apart so that none overlap (greedy, in display space)."""
-    if not len(points):
+    if not len(names):
         return
     fig = ax.figure
     texts = []
-    for name, row in points.iterrows():
+    for name, x, y in zip(names, xs, ys):
         texts.append(ax.annotate(
-            str(name), (row["accuracy"], row["fairness"]), xytext=(6, 4),
+            str(name), (x, y), xytext=(6, 4),
             textcoords="offset points", fontsize=fontsize, color="#222222", zorder=5,
+            bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.75),
             arrowprops=dict(arrowstyle="-", color="#999999", lw=0.5, shrinkA=0, shrinkB=2)))
     renderer = fig.canvas.get_renderer()
     axes_box = ax.get_window_extent(renderer)
@@ -126,6 +127,10 @@ def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
             text.set_position((text.get_position()[0], dy_points))
             box = text.get_window_extent(renderer)
         placed.append(box)
+
+
+def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
+    label_points(ax, list(points.index), points["accuracy"], points["fairness"], fontsize=fontsize)
 
 
 def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x: bool = False,

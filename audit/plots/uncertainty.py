@@ -108,10 +108,11 @@ def add_frontier_probability(ax, frontier: pd.DataFrame, *, x: str = "total_fnmr
     if colorbar:
         ax.figure.colorbar(points, ax=ax, label="frontier membership probability")
     if annotate is not None:
-        for row in frontier[frontier["frontier_probability"] >= annotate].itertuples():
-            ax.annotate(f"{row.algorithm} ({row.frontier_probability:.2f})",
-                        (getattr(row, x), getattr(row, y)), fontsize=7,
-                        xytext=(4, 4), textcoords="offset points")
+        from audit.plots.pareto import label_points
+
+        named = frontier[frontier["frontier_probability"] >= annotate]
+        label_points(ax, [f"{r.algorithm} ({r.frontier_probability:.2f})" for r in named.itertuples()],
+                     named[x], named[y], fontsize=7)
     return ax
 
 
