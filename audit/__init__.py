@@ -20,10 +20,10 @@ from audit.measures import (
 )
 from audit.rates import RatesError, rate_matrices, read_rates
 from audit.registry import Measure, evaluate, get_measure, measure_names, register_measure
+
+from audit import bias  # noqa: F401  (registers NRB, STD and SER)
 from audit.scores import ScoresError, rates_at_fmr, read_scores, sweep
 from audit.score_measures import evaluate_scores  # registers the score-based measures
-
-from audit import bias  # noqa: E402,F401  (registers NRB, STD and SER)
 
 __version__ = "0.1.0"
 
