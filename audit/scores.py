@@ -427,6 +427,11 @@ class ScoreStats:
             raise KeyError(UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))) from None
 
 
+#: Rows per block when gathering segments: small enough for a block's scores,
+#: keys and sort order to stay in cache, large enough to amortise the Python loop.
+_BLOCK = 1 << 16
+
+
 def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None, *,
                             groups: Sequence | None = None,
                             algorithms: Sequence | None = None,
@@ -435,54 +440,76 @@ def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None,
     """:class:`ScoreStats` from plain arrays (no validation: use :func:`read_scores` first).
 
     ``group_1``/``group_2`` and ``algorithm`` are integer codes (0-based);
-    ``groups`` and ``algorithms`` their labels (default: the codes).  Cost:
-    one pass per segment to gather its scores, then an in-place sort of each
-    segment; extra memory: one copy of the scores plus a boolean mask.
+    ``groups`` and ``algorithms`` their labels (default: the codes).
+
+    Every row belongs to one *segment*: (algorithm, mated, group) or
+    (algorithm, cross-group non-mated).  The rows are gathered segment by
+    segment into one buffer in two passes over blocks of :data:`_BLOCK` rows
+    (count the segments; then a stable radix sort of each block's segment
+    codes and a copy of its runs to their places), and each segment of the
+    buffer is sorted in place.  Cost: about one ``numpy.sort`` of the scores
+    (sorting the segments separately is cheaper than one sort of all the
+    scores, and pays for the gathering); extra memory: one copy of the scores
+    (the statistics themselves) plus a few blocks.
     """
     score = np.asarray(score, dtype="float64")
     mated = np.asarray(mated, dtype=bool)
     group_1 = np.asarray(group_1)
-    same = None if group_2 is None else (np.asarray(group_2) == group_1)
-    n_groups = int(group_1.max()) + 1 if groups is None else len(groups)
+    group_2 = None if group_2 is None else np.asarray(group_2)
+    n = len(score)
+    n_groups = (int(group_1.max()) + 1 if n else 0) if groups is None else len(groups)
     if algorithm is None:
-        per_algorithm = [None]
         n_alg = 1
     else:
         algorithm = np.asarray(algorithm)
-        n_alg = int(algorithm.max()) + 1 if algorithms is None else len(algorithms)
-        per_algorithm = list(range(n_alg))
-    sign = 1.0 if higher_is_match else -1.0
-    # one small-integer key per row: 0..G-1 mated, G..2G-1 within-group non-mated, 2G cross
-    key_dtype = (np.int8 if 2 * n_groups + 1 < 2**7 else
-                 np.int16 if 2 * n_groups + 1 < 2**15 else np.int32)
-    key = group_1.astype(key_dtype, copy=True)
-    key[~mated] += n_groups
-    if same is not None:
-        key[~(same | mated)] = 2 * n_groups
-        del same
-    all_mated, all_nonmated, all_cross = [], [], []
-    for a in per_algorithm:
-        if a is None:
-            sub_key, sub_score = key, score
-        else:
-            rows = algorithm == a
-            sub_key, sub_score = key[rows], score[rows]
-            del rows
-        segments = []
-        for k in range(2 * n_groups + 1):
-            seg = np.compress(sub_key == k, sub_score)
-            if sign < 0:
-                np.negative(seg, out=seg)
-            seg.sort()
-            segments.append(seg)
-        all_mated.append(segments[:n_groups])
-        all_nonmated.append(segments[n_groups:2 * n_groups])
-        all_cross.append(segments[2 * n_groups])
+        n_alg = (int(algorithm.max()) + 1 if n else 0) if algorithms is None else len(algorithms)
+    width = 2 * n_groups + 1  # segments per algorithm: G mated, G within-group non-mated, cross
+    n_seg = n_alg * width
+    key_dtype = np.int8 if n_seg <= 2**7 else np.int16 if n_seg <= 2**15 else np.int32
+
+    def keys(lo: int, hi: int) -> np.ndarray:
+        """Segment code of rows lo:hi: a*width + g (mated), + G (non-mated), 2G (cross)."""
+        m = mated[lo:hi]
+        key = group_1[lo:hi].astype(key_dtype)
+        key += np.logical_not(m).view(np.int8).astype(key_dtype) * key_dtype(n_groups)
+        if group_2 is not None:
+            cross = group_2[lo:hi] != group_1[lo:hi]
+            cross &= ~m
+            key[cross] = 2 * n_groups
+        if algorithm is not None:
+            key += algorithm[lo:hi].astype(key_dtype) * key_dtype(width)
+        return key
+
+    counts = np.zeros(n_seg, dtype=np.int64)
+    for lo in range(0, n, _BLOCK):
+        counts += np.bincount(keys(lo, lo + _BLOCK), minlength=n_seg)
+    offsets = np.zeros(n_seg + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    buffer = np.empty(n, dtype="float64")
+    filled = offsets[:-1].copy()
+    codes = np.arange(n_seg + 1, dtype=key_dtype if n_seg < np.iinfo(key_dtype).max else np.int64)
+    for lo in range(0, n, _BLOCK):
+        key = keys(lo, lo + _BLOCK)
+        order = np.argsort(key, kind="stable")
+        block = score[lo:lo + _BLOCK].take(order)
+        cuts = np.searchsorted(key.take(order), codes)
+        present = np.flatnonzero(np.diff(cuts)).tolist()
+        cuts, at = cuts.tolist(), filled.tolist()
+        for k in present:
+            buffer[at[k]:at[k] + cuts[k + 1] - cuts[k]] = block[cuts[k]:cuts[k + 1]]
+        filled += np.diff(cuts)
+    if not higher_is_match:
+        np.negative(buffer, out=buffer)
+    segments = [buffer[offsets[k]:offsets[k + 1]] for k in range(n_seg)]
+    for segment in segments:
+        segment.sort()
     return ScoreStats(
         algorithms=pd.Index(list(algorithms) if algorithms is not None else list(range(n_alg)),
                             name="algorithm"),
         groups=pd.Index(list(groups) if groups is not None else list(range(n_groups)), name="group"),
-        mated=all_mated, nonmated=all_nonmated, cross=all_cross,
+        mated=[segments[a * width:a * width + n_groups] for a in range(n_alg)],
+        nonmated=[segments[a * width + n_groups:a * width + 2 * n_groups] for a in range(n_alg)],
+        cross=[segments[a * width + 2 * n_groups] for a in range(n_alg)],
         higher_is_match=higher_is_match, attributes=tuple(attributes),
     )
 
