@@ -562,9 +562,84 @@ def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
     return np.where(down, k - 1, k)
 
 
-def _pooled_false_matches(stats: ScoreStats, a: int, t: np.ndarray) -> np.ndarray:
-    fm, _, cross = stats.counts(a, t)
-    return fm.sum(axis=0) + cross
+#: Largest window of candidate scores that the threshold search sorts outright
+#: instead of bisecting further.
+_WINDOW = 4096
+
+
+def _pooled_false_matches(runs: list[np.ndarray], t: np.ndarray) -> np.ndarray:
+    """Pooled count of non-mated scores ``>= t`` over sorted runs, per threshold."""
+    count = np.zeros(len(t), dtype=np.int64)
+    for run in runs:
+        count += len(run) - np.searchsorted(run, t, "left")
+    return count
+
+
+def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Internal thresholds, pooled false-match counts there and the pooled count N.
+
+    The threshold for ``k`` allowed false matches is the smallest ``t`` (in
+    float order) with ``count(pooled non-mated >= t) <= k``: ``low`` (the
+    smallest score) when ``k >= N``, otherwise the float just above ``v``, the
+    ``(k+1)``-th largest pooled non-mated score.  ``v`` is found exactly by a
+    bisection on the bit patterns of the floats (so ties and signed zeros
+    follow float comparison) that stops as soon as fewer than :data:`_WINDOW`
+    scores remain between its bounds; those are then selected directly.  The
+    reported threshold is the smallest observed score at or above ``t``, which
+    takes the same decisions.
+    """
+    runs = [s for s in (*stats.nonmated[a], stats.cross[a]) if len(s)]
+    n = sum(len(s) for s in runs)
+    if n == 0:
+        raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
+    k = _allowed_false_matches(targets, n)
+    segments = [s for s in stats.segments(a) if len(s)]
+    low = min(s[0] for s in segments)
+    nm_low = min(s[0] for s in runs)
+    nm_max = max(s[-1] for s in runs)
+    t_star = np.full(len(targets), low)
+    todo = np.flatnonzero(k < n)
+    if len(todo):
+        kk = k[todo]
+        # invariant: count(>= lo) > k >= count(>= hi); below[r] = count(run r < bound)
+        lo = np.full(len(todo), _ordered(np.array([nm_low]))[0])
+        hi = np.full(len(todo), _ordered(np.array([np.nextafter(nm_max, np.inf)]))[0])
+        below_lo = np.zeros((len(runs), len(todo)), dtype=np.int64)
+        below_hi = np.array([[len(r)] * len(todo) for r in runs], dtype=np.int64)
+        active = np.arange(len(todo))
+        while True:
+            window = below_hi[:, active].sum(axis=0) - below_lo[:, active].sum(axis=0)
+            keep = (window > _WINDOW) & (hi[active] > lo[active] + 1)
+            active = active[keep]
+            if not len(active):
+                break
+            l, h = lo[active], hi[active]
+            mid = l // 2 + h // 2 + ((l % 2) + (h % 2)) // 2
+            t = _unordered(mid)
+            below = np.array([np.searchsorted(r, t, "left") for r in runs], dtype=np.int64)
+            ok = n - below.sum(axis=0) <= kk[active]
+            hi[active] = np.where(ok, mid, h)
+            lo[active] = np.where(ok, l, mid)
+            below_hi[:, active] = np.where(ok, below, below_hi[:, active])
+            below_lo[:, active] = np.where(ok, below_lo[:, active], below)
+        result = _unordered(hi)
+        start, stop = below_lo.T.tolist(), below_hi.T.tolist()
+        above = (n - below_hi.sum(axis=0)).tolist()  # count(>= hi)
+        for j in np.flatnonzero(hi > lo + 1).tolist():
+            # the (k+1)-th largest lies among the scores in [lo, hi)
+            window = np.concatenate([r[b:e] for r, b, e in zip(runs, start[j], stop[j])])
+            at = len(window) - (int(kk[j]) + 1 - above[j])
+            v = np.partition(window, at)[at]
+            result[j] = np.nextafter(v, np.inf)
+        t_star[todo] = result
+    # report the smallest observed score that is accepted (same decisions as t_star)
+    observed = np.full(len(targets), np.inf)
+    for s in segments:
+        at = np.searchsorted(s, t_star, "left")
+        np.minimum(observed, s[np.minimum(at, len(s) - 1)], out=observed, where=at < len(s))
+    internal = np.where(np.isfinite(observed), observed, t_star)
+    return internal, _pooled_false_matches(runs, internal), n
 
 
 def thresholds_at_fmr(stats: ScoreStats | pd.DataFrame, targets, algorithm=None
@@ -577,51 +652,30 @@ def thresholds_at_fmr(stats: ScoreStats | pd.DataFrame, targets, algorithm=None
     the conventions.
     """
     stats = score_stats(stats)
+    targets = _targets(targets)
+    indices = (range(len(stats.algorithms)) if algorithm is None
+               else [stats.algorithm_index(algorithm)])
+    columns = {"algorithm": [], "target_fmr": [], "threshold": [], "_internal": [],
+               "attained_fmr": [], "n_pooled_nonmated": []}
+    for a in indices:
+        internal, attained, n = _operating_points(stats, a, targets)
+        columns["algorithm"] += [stats.algorithms[a]] * len(targets)
+        columns["target_fmr"].append(targets)
+        columns["threshold"].append(stats.to_external(internal))
+        columns["_internal"].append(internal)
+        columns["attained_fmr"].append(attained / n)
+        columns["n_pooled_nonmated"].append(np.full(len(targets), n, dtype=np.int64))
+    out = {name: values if name == "algorithm" else np.concatenate(values)
+           for name, values in columns.items()}
+    return pd.DataFrame(out)
+
+
+def _targets(targets) -> np.ndarray:
     targets = np.atleast_1d(np.asarray(targets, dtype="float64"))
     bad = ~((targets > 0) & (targets <= 1))
     if bad.any():
         raise ValueError(BAD_TARGET.format(value=float(targets[bad][0])))
-    indices = (range(len(stats.algorithms)) if algorithm is None
-               else [stats.algorithm_index(algorithm)])
-    rows = []
-    for a in indices:
-        n = stats.n_pooled_nonmated(a)
-        if n == 0:
-            raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
-        k = _allowed_false_matches(targets, n)
-        segments = [s for s in stats.segments(a) if len(s)]
-        low = min(s[0] for s in segments)
-        nm_max = max(s[-1] for s in [*stats.nonmated[a], stats.cross[a]] if len(s))
-        # smallest t (in float order) with pooled count(>= t) <= k: bisection on ordered ints
-        lo = np.full(len(targets), _ordered(np.array([low]))[0])
-        hi = np.full(len(targets), _ordered(np.array([np.nextafter(nm_max, np.inf)]))[0])
-        done = _pooled_false_matches(stats, a, _unordered(lo)) <= k
-        hi = np.where(done, lo, hi)
-        for _ in range(64):
-            active = hi > lo + 1
-            if not active.any():
-                break
-            mid = lo // 2 + hi // 2 + ((lo % 2) + (hi % 2)) // 2
-            ok = _pooled_false_matches(stats, a, _unordered(mid)) <= k
-            hi = np.where(active & ok, mid, hi)
-            lo = np.where(active & ~ok, mid, lo)
-        t_star = _unordered(hi)
-        # report the smallest observed score that is accepted (same decisions as t_star)
-        observed = np.full(len(targets), np.inf)
-        for s in segments:
-            at = np.searchsorted(s, t_star, "left")
-            inside = at < len(s)
-            observed = np.where(inside, np.minimum(observed, s[np.minimum(at, len(s) - 1)]),
-                                observed)
-        internal = np.where(np.isfinite(observed), observed, t_star)
-        attained = _pooled_false_matches(stats, a, internal)
-        for j, target in enumerate(targets):
-            rows.append((stats.algorithms[a], float(target), float(stats.to_external(internal[j])),
-                         float(internal[j]), attained[j] / n, n))
-    out = pd.DataFrame(rows, columns=["algorithm", "target_fmr", "threshold", "_internal",
-                                      "attained_fmr", "n_pooled_nonmated"])
-    out["n_pooled_nonmated"] = out["n_pooled_nonmated"].astype("int64")
-    return out
+    return targets
 
 
 def _rates_frame(stats: ScoreStats, a: int, internal: np.ndarray) -> dict[str, np.ndarray]:
