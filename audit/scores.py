@@ -694,34 +694,32 @@ def _rates_frame(stats: ScoreStats, a: int, internal: np.ndarray) -> dict[str, n
             "n_nonmated": n_nm}
 
 
+def _strings(labels, index: np.ndarray):
+    """A pandas ``string`` array of ``str(labels[i])`` for ``i`` in ``index``."""
+    return pd.array([str(label) for label in labels], dtype="string").take(index)
+
+
 def _tidy(stats: ScoreStats, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
     """Assemble rates blocks into the tidy long table, one row per (algorithm, [point,] group)."""
     n_grp = len(stats.groups)
-    pieces = []
-    for a, rates, extra in blocks:
-        n_t = rates["fmr"].shape[1]
-        piece = {"algorithm": np.repeat(np.array([stats.algorithms[a]], dtype=object), n_t * n_grp)}
-        labels = np.tile(np.asarray(stats.groups, dtype=object), n_t)
-        if stats.attributes:
-            split = [str(g).split(".") for g in labels]
-            for i, name in enumerate(stats.attributes):
-                piece[name] = np.array([s[i] for s in split], dtype=object)
-        piece["group"] = labels
-        piece["fmr"] = rates["fmr"].T.ravel()
-        piece["fnmr"] = rates["fnmr"].T.ravel()
-        piece["n_mated"] = np.tile(rates["n_mated"], n_t)
-        piece["n_nonmated"] = np.tile(rates["n_nonmated"], n_t)
-        for name, values in extra.items():
-            piece[name] = np.repeat(np.asarray(values), n_grp)
-        pieces.append(pd.DataFrame(piece))
-    table = pd.concat(pieces, ignore_index=True)
-    for name in ("algorithm", *stats.attributes, "group"):
-        table[name] = table[name].astype(str).astype("string")
-    table["fmr"] = table["fmr"].astype("float64")
-    table["fnmr"] = table["fnmr"].astype("float64")
-    table["n_mated"] = table["n_mated"].astype("int64")
-    table["n_nonmated"] = table["n_nonmated"].astype("int64")
-    return table
+    sizes = [rates["fmr"].shape[1] * n_grp for _, rates, _ in blocks]
+    group = np.tile(np.arange(n_grp), sum(sizes) // n_grp if n_grp else 0)
+    table = {"algorithm": _strings(stats.algorithms,
+                                   np.repeat([a for a, _, _ in blocks], sizes))}
+    if stats.attributes:
+        split = [str(g).split(".") for g in stats.groups]
+        for i, name in enumerate(stats.attributes):
+            table[name] = _strings([s[i] for s in split], group)
+    table["group"] = _strings(stats.groups, group)
+    table["fmr"] = np.concatenate([rates["fmr"].T.ravel() for _, rates, _ in blocks])
+    table["fnmr"] = np.concatenate([rates["fnmr"].T.ravel() for _, rates, _ in blocks])
+    for name in ("n_mated", "n_nonmated"):
+        table[name] = np.concatenate([np.tile(rates[name], rates["fmr"].shape[1])
+                                      for _, rates, _ in blocks]).astype("int64")
+    for name in blocks[0][2]:
+        table[name] = np.concatenate([np.repeat(np.asarray(extra[name]), n_grp)
+                                      for _, _, extra in blocks])
+    return pd.DataFrame(table)
 
 
 def rates_at_thresholds(scores: pd.DataFrame | ScoreStats, thresholds) -> pd.DataFrame:
@@ -763,15 +761,14 @@ def sweep(scores: pd.DataFrame | ScoreStats, targets=None) -> pd.DataFrame:
     """
     stats = score_stats(scores)
     targets = DEFAULT_TARGETS if targets is None else targets
-    points = thresholds_at_fmr(stats, targets)
+    targets = _targets(targets)
+    points = [_operating_points(stats, a, targets) for a in range(len(stats.algorithms))]
     blocks = []
-    for a, name in enumerate(stats.algorithms):
-        rows = points[points["algorithm"] == name]
-        internal = rows["_internal"].to_numpy()
+    for a, (internal, attained, n) in enumerate(points):
         blocks.append((a, _rates_frame(stats, a, internal), {
-            "target_fmr": rows["target_fmr"].to_numpy(),
-            "threshold": rows["threshold"].to_numpy(),
-            "attained_fmr": rows["attained_fmr"].to_numpy(),
+            "target_fmr": targets,
+            "threshold": stats.to_external(internal),
+            "attained_fmr": attained / n,
         }))
     return _tidy(stats, blocks)
 
