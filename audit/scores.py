@@ -564,7 +564,7 @@ def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
 
 #: Largest window of candidate scores that the threshold search sorts outright
 #: instead of bisecting further.
-_WINDOW = 4096
+_WINDOW = 1024
 
 
 def _pooled_false_matches(runs: list[np.ndarray], t: np.ndarray) -> np.ndarray:
@@ -573,6 +573,50 @@ def _pooled_false_matches(runs: list[np.ndarray], t: np.ndarray) -> np.ndarray:
     for run in runs:
         count += len(run) - np.searchsorted(run, t, "left")
     return count
+
+
+def _union_of_ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Sorted indices covered by the half-open ranges ``[start[i], stop[i])``, each once."""
+    order = np.argsort(start, kind="stable")
+    start, stop = start[order], np.maximum.accumulate(stop[order])
+    # a range opens a new block unless it starts inside the blocks before it
+    new = np.ones(len(start), dtype=bool)
+    new[1:] = start[1:] > stop[:-1]
+    first = np.flatnonzero(new)
+    begin = start[first]
+    end = np.append(stop[first[1:] - 1], stop[-1]) if len(first) else stop[:0]
+    length = end - begin
+    keep = length > 0
+    begin, length = begin[keep], length[keep]
+    if not len(begin):
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(begin - np.concatenate(([0], np.cumsum(length)[:-1])), length)
+    return shift + np.arange(length.sum())
+
+
+#: Size of the sample of the pooled non-mated scores that brackets each threshold.
+_SKETCH = 1 << 14
+
+
+def _sketch_brackets(runs: list[np.ndarray], n: int, q: np.ndarray, low: float, high: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Likely bounds ``lo <= v < hi`` of the ``q``-th smallest pooled score, from a sample.
+
+    Every ``step``-th score of each sorted run is kept; if ``c`` sample scores
+    are ``<= x``, the pooled count ``<= x`` lies within ``step * (len(runs) + 1)``
+    of ``step * c``, so bounds that far from ``q / step`` in the sorted sample
+    hold unless ties get in the way (the caller checks them).
+    """
+    step = max(1, n // _SKETCH)
+    sample = np.sort(np.concatenate([r[step - 1::step] for r in runs]))
+    if not len(sample):
+        return np.full(len(q), low), np.full(len(q), high)
+    margin = len(runs) + 2
+    at_lo = q // step - margin
+    at_hi = q // step + margin
+    lo = np.where(at_lo >= 0, sample[np.clip(at_lo, 0, len(sample) - 1)], low)
+    hi = np.where(at_hi < len(sample), sample[np.clip(at_hi, 0, len(sample) - 1)], high)
+    return lo, hi
 
 
 def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
@@ -603,10 +647,15 @@ def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
     if len(todo):
         kk = k[todo]
         # invariant: count(>= lo) > k >= count(>= hi); below[r] = count(run r < bound)
-        lo = np.full(len(todo), _ordered(np.array([nm_low]))[0])
-        hi = np.full(len(todo), _ordered(np.array([np.nextafter(nm_max, np.inf)]))[0])
-        below_lo = np.zeros((len(runs), len(todo)), dtype=np.int64)
-        below_hi = np.array([[len(r)] * len(todo) for r in runs], dtype=np.int64)
+        lo_f, hi_f = _sketch_brackets(runs, n, n - 1 - kk, nm_low, np.nextafter(nm_max, np.inf))
+        below_lo = np.array([np.searchsorted(r, lo_f, "left") for r in runs], dtype=np.int64)
+        below_hi = np.array([np.searchsorted(r, hi_f, "left") for r in runs], dtype=np.int64)
+        wrong = (n - below_lo.sum(axis=0) <= kk) | (n - below_hi.sum(axis=0) > kk)
+        if wrong.any():  # ties can defeat the sketch: start those from the whole range
+            lo_f[wrong], hi_f[wrong] = nm_low, np.nextafter(nm_max, np.inf)
+            below_lo[:, wrong] = 0
+            below_hi[:, wrong] = np.array([len(r) for r in runs])[:, None]
+        lo, hi = _ordered(lo_f), _ordered(hi_f)
         active = np.arange(len(todo))
         while True:
             window = below_hi[:, active].sum(axis=0) - below_lo[:, active].sum(axis=0)
@@ -624,14 +673,16 @@ def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
             below_hi[:, active] = np.where(ok, below, below_hi[:, active])
             below_lo[:, active] = np.where(ok, below_lo[:, active], below)
         result = _unordered(hi)
-        start, stop = below_lo.T.tolist(), below_hi.T.tolist()
-        above = (n - below_hi.sum(axis=0)).tolist()  # count(>= hi)
-        for j in np.flatnonzero(hi > lo + 1).tolist():
-            # the (k+1)-th largest lies among the scores in [lo, hi)
-            window = np.concatenate([r[b:e] for r, b, e in zip(runs, start[j], stop[j])])
-            at = len(window) - (int(kk[j]) + 1 - above[j])
-            v = np.partition(window, at)[at]
-            result[j] = np.nextafter(v, np.inf)
+        open_ = np.flatnonzero(hi > lo + 1)
+        if len(open_):
+            # the (k+1)-th largest lies among the scores in [lo, hi): gather the union of
+            # these windows once, sort it, and read each answer off by its rank
+            union = np.sort(np.concatenate([
+                run.take(_union_of_ranges(below_lo[r, open_], below_hi[r, open_]))
+                for r, run in enumerate(runs)]))
+            top = np.searchsorted(union, result[open_], "left")  # union scores below hi
+            above = n - below_hi[:, open_].sum(axis=0)  # pooled scores at or above hi
+            result[open_] = np.nextafter(union[top - (kk[open_] + 1 - above)], np.inf)
         t_star[todo] = result
     # report the smallest observed score that is accepted (same decisions as t_star)
     observed = np.full(len(targets), np.inf)
