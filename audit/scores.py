@@ -427,6 +427,21 @@ class ScoreStats:
             raise KeyError(UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))) from None
 
 
+def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:
+    """``numpy.bincount(key, minlength=n_seg)``, counting codes two at a time when few."""
+    if n_seg > 128 or len(key) < 2:
+        return np.bincount(key, minlength=n_seg)
+    even = len(key) - len(key) % 2
+    pair = key[0:even:2].astype(np.intp)
+    pair *= n_seg
+    pair += key[1:even:2]
+    both = np.bincount(pair, minlength=n_seg * n_seg).reshape(n_seg, n_seg)
+    counts = both.sum(axis=0) + both.sum(axis=1)
+    if even < len(key):
+        counts[key[-1]] += 1
+    return counts
+
+
 #: Rows per block when gathering segments: small enough for a block's scores,
 #: keys and sort order to stay in cache, large enough to amortise the Python loop.
 _BLOCK = 1 << 16
@@ -480,24 +495,22 @@ def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None,
             key += algorithm[lo:hi].astype(key_dtype) * key_dtype(width)
         return key
 
-    counts = np.zeros(n_seg, dtype=np.int64)
-    for lo in range(0, n, _BLOCK):
-        counts += np.bincount(keys(lo, lo + _BLOCK), minlength=n_seg)
+    starts = range(0, n, _BLOCK)
+    per_block = np.array([_segment_counts(keys(lo, lo + _BLOCK), n_seg) for lo in starts],
+                         dtype=np.int64).reshape(len(starts), n_seg)
     offsets = np.zeros(n_seg + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    np.cumsum(per_block.sum(axis=0), out=offsets[1:])
+    # where each block's run of each segment goes in the buffer
+    at = (offsets[:-1] + np.cumsum(per_block, axis=0) - per_block).tolist()
+    cuts = np.zeros((len(starts), n_seg + 1), dtype=np.int64)
+    np.cumsum(per_block, axis=1, out=cuts[:, 1:])
+    cuts = cuts.tolist()
     buffer = np.empty(n, dtype="float64")
-    filled = offsets[:-1].copy()
-    codes = np.arange(n_seg + 1, dtype=key_dtype if n_seg < np.iinfo(key_dtype).max else np.int64)
-    for lo in range(0, n, _BLOCK):
-        key = keys(lo, lo + _BLOCK)
-        order = np.argsort(key, kind="stable")
-        block = score[lo:lo + _BLOCK].take(order)
-        cuts = np.searchsorted(key.take(order), codes)
-        present = np.flatnonzero(np.diff(cuts)).tolist()
-        cuts, at = cuts.tolist(), filled.tolist()
-        for k in present:
-            buffer[at[k]:at[k] + cuts[k + 1] - cuts[k]] = block[cuts[k]:cuts[k + 1]]
-        filled += np.diff(cuts)
+    for b, lo in enumerate(starts):
+        block = score[lo:lo + _BLOCK].take(np.argsort(keys(lo, lo + _BLOCK), kind="stable"))
+        cut, to = cuts[b], at[b]
+        for k in np.flatnonzero(per_block[b]).tolist():
+            buffer[to[k]:to[k] + cut[k + 1] - cut[k]] = block[cut[k]:cut[k + 1]]
     if not higher_is_match:
         np.negative(buffer, out=buffer)
     segments = [buffer[offsets[k]:offsets[k + 1]] for k in range(n_seg)]
