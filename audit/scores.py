@@ -58,13 +58,29 @@ Sufficient statistics and the streaming seam
 Everything downstream of :func:`score_stats` reads only a :class:`ScoreStats`:
 per (algorithm, group) the sorted mated scores and the sorted within-group
 non-mated scores, and per algorithm the sorted cross-group non-mated scores.
-Rates at any threshold are then two binary searches per group.  Building it
-costs about one sort of the scores and memory about one copy of them.  A
-streaming or distributed backend that cannot hold the scores in memory needs
-only to produce the same per-segment statistics: sorted (or, with a loss of
-resolution stated by its bin width, finely histogrammed) scores per segment,
-whose only use here is ``count(score >= t)`` and ``count(score < t)`` for a
-vector of thresholds (:meth:`ScoreStats.counts`).  That method is the seam.
+Rates at any threshold are then two binary searches per group
+(:meth:`ScoreStats.counts`), and the threshold at a target FMR is an order
+statistic of the pooled non-mated scores, found by binary searches and
+position slices on the same sorted arrays (:func:`_operating_points`).
+Building the statistics in memory (:func:`score_stats_from_arrays`) costs
+about one ``numpy.sort`` of the scores and one extra copy of them; the 100
+operating points of a sweep then cost a few milliseconds, whatever the size
+(``benchmarks/bench_scores.py`` measures both).
+
+**The seam is the** :class:`ScoreStats` **constructor.**  A streaming or
+distributed backend that cannot hold the scores in memory needs only to
+produce, per segment, a sorted one-dimensional float64 array in match
+orientation (distances negated, as described in :class:`ScoreStats`) -- for
+instance a
+``numpy.memmap`` written by an external merge sort, or by merging sorted
+chunks produced on several machines -- and pass the lists to
+``ScoreStats(algorithms=..., groups=..., mated=..., nonmated=..., cross=...,
+higher_is_match=...)``: every function below then runs unchanged, reading
+those arrays only through ``len``, ``searchsorted``, element and slice access
+and strided samples (``tests/test_scores.py`` checks this with memory maps).
+A backend that keeps fine histograms instead of sorted scores would
+implement :meth:`ScoreStats.counts` and the threshold search on bin edges,
+with a loss of resolution stated by its bin width.
 """
 
 from __future__ import annotations
@@ -460,12 +476,13 @@ def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None,
     Every row belongs to one *segment*: (algorithm, mated, group) or
     (algorithm, cross-group non-mated).  The rows are gathered segment by
     segment into one buffer in two passes over blocks of :data:`_BLOCK` rows
-    (count the segments; then a stable radix sort of each block's segment
-    codes and a copy of its runs to their places), and each segment of the
-    buffer is sorted in place.  Cost: about one ``numpy.sort`` of the scores
-    (sorting the segments separately is cheaper than one sort of all the
-    scores, and pays for the gathering); extra memory: one copy of the scores
-    (the statistics themselves) plus a few blocks.
+    (count each block's segment codes; then a stable radix sort of the
+    block's codes and one copy of each of its runs to its place), and each
+    segment of the buffer is sorted in place.  Cost: about one
+    ``numpy.sort`` of the scores (sorting the segments separately is cheaper
+    than one sort of all the scores, which pays for most of the gathering);
+    extra memory: one copy of the scores (the statistics themselves) plus a
+    few blocks.  The segments are views of that one buffer.
     """
     score = np.asarray(score, dtype="float64")
     mated = np.asarray(mated, dtype=bool)
