@@ -656,12 +656,17 @@ def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
     The threshold for ``k`` allowed false matches is the smallest ``t`` (in
     float order) with ``count(pooled non-mated >= t) <= k``: ``low`` (the
     smallest score) when ``k >= N``, otherwise the float just above ``v``, the
-    ``(k+1)``-th largest pooled non-mated score.  ``v`` is found exactly by a
-    bisection on the bit patterns of the floats (so ties and signed zeros
-    follow float comparison) that stops as soon as fewer than :data:`_WINDOW`
-    scores remain between its bounds; those are then selected directly.  The
-    reported threshold is the smallest observed score at or above ``t``, which
-    takes the same decisions.
+    ``(k+1)``-th largest pooled non-mated score.  ``v`` is found exactly, for
+    all targets at once: bounds from a sorted sample of about :data:`_SKETCH`
+    pooled scores (checked by exact counts; a target whose bounds fail, which
+    only heavy ties can cause, starts from the whole range), then a bisection
+    on the bit patterns of the floats (so ties and signed zeros follow float
+    comparison) until fewer than :data:`_WINDOW` scores remain between the
+    bounds of each target, then one sort of the union of those windows, from
+    which each ``v`` is read by its rank.  Cost: a few hundred binary searches
+    and sorts of a few thousand scores, independent of the number of scores
+    but for the depth of the searches.  The reported threshold is the
+    smallest observed score at or above ``t``, which takes the same decisions.
     """
     runs = [s for s in (*stats.nonmated[a], stats.cross[a]) if len(s)]
     n = sum(len(s) for s in runs)
@@ -707,9 +712,13 @@ def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
         if len(open_):
             # the (k+1)-th largest lies among the scores in [lo, hi): gather the union of
             # these windows once, sort it, and read each answer off by its rank
+            # runs side by side in one index space, so that one union serves them all
+            base = np.concatenate(([0], np.cumsum([len(r) for r in runs])))
+            covered = _union_of_ranges((below_lo[:, open_] + base[:-1, None]).ravel(),
+                                       (below_hi[:, open_] + base[:-1, None]).ravel())
+            cut = np.searchsorted(covered, base).tolist()
             union = np.sort(np.concatenate([
-                run.take(_union_of_ranges(below_lo[r, open_], below_hi[r, open_]))
-                for r, run in enumerate(runs)]))
+                run.take(covered[cut[r]:cut[r + 1]] - base[r]) for r, run in enumerate(runs)]))
             top = np.searchsorted(union, result[open_], "left")  # union scores below hi
             above = n - below_hi[:, open_].sum(axis=0)  # pooled scores at or above hi
             result[open_] = np.nextafter(union[top - (kk[open_] + 1 - above)], np.inf)
