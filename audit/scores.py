@@ -58,13 +58,29 @@ Sufficient statistics and the streaming seam
 Everything downstream of :func:`score_stats` reads only a :class:`ScoreStats`:
 per (algorithm, group) the sorted mated scores and the sorted within-group
 non-mated scores, and per algorithm the sorted cross-group non-mated scores.
-Rates at any threshold are then two binary searches per group.  Building it
-costs about one sort of the scores and memory about one copy of them.  A
-streaming or distributed backend that cannot hold the scores in memory needs
-only to produce the same per-segment statistics: sorted (or, with a loss of
-resolution stated by its bin width, finely histogrammed) scores per segment,
-whose only use here is ``count(score >= t)`` and ``count(score < t)`` for a
-vector of thresholds (:meth:`ScoreStats.counts`).  That method is the seam.
+Rates at any threshold are then two binary searches per group
+(:meth:`ScoreStats.counts`), and the threshold at a target FMR is an order
+statistic of the pooled non-mated scores, found by binary searches and
+position slices on the same sorted arrays (:func:`_operating_points`).
+Building the statistics in memory (:func:`score_stats_from_arrays`) costs
+about one ``numpy.sort`` of the scores and one extra copy of them; the 100
+operating points of a sweep then cost a few milliseconds, whatever the size
+(``benchmarks/bench_scores.py`` measures both).
+
+**The seam is the** :class:`ScoreStats` **constructor.**  A streaming or
+distributed backend that cannot hold the scores in memory needs only to
+produce, per segment, a sorted one-dimensional float64 array in match
+orientation (distances negated, as described in :class:`ScoreStats`) -- for
+instance a
+``numpy.memmap`` written by an external merge sort, or by merging sorted
+chunks produced on several machines -- and pass the lists to
+``ScoreStats(algorithms=..., groups=..., mated=..., nonmated=..., cross=...,
+higher_is_match=...)``: every function below then runs unchanged, reading
+those arrays only through ``len``, ``searchsorted``, element and slice access
+and strided samples (``tests/test_scores.py`` checks this with memory maps).
+A backend that keeps fine histograms instead of sorted scores would
+implement :meth:`ScoreStats.counts` and the threshold search on bin edges,
+with a loss of resolution stated by its bin width.
 """
 
 from __future__ import annotations
@@ -427,6 +443,26 @@ class ScoreStats:
             raise KeyError(UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))) from None
 
 
+def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:
+    """``numpy.bincount(key, minlength=n_seg)``, counting codes two at a time when few."""
+    if n_seg > 128 or len(key) < 2:
+        return np.bincount(key, minlength=n_seg)
+    even = len(key) - len(key) % 2
+    pair = key[0:even:2].astype(np.intp)
+    pair *= n_seg
+    pair += key[1:even:2]
+    both = np.bincount(pair, minlength=n_seg * n_seg).reshape(n_seg, n_seg)
+    counts = both.sum(axis=0) + both.sum(axis=1)
+    if even < len(key):
+        counts[key[-1]] += 1
+    return counts
+
+
+#: Rows per block when gathering segments: small enough for a block's scores,
+#: keys and sort order to stay in cache, large enough to amortise the Python loop.
+_BLOCK = 1 << 16
+
+
 def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None, *,
                             groups: Sequence | None = None,
                             algorithms: Sequence | None = None,
@@ -435,54 +471,75 @@ def score_stats_from_arrays(score, mated, group_1, group_2=None, algorithm=None,
     """:class:`ScoreStats` from plain arrays (no validation: use :func:`read_scores` first).
 
     ``group_1``/``group_2`` and ``algorithm`` are integer codes (0-based);
-    ``groups`` and ``algorithms`` their labels (default: the codes).  Cost:
-    one pass per segment to gather its scores, then an in-place sort of each
-    segment; extra memory: one copy of the scores plus a boolean mask.
+    ``groups`` and ``algorithms`` their labels (default: the codes).
+
+    Every row belongs to one *segment*: (algorithm, mated, group) or
+    (algorithm, cross-group non-mated).  The rows are gathered segment by
+    segment into one buffer in two passes over blocks of :data:`_BLOCK` rows
+    (count each block's segment codes; then a stable radix sort of the
+    block's codes and one copy of each of its runs to its place), and each
+    segment of the buffer is sorted in place.  Cost: about one
+    ``numpy.sort`` of the scores (sorting the segments separately is cheaper
+    than one sort of all the scores, which pays for most of the gathering);
+    extra memory: one copy of the scores (the statistics themselves) plus a
+    few blocks.  The segments are views of that one buffer.
     """
     score = np.asarray(score, dtype="float64")
     mated = np.asarray(mated, dtype=bool)
     group_1 = np.asarray(group_1)
-    same = None if group_2 is None else (np.asarray(group_2) == group_1)
-    n_groups = int(group_1.max()) + 1 if groups is None else len(groups)
+    group_2 = None if group_2 is None else np.asarray(group_2)
+    n = len(score)
+    n_groups = (int(group_1.max()) + 1 if n else 0) if groups is None else len(groups)
     if algorithm is None:
-        per_algorithm = [None]
         n_alg = 1
     else:
         algorithm = np.asarray(algorithm)
-        n_alg = int(algorithm.max()) + 1 if algorithms is None else len(algorithms)
-        per_algorithm = list(range(n_alg))
-    sign = 1.0 if higher_is_match else -1.0
-    # one small-integer key per row: 0..G-1 mated, G..2G-1 within-group non-mated, 2G cross
-    key_dtype = (np.int8 if 2 * n_groups + 1 < 2**7 else
-                 np.int16 if 2 * n_groups + 1 < 2**15 else np.int32)
-    key = group_1.astype(key_dtype, copy=True)
-    key[~mated] += n_groups
-    if same is not None:
-        key[~(same | mated)] = 2 * n_groups
-        del same
-    all_mated, all_nonmated, all_cross = [], [], []
-    for a in per_algorithm:
-        if a is None:
-            sub_key, sub_score = key, score
-        else:
-            rows = algorithm == a
-            sub_key, sub_score = key[rows], score[rows]
-            del rows
-        segments = []
-        for k in range(2 * n_groups + 1):
-            seg = np.compress(sub_key == k, sub_score)
-            if sign < 0:
-                np.negative(seg, out=seg)
-            seg.sort()
-            segments.append(seg)
-        all_mated.append(segments[:n_groups])
-        all_nonmated.append(segments[n_groups:2 * n_groups])
-        all_cross.append(segments[2 * n_groups])
+        n_alg = (int(algorithm.max()) + 1 if n else 0) if algorithms is None else len(algorithms)
+    width = 2 * n_groups + 1  # segments per algorithm: G mated, G within-group non-mated, cross
+    n_seg = n_alg * width
+    key_dtype = np.int8 if n_seg <= 2**7 else np.int16 if n_seg <= 2**15 else np.int32
+
+    def keys(lo: int, hi: int) -> np.ndarray:
+        """Segment code of rows lo:hi: a*width + g (mated), + G (non-mated), 2G (cross)."""
+        m = mated[lo:hi]
+        key = group_1[lo:hi].astype(key_dtype)
+        key += np.logical_not(m).view(np.int8).astype(key_dtype) * key_dtype(n_groups)
+        if group_2 is not None:
+            cross = group_2[lo:hi] != group_1[lo:hi]
+            cross &= ~m
+            key[cross] = 2 * n_groups
+        if algorithm is not None:
+            key += algorithm[lo:hi].astype(key_dtype) * key_dtype(width)
+        return key
+
+    starts = range(0, n, _BLOCK)
+    per_block = np.array([_segment_counts(keys(lo, lo + _BLOCK), n_seg) for lo in starts],
+                         dtype=np.int64).reshape(len(starts), n_seg)
+    offsets = np.zeros(n_seg + 1, dtype=np.int64)
+    np.cumsum(per_block.sum(axis=0), out=offsets[1:])
+    # where each block's run of each segment goes in the buffer
+    at = (offsets[:-1] + np.cumsum(per_block, axis=0) - per_block).tolist()
+    cuts = np.zeros((len(starts), n_seg + 1), dtype=np.int64)
+    np.cumsum(per_block, axis=1, out=cuts[:, 1:])
+    cuts = cuts.tolist()
+    buffer = np.empty(n, dtype="float64")
+    for b, lo in enumerate(starts):
+        block = score[lo:lo + _BLOCK].take(np.argsort(keys(lo, lo + _BLOCK), kind="stable"))
+        cut, to = cuts[b], at[b]
+        for k in np.flatnonzero(per_block[b]).tolist():
+            buffer[to[k]:to[k] + cut[k + 1] - cut[k]] = block[cut[k]:cut[k + 1]]
+    if not higher_is_match:
+        np.negative(buffer, out=buffer)
+    segments = [buffer[offsets[k]:offsets[k + 1]] for k in range(n_seg)]
+    for segment in segments:
+        segment.sort()
     return ScoreStats(
         algorithms=pd.Index(list(algorithms) if algorithms is not None else list(range(n_alg)),
                             name="algorithm"),
         groups=pd.Index(list(groups) if groups is not None else list(range(n_groups)), name="group"),
-        mated=all_mated, nonmated=all_nonmated, cross=all_cross,
+        mated=[segments[a * width:a * width + n_groups] for a in range(n_alg)],
+        nonmated=[segments[a * width + n_groups:a * width + 2 * n_groups] for a in range(n_alg)],
+        cross=[segments[a * width + 2 * n_groups] for a in range(n_alg)],
         higher_is_match=higher_is_match, attributes=tuple(attributes),
     )
 
@@ -535,9 +592,144 @@ def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
     return np.where(down, k - 1, k)
 
 
-def _pooled_false_matches(stats: ScoreStats, a: int, t: np.ndarray) -> np.ndarray:
-    fm, _, cross = stats.counts(a, t)
-    return fm.sum(axis=0) + cross
+#: Largest window of candidate scores that the threshold search sorts outright
+#: instead of bisecting further.
+_WINDOW = 1024
+
+
+def _pooled_false_matches(runs: list[np.ndarray], t: np.ndarray) -> np.ndarray:
+    """Pooled count of non-mated scores ``>= t`` over sorted runs, per threshold."""
+    count = np.zeros(len(t), dtype=np.int64)
+    for run in runs:
+        count += len(run) - np.searchsorted(run, t, "left")
+    return count
+
+
+def _union_of_ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Sorted indices covered by the half-open ranges ``[start[i], stop[i])``, each once."""
+    order = np.argsort(start, kind="stable")
+    start, stop = start[order], np.maximum.accumulate(stop[order])
+    # a range opens a new block unless it starts inside the blocks before it
+    new = np.ones(len(start), dtype=bool)
+    new[1:] = start[1:] > stop[:-1]
+    first = np.flatnonzero(new)
+    begin = start[first]
+    end = np.append(stop[first[1:] - 1], stop[-1]) if len(first) else stop[:0]
+    length = end - begin
+    keep = length > 0
+    begin, length = begin[keep], length[keep]
+    if not len(begin):
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(begin - np.concatenate(([0], np.cumsum(length)[:-1])), length)
+    return shift + np.arange(length.sum())
+
+
+#: Size of the sample of the pooled non-mated scores that brackets each threshold.
+_SKETCH = 1 << 14
+
+
+def _sketch_brackets(runs: list[np.ndarray], n: int, q: np.ndarray, low: float, high: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Likely bounds ``lo <= v < hi`` of the ``q``-th smallest pooled score, from a sample.
+
+    Every ``step``-th score of each sorted run is kept; if ``c`` sample scores
+    are ``<= x``, the pooled count ``<= x`` lies within ``step * (len(runs) + 1)``
+    of ``step * c``, so bounds that far from ``q / step`` in the sorted sample
+    hold unless ties get in the way (the caller checks them).
+    """
+    step = max(1, n // _SKETCH)
+    sample = np.sort(np.concatenate([r[step - 1::step] for r in runs]))
+    if not len(sample):
+        return np.full(len(q), low), np.full(len(q), high)
+    margin = len(runs) + 2
+    at_lo = q // step - margin
+    at_hi = q // step + margin
+    lo = np.where(at_lo >= 0, sample[np.clip(at_lo, 0, len(sample) - 1)], low)
+    hi = np.where(at_hi < len(sample), sample[np.clip(at_hi, 0, len(sample) - 1)], high)
+    return lo, hi
+
+
+def _operating_points(stats: ScoreStats, a: int, targets: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Internal thresholds, pooled false-match counts there and the pooled count N.
+
+    The threshold for ``k`` allowed false matches is the smallest ``t`` (in
+    float order) with ``count(pooled non-mated >= t) <= k``: ``low`` (the
+    smallest score) when ``k >= N``, otherwise the float just above ``v``, the
+    ``(k+1)``-th largest pooled non-mated score.  ``v`` is found exactly, for
+    all targets at once: bounds from a sorted sample of about :data:`_SKETCH`
+    pooled scores (checked by exact counts; a target whose bounds fail, which
+    only heavy ties can cause, starts from the whole range), then a bisection
+    on the bit patterns of the floats (so ties and signed zeros follow float
+    comparison) until fewer than :data:`_WINDOW` scores remain between the
+    bounds of each target, then one sort of the union of those windows, from
+    which each ``v`` is read by its rank.  Cost: a few hundred binary searches
+    and sorts of a few thousand scores, independent of the number of scores
+    but for the depth of the searches.  The reported threshold is the
+    smallest observed score at or above ``t``, which takes the same decisions.
+    """
+    runs = [s for s in (*stats.nonmated[a], stats.cross[a]) if len(s)]
+    n = sum(len(s) for s in runs)
+    if n == 0:
+        raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
+    k = _allowed_false_matches(targets, n)
+    segments = [s for s in stats.segments(a) if len(s)]
+    low = min(s[0] for s in segments)
+    nm_low = min(s[0] for s in runs)
+    nm_max = max(s[-1] for s in runs)
+    t_star = np.full(len(targets), low)
+    todo = np.flatnonzero(k < n)
+    if len(todo):
+        kk = k[todo]
+        # invariant: count(>= lo) > k >= count(>= hi); below[r] = count(run r < bound)
+        lo_f, hi_f = _sketch_brackets(runs, n, n - 1 - kk, nm_low, np.nextafter(nm_max, np.inf))
+        below_lo = np.array([np.searchsorted(r, lo_f, "left") for r in runs], dtype=np.int64)
+        below_hi = np.array([np.searchsorted(r, hi_f, "left") for r in runs], dtype=np.int64)
+        wrong = (n - below_lo.sum(axis=0) <= kk) | (n - below_hi.sum(axis=0) > kk)
+        if wrong.any():  # ties can defeat the sketch: start those from the whole range
+            lo_f[wrong], hi_f[wrong] = nm_low, np.nextafter(nm_max, np.inf)
+            below_lo[:, wrong] = 0
+            below_hi[:, wrong] = np.array([len(r) for r in runs])[:, None]
+        lo, hi = _ordered(lo_f), _ordered(hi_f)
+        active = np.arange(len(todo))
+        while True:
+            window = below_hi[:, active].sum(axis=0) - below_lo[:, active].sum(axis=0)
+            keep = (window > _WINDOW) & (hi[active] > lo[active] + 1)
+            active = active[keep]
+            if not len(active):
+                break
+            l, h = lo[active], hi[active]
+            mid = l // 2 + h // 2 + ((l % 2) + (h % 2)) // 2
+            t = _unordered(mid)
+            below = np.array([np.searchsorted(r, t, "left") for r in runs], dtype=np.int64)
+            ok = n - below.sum(axis=0) <= kk[active]
+            hi[active] = np.where(ok, mid, h)
+            lo[active] = np.where(ok, l, mid)
+            below_hi[:, active] = np.where(ok, below, below_hi[:, active])
+            below_lo[:, active] = np.where(ok, below_lo[:, active], below)
+        result = _unordered(hi)
+        open_ = np.flatnonzero(hi > lo + 1)
+        if len(open_):
+            # the (k+1)-th largest lies among the scores in [lo, hi): gather the union of
+            # these windows once, sort it, and read each answer off by its rank
+            # runs side by side in one index space, so that one union serves them all
+            base = np.concatenate(([0], np.cumsum([len(r) for r in runs])))
+            covered = _union_of_ranges((below_lo[:, open_] + base[:-1, None]).ravel(),
+                                       (below_hi[:, open_] + base[:-1, None]).ravel())
+            cut = np.searchsorted(covered, base).tolist()
+            union = np.sort(np.concatenate([
+                run.take(covered[cut[r]:cut[r + 1]] - base[r]) for r, run in enumerate(runs)]))
+            top = np.searchsorted(union, result[open_], "left")  # union scores below hi
+            above = n - below_hi[:, open_].sum(axis=0)  # pooled scores at or above hi
+            result[open_] = np.nextafter(union[top - (kk[open_] + 1 - above)], np.inf)
+        t_star[todo] = result
+    # report the smallest observed score that is accepted (same decisions as t_star)
+    observed = np.full(len(targets), np.inf)
+    for s in segments:
+        at = np.searchsorted(s, t_star, "left")
+        np.minimum(observed, s[np.minimum(at, len(s) - 1)], out=observed, where=at < len(s))
+    internal = np.where(np.isfinite(observed), observed, t_star)
+    return internal, _pooled_false_matches(runs, internal), n
 
 
 def thresholds_at_fmr(stats: ScoreStats | pd.DataFrame, targets, algorithm=None
@@ -550,51 +742,30 @@ def thresholds_at_fmr(stats: ScoreStats | pd.DataFrame, targets, algorithm=None
     the conventions.
     """
     stats = score_stats(stats)
+    targets = _targets(targets)
+    indices = (range(len(stats.algorithms)) if algorithm is None
+               else [stats.algorithm_index(algorithm)])
+    columns = {"algorithm": [], "target_fmr": [], "threshold": [], "_internal": [],
+               "attained_fmr": [], "n_pooled_nonmated": []}
+    for a in indices:
+        internal, attained, n = _operating_points(stats, a, targets)
+        columns["algorithm"] += [stats.algorithms[a]] * len(targets)
+        columns["target_fmr"].append(targets)
+        columns["threshold"].append(stats.to_external(internal))
+        columns["_internal"].append(internal)
+        columns["attained_fmr"].append(attained / n)
+        columns["n_pooled_nonmated"].append(np.full(len(targets), n, dtype=np.int64))
+    out = {name: values if name == "algorithm" else np.concatenate(values)
+           for name, values in columns.items()}
+    return pd.DataFrame(out)
+
+
+def _targets(targets) -> np.ndarray:
     targets = np.atleast_1d(np.asarray(targets, dtype="float64"))
     bad = ~((targets > 0) & (targets <= 1))
     if bad.any():
         raise ValueError(BAD_TARGET.format(value=float(targets[bad][0])))
-    indices = (range(len(stats.algorithms)) if algorithm is None
-               else [stats.algorithm_index(algorithm)])
-    rows = []
-    for a in indices:
-        n = stats.n_pooled_nonmated(a)
-        if n == 0:
-            raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
-        k = _allowed_false_matches(targets, n)
-        segments = [s for s in stats.segments(a) if len(s)]
-        low = min(s[0] for s in segments)
-        nm_max = max(s[-1] for s in [*stats.nonmated[a], stats.cross[a]] if len(s))
-        # smallest t (in float order) with pooled count(>= t) <= k: bisection on ordered ints
-        lo = np.full(len(targets), _ordered(np.array([low]))[0])
-        hi = np.full(len(targets), _ordered(np.array([np.nextafter(nm_max, np.inf)]))[0])
-        done = _pooled_false_matches(stats, a, _unordered(lo)) <= k
-        hi = np.where(done, lo, hi)
-        for _ in range(64):
-            active = hi > lo + 1
-            if not active.any():
-                break
-            mid = lo // 2 + hi // 2 + ((lo % 2) + (hi % 2)) // 2
-            ok = _pooled_false_matches(stats, a, _unordered(mid)) <= k
-            hi = np.where(active & ok, mid, hi)
-            lo = np.where(active & ~ok, mid, lo)
-        t_star = _unordered(hi)
-        # report the smallest observed score that is accepted (same decisions as t_star)
-        observed = np.full(len(targets), np.inf)
-        for s in segments:
-            at = np.searchsorted(s, t_star, "left")
-            inside = at < len(s)
-            observed = np.where(inside, np.minimum(observed, s[np.minimum(at, len(s) - 1)]),
-                                observed)
-        internal = np.where(np.isfinite(observed), observed, t_star)
-        attained = _pooled_false_matches(stats, a, internal)
-        for j, target in enumerate(targets):
-            rows.append((stats.algorithms[a], float(target), float(stats.to_external(internal[j])),
-                         float(internal[j]), attained[j] / n, n))
-    out = pd.DataFrame(rows, columns=["algorithm", "target_fmr", "threshold", "_internal",
-                                      "attained_fmr", "n_pooled_nonmated"])
-    out["n_pooled_nonmated"] = out["n_pooled_nonmated"].astype("int64")
-    return out
+    return targets
 
 
 def _rates_frame(stats: ScoreStats, a: int, internal: np.ndarray) -> dict[str, np.ndarray]:
@@ -613,34 +784,32 @@ def _rates_frame(stats: ScoreStats, a: int, internal: np.ndarray) -> dict[str, n
             "n_nonmated": n_nm}
 
 
+def _strings(labels, index: np.ndarray):
+    """A pandas ``string`` array of ``str(labels[i])`` for ``i`` in ``index``."""
+    return pd.array([str(label) for label in labels], dtype="string").take(index)
+
+
 def _tidy(stats: ScoreStats, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
     """Assemble rates blocks into the tidy long table, one row per (algorithm, [point,] group)."""
     n_grp = len(stats.groups)
-    pieces = []
-    for a, rates, extra in blocks:
-        n_t = rates["fmr"].shape[1]
-        piece = {"algorithm": np.repeat(np.array([stats.algorithms[a]], dtype=object), n_t * n_grp)}
-        labels = np.tile(np.asarray(stats.groups, dtype=object), n_t)
-        if stats.attributes:
-            split = [str(g).split(".") for g in labels]
-            for i, name in enumerate(stats.attributes):
-                piece[name] = np.array([s[i] for s in split], dtype=object)
-        piece["group"] = labels
-        piece["fmr"] = rates["fmr"].T.ravel()
-        piece["fnmr"] = rates["fnmr"].T.ravel()
-        piece["n_mated"] = np.tile(rates["n_mated"], n_t)
-        piece["n_nonmated"] = np.tile(rates["n_nonmated"], n_t)
-        for name, values in extra.items():
-            piece[name] = np.repeat(np.asarray(values), n_grp)
-        pieces.append(pd.DataFrame(piece))
-    table = pd.concat(pieces, ignore_index=True)
-    for name in ("algorithm", *stats.attributes, "group"):
-        table[name] = table[name].astype(str).astype("string")
-    table["fmr"] = table["fmr"].astype("float64")
-    table["fnmr"] = table["fnmr"].astype("float64")
-    table["n_mated"] = table["n_mated"].astype("int64")
-    table["n_nonmated"] = table["n_nonmated"].astype("int64")
-    return table
+    sizes = [rates["fmr"].shape[1] * n_grp for _, rates, _ in blocks]
+    group = np.tile(np.arange(n_grp), sum(sizes) // n_grp if n_grp else 0)
+    table = {"algorithm": _strings(stats.algorithms,
+                                   np.repeat([a for a, _, _ in blocks], sizes))}
+    if stats.attributes:
+        split = [str(g).split(".") for g in stats.groups]
+        for i, name in enumerate(stats.attributes):
+            table[name] = _strings([s[i] for s in split], group)
+    table["group"] = _strings(stats.groups, group)
+    table["fmr"] = np.concatenate([rates["fmr"].T.ravel() for _, rates, _ in blocks])
+    table["fnmr"] = np.concatenate([rates["fnmr"].T.ravel() for _, rates, _ in blocks])
+    for name in ("n_mated", "n_nonmated"):
+        table[name] = np.concatenate([np.tile(rates[name], rates["fmr"].shape[1])
+                                      for _, rates, _ in blocks]).astype("int64")
+    for name in blocks[0][2]:
+        table[name] = np.concatenate([np.repeat(np.asarray(extra[name]), n_grp)
+                                      for _, _, extra in blocks])
+    return pd.DataFrame(table)
 
 
 def rates_at_thresholds(scores: pd.DataFrame | ScoreStats, thresholds) -> pd.DataFrame:
@@ -682,15 +851,14 @@ def sweep(scores: pd.DataFrame | ScoreStats, targets=None) -> pd.DataFrame:
     """
     stats = score_stats(scores)
     targets = DEFAULT_TARGETS if targets is None else targets
-    points = thresholds_at_fmr(stats, targets)
+    targets = _targets(targets)
+    points = [_operating_points(stats, a, targets) for a in range(len(stats.algorithms))]
     blocks = []
-    for a, name in enumerate(stats.algorithms):
-        rows = points[points["algorithm"] == name]
-        internal = rows["_internal"].to_numpy()
+    for a, (internal, attained, n) in enumerate(points):
         blocks.append((a, _rates_frame(stats, a, internal), {
-            "target_fmr": rows["target_fmr"].to_numpy(),
-            "threshold": rows["threshold"].to_numpy(),
-            "attained_fmr": rows["attained_fmr"].to_numpy(),
+            "target_fmr": targets,
+            "threshold": stats.to_external(internal),
+            "attained_fmr": attained / n,
         }))
     return _tidy(stats, blocks)
 

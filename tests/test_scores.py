@@ -327,3 +327,65 @@ def test_figures():
     assert set(points.columns) == {"algorithm", "group", "fmr", "fnmr"}
     ax = det_curves(points, algorithm="b")
     assert len(ax.lines) == 3
+
+
+# ------------------------------------------------------ fast paths and the streaming seam
+
+
+@pytest.mark.parametrize("sketch", [5, 200])
+@pytest.mark.parametrize("round_to", [None, 1, 0])
+@pytest.mark.parametrize("higher_is_match", [True, False])
+def test_tiny_blocks_samples_and_windows_keep_the_rule(monkeypatch, round_to, higher_is_match,
+                                                        sketch):
+    """Blocked gathering and the sampled, windowed threshold search are exact at any size."""
+    monkeypatch.setattr(S, "_BLOCK", 7)
+    monkeypatch.setattr(S, "_SKETCH", sketch)
+    monkeypatch.setattr(S, "_WINDOW", 3)
+    frame = synthetic(3000, round_to=round_to)
+    if not higher_is_match:
+        frame["score"] = -frame["score"]
+    table = read_scores(frame, higher_is_match=higher_is_match)
+    stats = score_stats(table)
+    sign = 1 if higher_is_match else -1
+    for a, algorithm in enumerate(stats.algorithms):
+        rows = frame[frame["algorithm"] == algorithm]
+        for g, group in enumerate(stats.groups):
+            inside = (rows["group_1"] == group) & (rows["group_2"] == group)
+            expected = np.sort(sign * rows.loc[rows["mated"] & inside, "score"].to_numpy())
+            np.testing.assert_array_equal(stats.mated[a][g], expected)
+            expected = np.sort(sign * rows.loc[~rows["mated"] & inside, "score"].to_numpy())
+            np.testing.assert_array_equal(stats.nonmated[a][g], expected)
+    for _, row in thresholds_at_fmr(stats, np.logspace(-3, 0, 25)).iterrows():
+        a = frame[frame["algorithm"] == row["algorithm"]]
+        s = sign * a["score"]
+        t = sign * row["threshold"]
+        nonmated = s[~a["mated"]]
+        fmr = (nonmated >= t).mean()
+        assert fmr == row["attained_fmr"] <= row["target_fmr"]
+        assert t in set(s) or t > s.max()
+        lower = s[s < t]
+        if len(lower):
+            assert (nonmated >= lower.max()).mean() > row["target_fmr"]
+
+
+def test_statistics_from_memory_maps_give_the_same_sweep(tmp_path):
+    """The seam: sorted per-segment arrays from elsewhere (here .npy memory maps) suffice."""
+    stats = score_stats(read_scores(synthetic(2000)))
+
+    def mapped(array, name):
+        out = np.lib.format.open_memmap(tmp_path / f"{name}.npy", mode="w+", dtype="float64",
+                                        shape=array.shape)
+        out[:] = array
+        return out
+
+    n_alg, n_grp = len(stats.algorithms), len(stats.groups)
+    other = S.ScoreStats(
+        algorithms=stats.algorithms, groups=stats.groups,
+        mated=[[mapped(stats.mated[a][g], f"m{a}_{g}") for g in range(n_grp)]
+               for a in range(n_alg)],
+        nonmated=[[mapped(stats.nonmated[a][g], f"n{a}_{g}") for g in range(n_grp)]
+                  for a in range(n_alg)],
+        cross=[mapped(stats.cross[a], f"c{a}") for a in range(n_alg)],
+        higher_is_match=stats.higher_is_match)
+    targets = np.logspace(-3, -1, 15)
+    pd.testing.assert_frame_equal(sweep(other, targets), sweep(stats, targets))
