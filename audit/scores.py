@@ -19,7 +19,11 @@ One row per comparison, columns:
   column per attribute named with ``attributes=[...]``) or one label per side
   (``group_1`` and ``group_2``, or ``<attribute>_1`` and ``<attribute>_2``), so
   that cross-group non-mated pairs can be represented.  A mated pair must have
-  the same group on both sides.
+  the same group on both sides;
+* optionally the subjects compared, ``subject_1`` and ``subject_2`` (e.g.
+  enrolment and probe speaker), kept as they are for a bootstrap that resamples
+  subjects (:func:`audit.uncertainty.score_bootstrap`).  A mated pair must have
+  the same subject on both sides.
 
 Conventions
 -----------
@@ -106,6 +110,11 @@ UNKNOWN_COLUMNS = (
     "(nothing is dropped silently)"
 )
 DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+MATED_TWO_SUBJECTS = (
+    "{where}: a mated comparison has subject {first!r} on one side and {second!r} on the "
+    "other; both sides of a mated pair are the same person{more}"
+)
+SUBJECT_COLUMNS = ("subject_1", "subject_2")
 MIXED_GROUP_COLUMNS = (
     "{source}: give the group either as one column {single!r} or as two columns "
     "{sides}, not both"
@@ -264,7 +273,7 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
         One row per comparison in input order: ``algorithm`` (categorical),
         ``score`` (float64, as given), ``mated`` (bool), ``group_1`` and
         ``group_2`` (categoricals over the same groups, in order of first
-        appearance).  ``attrs`` holds ``higher_is_match``, ``attributes`` and
+        appearance), and ``subject_1``/``subject_2`` when given.  ``attrs`` holds ``higher_is_match``, ``attributes`` and
         ``source``.
 
     Raises
@@ -319,7 +328,12 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
             hint = (" (give a group column, group_1 and group_2, or attribute columns and "
                     "read_scores(..., attributes=[...]))" if attributes is None else "")
             raise ScoresError(MISSING_COLUMN.format(source=where.name, column=name, hint=hint))
-    known = {"algorithm", "score", "mated", *group_columns, *ignore}
+    subjects = [c for c in SUBJECT_COLUMNS if c in columns]
+    if len(subjects) == 1:
+        missing = next(c for c in SUBJECT_COLUMNS if c not in columns)
+        raise ScoresError(MISSING_COLUMN.format(
+            source=where.name, column=missing, hint=" (subjects are given for both sides)"))
+    known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
     unknown = [c for c in columns if c not in known]
     if unknown:
         raise ScoresError(UNKNOWN_COLUMNS.format(source=where.name, columns=unknown))
@@ -353,6 +367,18 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
         "group_1": pd.Categorical.from_codes(codes[:n], dtype=dtype),
         "group_2": pd.Categorical.from_codes(codes[n:], dtype=dtype),
     })
+    if subjects:
+        first, second = (_label_values(frame, c, where).reset_index(drop=True) for c in SUBJECT_COLUMNS)
+        two = (first != second).to_numpy(bool) & mated
+        if two.any():
+            at, more = _first(two)
+            raise ScoresError(MATED_TWO_SUBJECTS.format(
+                where=where.where(frame, at), first=first.iloc[at], second=second.iloc[at],
+                more=_more(more)))
+        codes, categories = pd.factorize(pd.concat([first, second], ignore_index=True), sort=False)
+        dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
+        table["subject_1"] = pd.Categorical.from_codes(codes[:n], dtype=dtype)
+        table["subject_2"] = pd.Categorical.from_codes(codes[n:], dtype=dtype)
     table.attrs["higher_is_match"] = bool(higher_is_match)
     table.attrs["attributes"] = tuple(attributes) if attributes is not None else ()
     table.attrs["source"] = where.name

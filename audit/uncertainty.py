@@ -737,7 +737,8 @@ def _analyse(kind: str, table: pd.DataFrame, fmr_reps, fnmr_reps, *, measures, a
         rep_rank = _ranks(r.value, higher_is_fairer)
         rank_low, rank_high = _percentiles(rep_rank, level)
         key = np.where(np.isnan(r.value), np.inf, -r.value if higher_is_fairer else r.value)
-        fairest = key == key.min(axis=-1, keepdims=True)
+        # an undefined value is never the fairest; a replicate where all are undefined has none
+        fairest = (key == key.min(axis=-1, keepdims=True)) & np.isfinite(key)
         rank_rows.append(pd.DataFrame({
             "measure": name, "algorithm": algorithms.to_numpy(), "rank": point_rank,
             "rank_low": rank_low, "rank_high": rank_high,

@@ -161,7 +161,8 @@ def load_voxceleb(attributes: Sequence[str] = ("gender", "nationality"), *,
     -------
     pandas.DataFrame
         As :func:`audit.scores.read_scores` (similarity scores), with
-        ``550,894`` rows per system.
+        ``550,894`` rows per system; ``subject_1``/``subject_2`` are the
+        speakers of the two sides (enrolment, test).
     """
     attributes = tuple(attributes)
     for name in attributes:
@@ -185,6 +186,7 @@ def load_voxceleb(attributes: Sequence[str] = ("gender", "nationality"), *,
             labels = meta.loc[speaker.to_numpy()]
             for name in attributes:
                 frame[f"{name}_{side}"] = labels[name].to_numpy()
+            frame[f"subject_{side}"] = speaker.to_numpy()
         frames.append(frame)
     table = read_scores(pd.concat(frames, ignore_index=True), attributes=attributes,
                         higher_is_match=True)

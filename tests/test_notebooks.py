@@ -136,8 +136,10 @@ def test_scores_report_on_synthetic_distances(tmp_path):
         mated = rng.random(n) < 0.3
         g2 = np.where(mated | (rng.random(n) < 0.7), g1, rng.choice(["F", "M", "X"], n))
         distance = -(rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M"))
+        s1 = np.char.add(g1, rng.integers(0, 30, n).astype(str))
+        s2 = np.where(mated, s1, np.char.add(g2, rng.integers(0, 30, n).astype(str)))
         frames.append(pd.DataFrame({"algorithm": algorithm, "score": distance, "mated": mated,
-                                    "group_1": g1, "group_2": g2}))
+                                    "group_1": g1, "group_2": g2, "subject_1": s1, "subject_2": s2}))
     path = tmp_path / "scores.csv"
     pd.concat(frames).to_csv(path, index=False)
     code = main(["scores", "--scores", str(path), "--distance", "--target-fmr", "0.01",
@@ -146,6 +148,7 @@ def test_scores_report_on_synthetic_distances(tmp_path):
     folder = tmp_path / "reports" / "scores"
     for name in ("scores.html", "manifest.json", "tables/measures.csv", "tables/eer_by_group.csv",
                  "tables/sweep_measures.csv", "tables/ffmc_table.csv", "figures/sweep_group.png",
+                 "tables/bootstrap_intervals.csv", "tables/bootstrap_ranking.csv",
                  "figures/det_group.svg"):
         assert (folder / name).is_file(), name
     assert json.loads((folder / "manifest.json").read_text())["input_sha256"] == sha256sum(path)
@@ -154,3 +157,7 @@ def test_scores_report_on_synthetic_distances(tmp_path):
     garbe = measures[measures["measure"] == "garbe"].set_index("algorithm")["value"]
     np.testing.assert_allclose(garbe.loc[expected.index], expected, rtol=1e-8)
     assert set(measures["measure"]) >= {"fdr", "ir", "garbe", "std_eer", "sed_mean", "dfi", "cei"}
+    intervals = pd.read_csv(folder / "tables" / "bootstrap_intervals.csv")
+    assert set(intervals["measure"]) == set(measures["measure"])  # every measure has an interval
+    html = (folder / "scores.html").read_text()
+    assert "subjects (&#x27;subject_1&#x27;) with replacement" in html or "subjects ('subject_1')" in html

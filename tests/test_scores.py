@@ -389,3 +389,23 @@ def test_statistics_from_memory_maps_give_the_same_sweep(tmp_path):
         higher_is_match=stats.higher_is_match)
     targets = np.logspace(-3, -1, 15)
     pd.testing.assert_frame_equal(sweep(other, targets), sweep(stats, targets))
+
+
+def test_subject_columns_are_kept_and_checked():
+    from audit.scores import MATED_TWO_SUBJECTS, MISSING_COLUMN
+
+    frame = pd.DataFrame({"algorithm": ["a"] * 3, "score": [0.9, 0.2, 0.4],
+                          "mated": [True, False, False], "group": ["F", "F", "M"],
+                          "subject_1": ["s1", "s1", "s3"], "subject_2": ["s1", "s2", "s4"]})
+    table = read_scores(frame)
+    assert table["subject_1"].astype(str).tolist() == ["s1", "s1", "s3"]
+    assert table["subject_2"].astype(str).tolist() == ["s1", "s2", "s4"]
+    bad = frame.assign(subject_2=["s9", "s2", "s4"])
+    with pytest.raises(ScoresError) as error:
+        read_scores(bad)
+    assert str(error.value) == MATED_TWO_SUBJECTS.format(
+        where="<DataFrame>, row 0", first="s1", second="s9", more="")
+    with pytest.raises(ScoresError) as error:
+        read_scores(frame.drop(columns="subject_2"))
+    assert str(error.value) == MISSING_COLUMN.format(
+        source="<DataFrame>", column="subject_2", hint=" (subjects are given for both sides)")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 from audit import uncertainty as U
+from audit.measures import UndefinedMeasureWarning
 from audit.rates import rate_matrices, read_rates
 
 # ------------------------------------------------------------------ helpers
@@ -629,3 +632,17 @@ def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
     keys = ["measure", "algorithm"]
     both = rows.merge(comparison.intervals, on=keys, suffixes=("", "_cmp"))
     assert ((both["high"] - both["low"]) > (both["high_cmp"] - both["low_cmp"])).mean() >= 0.8
+
+
+def test_undefined_values_are_never_the_fairest():
+    """IR is undefined when a group has FMR 0: no algorithm can then be 'the fairest' by IR."""
+    table = read_rates(pd.DataFrame({
+        "algorithm": ["a", "a", "b", "b"], "group": ["F", "M", "F", "M"],
+        "fmr": [0.0, 1e-3, 0.0, 2e-3], "fnmr": [0.01, 0.02, 0.02, 0.02],
+        "n_mated": [1000] * 4, "n_nonmated": [10000] * 4}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        result = U.parametric_bootstrap(table, ["ir", "garbe"], n_replicates=20)
+    ranking = result.ranking.set_index(["measure", "algorithm"])
+    assert ranking.loc["ir", "p_fairest"].tolist() == [0.0, 0.0]
+    assert ranking.loc["garbe", "p_fairest"].sum() >= 1.0
