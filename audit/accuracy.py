@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from audit.rates import COUNT_COLUMNS, rate_matrices
+from audit.tables import blank as _blank
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_WEIGHTS = (
@@ -144,10 +145,6 @@ def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:
         else:
             raise WeightsError(BAD_MAPPING.format(value=value, key=group))
     return pd.DataFrame(rows, columns=["group", *COUNT_COLUMNS]), where
-
-
-def _blank(values: pd.Series) -> np.ndarray:
-    return (values.isna() | (values.astype("string").str.strip() == "")).to_numpy(dtype=bool)
 
 
 def _parse_counts(frame: pd.DataFrame, column: str, where: _Where, *, whole: bool) -> np.ndarray:

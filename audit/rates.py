@@ -23,10 +23,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from audit import tables
+from audit.tables import Source as _Source
+from audit.tables import blank as _blank
+from audit.tables import first as _first
+from audit.tables import more as _more
 
 #: Default names of the two dot-separated parts of a wide column's group label.
 ANNEX15_ATTRIBUTES = ("gender", "race")
@@ -35,7 +40,7 @@ COUNT_COLUMNS = ("n_mated", "n_nonmated")
 WIDE_RATE = re.compile(r"^(FMR|FNMR)\.(.+)$")
 
 # Error messages: constants, so that tests can check them exactly.
-CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+CANNOT_READ = tables.CANNOT_READ
 EMPTY = "{source}: the table has no rows"
 UNKNOWN_LAYOUT = (
     "{source}: cannot tell the layout from the columns {columns}. Expected either the "
@@ -47,7 +52,7 @@ UNKNOWN_COLUMNS = (
     "{source}: unknown column(s) {columns}; expected {expected}. Rename or remove them "
     "(nothing is dropped silently){hint}"
 )
-DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+DUPLICATE_COLUMN = tables.DUPLICATE_COLUMN
 MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
 NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
 OUT_OF_RANGE = "{where}, column {column!r}: {value!r} lies outside [0, 1]{more}"
@@ -66,57 +71,6 @@ WRONG_ATTRIBUTE_COUNT = (
 
 class RatesError(ValueError):
     """The rates table is malformed; the message names file, row and column."""
-
-
-class _Source:
-    """Where the table came from, to name it in messages."""
-
-    def __init__(self, name: str, *, csv: bool, header_lines: int = 1):
-        self.name = name
-        self.csv = csv
-        self.header_lines = header_lines
-
-    def where(self, frame: pd.DataFrame, position: int) -> str:
-        if self.csv:
-            return f"{self.name}, line {position + 1 + self.header_lines}"
-        return f"{self.name}, row {frame.index[position]}"
-
-
-def _more(count: int) -> str:
-    return f" (and {count} more such cell(s))" if count > 0 else ""
-
-
-def _read(source: str | os.PathLike | pd.DataFrame) -> tuple[pd.DataFrame, _Source]:
-    if isinstance(source, pd.DataFrame):
-        return source.copy(), _Source("<DataFrame>", csv=False)
-    path = Path(source)
-    name = str(path)
-    try:
-        if path.suffix.lower() == ".parquet":
-            return pd.read_parquet(path), _Source(name, csv=False)
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            header = handle.readline().rstrip("\r\n").split(",")
-        frame = pd.read_csv(
-            path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig"
-        )
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, ImportError) as error:
-        raise RatesError(CANNOT_READ.format(source=name, reason=error)) from error
-    seen: set[str] = set()
-    for column in header:
-        if column in seen:
-            raise RatesError(DUPLICATE_COLUMN.format(source=name, column=column))
-        seen.add(column)
-    return frame, _Source(name, csv=True)
-
-
-def _blank(values: pd.Series) -> np.ndarray:
-    as_text = values.astype("string")
-    return (values.isna() | (as_text.str.strip() == "")).to_numpy(dtype=bool)
-
-
-def _first(mask: np.ndarray) -> tuple[int, int]:
-    positions = np.flatnonzero(mask)
-    return int(positions[0]), len(positions) - 1
 
 
 def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
@@ -324,7 +278,7 @@ def read_rates(
     0         a     F  0.0001  0.01
     1         a     M  0.0002  0.02
     """
-    frame, where = _read(source)
+    frame, where = tables.read_table(source, RatesError)
     columns = [str(c) for c in frame.columns]
     if any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
         tidy = _from_wide(frame, where, attributes)

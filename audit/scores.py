@@ -93,15 +93,18 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from audit.rates import _blank, _first, _more, _Source
+from audit import tables
+from audit.tables import Source as _Source
+from audit.tables import blank as _blank
+from audit.tables import first as _first
+from audit.tables import more as _more
 
 # Error messages: constants, so that tests can check them exactly.
-CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+CANNOT_READ = tables.CANNOT_READ
 EMPTY = "{source}: the score table has no rows"
 MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
 UNKNOWN_COLUMNS = (
@@ -109,7 +112,7 @@ UNKNOWN_COLUMNS = (
     "group column(s). Rename or remove them, or name them in ignore=[...] "
     "(nothing is dropped silently)"
 )
-DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+DUPLICATE_COLUMN = tables.DUPLICATE_COLUMN
 MATED_TWO_SUBJECTS = (
     "{where}: a mated comparison has subject {first!r} on one side and {second!r} on the "
     "other; both sides of a mated pair are the same person{more}"
@@ -151,28 +154,6 @@ class ScoresError(ValueError):
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def _read(source) -> tuple[pd.DataFrame, _Source]:
-    if isinstance(source, pd.DataFrame):
-        return source, _Source("<DataFrame>", csv=False)
-    path = Path(source)
-    name = str(path)
-    try:
-        if path.suffix.lower() == ".parquet":
-            return pd.read_parquet(path), _Source(name, csv=False)
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            header = handle.readline().rstrip("\r\n").split(",")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, ImportError) as error:
-        raise ScoresError(CANNOT_READ.format(source=name, reason=error)) from error
-    seen: set[str] = set()
-    for column in header:
-        if column in seen:
-            raise ScoresError(DUPLICATE_COLUMN.format(source=name, column=column))
-        seen.add(column)
-    return frame, _Source(name, csv=True)
 
 
 def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
@@ -294,7 +275,7 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
     1    0.2  False       F       F
     2    0.4  False       M       M
     """
-    frame, where = _read(source)
+    frame, where = tables.read_table(source, ScoresError)
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns):
         duplicate = next(c for c in columns if columns.count(c) > 1)

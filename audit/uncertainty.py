@@ -1260,7 +1260,7 @@ def robustness_summary(result: UncertaintyResult, *, verdicts: pd.DataFrame | No
     lines.append(f"Frontier ({p['fairness']} vs total FNMR): {int(frontier['on_frontier'].sum())} "
                  f"algorithm(s) on it with the point rates; {len(solid)} in at least "
                  f"{100 * threshold:.0f}% of replicates ({', '.join(solid) or 'none'})"
-                 + (f"; uncertain: " + ", ".join(f"{r.algorithm} {r.frontier_probability:.2f}"
+                 + ("; uncertain: " + ", ".join(f"{r.algorithm} {r.frontier_probability:.2f}"
                                                  for r in shaky.sort_values(
                                                      'frontier_probability', ascending=False)
                                                  .itertuples()) if len(shaky) else "") + ".")

@@ -214,3 +214,8 @@ def test_input_frame_is_not_altered():
     before = frame.copy()
     read_rates(frame)
     pd.testing.assert_frame_equal(frame, before)
+
+
+def test_empty_file(tmp_path):
+    path = write(tmp_path, "")
+    assert refused(path).startswith(f"{path}: cannot be read as CSV: ")

@@ -1,0 +1,79 @@
+"""Reading the user's tables as text, and naming their cells in messages.
+
+:mod:`audit.rates` and :mod:`audit.scores` read a CSV with every cell as text
+(no value is converted, guessed or dropped before it is validated), Parquet as
+it is, or a DataFrame, and point at problems by file, CSV line (or DataFrame
+row) and column.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+
+
+class Source:
+    """Where a table came from, to name a row of it in messages."""
+
+    def __init__(self, name: str, *, csv: bool, header_lines: int = 1):
+        self.name = name
+        self.csv = csv
+        self.header_lines = header_lines
+
+    def where(self, frame: pd.DataFrame, position: int) -> str:
+        """``"<file>, line N"`` for a CSV (header counted), ``"<name>, row <label>"`` otherwise."""
+        if self.csv:
+            return f"{self.name}, line {position + 1 + self.header_lines}"
+        return f"{self.name}, row {frame.index[position]}"
+
+
+def read_table(source: str | os.PathLike | pd.DataFrame,
+               error: type[Exception]) -> tuple[pd.DataFrame, Source]:
+    """A CSV as text cells, a Parquet file, or a (shallow copy of a) DataFrame.
+
+    Raises ``error`` with :data:`CANNOT_READ` when the file cannot be read and
+    :data:`DUPLICATE_COLUMN` when a CSV header repeats a name (pandas would
+    rename the second one silently).
+    """
+    if isinstance(source, pd.DataFrame):
+        return source.copy(deep=False), Source("<DataFrame>", csv=False)
+    path = Path(source)
+    name = str(path)
+    try:
+        if path.suffix.lower() == ".parquet":
+            return pd.read_parquet(path), Source(name, csv=False)
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = handle.readline().rstrip("\r\n").split(",")
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
+                            encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError,
+            ImportError) as reason:
+        raise error(CANNOT_READ.format(source=name, reason=reason)) from reason
+    seen: set[str] = set()
+    for column in header:
+        if column in seen:
+            raise error(DUPLICATE_COLUMN.format(source=name, column=column))
+        seen.add(column)
+    return frame, Source(name, csv=True)
+
+
+def blank(values: pd.Series) -> np.ndarray:
+    """True where a cell is missing or only whitespace."""
+    return (values.isna() | (values.astype("string").str.strip() == "")).to_numpy(dtype=bool)
+
+
+def first(mask: np.ndarray) -> tuple[int, int]:
+    """Position of the first True, and how many more there are."""
+    positions = np.flatnonzero(mask)
+    return int(positions[0]), len(positions) - 1
+
+
+def more(count: int) -> str:
+    """The tail of a message counting the further offending cells."""
+    return f" (and {count} more such cell(s))" if count > 0 else ""
