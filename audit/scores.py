@@ -907,6 +907,30 @@ def rates_at_fmr(scores: pd.DataFrame | ScoreStats, target_fmr: float = 1e-3) ->
     return table
 
 
+def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
+    """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
+
+    Thresholds at ``n_points`` quantiles of each group's pooled (mated and
+    within-group non-mated) scores; the rates come from
+    :meth:`ScoreStats.counts`, as everywhere else.  The input of
+    :func:`audit.plots.scores.det_curves`.
+    """
+    stats = score_stats(scores)
+    rows = []
+    for a, algorithm in enumerate(stats.algorithms):
+        n_mated, n_nonmated = stats.n_mated(a), stats.n_nonmated(a)
+        for g, group in enumerate(stats.groups):
+            if n_mated[g] == 0 or n_nonmated[g] == 0:
+                continue
+            both = np.concatenate([stats.mated[a][g], stats.nonmated[a][g]])
+            t = np.unique(np.quantile(both, np.linspace(0, 1, n_points)))
+            false_matches, false_non_matches, _ = stats.counts(a, t)
+            rows.append(pd.DataFrame({"algorithm": str(algorithm), "group": str(group),
+                                      "fmr": false_matches[g] / n_nonmated[g],
+                                      "fnmr": false_non_matches[g] / n_mated[g]}))
+    return pd.concat(rows, ignore_index=True)
+
+
 def sweep_measures(scores: pd.DataFrame | ScoreStats, *, measures: Sequence[str] | None = None,
                    targets=None, alpha: float = 0.5) -> pd.DataFrame:
     """Every rate-based registered measure as a function of the operating point.

@@ -318,13 +318,18 @@ def test_sweep_measures_covers_rate_measures():
 def test_figures():
     import matplotlib.axes
 
-    from audit.plots.scores import det_curves, det_points, measure_vs_operating_point
+    from audit.plots.scores import det_curves, measure_vs_operating_point
+    from audit.scores import det_points
 
     table = read_scores(synthetic(3000))
     ax = measure_vs_operating_point(sweep_measures(table, targets=[1e-2, 1e-1]), "garbe")
     assert isinstance(ax, matplotlib.axes.Axes) and len(ax.lines) == 2
     points = det_points(table, n_points=50)
     assert set(points.columns) == {"algorithm", "group", "fmr", "fnmr"}
+    for _, curve in points.groupby(["algorithm", "group"]):
+        # thresholds rise along a curve: FMR falls from 1, FNMR rises to 1
+        assert (np.diff(curve["fmr"]) <= 0).all() and (np.diff(curve["fnmr"]) >= 0).all()
+        assert curve["fmr"].iloc[0] == 1.0 and curve["fnmr"].iloc[0] == 0.0  # lowest score accepts all
     ax = det_curves(points, algorithm="b")
     assert len(ax.lines) == 3
 

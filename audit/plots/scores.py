@@ -1,7 +1,7 @@
 """Figures of score-level results: measures across operating points, per-group DET curves.
 
 Compute and draw apart: the data come from :func:`audit.scores.sweep_measures`
-and :func:`det_points`; these functions only draw.
+and :func:`audit.scores.det_points`; these functions only draw.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.scores import score_stats
 
 
 def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
@@ -40,32 +39,10 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
     return ax
 
 
-def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
-    """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
-
-    Thresholds at ``n_points`` quantiles of each group's pooled scores (plus
-    both ends); computed from the sufficient statistics.
-    """
-    stats = score_stats(scores)
-    rows = []
-    for a, algorithm in enumerate(stats.algorithms):
-        for g, group in enumerate(stats.groups):
-            m, nm = stats.mated[a][g], stats.nonmated[a][g]
-            if len(m) == 0 or len(nm) == 0:
-                continue
-            both = np.concatenate([m, nm])
-            t = np.unique(np.quantile(both, np.linspace(0, 1, n_points)))
-            fmr = (len(nm) - np.searchsorted(nm, t, "left")) / len(nm)
-            fnmr = np.searchsorted(m, t, "left") / len(m)
-            rows.append(pd.DataFrame({"algorithm": str(algorithm), "group": str(group),
-                                      "fmr": fmr, "fnmr": fnmr}))
-    return pd.concat(rows, ignore_index=True)
-
-
 def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
     """Per-group DET curves on normal-deviate axes (Chouchane et al., Fig. 7).
 
-    ``points``: the output of :func:`det_points`; ``algorithm`` selects one
+    ``points``: the output of :func:`audit.scores.det_points`; ``algorithm`` selects one
     (default: the first).  Rates of exactly 0 or 1 cannot be drawn on
     probit axes and are left out.  Returns the Axes.
     """
