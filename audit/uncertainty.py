@@ -47,18 +47,12 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from audit.accuracy import group_weights
+from audit.ffmc import ffmc_table
 from audit.measures import MeasureResult, UndefinedMeasureWarning
+from audit.pareto import efficient
 from audit.rates import rate_matrices
 from audit.registry import Measure, get_measure, measure_names
-
-try:  # the Pareto module of the package, when present
-    from audit.pareto import efficient as _pareto_efficient
-except ImportError:  # pragma: no cover - exercised only before audit.pareto exists
-    _pareto_efficient = None
-try:  # the accuracy module of the package, when present: one reading of ``weights``
-    from audit.accuracy import group_weights as _accuracy_group_weights
-except ImportError:  # pragma: no cover - exercised only before audit.accuracy exists
-    _accuracy_group_weights = None
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_LEVEL = "level must lie strictly between 0 and 1, got {level!r}"
@@ -83,16 +77,9 @@ BAD_FLOOR_LOWER = (
     "floor_lower must be positive and at most the floor {floor!r} (or None for the "
     "floor's own bin), got {value!r}"
 )
-BAD_WEIGHTS = "weights must be 'equal', 'counts', a mapping group -> weight or an array; got {value!r}"
-WEIGHTS_MISSING_GROUPS = "weights has no entry for group(s) {groups}"
-NO_MATED_COUNTS = "weights='counts' needs an n_mated column in the table"
 MISSING_SCORE_COLUMN = "the score table has no column {column!r}; its columns are {columns}"
 BAD_UNIT = "unit must be 'subject' or 'comparison', got {unit!r}"
 SCORE_MEASURE = "measure {name!r} needs scores, not rates; uncertainty covers rate measures"
-NO_FFMC = (
-    "FFMC verdict stability needs audit.ffmc.ffmc_table, which is not installed; "
-    "pass criteria=<callable(table, measures, *, alpha_grid, seed) -> frame>"
-)
 RATES_MISSING = "replicate {replicate}: the rates function returned no rate for {what}"
 
 #: Default lower limit (log10) for an FMR transcribed at the 1e-5 floor: one decade
@@ -472,39 +459,6 @@ def replicate_measures(fmr_reps, fnmr_reps, measures=None, *,
 # -------------------------------------------------------------------------- frontier
 
 
-def _efficient_fallback(points: np.ndarray, weak: bool = False) -> np.ndarray:
-    """Pareto efficiency, lower is better on every axis, batched over leading dims.
-
-    Two axes (the accuracy/fairness case) take an O(n log n) sweep: after a
-    lexicographic sort, a point is dominated exactly when some earlier point
-    that is not its duplicate has a y at most its own.  Other cases compare
-    all pairs.
-    """
-    points = np.asarray(points, dtype="float64")
-    if points.shape[-1] == 2 and not weak:
-        x, y = points[..., 0], points[..., 1]
-        order = np.lexsort((y, x), axis=-1)
-        xs, ys = np.take_along_axis(x, order, -1), np.take_along_axis(y, order, -1)
-        n = xs.shape[-1]
-        position = np.broadcast_to(np.arange(n), xs.shape)
-        new_run = np.ones(xs.shape, dtype=bool)
-        new_run[..., 1:] = (xs[..., 1:] != xs[..., :-1]) | (ys[..., 1:] != ys[..., :-1])
-        run_start = np.maximum.accumulate(np.where(new_run, position, 0), axis=-1)
-        prior_min = np.full(xs.shape, np.inf)
-        prior_min[..., 1:] = np.minimum.accumulate(ys[..., :-1], axis=-1)
-        dominated_sorted = np.take_along_axis(prior_min, run_start, -1) <= ys
-        dominated = np.empty_like(dominated_sorted)
-        np.put_along_axis(dominated, order, dominated_sorted, -1)
-        return ~dominated
-    p = points[..., :, None, :]  # candidate i
-    q = points[..., None, :, :]  # rival j
-    if weak:
-        dominated = np.all(q < p, axis=-1).any(axis=-1)
-    else:
-        dominated = (np.all(q <= p, axis=-1) & np.any(q < p, axis=-1)).any(axis=-1)
-    return ~dominated
-
-
 #: Relative tolerance under which two values tie on a frontier axis (floating-point
 #: noise), as in :mod:`audit.pareto`.
 TIE_RTOL = 1e-9
@@ -522,7 +476,7 @@ def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,
     (no rival strictly better on both).  An algorithm whose measure is
     undefined (NaN) in a replicate is off the frontier and dominates nothing.
     Uses :func:`audit.pareto.efficient` (values within ``tie_rtol`` of each
-    other tie) when available; the stand-in used without it compares exactly.
+    other tie).
 
     Examples
     --------
@@ -535,49 +489,23 @@ def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,
     points = np.stack([accuracy, fair_axis], axis=-1)
     missing = np.isnan(points).any(axis=-1)
     points = np.where(missing[..., None], np.inf, points)
-    if _pareto_efficient is not None:
-        mask = np.asarray(_pareto_efficient(points, higher_is_better=[False, False], weak=weak,
-                                            rtol=tie_rtol))
-    else:
-        mask = _efficient_fallback(points, weak=weak)
+    mask = np.asarray(efficient(points, higher_is_better=[False, False], weak=weak, rtol=tie_rtol))
     return mask & ~missing
 
 
 def fnmr_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
-    """Weights of the groups in the total (overall) FNMR, shape (n_alg or 1, n_groups).
+    """Weights of the groups in the total (overall) FNMR, shape (n_alg, n_groups).
 
-    With :mod:`audit.accuracy` present, ``weights`` is read exactly as
-    :func:`audit.accuracy.overall_rates` reads it (``"equal"``, ``"counts"``,
-    a counts file or frame, a mapping), so the replicate totals are those of
-    the Pareto report.  Without it: ``"equal"`` (every group the same, the
-    default on Annex 15, whose CSV lacks the mated counts the paper used,
-    sec. 4.5), ``"counts"`` (the table's ``n_mated``), a mapping
-    group -> weight, or an array.
+    ``weights`` is read exactly as :func:`audit.accuracy.overall_rates` reads
+    it (``"equal"``, ``"counts"``, a counts file or frame, a mapping), so the
+    replicate totals are those of the Pareto report; an array is used as it is.
     """
-    if _accuracy_group_weights is not None and not isinstance(weights, np.ndarray):
-        algorithms, groups, _, _ = rate_matrices(table)
-        frame = _accuracy_group_weights(table, weights=weights)
-        wide = frame.pivot(index="algorithm", columns="group", values="w_fnmr")
-        return wide.loc[algorithms.astype(str), groups.astype(str)].to_numpy(dtype="float64")
+    if isinstance(weights, np.ndarray):
+        return np.atleast_2d(weights.astype("float64"))
     algorithms, groups, _, _ = rate_matrices(table)
-    if isinstance(weights, str):
-        if weights == "equal":
-            return np.ones((1, len(groups)))
-        if weights == "counts":
-            if "n_mated" not in table.columns:
-                raise ValueError(NO_MATED_COUNTS)
-            wide = table.pivot(index="algorithm", columns="group", values="n_mated")
-            return wide.loc[algorithms, groups].to_numpy(dtype="float64")
-        raise ValueError(BAD_WEIGHTS.format(value=weights))
-    if isinstance(weights, Mapping):
-        missing = [g for g in groups if g not in weights]
-        if missing:
-            raise ValueError(WEIGHTS_MISSING_GROUPS.format(groups=missing))
-        return np.array([[float(weights[g]) for g in groups]])
-    try:
-        return np.atleast_2d(np.asarray(weights, dtype="float64"))
-    except (TypeError, ValueError):
-        raise ValueError(BAD_WEIGHTS.format(value=weights)) from None
+    frame = group_weights(table, weights=weights)
+    wide = frame.pivot(index="algorithm", columns="group", values="w_fnmr")
+    return wide.loc[algorithms.astype(str), groups.astype(str)].to_numpy(dtype="float64")
 
 
 def _total(rates: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -1125,10 +1053,7 @@ def verdict_stability(table: pd.DataFrame, result: UncertaintyResult, measures=N
     ``agreement``, the share agreeing with the point verdict.
     """
     if criteria is None:
-        try:
-            from audit.ffmc import ffmc_table as criteria
-        except ImportError:
-            raise ImportError(NO_FFMC) from None
+        criteria = ffmc_table
     n = min(_check_replicates(n_replicates), result.fmr.shape[0])
     point = criteria(table, measures, alpha_grid=alpha_grid, seed=seed)
     keys = ["measure", "criterion"]
