@@ -36,6 +36,7 @@ from audit.measures import (
     as_rates,
     check_alpha,
     check_zero_division,
+    max_min_ratio,
     report_undefined,
 )
 from audit.rates import rate_matrices
@@ -101,9 +102,9 @@ def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     ``average`` is the reference value of each algorithm. Hutiri et al. use
     the system's overall metric (e.g. the overall EER 3.657 of their Table 2);
     by default (``None``) it is the unweighted mean of the group values,
-    which equals the overall rate when the groups are of equal size. NaN
-    where the average is 0 (with ``zero_division`` as in
-    :mod:`audit.measures`).
+    which equals the overall rate when the groups are of equal size. Where
+    the average is 0 the ratio is NaN with ``zero_division="warn"`` (warned)
+    or ``"raise"`` (raised), or the number given as ``zero_division``.
 
     Examples
     --------
@@ -116,7 +117,7 @@ def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     undefined = avg == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = x / avg[:, None]
-    ratio[undefined] = np.nan
+    ratio[undefined] = np.nan if isinstance(zero_division, str) else float(zero_division)
     report_undefined(RATIO_UNDEFINED.format(kind="Ratio", count=int(undefined.sum()), total=len(avg),
                                       reason="the average is 0"), undefined, zero_division)
     return ratio
@@ -127,8 +128,9 @@ def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
 
     .. math:: \mathrm{G2avg\ log\ ratio}(b)_g = -\ln\left(b_g / b_{average}\right)
 
-    Positive for a group better than average. NaN where the group's value or
-    the average is 0 (the logarithm is infinite or undefined).
+    Positive for a group better than average. Where the group's value or the
+    average is 0 (the logarithm is infinite or undefined) it is NaN, or the
+    number given as ``zero_division``.
 
     Hutiri et al.'s Table 4 prints this quantity with the opposite sign
     (+ln): there the Indian male FPR of 0.005, five times the design FPR of
@@ -140,16 +142,18 @@ def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     >>> g2avg_log_ratio([[3.581, 3.757]], average=3.657).round(3)  # Table 3, 'All', EER
     array([[ 0.021, -0.027]])
     """
+    x = _rows(x)
     ratio = g2avg_ratio(x, average=average, zero_division=zero_division)
-    zero = ratio == 0.0
+    undefined = (_average(x, average) == 0.0)[:, None] | (x == 0.0)
+    zero = x == 0.0
     if zero.any():
         report_undefined(RATIO_UNDEFINED.format(
             kind="log Ratio", count=int(zero.any(axis=-1).sum()), total=len(ratio),
             reason="a group's value is 0 and its logarithm is infinite"),
             zero.any(axis=-1), zero_division)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = -np.log(ratio)
-    log_ratio[zero] = np.nan
+    log_ratio[undefined] = np.nan if isinstance(zero_division, str) else float(zero_division)
     return log_ratio
 
 
@@ -314,10 +318,7 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     check_alpha(alpha)
     check_zero_division(zero_division)
     fmr, _ = as_rates(fmr, fnmr)
-    high, low = fmr.max(axis=-1), fmr.min(axis=-1)
-    undefined = low == 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = high / np.where(undefined, 1.0, low)
+    value, undefined = max_min_ratio(fmr)
     fill = np.nan if isinstance(zero_division, str) else float(zero_division)
     value = np.where(undefined, fill, value)
     report_undefined(SER_UNDEFINED.format(count=int(undefined.sum()), total=len(value), value=fill),

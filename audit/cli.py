@@ -36,6 +36,13 @@ data: set AUDIT_DATA_DIR to a folder holding the Annex 15 CSV to work offline.
 """
 
 
+NEEDS_RATES_MEASURE = (
+    "measure {name!r} needs comparison scores; the rates reports take rate measures "
+    "(see 'audit measures'); use 'audit scores' for score measures"
+)
+BAD_TARGET = "target FMR must lie in (0, 1], got {value!r}"
+
+
 def _value(text: str):
     """A -p value as JSON when it parses (numbers, lists, true/false/null), else a string."""
     try:
@@ -44,10 +51,21 @@ def _value(text: str):
         return text
 
 
-def _common(parser: argparse.ArgumentParser, default_name: str) -> None:
-    parser.add_argument("--data", metavar="PATH",
-                        help="rates table (CSV or Parquet, wide or long layout); "
-                             "default: the verified Annex 15 CSV")
+def _optional_float(text: str) -> float | None:
+    """A number, or ``none`` for no value."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
+
+
+def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = True) -> None:
+    if data:
+        parser.add_argument("--data", metavar="PATH",
+                            help="rates table (CSV or Parquet, wide or long layout); "
+                                 "default: the verified Annex 15 CSV")
     parser.add_argument("--name", default=None,
                         help=f"report name: output goes to <reports-dir>/<name>/ "
                              f"(default: {default_name}, or the data file's stem)")
@@ -96,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "rate and score measure, sweeps over operating points, DET curves "
                                         "and the FFMC audit. Without --scores, the bt4vt VoxCeleb1-H "
                                         "scores are fetched from PyPI and verified.")
-    _common(scores, "voxceleb")
+    _common(scores, "voxceleb", data=False)
     scores.add_argument("--scores", metavar="PATH",
                         help="score table (CSV or Parquet): algorithm, score, mated, group (or "
                              "group_1/group_2); default: the bt4vt VoxCeleb1-H scores")
@@ -125,9 +143,9 @@ def _pareto_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", default="equal",
                         help="group weights for total FNMR/FMR: 'equal', 'counts' (the table's "
                              "n_mated/n_nonmated columns) or a counts CSV (default: equal)")
-    parser.add_argument("--max-accuracy", type=float, default=None, metavar="FNMR",
-                        help="accuracy cut-off for the zoomed inset and the short list, "
-                             "e.g. 0.01 for total FNMR below 1%%")
+    parser.add_argument("--max-accuracy", type=_optional_float, default=0.01, metavar="FNMR",
+                        help="accuracy cut-off for the zoomed inset and the short list "
+                             "(default: 0.01, total FNMR at most 1%%; 'none' for no cut-off)")
 
 
 def _parameters(args: argparse.Namespace) -> dict:
@@ -142,9 +160,13 @@ def _parameters(args: argparse.Namespace) -> dict:
         parameters["target_fmr"] = args.target_fmr
     if args.measure_module:
         parameters["measure_modules"] = list(args.measure_module)
-    for key in ("measure", "alpha", "weights", "max_accuracy"):
+    for key in ("measure", "alpha", "weights"):
         if getattr(args, key, None) is not None:
             parameters[key] = getattr(args, key)
+    if hasattr(args, "max_accuracy"):
+        parameters["max_accuracy"] = args.max_accuracy
+    if parameters.get("weights") not in (None, "equal", "counts"):
+        parameters["weights"] = str(Path(parameters["weights"]).resolve())  # kernels run elsewhere
     if getattr(args, "measures", None):
         parameters["measures"] = [m.strip() for m in args.measures.split(",") if m.strip()]
     for key, value in args.parameter:
@@ -183,6 +205,44 @@ def _check(path: Path) -> int:
     return 0
 
 
+def _preflight(args: argparse.Namespace, parameters: dict) -> None:
+    """Refuse bad input and options here, before a notebook kernel starts."""
+    import os
+
+    from audit.measures import check_alpha
+    from audit.registry import get_measure, load_measure_module
+
+    if parameters.get("measure_modules"):
+        # user modules import from the current folder, here and in the notebook kernels
+        here = str(Path.cwd())
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+        sys.path.insert(0, here)
+        for module in parameters["measure_modules"]:
+            load_measure_module(module)
+    if "alpha" in parameters:
+        check_alpha(parameters["alpha"])
+    for name in [parameters.get("measure"), *parameters.get("measures", [])]:
+        if name is not None and get_measure(name).inputs != "rates":
+            raise ValueError(NEEDS_RATES_MEASURE.format(name=name))
+    if parameters.get("target_fmr") is not None and not 0.0 < parameters["target_fmr"] <= 1.0:
+        raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))
+    if args.command == "scores":
+        if parameters.get("scores_path"):
+            from audit.scores import read_scores
+
+            read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+        return
+    from audit.data import annex15_path
+    from audit.rates import read_rates
+
+    table = read_rates(parameters.get("data_path") or annex15_path())
+    if parameters.get("weights") not in (None, "equal"):
+        from audit.accuracy import overall_rates
+
+        overall_rates(table, weights=parameters["weights"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -190,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
 
+    from audit.accuracy import WeightsError
     from audit.data import DataError
     from audit.rates import RatesError
     from audit.report import NotebookFailed, run_report
@@ -207,30 +268,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path}\nsha256 {sha256sum(path)} (verified)")
             return 0
         parameters = _parameters(args)
-        if parameters.get("data_path"):
-            from audit.rates import read_rates
-
-            read_rates(parameters["data_path"])  # refuse bad input before starting a kernel
-        if parameters.get("measure_modules"):
-            import os
-
-            from audit.registry import load_measure_module
-
-            # user modules import from the current folder, here and in the notebook kernels
-            here = str(Path.cwd())
-            os.environ["PYTHONPATH"] = os.pathsep.join(
-                p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
-            sys.path.insert(0, here)
-            for module in parameters["measure_modules"]:
-                load_measure_module(module)  # fail fast, before a kernel starts
-        if parameters.get("scores_path"):
-            from audit.scores import read_scores
-
-            # refuse bad input before starting a kernel
-            read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+        _preflight(args, parameters)
         notebooks = {"report": ("ffmc", "pareto"), "ffmc": ("ffmc",), "pareto": ("pareto",),
                      "scores": ("scores",)}
-        given = getattr(args, "scores", None) or args.data
+        given = getattr(args, "scores", None) or getattr(args, "data", None)
         name = args.name or (Path(given).stem if given else
                              {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command))
         folder = run_report(name, notebooks=notebooks[args.command], parameters=parameters,
@@ -238,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     except NotebookFailed as error:
         print(f"audit: notebook failed\n{error}", file=sys.stderr)
         return 1
-    except (RatesError, DataError, VoxCelebError, KeyError, ImportError, ValueError,
-            OSError) as error:
+    except (RatesError, WeightsError, DataError, VoxCelebError, KeyError, ImportError,
+            ValueError, OSError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         print(f"audit: error: {message}", file=sys.stderr)
         return 2

@@ -173,7 +173,13 @@ def fdr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     return MeasureResult(value, a, b, np.zeros(len(a), dtype=bool))
 
 
-def _ratio(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def max_min_ratio(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Largest over smallest group rate of each row (Howard et al. eq. 4-5), NaN and
+    flagged where the smallest is 0.
+
+    >>> max_min_ratio(np.array([[1e-5, 4e-5], [0.0, 1e-5]]))
+    (array([ 4., nan]), array([False,  True]))
+    """
     high, low = rates.max(axis=-1), rates.min(axis=-1)
     undefined = low == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -203,8 +209,8 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
     alpha = check_alpha(alpha)
     check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
-    a, a_undefined = _ratio(fmr)
-    b, b_undefined = _ratio(fnmr)
+    a, a_undefined = max_min_ratio(fmr)
+    b, b_undefined = max_min_ratio(fnmr)
     undefined = a_undefined | b_undefined
     with np.errstate(invalid="ignore"):
         value = a**alpha * b ** (1.0 - alpha)

@@ -42,6 +42,10 @@ WIDE_RATE = re.compile(r"^(FMR|FNMR)\.(.+)$")
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
 EMPTY = "{source}: the table has no rows"
+TOO_FEW_GROUPS = (
+    "{source}: {count} demographic group(s) ({groups}); a fairness measure compares at "
+    "least 2 groups"
+)
 UNKNOWN_LAYOUT = (
     "{source}: cannot tell the layout from the columns {columns}. Expected either the "
     "wide layout (Algorithm, FMR.<group>, FNMR.<group>, ...) or the long layout "
@@ -167,6 +171,10 @@ def _from_wide(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] |
                 raise RatesError(MISSING_COLUMN.format(
                     source=source.name, column=f"{kind}.{group}",
                     hint=f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)"))
+    if not groups:
+        raise RatesError(MISSING_COLUMN.format(
+            source=source.name, column="FMR.<group>",
+            hint=" (the wide layout has an FMR and an FNMR column per group)"))
     parts = len(groups[0].split("."))
     if attributes is None:
         attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
@@ -266,7 +274,7 @@ def read_rates(
     ------
     RatesError
         With a message naming the file, row (CSV line) and column of the
-        first problem.
+        first problem; also when the table has fewer than 2 groups.
 
     Examples
     --------
@@ -286,6 +294,9 @@ def read_rates(
         tidy = _from_long(frame, where, attributes)
     else:
         raise RatesError(UNKNOWN_LAYOUT.format(source=where.name, columns=columns))
+    groups = list(pd.unique(tidy["group"]))
+    if len(groups) < 2:
+        raise RatesError(TOO_FEW_GROUPS.format(source=where.name, count=len(groups), groups=groups))
     tidy.attrs["source"] = where.name
     return tidy
 

@@ -28,6 +28,10 @@ from audit import measures
 from audit.measures import MeasureResult
 from audit.rates import rate_matrices
 
+NEEDS_SCORES = (
+    "measure {name!r} needs comparison scores, not a rates table: evaluate it with "
+    "audit.score_measures.evaluate_scores(scores)"
+)
 UNKNOWN_MEASURE = "unknown measure {name!r}; registered measures: {names}"
 ALREADY_REGISTERED = "a measure named {name!r} is already registered ({citation})"
 BAD_SHARE = "share must be 'linear', 'log', 'fmr', 'fnmr' or a function, got {share!r}"
@@ -257,6 +261,8 @@ def evaluate(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5,
     """
     if isinstance(measure, str):
         measure = get_measure(measure)
+    if measure.inputs != "rates":
+        raise ValueError(NEEDS_SCORES.format(name=measure.name))
     algorithms, _, fmr, fnmr = rate_matrices(table)
     result = measure(fmr, fnmr, alpha=alpha, **options)
     return pd.DataFrame({

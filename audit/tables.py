@@ -19,17 +19,22 @@ DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
 
 
 class Source:
-    """Where a table came from, to name a row of it in messages."""
+    """Where a table came from, to name a row of it in messages.
 
-    def __init__(self, name: str, *, csv: bool, header_lines: int = 1):
+    ``lines`` holds the file line of every row of a CSV (blank lines, which
+    carry no data, are not rows, so rows and lines need not be consecutive).
+    """
+
+    def __init__(self, name: str, *, csv: bool, lines: np.ndarray | None = None):
         self.name = name
         self.csv = csv
-        self.header_lines = header_lines
+        self.lines = lines
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
-        """``"<file>, line N"`` for a CSV (header counted), ``"<name>, row <label>"`` otherwise."""
+        """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
         if self.csv:
-            return f"{self.name}, line {position + 1 + self.header_lines}"
+            line = self.lines[position] if self.lines is not None else position + 2
+            return f"{self.name}, line {line}"
         return f"{self.name}, row {frame.index[position]}"
 
 
@@ -51,7 +56,7 @@ def read_table(source: str | os.PathLike | pd.DataFrame,
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline().rstrip("\r\n").split(",")
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8-sig")
+                            encoding="utf-8-sig", skip_blank_lines=False)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError,
             ImportError) as reason:
         raise error(CANNOT_READ.format(source=name, reason=reason)) from reason
@@ -60,7 +65,11 @@ def read_table(source: str | os.PathLike | pd.DataFrame,
         if column in seen:
             raise error(DUPLICATE_COLUMN.format(source=name, column=column))
         seen.add(column)
-    return frame, Source(name, csv=True)
+    # a blank line is no row, but the lines after it keep their numbers
+    empty = (frame == "").all(axis=1).to_numpy(dtype=bool) if len(frame.columns) else np.zeros(0, bool)
+    lines = np.arange(2, len(frame) + 2)[~empty]
+    frame = frame.loc[~empty].reset_index(drop=True)
+    return frame, Source(name, csv=True, lines=lines)
 
 
 def blank(values: pd.Series) -> np.ndarray:

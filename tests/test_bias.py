@@ -173,3 +173,14 @@ def test_group_bias_refuses_an_unknown_rate(annex15):
     with pytest.raises(ValueError) as error:
         bias.group_bias(annex15, rates=["eer"])
     assert str(error.value) == bias.BAD_RATE.format(rate="eer")
+
+
+def test_numeric_zero_division_fills_the_undefined_ratios():
+    from audit.bias import g2avg_log_ratio, g2avg_ratio
+
+    x = [[0.0, 0.0], [0.0, 2.0]]
+    ratio = g2avg_ratio(x, zero_division=-1.0)
+    assert ratio.tolist() == [[-1.0, -1.0], [0.0, 2.0]]
+    log_ratio = g2avg_log_ratio(x, zero_division=-1.0)
+    assert log_ratio[0].tolist() == [-1.0, -1.0]
+    assert log_ratio[1, 0] == -1.0 and log_ratio[1, 1] == pytest.approx(-np.log(2.0))

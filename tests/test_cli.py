@@ -80,3 +80,54 @@ def test_python_dash_m_entry_point():
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0
     assert result.stdout.startswith("audit ")
+
+
+def test_unknown_measure_is_refused_before_any_kernel(tmp_path, capsys):
+    assert main(["pareto", "--measure", "nope", "--reports-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("audit: error: unknown measure 'nope'; registered measures: [")
+    assert not any(tmp_path.iterdir())
+
+
+def test_score_measure_is_refused_by_the_rates_reports(tmp_path, capsys):
+    from audit.cli import NEEDS_RATES_MEASURE
+
+    assert main(["pareto", "--measure", "dfi", "--reports-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"audit: error: {NEEDS_RATES_MEASURE.format(name='dfi')}\n"
+
+
+def test_bad_alpha_and_target_are_refused(tmp_path, capsys):
+    from audit.cli import BAD_TARGET
+    from audit.measures import ALPHA_OUT_OF_RANGE
+
+    assert main(["pareto", "--alpha", "1.5", "--reports-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"audit: error: {ALPHA_OUT_OF_RANGE.format(alpha=1.5)}\n"
+    assert main(["scores", "--target-fmr", "0", "--reports-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"audit: error: {BAD_TARGET.format(value=0.0)}\n"
+
+
+def test_weights_file_is_checked_and_made_absolute(tmp_path, monkeypatch, capsys):
+    from audit.cli import _parameters, build_parser
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "counts.csv").write_text("group,n_mated\nF.Black,10\n")
+    args = build_parser().parse_args(["pareto", "--weights", "counts.csv"])
+    assert _parameters(args)["weights"] == str(tmp_path / "counts.csv")
+    assert main(["pareto", "--weights", "counts.csv", "--reports-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("audit: error: ") and "counts.csv" in err
+
+
+def test_max_accuracy_default_and_none():
+    from audit.cli import _parameters, build_parser
+
+    parser = build_parser()
+    assert _parameters(parser.parse_args(["pareto"]))["max_accuracy"] == 0.01
+    assert _parameters(parser.parse_args(["pareto", "--max-accuracy", "none"]))["max_accuracy"] is None
+
+
+def test_scores_takes_no_rates_table(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["scores", "--data", "x.csv"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --data" in capsys.readouterr().err

@@ -219,3 +219,27 @@ def test_input_frame_is_not_altered():
 def test_empty_file(tmp_path):
     path = write(tmp_path, "")
     assert refused(path).startswith(f"{path}: cannot be read as CSV: ")
+
+
+def test_blank_lines_keep_the_line_numbers(tmp_path):
+    path = write(tmp_path, WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\n\nb,0.1,x,0.2,0.002\n\n")
+    assert refused(path) == rates.NOT_NUMERIC.format(
+        where=f"{path}, line 4", column="FMR.F.Black", value="x", more="")
+    path = write(tmp_path, WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\n\nb,0.1,0.001,0.2,0.002\n\n")
+    assert read_rates(path)["algorithm"].unique().tolist() == ["a", "b"]
+
+
+def test_no_group_columns(tmp_path):
+    path = write(tmp_path, "Algorithm\na\n")
+    assert refused(path) == rates.MISSING_COLUMN.format(
+        source=str(path), column="FMR.<group>",
+        hint=" (the wide layout has an FMR and an FNMR column per group)")
+
+
+@pytest.mark.parametrize("text", [
+    "Algorithm,FMR.F,FNMR.F\na,0.1,0.1\n",
+    "algorithm,group,fmr,fnmr\na,F,0.1,0.1\nb,F,0.2,0.2\n",
+])
+def test_one_group_is_refused(tmp_path, text):
+    path = write(tmp_path, text)
+    assert refused(path) == rates.TOO_FEW_GROUPS.format(source=str(path), count=1, groups=["F"])

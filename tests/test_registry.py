@@ -116,3 +116,11 @@ def test_a_missing_module_is_reported():
         load_measure_module("tests.user_measures.no_such_module")
     assert str(error.value).startswith(BAD_MODULE.format(name="tests.user_measures.no_such_module",
                                                          reason=""))
+
+
+def test_evaluate_refuses_a_scores_measure(annex15):
+    from audit.registry import NEEDS_SCORES, evaluate
+
+    with pytest.raises(ValueError) as error:
+        evaluate(annex15, "dfi")
+    assert str(error.value) == NEEDS_SCORES.format(name="dfi")
