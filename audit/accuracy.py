@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit import tables
 from audit.rates import COUNT_COLUMNS, rate_matrices
 from audit.tables import blank as _blank
 
@@ -54,7 +55,7 @@ NO_COUNT_COLUMNS = (
     "which has the columns {columns}; give a counts file or mapping instead, or use "
     "weights='equal'"
 )
-COUNTS_CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+COUNTS_CANNOT_READ = tables.CANNOT_READ
 COUNTS_MISSING_COLUMN = (
     "{source}: column {column!r} is missing; a counts table has the columns group, "
     "n_mated and/or n_nonmated, and optionally algorithm"
@@ -102,26 +103,20 @@ _RATE_OF = {"n_mated": ("fnmr", "FNMR", "mated"), "n_nonmated": ("fmr", "FMR", "
 class _Where:
     """Names a row of a counts table in messages: a CSV line, a DataFrame row or a mapping key."""
 
-    def __init__(self, name: str, kind: str):
-        self.name, self.kind = name, kind
+    def __init__(self, name: str, kind: str, source: tables.Source | None = None):
+        self.name, self.kind, self.source = name, kind, source
 
     def __call__(self, frame: pd.DataFrame, position: int) -> str:
         if self.kind == "csv":
-            return f"{self.name}, line {position + 2}"
+            return self.source.where(frame, position)
         if self.kind == "mapping":
             return f"{self.name}, group {frame['group'].iloc[position]!r}"
         return f"{self.name}, row {frame.index[position]!r}"
 
 
 def _read_counts(path: str | os.PathLike) -> tuple[pd.DataFrame, _Where]:
-    name = str(path)
-    try:
-        frame = pd.read_csv(Path(path), dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError) as error:
-        raise WeightsError(COUNTS_CANNOT_READ.format(source=name, reason=error)) from error
-    return frame, _Where(name, "csv")
+    frame, source = tables.read_table(path, WeightsError)
+    return frame, _Where(source.name, "csv", source)
 
 
 def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:

@@ -2,9 +2,9 @@
 
 Not a test.  Run from the repository root::
 
-    python benchmarks/bench_scores.py                        # 1e6 and 1e7 synthetic, VoxCeleb
-    python benchmarks/bench_scores.py --sizes 1e6 1e7 1e8    # 1e8 needs about 4 GB of RAM
-    python benchmarks/bench_scores.py --no-voxceleb --repeat 5
+    .venv/bin/python benchmarks/bench_scores.py                        # 1e6 and 1e7 synthetic, VoxCeleb
+    .venv/bin/python benchmarks/bench_scores.py --sizes 1e6 1e7 1e8    # 1e8 needs about 4 GB of RAM
+    .venv/bin/python benchmarks/bench_scores.py --no-voxceleb --repeat 5
 
 What is measured, per case (one row of the table):
 
@@ -42,16 +42,12 @@ import argparse
 import gc
 import os
 import platform
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from audit.scores import score_stats_from_arrays, sweep  # noqa: E402
+from audit.scores import score_stats_from_arrays, sweep
 
 TARGETS = np.logspace(-3, -1, 100)
 SEED = 0
@@ -135,8 +131,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description="Time and peak memory of audit's per-group rates at 100 operating points, "
                     "against one numpy.sort and per-group sklearn roc_curve.",
-        epilog="Run from the repository root: python benchmarks/bench_scores.py "
-               "--sizes 1e6 1e7 1e8. See the module docstring for what each column means.")
+        epilog="Run from the repository root, with the package installed (make install): "
+               ".venv/bin/python benchmarks/bench_scores.py --sizes 1e6 1e7 1e8. "
+               "See the module docstring for what each column means.")
     parser.add_argument("--sizes", nargs="*", type=float, default=[1e6, 1e7],
                         help="numbers of synthetic scores (default: 1e6 1e7)")
     parser.add_argument("--repeat", type=int, default=3,

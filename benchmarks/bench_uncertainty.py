@@ -11,7 +11,7 @@ Times, on the real Annex 15 table (126 algorithms x 8 groups):
 
 Run from the repository root::
 
-    AUDIT_DATA_DIR=/path/to/nist-frvt-annex15 python benchmarks/bench_uncertainty.py [--replicates 1000]
+    AUDIT_DATA_DIR=/path/to/nist-frvt-annex15 .venv/bin/python benchmarks/bench_uncertainty.py [--replicates 1000]
 
 The data is located like the tests do (``AUDIT_DATA_DIR`` or the download cache).
 """
@@ -21,18 +21,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from audit import uncertainty as U  # noqa: E402
-from audit.data import annex15_path  # noqa: E402
-from audit.rates import rate_matrices, read_rates  # noqa: E402
-from audit.registry import get_measure, measure_names  # noqa: E402
+from audit import uncertainty as U
+from audit.data import annex15_path
+from audit.rates import rate_matrices, read_rates
+from audit.registry import measure_names
 
 
 def _best(function, repeat: int) -> tuple[float, object]:
@@ -55,7 +51,7 @@ def main(argv=None) -> int:
     algorithms, groups, fmr, fnmr = rate_matrices(table)
     n = args.replicates
     print(f"Annex 15: {len(algorithms)} algorithms x {len(groups)} groups; {n} replicates; "
-          f"rate measures {[m for m in measure_names() if get_measure(m).inputs == 'rates']}")
+          f"rate measures {measure_names(inputs='rates')}")
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPU(s), best of {args.repeat}")
 

@@ -69,11 +69,11 @@ def test_pareto_report_values_read_back(pareto_report, small_table):
 
 def test_failed_notebook_leaves_no_report(small_table, tmp_path, capsys):
     code = main(["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path),
-                 "--name", "broken", "--no-progress", "-p", "alpha", "7"])
+                 "--name", "broken", "--no-progress", "-p", "n_replicates", "0"])
     assert code == 1
     err = capsys.readouterr().err
     assert "notebook pareto_downselect.ipynb failed in cell" in err
-    assert "alpha must lie in [0, 1], got 7.0" in err
+    assert "n_replicates must be a positive whole number, got 0" in err
     assert not (tmp_path / "broken").exists()
     assert (tmp_path / ".broken.failed" / "pareto.ipynb").is_file()
 
