@@ -1204,7 +1204,7 @@ NO_UNCERTAINTY = (
     "no uncertainty analysis: the table has no comparison counts (n_mated, n_nonmated) for a "
     "binomial bootstrap, and its FMRs do not sit on a decade grid for a transcription redraw"
 )
-BAD_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
+BAD_ANALYSIS_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
 
 
 def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_replicates: int = 1000,
@@ -1227,7 +1227,7 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
     from audit.quality import decade_grid
 
     if method not in ("auto", "counts", "transcription", "none"):
-        raise ValueError(BAD_METHOD.format(method=method))
+        raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))
     has_counts = {"n_mated", "n_nonmated"} <= set(table.columns)
     step = decade_grid(table["fmr"].to_numpy())
     if method == "none":

@@ -114,6 +114,16 @@ def test_binomial_interval_errors(kwargs, message):
     assert str(error.value) == message
 
 
+def test_method_messages_name_their_own_choices(annex15):
+    with pytest.raises(ValueError) as error:
+        U.binomial_interval(1, 10, method="foo")
+    assert str(error.value) == "method must be 'wilson' or 'clopper-pearson', got 'foo'"
+    with pytest.raises(ValueError) as error:
+        U.analyse(annex15, ["fdr"], method="foo")
+    assert str(error.value) == ("method must be 'auto', 'counts', 'transcription' or 'none', "
+                                "got 'foo'")
+
+
 # --------------------------------------------------------------- counts and rates
 
 
