@@ -50,7 +50,7 @@ from scipy import special, stats
 from audit.accuracy import group_weights
 from audit.ffmc import ffmc_table
 from audit.measures import MeasureResult, UndefinedMeasureWarning
-from audit.pareto import efficient
+from audit.pareto import TIE_RTOL, efficient  # one tie tolerance for every frontier
 from audit.rates import rate_matrices
 from audit.registry import Measure, get_measure, measure_names
 
@@ -457,11 +457,6 @@ def replicate_measures(fmr_reps, fnmr_reps, measures=None, *,
 
 
 # -------------------------------------------------------------------------- frontier
-
-
-#: Relative tolerance under which two values tie on a frontier axis (floating-point
-#: noise), as in :mod:`audit.pareto`.
-TIE_RTOL = 1e-9
 
 
 def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,

@@ -298,6 +298,10 @@ def test_frontier_membership_is_the_pareto_modules_efficiency():
         np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
 
 
+def test_frontier_tie_tolerance_is_the_pareto_modules():
+    assert U.TIE_RTOL is pareto.TIE_RTOL  # the same constant, not a copy that could drift
+
+
 def test_fnmr_weights():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
     normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
