@@ -1211,7 +1211,11 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
     when the table carries comparison counts, else the transcription redraw
     (:func:`transcription_sensitivity`) when its FMRs sit on a decade grid with a
     floor (as the Annex 15 transcription does), else none. ``"counts"`` and
-    ``"transcription"`` force one; ``"none"`` skips it.
+    ``"transcription"`` force one; ``"none"`` skips it.  ``weights`` (as in
+    :func:`audit.accuracy.overall_rates`) weights the total FNMR of the frontier
+    whichever method runs, so the frontier probabilities match a down-select
+    made with the same ``weights``; pass ``weights="counts"`` to weight by the
+    table's comparison counts.
 
     Returns
     -------
@@ -1229,7 +1233,7 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
         return None, "no uncertainty analysis (method='none')"
     if method == "counts" or (method == "auto" and has_counts):
         result = parametric_bootstrap(table, measures, n_replicates=n_replicates, seed=seed, alpha=alpha,
-                                      fairness=fairness, weights="counts" if has_counts else weights)
+                                      fairness=fairness, weights=weights)
         return result, (f"binomial (parametric) bootstrap from the comparison counts: {n_replicates} "
                         f"replicates, seed {seed}; comparisons are treated as independent, which "
                         "understates the uncertainty where comparisons share a subject")

@@ -306,6 +306,18 @@ def test_frontier_tie_tolerance_is_the_pareto_modules():
     assert U.TIE_RTOL is pareto.TIE_RTOL  # the same constant, not a copy that could drift
 
 
+@pytest.mark.parametrize("weights", ["equal", "counts"])
+def test_analyse_weights_the_frontier_as_the_caller_asks(weights):
+    """With counts in the table, the frontier's total FNMR still uses the given weights,
+    as the down-select table built with the same weights does."""
+    table = _counts_table([[1e-4, 2e-4], [3e-4, 1e-4]], [[0.02, 0.05], [0.04, 0.01]],
+                          np.array([[100, 900]]), 100_000)
+    result, how = U.analyse(table, ["garbe"], n_replicates=20, seed=0, weights=weights)
+    assert how.startswith("binomial (parametric) bootstrap")
+    expected = accuracy.overall_rates(table, weights=weights)["total_fnmr"].to_numpy()
+    np.testing.assert_allclose(result.frontier["total_fnmr"].to_numpy(), expected, rtol=1e-12)
+
+
 def test_fnmr_weights():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
     normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
