@@ -1199,6 +1199,15 @@ NO_UNCERTAINTY = (
     "no uncertainty analysis: the table has no comparison counts (n_mated, n_nonmated) for a "
     "binomial bootstrap, and its FMRs do not sit on a decade grid for a transcription redraw"
 )
+NO_TRANSCRIPTION = (
+    "no uncertainty analysis: the table has no comparison counts (n_mated, n_nonmated) for a "
+    "binomial bootstrap, and its FMRs sit on a {step:g}-decade grid but {reason}, so the "
+    "transcription redraw does not apply"
+)
+ZERO_FMR = "{count} of them are 0, below any floor"
+NO_FLOOR = ("they have no floor (no smallest positive FMR is shared by at least {fraction:.0%} "
+            "of the cells and by two)")
+FLOOR_BELOW_LOWER = "their floor {floor!r} is below floor_lower {value!r}"
 BAD_ANALYSIS_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
 
 
@@ -1210,8 +1219,13 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
     ``method="auto"`` takes the binomial bootstrap (:func:`parametric_bootstrap`)
     when the table carries comparison counts, else the transcription redraw
     (:func:`transcription_sensitivity`) when its FMRs sit on a decade grid with a
-    floor (as the Annex 15 transcription does), else none. ``"counts"`` and
-    ``"transcription"`` force one; ``"none"`` skips it.  ``weights`` (as in
+    floor (as the Annex 15 transcription does: a smallest positive FMR shared by
+    many cells, see :func:`audit.quality.floor_of`), no FMR is 0 and
+    ``floor_lower`` (if not None) is at most that floor, else none, the
+    description saying which condition failed. ``"counts"`` and
+    ``"transcription"`` force one (a forced transcription raises
+    ``ValueError`` on an FMR of 0 or a ``floor_lower`` above the floor);
+    ``"none"`` skips it.  ``weights`` (as in
     :func:`audit.accuracy.overall_rates`) weights the total FNMR of the frontier
     whichever method runs, so the frontier probabilities match a down-select
     made with the same ``weights``; pass ``weights="counts"`` to weight by the
@@ -1223,7 +1237,7 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
         ``result`` is None when no analysis applies; ``description`` says what
         was done, with the parameters, or why nothing was.
     """
-    from audit.quality import decade_grid
+    from audit.quality import FLOOR_FRACTION, decade_grid, floor_of
 
     if method not in ("auto", "counts", "transcription", "none"):
         raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))
@@ -1237,9 +1251,22 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
         return result, (f"binomial (parametric) bootstrap from the comparison counts: {n_replicates} "
                         f"replicates, seed {seed}; comparisons are treated as independent, which "
                         "understates the uncertainty where comparisons share a subject")
+    fmr = table["fmr"].to_numpy(dtype="float64")
+    floor = floor_of(fmr)
+    if method == "auto" and np.isfinite(step):
+        reason = None
+        if (fmr == 0).any():
+            reason = ZERO_FMR.format(count=int((fmr == 0).sum()))
+        elif not np.isfinite(floor):
+            reason = NO_FLOOR.format(fraction=FLOOR_FRACTION)
+        elif floor_lower is not None and not floor_lower <= floor:
+            reason = FLOOR_BELOW_LOWER.format(floor=floor, value=floor_lower)
+        if reason is not None:
+            return None, NO_TRANSCRIPTION.format(step=step, reason=reason)
     if method == "transcription" or (method == "auto" and np.isfinite(step)):
         step = step if np.isfinite(step) else 0.1
-        floor = float(table["fmr"][table["fmr"] > 0].min())
+        if not np.isfinite(floor):  # forced, no shared floor: the smallest FMR is taken as it
+            floor = float(fmr[fmr > 0].min())
         result = transcription_sensitivity(table, measures, n_replicates=n_replicates, seed=seed,
                                            step=step, floor=floor, floor_lower=floor_lower,
                                            alpha=alpha, fairness=fairness, weights=weights)

@@ -318,6 +318,48 @@ def test_analyse_weights_the_frontier_as_the_caller_asks(weights):
     np.testing.assert_allclose(result.frontier["total_fnmr"].to_numpy(), expected, rtol=1e-12)
 
 
+def _grid_table(fmr):
+    """A rates table without counts whose FMRs (one algorithm per row) are given on a grid."""
+    fmr = np.asarray(fmr, dtype="float64")
+    fnmr = np.linspace(0.01, 0.05, fmr.size).reshape(fmr.shape).round(4)
+    return _counts_table(fmr, fnmr, 1, 1).drop(columns=["n_mated", "n_nonmated"])
+
+
+FLOORED = [[1e-5, 10 ** -4.9, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]]
+
+
+def test_analyse_auto_redraws_a_floored_grid(annex15):
+    result, how = U.analyse(_grid_table(FLOORED), ["fdr"], n_replicates=5)
+    assert result.kind == "transcription" and "FMRs on the 1e-05 floor down to 1e-06" in how
+    result, how = U.analyse(annex15, ["fdr"], n_replicates=5)
+    assert result.kind == "transcription" and "0.1-decade bin, FMRs on the 1e-05 floor" in how
+
+
+@pytest.mark.parametrize(("fmr", "floor_lower", "reason"), [
+    ([[0.0, 1e-5, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]], U.FLOOR_LOWER,
+     U.ZERO_FMR.format(count=1)),
+    ([[1e-5, 10 ** -4.9, 1e-4], [10 ** -4.9, 10 ** -4.5, 10 ** -3.9]], U.FLOOR_LOWER,
+     U.NO_FLOOR.format(fraction=0.05)),
+    (FLOORED, 2e-5, U.FLOOR_BELOW_LOWER.format(floor=1e-5, value=2e-5)),
+])
+def test_analyse_auto_skips_a_grid_without_a_usable_floor(fmr, floor_lower, reason):
+    result, how = U.analyse(_grid_table(fmr), ["fdr"], n_replicates=5, floor_lower=floor_lower)
+    assert result is None
+    assert how == U.NO_TRANSCRIPTION.format(step=0.1, reason=reason)
+    assert how.startswith("no uncertainty analysis: the table has no comparison counts")
+
+
+def test_analyse_forced_transcription_still_refuses_what_it_cannot_redraw():
+    with pytest.raises(ValueError) as error:
+        U.analyse(_grid_table([[0.0, 1e-5, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]]), ["fdr"],
+                  method="transcription", n_replicates=5)
+    assert str(error.value) == U.BELOW_FLOOR.format(count=1, floor=1e-5, value=0.0)
+    with pytest.raises(ValueError) as error:
+        U.analyse(_grid_table(FLOORED), ["fdr"], method="transcription", n_replicates=5,
+                  floor_lower=2e-5)
+    assert str(error.value) == U.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)
+
+
 def test_fnmr_weights():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
     normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
