@@ -38,20 +38,20 @@ their parameters in ``attrs`` (frames) or ``params`` (results).
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from audit.accuracy import group_weights
+from audit.accuracy import group_weights, read_counts
 from audit.ffmc import ffmc_table
 from audit.measures import MeasureResult, UndefinedMeasureWarning
 from audit.pareto import TIE_RTOL, efficient  # one tie tolerance for every frontier
-from audit.rates import rate_matrices
+from audit.rates import COUNT_COLUMNS, rate_matrices
 from audit.registry import Measure, get_measure, measure_names
 
 # Error messages: constants, so that tests can check them exactly.
@@ -63,9 +63,11 @@ NO_COUNTS = (
     "or a parametric bootstrap needs the number of {kind} comparisons per group "
     "(give the column, or counts=<frame or CSV with group, n_mated, n_nonmated>)"
 )
-COUNTS_MISSING_GROUPS = "counts has no row for {keys}"
 NO_COMPARISONS = "some (algorithm, group) has no mated or no non-mated comparison"
-COUNTS_COLUMNS = "counts needs the columns {needed}; it has {columns}"
+COUNTS_COLUMNS = (
+    "{source}: no column {missing}; a binomial interval or bootstrap needs both n_mated and "
+    "n_nonmated"
+)
 BAD_REPLICATES = "n_replicates must be a positive whole number, got {value!r}"
 NOT_ON_GRID = (
     "{count} FMR value(s) are not on the {step}-decade grid 10**(k*{step}) (first: "
@@ -199,16 +201,6 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
     return low, high
 
 
-def _counts_frame(counts) -> pd.DataFrame:
-    if isinstance(counts, (str, Path)):
-        counts = pd.read_csv(counts)
-    counts = pd.DataFrame(counts).copy()
-    needed = ["group", "n_mated", "n_nonmated"]
-    if not set(needed) <= set(counts.columns):
-        raise ValueError(COUNTS_COLUMNS.format(needed=needed, columns=list(counts.columns)))
-    return counts
-
-
 def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.ndarray]:
     """Mated and non-mated comparison counts as (algorithm x group) arrays.
 
@@ -216,6 +208,10 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     ``counts``: a frame (or CSV path) with columns ``group``, ``n_mated``,
     ``n_nonmated`` and optionally ``algorithm`` (without it the counts apply to
     every algorithm).  Rows and columns follow :func:`audit.rates.rate_matrices`.
+    A counts table is read and checked by :func:`audit.accuracy.read_counts`:
+    a count that is not a non-negative whole number (``100.7``, ``abc``), an
+    unknown or missing group raises :class:`audit.accuracy.WeightsError` (a
+    ``ValueError``) naming the source, line (or row) and column.
 
     Returns
     -------
@@ -231,23 +227,14 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
             wide = table.pivot(index="algorithm", columns="group", values=column)
             out.append(wide.loc[algorithms, groups].to_numpy(dtype="int64"))
         return out[0], out[1]
-    frame = _counts_frame(counts)
-    frame["group"] = frame["group"].astype(str)
-    keys = ["algorithm", "group"] if "algorithm" in frame.columns else ["group"]
-    if "algorithm" in frame.columns:
-        frame["algorithm"] = frame["algorithm"].astype(str)
-        index = pd.MultiIndex.from_product([algorithms.astype(str), groups.astype(str)])
-    else:
-        index = pd.Index(groups.astype(str))
-    found = frame.set_index(keys).reindex(index)
-    missing = found["n_mated"].isna() | found["n_nonmated"].isna()
-    if missing.any():
-        raise ValueError(COUNTS_MISSING_GROUPS.format(keys=list(found.index[missing.to_numpy()])))
-    shape = (len(algorithms), len(groups))
-    mated = found["n_mated"].to_numpy(dtype="int64")
-    nonmated = found["n_nonmated"].to_numpy(dtype="int64")
-    return np.broadcast_to(mated, shape).reshape(shape).copy(), \
-        np.broadcast_to(nonmated, shape).reshape(shape).copy()
+    if not isinstance(counts, (pd.DataFrame, str, os.PathLike)):
+        counts = pd.DataFrame(counts)
+    arrays = read_counts(counts, algorithms, groups)
+    lacking = [c for c in COUNT_COLUMNS if c not in arrays]
+    if lacking:
+        source = "<DataFrame>" if isinstance(counts, pd.DataFrame) else str(counts)
+        raise ValueError(COUNTS_COLUMNS.format(source=source, missing=" or ".join(lacking)))
+    return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
 
 
 def rate_intervals(table: pd.DataFrame, *, counts=None, level: float = 0.95,

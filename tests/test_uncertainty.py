@@ -159,7 +159,34 @@ def test_counts_missing_group():
     counts = pd.DataFrame({"group": ["g0"], "n_mated": [5], "n_nonmated": [5]})
     with pytest.raises(ValueError) as error:
         U.count_matrices(table, counts)
-    assert str(error.value) == U.COUNTS_MISSING_GROUPS.format(keys=["g1"])
+    assert str(error.value) == accuracy.COUNTS_MISSING_GROUPS.format(
+        source="<DataFrame>", groups=["g1"], algorithm="")
+
+
+@pytest.mark.parametrize("bad", ["100.7", "abc", "-3"])
+def test_counts_file_must_hold_whole_numbers(tmp_path, bad):
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
+        columns=["n_mated", "n_nonmated"])
+    path = tmp_path / "counts.csv"
+    path.write_text(f"group,n_mated,n_nonmated\ng0,100,5000\ng1,{bad},5000\n")
+    with pytest.raises(accuracy.WeightsError) as error:
+        U.count_matrices(table, path)
+    assert str(error.value) == accuracy.COUNTS_BAD_COUNT.format(
+        where=f"{path}, line 3", column="n_mated", value=bad)
+
+
+def test_counts_frame_must_hold_whole_numbers_and_both_columns():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
+        columns=["n_mated", "n_nonmated"])
+    counts = pd.DataFrame({"group": ["g0", "g1"], "n_mated": [100, 100.7],
+                           "n_nonmated": [5000, 5000]})
+    with pytest.raises(accuracy.WeightsError) as error:
+        U.rate_intervals(table, counts=counts)
+    assert str(error.value) == accuracy.COUNTS_BAD_COUNT.format(
+        where="<DataFrame>, row 1", column="n_mated", value=100.7)
+    with pytest.raises(ValueError) as error:
+        U.count_matrices(table, counts.assign(n_mated=[100, 101]).drop(columns="n_nonmated"))
+    assert str(error.value) == U.COUNTS_COLUMNS.format(source="<DataFrame>", missing="n_nonmated")
 
 
 # ------------------------------------------------------------ parametric bootstrap
