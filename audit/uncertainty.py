@@ -48,7 +48,7 @@ import pandas as pd
 from scipy import special, stats
 
 from audit.accuracy import group_weights, read_counts
-from audit.ffmc import ffmc_table
+from audit.ffmc import ffmc_table, first_crossing
 from audit.measures import MeasureResult, UndefinedMeasureWarning
 from audit.pareto import TIE_RTOL, efficient  # one tie tolerance for every frontier
 from audit.rates import COUNT_COLUMNS, rate_matrices
@@ -513,19 +513,19 @@ def _ranks(values: np.ndarray, higher_is_fairer: bool) -> np.ndarray:
 
 
 def _crossing(measure: Measure, fmr_term, fnmr_term, grid, statistic) -> np.ndarray:
-    """First alpha of ``grid`` where the statistic (over algorithms) of the alpha share exceeds 1/2."""
-    crossing = np.full(fmr_term.shape[0], np.nan)
-    for alpha in grid[::-1]:
+    """First alpha of ``grid`` where the statistic (over algorithms) of the alpha share
+    surpasses 1/2, per replicate (:func:`audit.ffmc.first_crossing`, as FFMC.1 reads it)."""
+    summaries = np.empty((len(grid), fmr_term.shape[0]))
+    for i, alpha in enumerate(grid):
         with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
             share = np.asarray(measure.alpha_share(fmr_term, fnmr_term, alpha))
             if statistic in (np.nanmedian, np.nanmean) and not np.isnan(share).any():
                 # same value, much faster
-                summary = (np.median if statistic is np.nanmedian else np.mean)(share, axis=-1)
+                summaries[i] = (np.median if statistic is np.nanmedian else np.mean)(share, axis=-1)
             else:
-                summary = statistic(share, axis=-1)
-        crossing = np.where(summary > 0.5, alpha, crossing)
-    return crossing
+                summaries[i] = statistic(share, axis=-1)
+    return first_crossing(grid, summaries)
 
 
 def _statistics(results: dict[str, MeasureResult], measures: Sequence[Measure], frontier,

@@ -329,6 +329,19 @@ def test_frontier_membership_is_the_pareto_modules_efficiency():
         np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
 
 
+def test_crossing_statistics_read_the_crossing_as_ffmc_does():
+    """Both modules take the first alpha whose share surpasses one half (ffmc.first_crossing);
+    here the FDR share is exactly 1/2 at alpha 0.5, so the crossing is the next grid alpha."""
+    from audit import ffmc
+
+    table = read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
+                                     "fmr": [0.01, 0.03] * 2, "fnmr": [0.01, 0.03] * 2,
+                                     "n_mated": [10**6] * 4, "n_nonmated": [10**6] * 4}))
+    result = U.parametric_bootstrap(table, ["fdr"], n_replicates=5, weights="equal")
+    point = result.statistics.set_index("statistic")["value"]
+    assert point["fdr.crossing.median"] == ffmc.ffmc1(table, "fdr").summary["crossing_alpha"] == 0.51
+
+
 def test_frontier_tie_tolerance_is_the_pareto_modules():
     assert U.TIE_RTOL is pareto.TIE_RTOL  # the same constant, not a copy that could drift
 
