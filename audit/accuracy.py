@@ -221,6 +221,34 @@ def _validate_counts(frame: pd.DataFrame, where: _Where, algorithms: pd.Index, g
             for c, v in parsed.items()}
 
 
+def read_counts(counts, algorithms, groups) -> dict[str, np.ndarray]:
+    """Validated comparison counts from a counts CSV (path) or DataFrame.
+
+    The counts table is read and checked exactly as ``weights=<file or
+    DataFrame>`` is (see the module docstring): whole non-negative numbers,
+    known groups and algorithms, no repeats; a malformed one raises
+    :class:`WeightsError` naming the source, line (or row) and column.
+
+    Returns
+    -------
+    dict
+        ``{count column: float64 array (n_algorithms, n_groups)}`` for each of
+        ``n_mated`` / ``n_nonmated`` the table has, rows and columns in the
+        order of ``algorithms`` and ``groups``.
+
+    Examples
+    --------
+    >>> counts = pd.DataFrame({"group": ["M", "F"], "n_mated": [30, 10]})
+    >>> read_counts(counts, pd.Index(["a"]), pd.Index(["F", "M"]))["n_mated"]
+    array([[10., 30.]])
+    """
+    if isinstance(counts, pd.DataFrame):
+        frame, where = counts, _Where("<DataFrame>", "frame")
+    else:
+        frame, where = _read_counts(counts)
+    return _validate_counts(frame, where, pd.Index(algorithms), pd.Index(groups), whole=True)
+
+
 def _from_table(table: pd.DataFrame, algorithms: pd.Index, groups: pd.Index) -> dict[str, np.ndarray]:
     present = [c for c in COUNT_COLUMNS if c in table.columns]
     if not present:
@@ -383,4 +411,4 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     return out
 
 
-__all__ = ["WeightsError", "group_weights", "overall_rates"]
+__all__ = ["WeightsError", "group_weights", "overall_rates", "read_counts"]

@@ -10,7 +10,7 @@ FFMC.1 -- intuitive net contributions of the FMR and FNMR terms.
     relative contribution of the alpha-weighted FMR term to the measure
     (:meth:`audit.registry.Measure.alpha_share`: ``aA/(aA + (1-a)B)`` for
     linear forms, the log analogue for products of powers). Evidence: the
-    alpha at which the median contribution first reaches 50% (and the same
+    alpha at which the median contribution first surpasses 50% (and the same
     for the mean), whether the median contribution rises monotonically with
     alpha, and the ratio of the median A and median B magnitudes.
     **Pass rule**: the median crossing alpha lies within
@@ -136,9 +136,41 @@ def _grid(alpha_grid) -> np.ndarray:
     return grid
 
 
-def _first_crossing(alphas: np.ndarray, share: np.ndarray) -> float:
-    reached = np.flatnonzero(share >= 0.5)
-    return float(alphas[reached[0]]) if len(reached) else np.nan
+def first_crossing(alphas, share):
+    """The first alpha at which the alpha term's share surpasses one half.
+
+    Howard et al. (2022, sec. 4.1, Fig. 1D) read FFMC.1 from the alpha at which
+    the median relative contribution of the FMR term "surpasses 50%" (0.99 for
+    FDR, 0.4 for the mean GARBE share, sec. 4.3): the first alpha of the grid
+    with ``share > 0.5``, strictly; a share of exactly one half has not
+    surpassed it.  NaN when no alpha of the grid gets there.
+
+    Parameters
+    ----------
+    alphas
+        Increasing alphas, shape (n_alphas,).
+    share
+        The share at each alpha, shape (n_alphas, ...): further axes (e.g.
+        replicates) each get their own crossing.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for a 1-d ``share``, else an array of shape ``share.shape[1:]``.
+
+    Examples
+    --------
+    >>> first_crossing([0.4, 0.5, 0.6], [0.4, 0.5, 0.6])
+    0.6
+    >>> first_crossing([0.4, 0.5], [[0.1, 0.7], [0.2, 0.9]])
+    array([nan, 0.4])
+    """
+    alphas = np.asarray(alphas, dtype="float64")
+    share = np.asarray(share, dtype="float64")
+    above = share > 0.5
+    first = np.argmax(above, axis=0)
+    crossing = np.where(above.any(axis=0), alphas[first], np.nan)
+    return float(crossing) if crossing.ndim == 0 else crossing
 
 
 def _fmt(x: float) -> str:
@@ -167,8 +199,8 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
         contribution) and ``undefined``; ``by_alpha``: per alpha, the median,
         mean and quartiles of ``share`` and the min, quartiles, median and max
         of ``value``; ``summary``: ``crossing_alpha`` (median share first
-        >= 0.5), ``crossing_alpha_mean``, ``monotone``, ``fraction_monotone``
-        (algorithms whose own share never decreases), ``median_fmr_term``,
+        > 0.5, :func:`first_crossing`), ``crossing_alpha_mean``, ``monotone``,
+        ``fraction_monotone`` (algorithms whose own share never decreases), ``median_fmr_term``,
         ``median_fnmr_term``, ``term_ratio`` (their ratio), ``share_at_half``.
     """
     m = _measure(measure)
@@ -219,8 +251,8 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     with np.errstate(invalid="ignore"):
         own_steps = np.diff(share, axis=0)
     fraction_monotone = float(np.mean((np.nan_to_num(own_steps, nan=0.0) >= -TOLERANCE).all(axis=0)))
-    crossing = _first_crossing(grid, median)
-    crossing_mean = _first_crossing(grid, by_alpha["share_mean"].to_numpy())
+    crossing = first_crossing(grid, median)
+    crossing_mean = first_crossing(grid, by_alpha["share_mean"].to_numpy())
     lo, hi = CROSSING_WINDOW
     passed = bool(np.isfinite(crossing) and lo <= crossing <= hi and monotone)
     ratio = median_a / median_b if np.isfinite(median_b) and median_b != 0.0 else np.nan
@@ -240,9 +272,9 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
         constant = 1 if m.share == "fmr" else 0
         why = f"one error type only ({m.share.upper()}): its FMR share is {constant} at every alpha"
     elif not np.isfinite(crossing):
-        why = "median share of the alpha term never reaches 50%"
+        why = "median share of the alpha term never surpasses 50%"
     else:
-        why = (f"median share of the alpha term reaches 50% at alpha {crossing:.2f} "
+        why = (f"median share of the alpha term surpasses 50% at alpha {crossing:.2f} "
                f"(mean: {_fmt(crossing_mean)}), {'inside' if lo <= crossing <= hi else 'outside'} "
                f"[{lo}, {hi}]")
     if m.share in ("fmr", "fnmr"):

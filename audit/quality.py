@@ -147,6 +147,22 @@ def _floor(matrix: np.ndarray) -> tuple[float, np.ndarray]:
     return float(low), on
 
 
+def floor_of(values) -> float:
+    """The floor of a rate: its minimum positive value when enough cells share it, else NaN.
+
+    A floor is the smallest positive value held by at least
+    :data:`FLOOR_FRACTION` of the cells and by at least two of them (the
+    Annex 15 FMR floor 1e-5, for instance); the rule :func:`data_quality` and
+    :func:`floor_sensitivity` use.
+
+    >>> floor_of([1e-5, 1e-5, 10 ** -4.9, 1e-4])
+    1e-05
+    >>> floor_of([1e-5, 10 ** -4.9, 1e-4])
+    nan
+    """
+    return _floor(np.asarray(values, dtype="float64").ravel())[0]
+
+
 def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) -> pd.DataFrame:
     """Facts about a rates table that bear on the measures computed from it.
 

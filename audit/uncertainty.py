@@ -38,20 +38,20 @@ their parameters in ``attrs`` (frames) or ``params`` (results).
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from audit.accuracy import group_weights
-from audit.ffmc import ffmc_table
+from audit.accuracy import group_weights, read_counts
+from audit.ffmc import ffmc_table, first_crossing
 from audit.measures import MeasureResult, UndefinedMeasureWarning
-from audit.pareto import efficient
-from audit.rates import rate_matrices
+from audit.pareto import TIE_RTOL, efficient  # one tie tolerance for every frontier
+from audit.rates import COUNT_COLUMNS, rate_matrices
 from audit.registry import Measure, get_measure, measure_names
 
 # Error messages: constants, so that tests can check them exactly.
@@ -63,9 +63,11 @@ NO_COUNTS = (
     "or a parametric bootstrap needs the number of {kind} comparisons per group "
     "(give the column, or counts=<frame or CSV with group, n_mated, n_nonmated>)"
 )
-COUNTS_MISSING_GROUPS = "counts has no row for {keys}"
 NO_COMPARISONS = "some (algorithm, group) has no mated or no non-mated comparison"
-COUNTS_COLUMNS = "counts needs the columns {needed}; it has {columns}"
+COUNTS_COLUMNS = (
+    "{source}: no column {missing}; a binomial interval or bootstrap needs both n_mated and "
+    "n_nonmated"
+)
 BAD_REPLICATES = "n_replicates must be a positive whole number, got {value!r}"
 NOT_ON_GRID = (
     "{count} FMR value(s) are not on the {step}-decade grid 10**(k*{step}) (first: "
@@ -199,16 +201,6 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
     return low, high
 
 
-def _counts_frame(counts) -> pd.DataFrame:
-    if isinstance(counts, (str, Path)):
-        counts = pd.read_csv(counts)
-    counts = pd.DataFrame(counts).copy()
-    needed = ["group", "n_mated", "n_nonmated"]
-    if not set(needed) <= set(counts.columns):
-        raise ValueError(COUNTS_COLUMNS.format(needed=needed, columns=list(counts.columns)))
-    return counts
-
-
 def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.ndarray]:
     """Mated and non-mated comparison counts as (algorithm x group) arrays.
 
@@ -216,6 +208,10 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     ``counts``: a frame (or CSV path) with columns ``group``, ``n_mated``,
     ``n_nonmated`` and optionally ``algorithm`` (without it the counts apply to
     every algorithm).  Rows and columns follow :func:`audit.rates.rate_matrices`.
+    A counts table is read and checked by :func:`audit.accuracy.read_counts`:
+    a count that is not a non-negative whole number (``100.7``, ``abc``), an
+    unknown or missing group raises :class:`audit.accuracy.WeightsError` (a
+    ``ValueError``) naming the source, line (or row) and column.
 
     Returns
     -------
@@ -231,23 +227,14 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
             wide = table.pivot(index="algorithm", columns="group", values=column)
             out.append(wide.loc[algorithms, groups].to_numpy(dtype="int64"))
         return out[0], out[1]
-    frame = _counts_frame(counts)
-    frame["group"] = frame["group"].astype(str)
-    keys = ["algorithm", "group"] if "algorithm" in frame.columns else ["group"]
-    if "algorithm" in frame.columns:
-        frame["algorithm"] = frame["algorithm"].astype(str)
-        index = pd.MultiIndex.from_product([algorithms.astype(str), groups.astype(str)])
-    else:
-        index = pd.Index(groups.astype(str))
-    found = frame.set_index(keys).reindex(index)
-    missing = found["n_mated"].isna() | found["n_nonmated"].isna()
-    if missing.any():
-        raise ValueError(COUNTS_MISSING_GROUPS.format(keys=list(found.index[missing.to_numpy()])))
-    shape = (len(algorithms), len(groups))
-    mated = found["n_mated"].to_numpy(dtype="int64")
-    nonmated = found["n_nonmated"].to_numpy(dtype="int64")
-    return np.broadcast_to(mated, shape).reshape(shape).copy(), \
-        np.broadcast_to(nonmated, shape).reshape(shape).copy()
+    if not isinstance(counts, (pd.DataFrame, str, os.PathLike)):
+        counts = pd.DataFrame(counts)
+    arrays = read_counts(counts, algorithms, groups)
+    lacking = [c for c in COUNT_COLUMNS if c not in arrays]
+    if lacking:
+        source = "<DataFrame>" if isinstance(counts, pd.DataFrame) else str(counts)
+        raise ValueError(COUNTS_COLUMNS.format(source=source, missing=" or ".join(lacking)))
+    return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
 
 
 def rate_intervals(table: pd.DataFrame, *, counts=None, level: float = 0.95,
@@ -459,11 +446,6 @@ def replicate_measures(fmr_reps, fnmr_reps, measures=None, *,
 # -------------------------------------------------------------------------- frontier
 
 
-#: Relative tolerance under which two values tie on a frontier axis (floating-point
-#: noise), as in :mod:`audit.pareto`.
-TIE_RTOL = 1e-9
-
-
 def frontier_membership(fairness, accuracy, *, higher_is_fairer: bool = False,
                         weak: bool = False, tie_rtol: float = TIE_RTOL) -> np.ndarray:
     """Which algorithms are on the accuracy/fairness Pareto frontier, per replicate.
@@ -531,19 +513,19 @@ def _ranks(values: np.ndarray, higher_is_fairer: bool) -> np.ndarray:
 
 
 def _crossing(measure: Measure, fmr_term, fnmr_term, grid, statistic) -> np.ndarray:
-    """First alpha of ``grid`` where the statistic (over algorithms) of the alpha share exceeds 1/2."""
-    crossing = np.full(fmr_term.shape[0], np.nan)
-    for alpha in grid[::-1]:
+    """First alpha of ``grid`` where the statistic (over algorithms) of the alpha share
+    surpasses 1/2, per replicate (:func:`audit.ffmc.first_crossing`, as FFMC.1 reads it)."""
+    summaries = np.empty((len(grid), fmr_term.shape[0]))
+    for i, alpha in enumerate(grid):
         with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
             share = np.asarray(measure.alpha_share(fmr_term, fnmr_term, alpha))
             if statistic in (np.nanmedian, np.nanmean) and not np.isnan(share).any():
                 # same value, much faster
-                summary = (np.median if statistic is np.nanmedian else np.mean)(share, axis=-1)
+                summaries[i] = (np.median if statistic is np.nanmedian else np.mean)(share, axis=-1)
             else:
-                summary = statistic(share, axis=-1)
-        crossing = np.where(summary > 0.5, alpha, crossing)
-    return crossing
+                summaries[i] = statistic(share, axis=-1)
+    return first_crossing(grid, summaries)
 
 
 def _statistics(results: dict[str, MeasureResult], measures: Sequence[Measure], frontier,
@@ -1204,7 +1186,16 @@ NO_UNCERTAINTY = (
     "no uncertainty analysis: the table has no comparison counts (n_mated, n_nonmated) for a "
     "binomial bootstrap, and its FMRs do not sit on a decade grid for a transcription redraw"
 )
-BAD_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
+NO_TRANSCRIPTION = (
+    "no uncertainty analysis: the table has no comparison counts (n_mated, n_nonmated) for a "
+    "binomial bootstrap, and its FMRs sit on a {step:g}-decade grid but {reason}, so the "
+    "transcription redraw does not apply"
+)
+ZERO_FMR = "{count} of them are 0, below any floor"
+NO_FLOOR = ("they have no floor (no smallest positive FMR is shared by at least {fraction:.0%} "
+            "of the cells and by two)")
+FLOOR_BELOW_LOWER = "their floor {floor!r} is below floor_lower {value!r}"
+BAD_ANALYSIS_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
 
 
 def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_replicates: int = 1000,
@@ -1215,8 +1206,17 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
     ``method="auto"`` takes the binomial bootstrap (:func:`parametric_bootstrap`)
     when the table carries comparison counts, else the transcription redraw
     (:func:`transcription_sensitivity`) when its FMRs sit on a decade grid with a
-    floor (as the Annex 15 transcription does), else none. ``"counts"`` and
-    ``"transcription"`` force one; ``"none"`` skips it.
+    floor (as the Annex 15 transcription does: a smallest positive FMR shared by
+    many cells, see :func:`audit.quality.floor_of`), no FMR is 0 and
+    ``floor_lower`` (if not None) is at most that floor, else none, the
+    description saying which condition failed. ``"counts"`` and
+    ``"transcription"`` force one (a forced transcription raises
+    ``ValueError`` on an FMR of 0 or a ``floor_lower`` above the floor);
+    ``"none"`` skips it.  ``weights`` (as in
+    :func:`audit.accuracy.overall_rates`) weights the total FNMR of the frontier
+    whichever method runs, so the frontier probabilities match a down-select
+    made with the same ``weights``; pass ``weights="counts"`` to weight by the
+    table's comparison counts.
 
     Returns
     -------
@@ -1224,23 +1224,36 @@ def analyse(table: pd.DataFrame, measures=None, *, method: str = "auto", n_repli
         ``result`` is None when no analysis applies; ``description`` says what
         was done, with the parameters, or why nothing was.
     """
-    from audit.quality import decade_grid
+    from audit.quality import FLOOR_FRACTION, decade_grid, floor_of
 
     if method not in ("auto", "counts", "transcription", "none"):
-        raise ValueError(BAD_METHOD.format(method=method))
+        raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))
     has_counts = {"n_mated", "n_nonmated"} <= set(table.columns)
     step = decade_grid(table["fmr"].to_numpy())
     if method == "none":
         return None, "no uncertainty analysis (method='none')"
     if method == "counts" or (method == "auto" and has_counts):
         result = parametric_bootstrap(table, measures, n_replicates=n_replicates, seed=seed, alpha=alpha,
-                                      fairness=fairness, weights="counts" if has_counts else weights)
+                                      fairness=fairness, weights=weights)
         return result, (f"binomial (parametric) bootstrap from the comparison counts: {n_replicates} "
                         f"replicates, seed {seed}; comparisons are treated as independent, which "
                         "understates the uncertainty where comparisons share a subject")
+    fmr = table["fmr"].to_numpy(dtype="float64")
+    floor = floor_of(fmr)
+    if method == "auto" and np.isfinite(step):
+        reason = None
+        if (fmr == 0).any():
+            reason = ZERO_FMR.format(count=int((fmr == 0).sum()))
+        elif not np.isfinite(floor):
+            reason = NO_FLOOR.format(fraction=FLOOR_FRACTION)
+        elif floor_lower is not None and not floor_lower <= floor:
+            reason = FLOOR_BELOW_LOWER.format(floor=floor, value=floor_lower)
+        if reason is not None:
+            return None, NO_TRANSCRIPTION.format(step=step, reason=reason)
     if method == "transcription" or (method == "auto" and np.isfinite(step)):
         step = step if np.isfinite(step) else 0.1
-        floor = float(table["fmr"][table["fmr"] > 0].min())
+        if not np.isfinite(floor):  # forced, no shared floor: the smallest FMR is taken as it
+            floor = float(fmr[fmr > 0].min())
         result = transcription_sensitivity(table, measures, n_replicates=n_replicates, seed=seed,
                                            step=step, floor=floor, floor_lower=floor_lower,
                                            alpha=alpha, fairness=fairness, weights=weights)

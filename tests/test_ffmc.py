@@ -67,6 +67,27 @@ def test_fdr_share_golden_numbers(fdr1):
     assert not fdr1.passed
 
 
+def _equal_terms_table():
+    """FMR and FNMR spreads equal, so a linear share is exactly alpha: 1/2 at alpha 0.5."""
+    from audit.rates import read_rates
+
+    return read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
+                                    "fmr": [0.01, 0.03] * 2, "fnmr": [0.01, 0.03] * 2,
+                                    "n_mated": [10**6] * 4, "n_nonmated": [10**6] * 4}))
+
+
+def test_crossing_means_surpassing_one_half():
+    # "does not surpass 50% until alpha is set to 0.99" (sec. 4.1): a share of exactly
+    # one half has not crossed yet
+    assert ffmc.first_crossing([0.4, 0.5, 0.6], [0.4, 0.5, 0.6]) == 0.6
+    assert np.isnan(ffmc.first_crossing([0.4, 0.5], [0.2, 0.5]))
+    np.testing.assert_array_equal(
+        ffmc.first_crossing([0.4, 0.5, 0.6], [[0.1, 0.6], [0.5, 0.7], [0.9, 0.8]]), [0.6, 0.4])
+    result = ffmc.ffmc1(_equal_terms_table(), "fdr")
+    assert result.by_alpha.set_index("alpha").loc[0.5, "share_median"] == 0.5
+    assert result.summary["crossing_alpha"] == 0.51
+
+
 def test_garbe_terms_golden_numbers(garbe1):
     # sec. 4.3: median A 0.74, median B 0.33
     assert garbe1.summary["median_fmr_term"] == pytest.approx(0.744, abs=5e-4)

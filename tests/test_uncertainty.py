@@ -31,8 +31,12 @@ def _counts_table(fmr, fnmr, n_mated, n_nonmated, algorithms=None):
     }))
 
 
-def _fake_criteria(table, measures, *, alpha_grid=None, seed=0):
-    """Stand-in for audit.ffmc.ffmc_table (issue 3): FFMC.1 judged from the FDR crossing."""
+def _crossing_criteria(table, measures, *, alpha_grid=None, seed=0):
+    """A small criteria function for verdict_stability's ``criteria=`` hook.
+
+    Judges FDR's FFMC.1 from the alpha at which its FMR term would weigh as much as
+    its FNMR term (median FNMR spread / FMR spread, as a share), and passes two fixed
+    FFMC.2 verdicts, so that the verdict agreement is known in advance."""
     _, _, fmr, fnmr = rate_matrices(table)
     a = fmr.max(axis=1) - fmr.min(axis=1)
     b = fnmr.max(axis=1) - fnmr.min(axis=1)
@@ -114,6 +118,16 @@ def test_binomial_interval_errors(kwargs, message):
     assert str(error.value) == message
 
 
+def test_method_messages_name_their_own_choices(annex15):
+    with pytest.raises(ValueError) as error:
+        U.binomial_interval(1, 10, method="foo")
+    assert str(error.value) == "method must be 'wilson' or 'clopper-pearson', got 'foo'"
+    with pytest.raises(ValueError) as error:
+        U.analyse(annex15, ["fdr"], method="foo")
+    assert str(error.value) == ("method must be 'auto', 'counts', 'transcription' or 'none', "
+                                "got 'foo'")
+
+
 # --------------------------------------------------------------- counts and rates
 
 
@@ -145,7 +159,34 @@ def test_counts_missing_group():
     counts = pd.DataFrame({"group": ["g0"], "n_mated": [5], "n_nonmated": [5]})
     with pytest.raises(ValueError) as error:
         U.count_matrices(table, counts)
-    assert str(error.value) == U.COUNTS_MISSING_GROUPS.format(keys=["g1"])
+    assert str(error.value) == accuracy.COUNTS_MISSING_GROUPS.format(
+        source="<DataFrame>", groups=["g1"], algorithm="")
+
+
+@pytest.mark.parametrize("bad", ["100.7", "abc", "-3"])
+def test_counts_file_must_hold_whole_numbers(tmp_path, bad):
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
+        columns=["n_mated", "n_nonmated"])
+    path = tmp_path / "counts.csv"
+    path.write_text(f"group,n_mated,n_nonmated\ng0,100,5000\ng1,{bad},5000\n")
+    with pytest.raises(accuracy.WeightsError) as error:
+        U.count_matrices(table, path)
+    assert str(error.value) == accuracy.COUNTS_BAD_COUNT.format(
+        where=f"{path}, line 3", column="n_mated", value=bad)
+
+
+def test_counts_frame_must_hold_whole_numbers_and_both_columns():
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
+        columns=["n_mated", "n_nonmated"])
+    counts = pd.DataFrame({"group": ["g0", "g1"], "n_mated": [100, 100.7],
+                           "n_nonmated": [5000, 5000]})
+    with pytest.raises(accuracy.WeightsError) as error:
+        U.rate_intervals(table, counts=counts)
+    assert str(error.value) == accuracy.COUNTS_BAD_COUNT.format(
+        where="<DataFrame>, row 1", column="n_mated", value=100.7)
+    with pytest.raises(ValueError) as error:
+        U.count_matrices(table, counts.assign(n_mated=[100, 101]).drop(columns="n_nonmated"))
+    assert str(error.value) == U.COUNTS_COLUMNS.format(source="<DataFrame>", missing="n_nonmated")
 
 
 # ------------------------------------------------------------ parametric bootstrap
@@ -288,6 +329,77 @@ def test_frontier_membership_is_the_pareto_modules_efficiency():
         np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
 
 
+def test_crossing_statistics_read_the_crossing_as_ffmc_does():
+    """Both modules take the first alpha whose share surpasses one half (ffmc.first_crossing);
+    here the FDR share is exactly 1/2 at alpha 0.5, so the crossing is the next grid alpha."""
+    from audit import ffmc
+
+    table = read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
+                                     "fmr": [0.01, 0.03] * 2, "fnmr": [0.01, 0.03] * 2,
+                                     "n_mated": [10**6] * 4, "n_nonmated": [10**6] * 4}))
+    result = U.parametric_bootstrap(table, ["fdr"], n_replicates=5, weights="equal")
+    point = result.statistics.set_index("statistic")["value"]
+    assert point["fdr.crossing.median"] == ffmc.ffmc1(table, "fdr").summary["crossing_alpha"] == 0.51
+
+
+def test_frontier_tie_tolerance_is_the_pareto_modules():
+    assert U.TIE_RTOL is pareto.TIE_RTOL  # the same constant, not a copy that could drift
+
+
+@pytest.mark.parametrize("weights", ["equal", "counts"])
+def test_analyse_weights_the_frontier_as_the_caller_asks(weights):
+    """With counts in the table, the frontier's total FNMR still uses the given weights,
+    as the down-select table built with the same weights does."""
+    table = _counts_table([[1e-4, 2e-4], [3e-4, 1e-4]], [[0.02, 0.05], [0.04, 0.01]],
+                          np.array([[100, 900]]), 100_000)
+    result, how = U.analyse(table, ["garbe"], n_replicates=20, seed=0, weights=weights)
+    assert how.startswith("binomial (parametric) bootstrap")
+    expected = accuracy.overall_rates(table, weights=weights)["total_fnmr"].to_numpy()
+    np.testing.assert_allclose(result.frontier["total_fnmr"].to_numpy(), expected, rtol=1e-12)
+
+
+def _grid_table(fmr):
+    """A rates table without counts whose FMRs (one algorithm per row) are given on a grid."""
+    fmr = np.asarray(fmr, dtype="float64")
+    fnmr = np.linspace(0.01, 0.05, fmr.size).reshape(fmr.shape).round(4)
+    return _counts_table(fmr, fnmr, 1, 1).drop(columns=["n_mated", "n_nonmated"])
+
+
+FLOORED = [[1e-5, 10 ** -4.9, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]]
+
+
+def test_analyse_auto_redraws_a_floored_grid(annex15):
+    result, how = U.analyse(_grid_table(FLOORED), ["fdr"], n_replicates=5)
+    assert result.kind == "transcription" and "FMRs on the 1e-05 floor down to 1e-06" in how
+    result, how = U.analyse(annex15, ["fdr"], n_replicates=5)
+    assert result.kind == "transcription" and "0.1-decade bin, FMRs on the 1e-05 floor" in how
+
+
+@pytest.mark.parametrize(("fmr", "floor_lower", "reason"), [
+    ([[0.0, 1e-5, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]], U.FLOOR_LOWER,
+     U.ZERO_FMR.format(count=1)),
+    ([[1e-5, 10 ** -4.9, 1e-4], [10 ** -4.9, 10 ** -4.5, 10 ** -3.9]], U.FLOOR_LOWER,
+     U.NO_FLOOR.format(fraction=0.05)),
+    (FLOORED, 2e-5, U.FLOOR_BELOW_LOWER.format(floor=1e-5, value=2e-5)),
+])
+def test_analyse_auto_skips_a_grid_without_a_usable_floor(fmr, floor_lower, reason):
+    result, how = U.analyse(_grid_table(fmr), ["fdr"], n_replicates=5, floor_lower=floor_lower)
+    assert result is None
+    assert how == U.NO_TRANSCRIPTION.format(step=0.1, reason=reason)
+    assert how.startswith("no uncertainty analysis: the table has no comparison counts")
+
+
+def test_analyse_forced_transcription_still_refuses_what_it_cannot_redraw():
+    with pytest.raises(ValueError) as error:
+        U.analyse(_grid_table([[0.0, 1e-5, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]]), ["fdr"],
+                  method="transcription", n_replicates=5)
+    assert str(error.value) == U.BELOW_FLOOR.format(count=1, floor=1e-5, value=0.0)
+    with pytest.raises(ValueError) as error:
+        U.analyse(_grid_table(FLOORED), ["fdr"], method="transcription", n_replicates=5,
+                  floor_lower=2e-5)
+    assert str(error.value) == U.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)
+
+
 def test_fnmr_weights():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[100, 300]]), 10)
     normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
@@ -398,12 +510,21 @@ def test_robustness_summary_text(annex15_sensitivity):
     assert text.startswith("Over 400 replicates")
     assert "Robust to the rounding" in text and "not robust" in text.lower()
     assert "didiglobalface-001" in text
-    assert text == annex15_sensitivity.summary(claims=U.HOWARD_2022_CLAIMS)
+    robust, rest = text.split("Robust to the rounding: ")[1].split(
+        "Reproduced on the point data but not robust")
+    fragile, missed = rest.split("Not reproduced on the point data")
+    # FDR's crossing near 0.99 holds in every replicate; IR's practical maximum 63.1 does not
+    assert "fdr.crossing.median = 0.988 (paper 0.99; replicates 0.987 - 0.988)" in robust
+    assert "ir.fmr_term.max = 63.1 (paper 63.1;" in fragile
+    assert "ir.fmr_term.max" not in robust
+    assert "garbe.crossing.mean = 0.28 (paper 0.4;" in missed
+    assert "The ranking by ir is not stable" in text
+    assert "Frontier (garbe vs total FNMR): 6 algorithm(s) on it with the point rates" in text
 
 
-def test_verdict_stability_with_stand_in_criteria(annex15, annex15_sensitivity):
+def test_verdict_stability_with_custom_criteria(annex15, annex15_sensitivity):
     verdicts = U.verdict_stability(annex15, annex15_sensitivity, n_replicates=20,
-                                   criteria=_fake_criteria)
+                                   criteria=_crossing_criteria)
     assert list(verdicts.columns) == ["measure", "criterion", "passed", "share_passed",
                                       "agreement"]
     fdr1 = verdicts.set_index(["measure", "criterion"]).loc[("fdr", "FFMC.1")]
