@@ -539,6 +539,13 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
     'criterion  passed\\n   FFMC.1    True\\n   FFMC.2    True\\n   FFMC.3    True'
     """
     chosen = _rates_measures(measures)
+    results = _criteria(table, chosen, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    return _assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+
+
+def _criteria(table: pd.DataFrame, chosen: list[Measure], *, alpha_grid, seed: int,
+              n_random: int) -> dict[tuple[str, str], CriterionResult]:
+    """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion)."""
     results: dict[tuple[str, str], CriterionResult] = {}
     for m in chosen:
         if m.inputs != "rates":
@@ -547,7 +554,7 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
                        ffmc2(table, m, seed=seed, n_random=n_random),
                        ffmc3(table, m)):
             results[(m.name, result.criterion)] = result
-    return _assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    return results
 
 
 def _assemble(chosen: list[Measure], results: dict[tuple[str, str], CriterionResult],
@@ -624,12 +631,7 @@ def ffmc_report(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: in
     """
     chosen = _rates_measures(measures)
     rates = [m for m in chosen if m.inputs == "rates"]
-    results: dict[tuple[str, str], CriterionResult] = {}
-    for m in rates:
-        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
-                       ffmc2(table, m, seed=seed, n_random=n_random),
-                       ffmc3(table, m)):
-            results[(m.name, result.criterion)] = result
+    results = _criteria(table, rates, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
     return FFMCReport(
         table=_assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random),
         results=results,
