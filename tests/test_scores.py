@@ -124,6 +124,59 @@ def test_ignore_and_attributes():
     assert table.attrs["attributes"] == ("gender", "race")
 
 
+def dotted(**labels):
+    """Two groups, each with mated and non-mated scores, labelled per row by ``labels``."""
+    return pd.DataFrame({"algorithm": "a", "score": [0.9, 0.1, 0.8, 0.2],
+                         "mated": [True, False, True, False], **labels})
+
+
+def test_several_attributes_refuse_a_value_with_a_dot():
+    # joined as "a.b.c" both, these two distinct groups would merge into one
+    frame = dotted(x=["a.b", "a.b", "a", "a"], y=["c", "c", "b.c", "b.c"])
+    with pytest.raises(ScoresError) as caught:
+        read_scores(frame, attributes=["x", "y"])
+    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
+        where="<DataFrame>, row 0", column="x", value="a.b", attributes=["x", "y"],
+        more=" (and 1 more such cell(s))")
+    frame = dotted(gender=["f"] * 4, nationality_1=["UK", "UK", "U.S.A", "U.S.A"],
+                   nationality_2=["UK", "UK", "U.S.A", "U.S.A"])
+    with pytest.raises(ScoresError) as caught:
+        read_scores(frame, attributes=["gender", "nationality"])
+    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
+        where="<DataFrame>, row 2", column="nationality_1", value="U.S.A",
+        attributes=["gender", "nationality"], more=" (and 1 more such cell(s))")
+
+
+def test_csv_dotted_attribute_names_file_and_line(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("algorithm,score,mated,gender,nationality\n"
+                    "a,0.9,1,f,UK\na,0.1,0,f,U.S.A\n")
+    with pytest.raises(ScoresError) as caught:
+        read_scores(path, attributes=["gender", "nationality"])
+    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
+        where=f"{path}, line 3", column="nationality", value="U.S.A",
+        attributes=["gender", "nationality"], more="")
+
+
+def test_one_attribute_or_group_column_keeps_its_dots():
+    table = read_scores(dotted(nationality=["UK", "UK", "U.S.A", "U.S.A"]),
+                        attributes=["nationality"])
+    rates = rates_at_fmr(table, 0.5)
+    assert list(rates["nationality"]) == ["UK", "U.S.A"]
+    assert list(rates["group"]) == ["UK", "U.S.A"]
+    rates = rates_at_fmr(read_scores(dotted(group=["a.b", "a.b", "a.b.c", "a.b.c"])), 0.5)
+    assert list(rates.columns) == ["algorithm", "group", "fmr", "fnmr", "n_mated", "n_nonmated"]
+    assert list(rates["group"]) == ["a.b", "a.b.c"]
+
+
+def test_several_attributes_come_back_as_columns():
+    frame = dotted(gender=["f", "f", "m", "m"], nationality=["UK", "UK", "USA", "USA"])
+    rates = rates_at_fmr(read_scores(frame, attributes=["gender", "nationality"]), 0.5)
+    assert list(rates["gender"]) == ["f", "m"]
+    assert list(rates["nationality"]) == ["UK", "USA"]
+    assert list(rates["group"]) == ["f.UK", "m.USA"]
+
+
 def test_nothing_dropped():
     frame = synthetic(500)
     table = read_scores(frame)
