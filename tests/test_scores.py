@@ -327,16 +327,26 @@ def test_arrays_entry_point_matches_table():
 # --------------------------------------------------------------------------- sweeps
 
 
-def test_sweep_matches_single_points():
-    table = read_scores(synthetic(3000))
-    targets = [1e-3, 1e-2, 1e-1]
-    swept = sweep(table, targets)
-    assert len(swept) == 2 * 3 * 3
-    for target in targets:
-        single = rates_at_fmr(table, target)
-        part = swept[swept["target_fmr"] == target].reset_index(drop=True)
-        pd.testing.assert_frame_equal(part[single.columns], single, check_like=False)
+@pytest.mark.parametrize("higher_is_match", [True, False])
+def test_sweep_matches_literal_count_at_each_target(higher_is_match):
+    frame = synthetic(3000, round_to=2)
+    if not higher_is_match:
+        frame["score"] = -frame["score"]
+    targets = [1e-3, 1e-2, 0.05, 1e-1]
+    swept = sweep(read_scores(frame, higher_is_match=higher_is_match), targets)
+    assert len(swept) == 2 * len(targets) * 3
     assert (swept["attained_fmr"] <= swept["target_fmr"]).all()
+    for (algorithm, target), part in swept.groupby(["algorithm", "target_fmr"], sort=False):
+        threshold = part["threshold"].iloc[0]
+        assert (part["threshold"] == threshold).all()
+        rows = frame[frame["algorithm"] == algorithm]
+        oracle = literal_rates(rows, threshold, higher_is_match)
+        merged = part.merge(oracle, on=["algorithm", "group"], suffixes=("", "_oracle"))
+        assert len(merged) == 3
+        np.testing.assert_array_equal(merged["fmr"], merged["fmr_oracle"])
+        np.testing.assert_array_equal(merged["fnmr"], merged["fnmr_oracle"])
+        accept = rows["score"] >= threshold if higher_is_match else rows["score"] <= threshold
+        assert part["attained_fmr"].iloc[0] == accept[~rows["mated"]].mean()
 
 
 def test_default_sweep_grid():
