@@ -31,7 +31,6 @@ the group of both sides is checked to be the same.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import zipfile
@@ -42,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from audit import config
+from audit.data import sha256sum
 from audit.scores import read_scores
 
 BT4VT_VERSION = "1.0.1"
@@ -68,14 +68,6 @@ UNKNOWN_SPEAKER = "{file}: speaker {speaker!r} (line {line}) is not in {metadata
 
 class VoxCelebError(RuntimeError):
     """The bt4vt data could not be fetched, verified or matched."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def bt4vt_dir() -> Path:
@@ -105,7 +97,7 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
             reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
             raise VoxCelebError(DOWNLOAD_FAILED.format(
                 version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]))
-    found = _sha256(wheel)
+    found = sha256sum(wheel)
     if found != BT4VT_SHA256:
         raise VoxCelebError(CHECKSUM_MISMATCH.format(path=wheel, found=found, expected=BT4VT_SHA256))
     marker = root / "bt4vt" / "data" / METADATA
