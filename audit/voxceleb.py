@@ -70,6 +70,14 @@ class VoxCelebError(RuntimeError):
     """The bt4vt data could not be fetched, verified or matched."""
 
 
+class DownloadError(VoxCelebError):
+    """The pinned bt4vt wheel could not be downloaded (no network, PyPI or pip unavailable).
+
+    Only this failure may be taken as "data not available"; a wheel that is
+    downloaded but fails its checksum raises the plain :class:`VoxCelebError`.
+    """
+
+
 def bt4vt_dir() -> Path:
     """Cache folder of the bt4vt wheel and its unzipped contents."""
     return config.cache_dir() / "bt4vt"
@@ -79,7 +87,9 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
     """Download (once), verify and unzip the pinned bt4vt wheel; return its unzipped root.
 
     The returned folder holds ``bt4vt/data/`` (score and metadata files) and
-    ``bt4vt/metrics.py`` (used by the tests to cross-check the EERs).
+    ``bt4vt/metrics.py`` (used by the tests to cross-check the EERs).  Raises
+    :class:`DownloadError` when pip cannot download the wheel and
+    :class:`VoxCelebError` when its sha256 is not the pinned one.
     """
     folder = bt4vt_dir()
     wheel = folder / BT4VT_WHEEL
@@ -91,11 +101,11 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.TimeoutExpired) as error:
-            raise VoxCelebError(DOWNLOAD_FAILED.format(
+            raise DownloadError(DOWNLOAD_FAILED.format(
                 version=BT4VT_VERSION, command=" ".join(command), reason=error)) from error
         if done.returncode != 0 or not wheel.exists():
             reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
-            raise VoxCelebError(DOWNLOAD_FAILED.format(
+            raise DownloadError(DOWNLOAD_FAILED.format(
                 version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]))
     found = sha256sum(wheel)
     if found != BT4VT_SHA256:
