@@ -504,8 +504,7 @@ def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
         ``value``, ``fmr_term``, ``fnmr_term``, ``undefined``.
     """
     stats = score_stats(scores)
-    names = measures if measures is not None else [
-        n for n in measure_names() if get_measure(n).inputs == "scores"]
+    names = measures if measures is not None else measure_names(inputs="scores")
     frames = []
     for name in names:
         measure = get_measure(name)

@@ -966,10 +966,9 @@ def sweep_measures(scores: pd.DataFrame | ScoreStats, *, measures: Sequence[str]
     for every point (the column says where).
     """
     from audit.measures import UndefinedMeasureWarning
-    from audit.registry import evaluate, get_measure, measure_names
+    from audit.registry import evaluate, measure_names
 
-    names = measures if measures is not None else [
-        n for n in measure_names() if get_measure(n).inputs == "rates"]
+    names = measures if measures is not None else measure_names(inputs="rates")
     table = sweep(scores, targets)
     frames = []
     for target, block in table.groupby("target_fmr", sort=False):
