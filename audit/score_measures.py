@@ -21,6 +21,11 @@ Measures
   Solano et al., eq. 1-2).
 * ``cei`` -- Comprehensive Equity Index (Solano et al., eq. 8 and sec. 2.3).
 
+Every measure refuses (:data:`NO_SCORES`, a :class:`~audit.scores.ScoresError`)
+a group without mated or without within-group non-mated comparisons -- for
+instance a group seen only in cross-group non-mated pairs -- whose EER, rates
+and histograms would be 0/0, as :func:`audit.scores.rates_at_fmr` does.
+
 Binning (DFI, CEI): per algorithm, ``bins`` equal-width bins spanning the
 smallest to the largest score of that algorithm (all groups, mated and
 non-mated), shared by all groups.  No smoothing is needed or applied: every
@@ -39,7 +44,7 @@ import pandas as pd
 
 from audit.measures import MeasureResult, UndefinedMeasureWarning
 from audit.registry import Measure, get_measure, measure_names, register
-from audit.scores import ScoreStats, score_stats
+from audit.scores import ScoresError, ScoreStats, score_stats
 
 SED_UNDEFINED = (
     "SED_G undefined for {count} of {total} algorithm(s): the global {rate} at the mean "
@@ -49,6 +54,26 @@ BAD_PERCENTILE = "percentile must lie in (0, 1), got {value!r}"
 BAD_WEIGHTS = "w_tail and w_center must be non-negative and sum to 1, got {w_tail!r} and {w_center!r}"
 BAD_BINS = "bins must be an integer of at least 2, got {value!r}"
 TOO_FEW_GROUPS = "a distribution measure needs at least 2 groups, got {n}"
+NO_SCORES = (
+    "{measure}: algorithm {algorithm!r}, group {group!r} has no {kind} comparisons; the "
+    "measure needs mated and within-group non-mated comparisons in every group "
+    "(cross-group non-mated pairs belong to no group)"
+)
+
+
+def _require_comparisons(stats: ScoreStats, measure: str) -> None:
+    """Refuse a group without mated or within-group non-mated comparisons.
+
+    Its EER, its rates at a threshold and its histograms would be 0/0; the
+    same groups are refused by :func:`audit.scores.rates_at_fmr`.
+    """
+    for a, algorithm in enumerate(stats.algorithms):
+        for kind, counts in (("mated", stats.n_mated(a)),
+                             ("within-group non-mated", stats.n_nonmated(a))):
+            empty = np.flatnonzero(counts == 0)
+            if len(empty):
+                raise ScoresError(NO_SCORES.format(measure=measure, algorithm=algorithm,
+                                                   group=stats.groups[empty[0]], kind=kind))
 
 
 # ------------------------------------------------------------------------------ EER
@@ -74,7 +99,9 @@ def eer_table(scores) -> pd.DataFrame:
 
     One row per (algorithm, group): ``eer``, ``threshold`` (caller's units),
     ``fmr`` and ``fnmr`` at it, ``n_mated``, ``n_nonmated`` (within-group
-    non-mated pairs only, as in Elobaid et al. sec. IV-B).
+    non-mated pairs only, as in Elobaid et al. sec. IV-B).  A group without
+    mated or within-group non-mated comparisons gets NaN (the measures refuse
+    it).
 
     The EER of eq. 19 is the rate where FMR = FNMR.  Empirical FMR and FNMR
     are step functions that rarely meet exactly, so we take the observed
@@ -138,6 +165,7 @@ def std_eer(scores) -> MeasureResult:
     0.25
     """
     stats = score_stats(scores)
+    _require_comparisons(stats, "std_eer")
     eers = _per_algorithm(eer_table(stats), "eer", stats)
     value = eers.std(axis=1, ddof=0)
     nan = np.full(len(value), np.nan)
@@ -159,7 +187,8 @@ def sed_table(scores) -> pd.DataFrame:
     Columns: ``algorithm``, ``group``, ``threshold``, ``fmr``, ``fnmr``,
     ``global_fmr``, ``global_fnmr``, ``delta_fmr`` (eq. 8), ``delta_fnmr``
     (eq. 9), ``sed`` (eq. 10).  A zero global rate makes eq. 8 or 9 undefined:
-    the affected terms are NaN.
+    the affected terms are NaN (as are the rates of a group without mated or
+    within-group non-mated comparisons, which the measures refuse).
     """
     stats = score_stats(scores)
     eers = eer_table(stats)
@@ -189,8 +218,9 @@ def sed_table(scores) -> pd.DataFrame:
     return table
 
 
-def _sed(scores, statistic) -> MeasureResult:
+def _sed(scores, statistic, measure: str) -> MeasureResult:
     stats = score_stats(scores)
+    _require_comparisons(stats, measure)
     table = sed_table(stats)
     sed = _per_algorithm(table, "sed", stats)
     d_fmr = _per_algorithm(table, "delta_fmr", stats)
@@ -230,7 +260,7 @@ def sed_mean(scores) -> MeasureResult:
     0.0
     """
     with np.errstate(invalid="ignore"):
-        return _sed(scores, lambda x: x.mean(axis=1))
+        return _sed(scores, lambda x: x.mean(axis=1), "sed_mean")
 
 
 def sed_std(scores) -> MeasureResult:
@@ -241,7 +271,7 @@ def sed_std(scores) -> MeasureResult:
     ``delta_fmr`` and ``delta_fnmr``; the value is *not* a combination of them.
     """
     with np.errstate(invalid="ignore"):
-        return _sed(scores, lambda x: x.std(axis=1, ddof=0))
+        return _sed(scores, lambda x: x.std(axis=1, ddof=0), "sed_std")
 
 
 # ------------------------------------------------------------------- distributions
@@ -310,6 +340,7 @@ def dfi(scores, *, bins: int = 100) -> MeasureResult:
     k = len(stats.groups)
     if k < 2:
         raise ValueError(TOO_FEW_GROUPS.format(n=k))
+    _require_comparisons(stats, "dfi")
     values = []
     for a in range(len(stats.algorithms)):
         edges = _edges(stats, a, bins)
@@ -382,6 +413,7 @@ def cei(scores, *, percentile: float = 0.9, w_tail: float = 0.8, w_center: float
     k = len(stats.groups)
     if k < 2:
         raise ValueError(TOO_FEW_GROUPS.format(n=k))
+    _require_comparisons(stats, "cei")
     impostor, genuine = [], []
     for a in range(len(stats.algorithms)):
         edges = _edges(stats, a, bins)
@@ -408,6 +440,7 @@ def cei(scores, *, percentile: float = 0.9, w_tail: float = 0.8, w_center: float
 
 ELOBAID = "Elobaid et al., Sum of Group Error Differences"
 SOLANO = "Solano et al., Comprehensive Equity Index (CEI)"
+REFUSED = "a group without mated or within-group non-mated comparisons is refused"
 
 
 def _sum_share(fmr_term, fnmr_term, alpha):
@@ -438,7 +471,7 @@ SCORE_MEASURES = (
         fmr_term="none: the EER merges FMR and FNMR (NaN)",
         fnmr_term="none: the EER merges FMR and FNMR (NaN)",
         share=_no_share, citation=f"{ELOBAID}, eq. 19-21",
-        undefined="NaN when a group has no mated or no within-group non-mated comparisons",
+        undefined=f"never undefined ({REFUSED})",
         inputs="scores", module=__name__,
     ),
     Measure(
@@ -447,7 +480,8 @@ SCORE_MEASURES = (
         fmr_term="A: mean over groups of |1 - FMR_g / FMR_global| at the mean EER threshold (eq. 8)",
         fnmr_term="B: mean over groups of |1 - FNMR_g / FNMR_global| (eq. 9)",
         share=_sum_share, citation=f"{ELOBAID}, eq. 8-11",
-        undefined="a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned",
+        undefined=("a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, "
+                   f"warned; {REFUSED}"),
         inputs="scores", module=__name__,
     ),
     Measure(
@@ -456,7 +490,8 @@ SCORE_MEASURES = (
         fmr_term="std over groups of delta FMR_g (eq. 8); not a term of the value",
         fnmr_term="std over groups of delta FNMR_g (eq. 9); not a term of the value",
         share=_no_share, citation=f"{ELOBAID}, eq. 8-11",
-        undefined="a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned",
+        undefined=("a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, "
+                   f"warned; {REFUSED}"),
         inputs="scores", module=__name__,
     ),
     Measure(
@@ -465,7 +500,7 @@ SCORE_MEASURES = (
         fmr_term="none: genuine and impostor scores are combined (NaN)",
         fnmr_term="none: genuine and impostor scores are combined (NaN)",
         share=_no_share, citation=f"{SOLANO}, eq. 1-2 (Kotwal & Marcel, ICPR 2022)",
-        undefined="never undefined (a group without scores is refused)",
+        undefined=f"never undefined ({REFUSED})",
         inputs="scores", module=__name__,
     ),
     Measure(
@@ -474,7 +509,7 @@ SCORE_MEASURES = (
         fmr_term="A: CEI of the impostor (non-mated) distributions",
         fnmr_term="B: CEI of the genuine (mated) distributions",
         share=_mean_share, citation=f"{SOLANO}, sec. 2.3, eq. 8",
-        undefined="never undefined (a group without scores is refused)",
+        undefined=f"never undefined ({REFUSED})",
         inputs="scores", module=__name__,
     ),
 )
@@ -504,8 +539,7 @@ def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
         ``value``, ``fmr_term``, ``fnmr_term``, ``undefined``.
     """
     stats = score_stats(scores)
-    names = measures if measures is not None else [
-        n for n in measure_names() if get_measure(n).inputs == "scores"]
+    names = measures if measures is not None else measure_names(inputs="scores")
     frames = []
     for name in names:
         measure = get_measure(name)

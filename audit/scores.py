@@ -129,6 +129,11 @@ BAD_MATED = (
     "{where}, column 'mated': {value!r} is not a mated flag (True/False or 1/0){more}"
 )
 EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+DOTTED_ATTRIBUTE = (
+    "{where}, column {column!r}: {value!r} contains '.', which joins the values of the "
+    "attributes {attributes} into one group label; a value with '.' would be cut or merged "
+    "with another group, so rename it{more}"
+)
 MATED_CROSS_GROUP = (
     "{where}: a mated comparison has group {first!r} on one side and {second!r} on the "
     "other; both sides of a mated pair are the same person{more}"
@@ -241,7 +246,8 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
     attributes
         Names of attribute columns making up the group (e.g.
         ``["gender", "nationality"]``); the group label is their values joined
-        by ``"."``.  Each attribute is one column ``<name>`` or two,
+        by ``"."``, so with several attributes a value containing ``"."`` is
+        refused (a single attribute, or a ``group`` column, may hold dots).  Each attribute is one column ``<name>`` or two,
         ``<name>_1`` and ``<name>_2``.  Default: a ``group`` column (or
         ``group_1`` and ``group_2``).
     ignore
@@ -324,11 +330,25 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
     algorithm = _label_values(frame, "algorithm", where)
     score = _score_values(frame, where)
     mated = _mated_values(frame, where)
+
+    def parts(side: str) -> list[pd.Series]:
+        values = []
+        for name, sided in zip(names, two_sided):
+            column = f"{name}{side}" if sided else name
+            value = _label_values(frame, column, where)
+            if len(names) > 1:  # joined by ".", later split on it: a dot would be ambiguous
+                dotted = value.str.contains(".", regex=False).to_numpy(bool)
+                if dotted.any():
+                    at, more = _first(dotted)
+                    raise ScoresError(DOTTED_ATTRIBUTE.format(
+                        where=where.where(frame, at), column=column, value=value.iloc[at],
+                        attributes=list(names), more=_more(more)))
+            values.append(value)
+        return values
+
     if any(two_sided):
-        side_1 = _join([_label_values(frame, f"{n}_1" if s else n, where)
-                        for n, s in zip(names, two_sided)])
-        side_2 = _join([_label_values(frame, f"{n}_2" if s else n, where)
-                        for n, s in zip(names, two_sided)])
+        side_1 = _join(parts("_1"))
+        side_2 = _join(parts("_2"))
         cross = (side_1 != side_2).to_numpy(bool) & mated
         if cross.any():
             at, more = _first(cross)
@@ -336,7 +356,7 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
                 where=where.where(frame, at), first=side_1.iloc[at], second=side_2.iloc[at],
                 more=_more(more)))
     else:
-        side_1 = _join([_label_values(frame, n, where) for n in names])
+        side_1 = _join(parts(""))
         side_2 = side_1
     codes, categories = pd.factorize(pd.concat([side_1, side_2], ignore_index=True), sort=False)
     n = len(frame)
@@ -394,7 +414,8 @@ class ScoreStats:
     cross
         ``cross[a]``: sorted cross-group non-mated scores of algorithm ``a``.
     higher_is_match, attributes
-        As given to :func:`read_scores`.
+        As given to :func:`read_scores`.  With several attributes each group
+        label is their values joined by ``"."`` (values without ``"."``).
     """
 
     algorithms: pd.Index
@@ -804,7 +825,9 @@ def _tidy(stats: ScoreStats, blocks: list[tuple[int, dict, dict]]) -> pd.DataFra
     table = {"algorithm": _strings(stats.algorithms,
                                    np.repeat([a for a, _, _ in blocks], sizes))}
     if stats.attributes:
-        split = [str(g).split(".") for g in stats.groups]
+        # attribute values hold no "." when there are several (read_scores refuses it);
+        # a single attribute's value is the whole label, dots and all
+        split = [str(g).split(".", len(stats.attributes) - 1) for g in stats.groups]
         for i, name in enumerate(stats.attributes):
             table[name] = _strings([s[i] for s in split], group)
     table["group"] = _strings(stats.groups, group)
@@ -943,10 +966,9 @@ def sweep_measures(scores: pd.DataFrame | ScoreStats, *, measures: Sequence[str]
     for every point (the column says where).
     """
     from audit.measures import UndefinedMeasureWarning
-    from audit.registry import evaluate, get_measure, measure_names
+    from audit.registry import evaluate, measure_names
 
-    names = measures if measures is not None else [
-        n for n in measure_names() if get_measure(n).inputs == "rates"]
+    names = measures if measures is not None else measure_names(inputs="rates")
     table = sweep(scores, targets)
     frames = []
     for target, block in table.groupby("target_fmr", sort=False):

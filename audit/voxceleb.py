@@ -31,7 +31,6 @@ the group of both sides is checked to be the same.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import zipfile
@@ -42,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from audit import config
+from audit.data import sha256sum
 from audit.scores import read_scores
 
 BT4VT_VERSION = "1.0.1"
@@ -70,12 +70,12 @@ class VoxCelebError(RuntimeError):
     """The bt4vt data could not be fetched, verified or matched."""
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+class DownloadError(VoxCelebError):
+    """The pinned bt4vt wheel could not be downloaded (no network, PyPI or pip unavailable).
+
+    Only this failure may be taken as "data not available"; a wheel that is
+    downloaded but fails its checksum raises the plain :class:`VoxCelebError`.
+    """
 
 
 def bt4vt_dir() -> Path:
@@ -87,7 +87,9 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
     """Download (once), verify and unzip the pinned bt4vt wheel; return its unzipped root.
 
     The returned folder holds ``bt4vt/data/`` (score and metadata files) and
-    ``bt4vt/metrics.py`` (used by the tests to cross-check the EERs).
+    ``bt4vt/metrics.py`` (used by the tests to cross-check the EERs).  Raises
+    :class:`DownloadError` when pip cannot download the wheel and
+    :class:`VoxCelebError` when its sha256 is not the pinned one.
     """
     folder = bt4vt_dir()
     wheel = folder / BT4VT_WHEEL
@@ -97,15 +99,15 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                    f"bt4vt=={BT4VT_VERSION}", "-d", str(folder)]
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
-            raise VoxCelebError(DOWNLOAD_FAILED.format(
+            raise DownloadError(DOWNLOAD_FAILED.format(
                 version=BT4VT_VERSION, command=" ".join(command), reason=error)) from error
         if done.returncode != 0 or not wheel.exists():
             reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
-            raise VoxCelebError(DOWNLOAD_FAILED.format(
+            raise DownloadError(DOWNLOAD_FAILED.format(
                 version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]))
-    found = _sha256(wheel)
+    found = sha256sum(wheel)
     if found != BT4VT_SHA256:
         raise VoxCelebError(CHECKSUM_MISMATCH.format(path=wheel, found=found, expected=BT4VT_SHA256))
     marker = root / "bt4vt" / "data" / METADATA

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_scores import synthetic
 
 from audit import score_measures as M
+from audit import scores as S
 from audit.measures import UndefinedMeasureWarning
 from audit.registry import get_measure, measure_names
 from audit.scores import read_scores, score_stats
-
-from test_scores import synthetic
 
 SCORE_MEASURES = ["std_eer", "sed_mean", "sed_std", "dfi", "cei"]
 
@@ -198,3 +198,37 @@ def test_evaluate_scores_frame(table):
     assert len(out) == 2 * len(SCORE_MEASURES)
     cei = out[out["measure"] == "cei"]["value"].to_numpy()
     np.testing.assert_allclose(cei, M.cei(table, percentile=0.95).value)
+
+
+def cross_only_group():
+    """F and M complete; X appears only in cross-group non-mated pairs (its own scores: none)."""
+    return read_scores(pd.DataFrame({
+        "algorithm": "a",
+        "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5, 0.2, 0.4, 0.35],
+        "mated": [True, True, False, False] * 2 + [False, False],
+        "group_1": ["F"] * 4 + ["M"] * 4 + ["X", "F"],
+        "group_2": ["F"] * 4 + ["M"] * 4 + ["M", "X"]}))
+
+
+@pytest.mark.parametrize("name", SCORE_MEASURES)
+def test_group_seen_only_in_cross_pairs_is_refused(name):
+    with pytest.raises(S.ScoresError) as caught:
+        get_measure(name).function(cross_only_group())
+    assert str(caught.value) == M.NO_SCORES.format(measure=name, algorithm="a", group="X",
+                                                   kind="mated")
+    assert "refused" in get_measure(name).undefined
+    with pytest.raises(S.ScoresError) as caught:  # as when the rates are read at an FMR
+        S.rates_at_fmr(cross_only_group(), 0.5)
+    assert "group 'X' has no mated comparisons" in str(caught.value)
+
+
+@pytest.mark.parametrize("name", SCORE_MEASURES)
+def test_group_without_within_group_nonmated_is_refused(name):
+    frame = pd.DataFrame({"algorithm": "a", "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5],
+                          "mated": [True, True, False, False, True, True, False],
+                          "group_1": ["F"] * 4 + ["M"] * 3,
+                          "group_2": ["F"] * 4 + ["M", "M", "F"]})
+    with pytest.raises(S.ScoresError) as caught:
+        get_measure(name).function(read_scores(frame))
+    assert str(caught.value) == M.NO_SCORES.format(
+        measure=name, algorithm="a", group="M", kind="within-group non-mated")

@@ -124,6 +124,59 @@ def test_ignore_and_attributes():
     assert table.attrs["attributes"] == ("gender", "race")
 
 
+def dotted(**labels):
+    """Two groups, each with mated and non-mated scores, labelled per row by ``labels``."""
+    return pd.DataFrame({"algorithm": "a", "score": [0.9, 0.1, 0.8, 0.2],
+                         "mated": [True, False, True, False], **labels})
+
+
+def test_several_attributes_refuse_a_value_with_a_dot():
+    # joined as "a.b.c" both, these two distinct groups would merge into one
+    frame = dotted(x=["a.b", "a.b", "a", "a"], y=["c", "c", "b.c", "b.c"])
+    with pytest.raises(ScoresError) as caught:
+        read_scores(frame, attributes=["x", "y"])
+    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
+        where="<DataFrame>, row 0", column="x", value="a.b", attributes=["x", "y"],
+        more=" (and 1 more such cell(s))")
+    frame = dotted(gender=["f"] * 4, nationality_1=["UK", "UK", "U.S.A", "U.S.A"],
+                   nationality_2=["UK", "UK", "U.S.A", "U.S.A"])
+    with pytest.raises(ScoresError) as caught:
+        read_scores(frame, attributes=["gender", "nationality"])
+    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
+        where="<DataFrame>, row 2", column="nationality_1", value="U.S.A",
+        attributes=["gender", "nationality"], more=" (and 1 more such cell(s))")
+
+
+def test_csv_dotted_attribute_names_file_and_line(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("algorithm,score,mated,gender,nationality\n"
+                    "a,0.9,1,f,UK\na,0.1,0,f,U.S.A\n")
+    with pytest.raises(ScoresError) as caught:
+        read_scores(path, attributes=["gender", "nationality"])
+    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
+        where=f"{path}, line 3", column="nationality", value="U.S.A",
+        attributes=["gender", "nationality"], more="")
+
+
+def test_one_attribute_or_group_column_keeps_its_dots():
+    table = read_scores(dotted(nationality=["UK", "UK", "U.S.A", "U.S.A"]),
+                        attributes=["nationality"])
+    rates = rates_at_fmr(table, 0.5)
+    assert list(rates["nationality"]) == ["UK", "U.S.A"]
+    assert list(rates["group"]) == ["UK", "U.S.A"]
+    rates = rates_at_fmr(read_scores(dotted(group=["a.b", "a.b", "a.b.c", "a.b.c"])), 0.5)
+    assert list(rates.columns) == ["algorithm", "group", "fmr", "fnmr", "n_mated", "n_nonmated"]
+    assert list(rates["group"]) == ["a.b", "a.b.c"]
+
+
+def test_several_attributes_come_back_as_columns():
+    frame = dotted(gender=["f", "f", "m", "m"], nationality=["UK", "UK", "USA", "USA"])
+    rates = rates_at_fmr(read_scores(frame, attributes=["gender", "nationality"]), 0.5)
+    assert list(rates["gender"]) == ["f", "m"]
+    assert list(rates["nationality"]) == ["UK", "USA"]
+    assert list(rates["group"]) == ["f.UK", "m.USA"]
+
+
 def test_nothing_dropped():
     frame = synthetic(500)
     table = read_scores(frame)
@@ -274,16 +327,26 @@ def test_arrays_entry_point_matches_table():
 # --------------------------------------------------------------------------- sweeps
 
 
-def test_sweep_matches_single_points():
-    table = read_scores(synthetic(3000))
-    targets = [1e-3, 1e-2, 1e-1]
-    swept = sweep(table, targets)
-    assert len(swept) == 2 * 3 * 3
-    for target in targets:
-        single = rates_at_fmr(table, target)
-        part = swept[swept["target_fmr"] == target].reset_index(drop=True)
-        pd.testing.assert_frame_equal(part[single.columns], single, check_like=False)
+@pytest.mark.parametrize("higher_is_match", [True, False])
+def test_sweep_matches_literal_count_at_each_target(higher_is_match):
+    frame = synthetic(3000, round_to=2)
+    if not higher_is_match:
+        frame["score"] = -frame["score"]
+    targets = [1e-3, 1e-2, 0.05, 1e-1]
+    swept = sweep(read_scores(frame, higher_is_match=higher_is_match), targets)
+    assert len(swept) == 2 * len(targets) * 3
     assert (swept["attained_fmr"] <= swept["target_fmr"]).all()
+    for (algorithm, target), part in swept.groupby(["algorithm", "target_fmr"], sort=False):
+        threshold = part["threshold"].iloc[0]
+        assert (part["threshold"] == threshold).all()
+        rows = frame[frame["algorithm"] == algorithm]
+        oracle = literal_rates(rows, threshold, higher_is_match)
+        merged = part.merge(oracle, on=["algorithm", "group"], suffixes=("", "_oracle"))
+        assert len(merged) == 3
+        np.testing.assert_array_equal(merged["fmr"], merged["fmr_oracle"])
+        np.testing.assert_array_equal(merged["fnmr"], merged["fnmr_oracle"])
+        accept = rows["score"] >= threshold if higher_is_match else rows["score"] <= threshold
+        assert part["attained_fmr"].iloc[0] == accept[~rows["mated"]].mean()
 
 
 def test_default_sweep_grid():
@@ -303,8 +366,8 @@ def test_rates_at_thresholds_literal():
 def test_sweep_measures_covers_rate_measures():
     table = read_scores(synthetic(3000))
     out = sweep_measures(table, targets=[1e-2, 1e-1])
-    from audit.registry import get_measure, measure_names
-    rate_measures = {n for n in measure_names() if get_measure(n).inputs == "rates"}
+    from audit.registry import measure_names
+    rate_measures = set(measure_names(inputs="rates"))
     assert set(out["measure"]) == rate_measures
     assert len(out) == 2 * 2 * len(rate_measures)
     garbe = out[(out["measure"] == "garbe") & (out["target_fmr"] == 1e-2)]
