@@ -99,7 +99,7 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                    f"bt4vt=={BT4VT_VERSION}", "-d", str(folder)]
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
             raise DownloadError(DOWNLOAD_FAILED.format(
                 version=BT4VT_VERSION, command=" ".join(command), reason=error)) from error

@@ -694,7 +694,7 @@ def voxceleb_scores():
 
     try:
         folder = voxceleb.fetch_bt4vt() / "bt4vt" / "data"
-    except voxceleb.VoxCelebError as error:  # no network: say so, do not pass silently
+    except voxceleb.DownloadError as error:  # no network: say so, do not pass silently
         pytest.skip(f"bt4vt wheel not available: {error}")
     return voxceleb.load_voxceleb(("gender",), folder=folder)
 
