@@ -629,7 +629,7 @@ def test_subject_bootstrap_without_clustering_matches_comparison_bootstrap():
 
 
 def _spread_of_mated_means(scores):
-    """Stand-in score measure: spread of the groups' mean mated score, per algorithm."""
+    """A small score measure for the test: spread of the groups' mean mated score, per algorithm."""
     means = scores[scores["mated"]].groupby(["algorithm", "group"])["score"].mean()
     spread = means.groupby(level="algorithm").agg(lambda x: x.max() - x.min())
     return pd.DataFrame({"algorithm": spread.index, "measure": "mated_mean_spread",
