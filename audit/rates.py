@@ -61,7 +61,7 @@ MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
 NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
 OUT_OF_RANGE = "{where}, column {column!r}: {value!r} lies outside [0, 1]{more}"
 BAD_COUNT = "{where}, column {column!r}: {value!r} is not a non-negative whole number{more}"
-EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+EMPTY_LABEL = tables.EMPTY_LABEL
 DUPLICATE_ROW = "{where}: algorithm {algorithm!r}, group {group!r} repeats {first}"
 MISSING_GROUPS = (
     "{source}: algorithm {algorithm!r} (first at {where}) has no row for group(s) "
@@ -119,12 +119,7 @@ def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
 
 
 def _labels(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
-    raw = frame[column]
-    blank = _blank(raw)
-    if blank.any():
-        at, more = _first(blank)
-        raise RatesError(EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=_more(more)))
-    return raw.astype(str).astype("string").reset_index(drop=True)
+    return tables.labels(frame, column, source, RatesError).astype("string")
 
 
 def _check_complete(tidy: pd.DataFrame, positions: np.ndarray, frame: pd.DataFrame,

@@ -128,7 +128,7 @@ NOT_FINITE = "{where}, column {column!r}: {value!r} is not finite{more}"
 BAD_MATED = (
     "{where}, column 'mated': {value!r} is not a mated flag (True/False or 1/0){more}"
 )
-EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+EMPTY_LABEL = tables.EMPTY_LABEL
 DOTTED_ATTRIBUTE = (
     "{where}, column {column!r}: {value!r} contains '.', which joins the values of the "
     "attributes {attributes} into one group label; a value with '.' would be cut or merged "
@@ -220,13 +220,7 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
 
 
 def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
-    raw = frame[column]
-    blank = _blank(raw)
-    if blank.any():
-        at, more = _first(blank)
-        raise ScoresError(EMPTY_LABEL.format(
-            where=source.where(frame, at), column=column, more=_more(more)))
-    return raw.astype(str)
+    return tables.labels(frame, column, source, ScoresError)
 
 
 def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bool = True,
@@ -347,43 +341,43 @@ def read_scores(source: str | os.PathLike | pd.DataFrame, *, higher_is_match: bo
         return values
 
     if any(two_sided):
-        side_1 = _join(parts("_1"))
-        side_2 = _join(parts("_2"))
-        cross = (side_1 != side_2).to_numpy(bool) & mated
-        if cross.any():
-            at, more = _first(cross)
-            raise ScoresError(MATED_CROSS_GROUP.format(
-                where=where.where(frame, at), first=side_1.iloc[at], second=side_2.iloc[at],
-                more=_more(more)))
+        side_1, side_2 = _join(parts("_1")), _join(parts("_2"))
     else:
-        side_1 = _join(parts(""))
-        side_2 = side_1
-    codes, categories = pd.factorize(pd.concat([side_1, side_2], ignore_index=True), sort=False)
-    n = len(frame)
-    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
+        side_1 = side_2 = _join(parts(""))
+    group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where)
     table = pd.DataFrame({
         "algorithm": pd.Categorical(algorithm.to_numpy(), categories=pd.unique(algorithm)),
         "score": score,
         "mated": mated,
-        "group_1": pd.Categorical.from_codes(codes[:n], dtype=dtype),
-        "group_2": pd.Categorical.from_codes(codes[n:], dtype=dtype),
+        "group_1": group_1,
+        "group_2": group_2,
     })
     if subjects:
-        first, second = (_label_values(frame, c, where).reset_index(drop=True) for c in SUBJECT_COLUMNS)
-        two = (first != second).to_numpy(bool) & mated
-        if two.any():
-            at, more = _first(two)
-            raise ScoresError(MATED_TWO_SUBJECTS.format(
-                where=where.where(frame, at), first=first.iloc[at], second=second.iloc[at],
-                more=_more(more)))
-        codes, categories = pd.factorize(pd.concat([first, second], ignore_index=True), sort=False)
-        dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
-        table["subject_1"] = pd.Categorical.from_codes(codes[:n], dtype=dtype)
-        table["subject_2"] = pd.Categorical.from_codes(codes[n:], dtype=dtype)
+        first, second = (_label_values(frame, c, where) for c in SUBJECT_COLUMNS)
+        table["subject_1"], table["subject_2"] = _sides(first, second, mated, MATED_TWO_SUBJECTS,
+                                                        frame, where)
     table.attrs["higher_is_match"] = bool(higher_is_match)
     table.attrs["attributes"] = tuple(attributes) if attributes is not None else ()
     table.attrs["source"] = where.name
     return table
+
+
+def _sides(first: pd.Series, second: pd.Series, mated: np.ndarray, message: str,
+           frame: pd.DataFrame, where: _Source) -> tuple[pd.Categorical, pd.Categorical]:
+    """The labels of the two sides of each comparison as categoricals over one set of
+    categories (in order of first appearance); a mated pair with two different labels
+    is refused with ``message``."""
+    differ = (first != second).to_numpy(bool) & mated
+    if differ.any():
+        at, more = _first(differ)
+        raise ScoresError(message.format(
+            where=where.where(frame, at), first=first.iloc[at], second=second.iloc[at],
+            more=_more(more)))
+    n = len(first)
+    codes, categories = pd.factorize(pd.concat([first, second], ignore_index=True), sort=False)
+    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
+    return (pd.Categorical.from_codes(codes[:n], dtype=dtype),
+            pd.Categorical.from_codes(codes[n:], dtype=dtype))
 
 
 def _join(parts: list[pd.Series]) -> pd.Series:

@@ -16,6 +16,7 @@ import pandas as pd
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
 DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
+EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
 
 
 class Source:
@@ -86,3 +87,15 @@ def first(mask: np.ndarray) -> tuple[int, int]:
 def more(count: int) -> str:
     """The tail of a message counting the further offending cells."""
     return f" (and {count} more such cell(s))" if count > 0 else ""
+
+
+def labels(frame: pd.DataFrame, column: str, source: Source,
+           error: type[Exception]) -> pd.Series:
+    """A label column as text, positionally indexed; ``error`` with :data:`EMPTY_LABEL`
+    names the first empty cell."""
+    raw = frame[column]
+    empty = blank(raw)
+    if empty.any():
+        at, count = first(empty)
+        raise error(EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count)))
+    return raw.astype(str).reset_index(drop=True)
