@@ -9,8 +9,8 @@ Data flows one way::
 downstream (FFMC audit, Pareto frontier, reports) consume those.
 """
 
-from audit.data import annex15_path, fetch_annex15, sha256sum
-from audit.measures import (
+from audit.measures import bias  # noqa: F401  (registers NRB, STD and SER)
+from audit.measures.kernels import (
     MeasureResult,
     UndefinedMeasureWarning,
     fdr,
@@ -18,12 +18,17 @@ from audit.measures import (
     gini,
     inequity_rate,
 )
-from audit.rates import RatesError, rate_matrices, read_rates
-from audit.registry import Measure, evaluate, get_measure, measure_names, register_measure
-
-from audit import bias  # noqa: F401  (registers NRB, STD and SER)
+from audit.measures.registry import (
+    Measure,
+    evaluate,
+    get_measure,
+    measure_names,
+    register_measure,
+)
+from audit.measures.scores import evaluate_scores  # registers the score-based measures
 from audit.scores import ScoresError, rates_at_fmr, read_scores, sweep
-from audit.score_measures import evaluate_scores  # registers the score-based measures
+from audit.sources.annex15 import annex15_path, fetch_annex15, sha256sum
+from audit.tables.rates import RatesError, rate_matrices, read_rates
 
 __version__ = "0.1.0"
 

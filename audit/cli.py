@@ -63,89 +63,161 @@ def _optional_float(text: str) -> float | None:
 
 def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = True) -> None:
     if data:
-        parser.add_argument("--data", metavar="PATH",
-                            help="rates table (CSV or Parquet, wide or long layout); "
-                                 "default: the verified Annex 15 CSV")
-    parser.add_argument("--name", default=None,
-                        help=f"report name: output goes to <reports-dir>/<name>/ "
-                             f"(default: {default_name}, or the data file's stem)")
-    parser.add_argument("--reports-dir", metavar="DIR", type=Path, default=None,
-                        help="parent folder of reports (default: reports/ in the project)")
-    parser.add_argument("--measure-module", metavar="MODULE", action="append", default=[],
-                        help="dotted name of a module that registers extra measures "
-                             "(importable from the current folder); repeatable")
-    parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
-                        metavar=("KEY", "VALUE"),
-                        help="pass a parameter to the notebooks (VALUE parsed as JSON when "
-                             "possible); repeatable")
+        parser.add_argument(
+            "--data",
+            metavar="PATH",
+            help="rates table (CSV or Parquet, wide or long layout); "
+            "default: the verified Annex 15 CSV",
+        )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help=f"report name: output goes to <reports-dir>/<name>/ "
+        f"(default: {default_name}, or the data file's stem)",
+    )
+    parser.add_argument(
+        "--reports-dir",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="parent folder of reports (default: reports/ in the project)",
+    )
+    parser.add_argument(
+        "--measure-module",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="dotted name of a module that registers extra measures "
+        "(importable from the current folder); repeatable",
+    )
+    parser.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("KEY", "VALUE"),
+        help="pass a parameter to the notebooks (VALUE parsed as JSON when possible); repeatable",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="audit", description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="audit",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     from audit import __version__
 
     parser.add_argument("--version", action="version", version=f"audit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    report = sub.add_parser("report", help="the whole report: FFMC audit and Pareto down-select",
-                            description="Run the FFMC audit and the Pareto down-select notebooks "
-                                        "into one report folder.")
+    report = sub.add_parser(
+        "report",
+        help="the whole report: FFMC audit and Pareto down-select",
+        description="Run the FFMC audit and the Pareto down-select notebooks "
+        "into one report folder.",
+    )
     _common(report, "annex15")
     _pareto_options(report)
 
-    ffmc = sub.add_parser("ffmc", help="FFMC audit of every registered measure",
-                          description="Audit every registered fairness measure against "
-                                      "FFMC.1-3 and the input's data quality.")
+    ffmc = sub.add_parser(
+        "ffmc",
+        help="FFMC audit of every registered measure",
+        description="Audit every registered fairness measure against "
+        "FFMC.1-3 and the input's data quality.",
+    )
     _common(ffmc, "ffmc")
-    ffmc.add_argument("--measures", metavar="NAMES",
-                      help="comma-separated measure names (default: all registered)")
+    ffmc.add_argument(
+        "--measures",
+        metavar="NAMES",
+        help="comma-separated measure names (default: all registered)",
+    )
 
-    pareto = sub.add_parser("pareto", help="accuracy/fairness Pareto down-select",
-                            description="Find the algorithms on the accuracy/fairness Pareto "
-                                        "frontier and tabulate the trade-offs between them.")
+    pareto = sub.add_parser(
+        "pareto",
+        help="accuracy/fairness Pareto down-select",
+        description="Find the algorithms on the accuracy/fairness Pareto "
+        "frontier and tabulate the trade-offs between them.",
+    )
     _common(pareto, "pareto")
     _pareto_options(pareto)
 
-    scores = sub.add_parser("scores", help="audit from raw comparison scores (default: VoxCeleb1-H)",
-                            description="From comparison scores: per-group rates at a target FMR, every "
-                                        "rate and score measure, sweeps over operating points, DET curves "
-                                        "and the FFMC audit. Without --scores, the bt4vt VoxCeleb1-H "
-                                        "scores are fetched from PyPI and verified.")
+    scores = sub.add_parser(
+        "scores",
+        help="audit from raw comparison scores (default: VoxCeleb1-H)",
+        description="From comparison scores: per-group rates at a target FMR, every "
+        "rate and score measure, sweeps over operating points, DET curves "
+        "and the FFMC audit. Without --scores, the bt4vt VoxCeleb1-H "
+        "scores are fetched from PyPI and verified.",
+    )
     _common(scores, "voxceleb", data=False)
-    scores.add_argument("--scores", metavar="PATH",
-                        help="score table (CSV or Parquet): algorithm, score, mated, group (or "
-                             "group_1/group_2); default: the bt4vt VoxCeleb1-H scores")
-    scores.add_argument("--distance", action="store_true",
-                        help="scores are distances (lower means a match); default: similarities")
-    scores.add_argument("--target-fmr", type=float, default=None, metavar="FMR",
-                        help="operating point: pooled FMR target (default: 0.001)")
-    scores.add_argument("--alpha", type=float, default=None,
-                        help="weight of the FMR term in the rate measures (default: 0.5)")
+    scores.add_argument(
+        "--scores",
+        metavar="PATH",
+        help="score table (CSV or Parquet): algorithm, score, mated, group (or "
+        "group_1/group_2); default: the bt4vt VoxCeleb1-H scores",
+    )
+    scores.add_argument(
+        "--distance",
+        action="store_true",
+        help="scores are distances (lower means a match); default: similarities",
+    )
+    scores.add_argument(
+        "--target-fmr",
+        type=float,
+        default=None,
+        metavar="FMR",
+        help="operating point: pooled FMR target (default: 0.001)",
+    )
+    scores.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="weight of the FMR term in the rate measures (default: 0.5)",
+    )
 
-    sub.add_parser("measures", help="list the registered fairness measures",
-                   description="List the registered measures with direction, bounds and citation.")
-    check = sub.add_parser("check", help="validate a rates table and summarise it",
-                           description="Read and validate a rates table; print what was read.")
+    sub.add_parser(
+        "measures",
+        help="list the registered fairness measures",
+        description="List the registered measures with direction, bounds and citation.",
+    )
+    check = sub.add_parser(
+        "check",
+        help="validate a rates table and summarise it",
+        description="Read and validate a rates table; print what was read.",
+    )
     check.add_argument("path", type=Path)
-    sub.add_parser("fetch", help="download and verify the Annex 15 CSV",
-                   description="Download the Annex 15 CSV from its pinned source, verify its "
-                               "sha256 and cache it (or verify the AUDIT_DATA_DIR copy).")
+    sub.add_parser(
+        "fetch",
+        help="download and verify the Annex 15 CSV",
+        description="Download the Annex 15 CSV from its pinned source, verify its "
+        "sha256 and cache it (or verify the AUDIT_DATA_DIR copy).",
+    )
     return parser
 
 
 def _pareto_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--measure", default="garbe", help="fairness measure (default: garbe)")
-    parser.add_argument("--alpha", type=float, default=0.5,
-                        help="weight of the FMR term, in [0, 1] (default: 0.5)")
-    parser.add_argument("--weights", default="equal",
-                        help="group weights for total FNMR/FMR: 'equal', 'counts' (the table's "
-                             "n_mated/n_nonmated columns) or a counts CSV (default: equal)")
-    parser.add_argument("--max-accuracy", type=_optional_float, default=0.01, metavar="FNMR",
-                        help="accuracy cut-off for the zoomed inset and the short list "
-                             "(default: 0.01, total FNMR at most 1%%; 'none' for no cut-off)")
+    parser.add_argument(
+        "--alpha", type=float, default=0.5, help="weight of the FMR term, in [0, 1] (default: 0.5)"
+    )
+    parser.add_argument(
+        "--weights",
+        default="equal",
+        help="group weights for total FNMR/FMR: 'equal', 'counts' (the table's "
+        "n_mated/n_nonmated columns) or a counts CSV (default: equal)",
+    )
+    parser.add_argument(
+        "--max-accuracy",
+        type=_optional_float,
+        default=0.01,
+        metavar="FNMR",
+        help="accuracy cut-off for the zoomed inset and the short list "
+        "(default: 0.01, total FNMR at most 1%%; 'none' for no cut-off)",
+    )
 
 
 def _parameters(args: argparse.Namespace) -> dict:
@@ -175,21 +247,25 @@ def _parameters(args: argparse.Namespace) -> dict:
 
 
 def _list_measures() -> int:
-    from audit.registry import get_measure, measure_names
+    from audit.measures.registry import get_measure, measure_names
 
     for name in measure_names():
         m = get_measure(name)
-        lo, hi = ("-inf" if m.bounds[0] is None else m.bounds[0],
-                  "inf" if m.bounds[1] is None else m.bounds[1])
+        lo, hi = (
+            "-inf" if m.bounds[0] is None else m.bounds[0],
+            "inf" if m.bounds[1] is None else m.bounds[1],
+        )
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
-        print(f"{name:10s} {m.label:18s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
-              f"{m.inputs}; {m.citation}")
+        print(
+            f"{name:10s} {m.label:18s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
+            f"{m.inputs}; {m.citation}"
+        )
     return 0
 
 
 def _check(path: Path) -> int:
-    from audit.data import sha256sum
-    from audit.rates import read_rates
+    from audit.sources.annex15 import sha256sum
+    from audit.tables.rates import read_rates
 
     table = read_rates(path)
     algorithms = table["algorithm"].nunique()
@@ -200,8 +276,10 @@ def _check(path: Path) -> int:
     print("columns: " + ", ".join(table.columns))
     for column in ("fmr", "fnmr"):
         values = table[column]
-        print(f"{column}: min {values.min():.3g}, median {values.median():.3g}, "
-              f"max {values.max():.3g}, zeros {(values == 0).sum()}")
+        print(
+            f"{column}: min {values.min():.3g}, median {values.median():.3g}, "
+            f"max {values.max():.3g}, zeros {(values == 0).sum()}"
+        )
     return 0
 
 
@@ -209,14 +287,15 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     """Refuse bad input and options here, before a notebook kernel starts."""
     import os
 
-    from audit.measures import check_alpha
-    from audit.registry import get_measure, load_measure_module
+    from audit.measures.kernels import check_alpha
+    from audit.measures.registry import get_measure, load_measure_module
 
     if parameters.get("measure_modules"):
         # user modules import from the current folder, here and in the notebook kernels
         here = str(Path.cwd())
         os.environ["PYTHONPATH"] = os.pathsep.join(
-            p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+            p for p in (here, os.environ.get("PYTHONPATH", "")) if p
+        )
         sys.path.insert(0, here)
         for module in parameters["measure_modules"]:
             load_measure_module(module)
@@ -233,12 +312,12 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
 
             read_scores(parameters["scores_path"], higher_is_match=not args.distance)
         return
-    from audit.data import annex15_path
-    from audit.rates import read_rates
+    from audit.sources.annex15 import annex15_path
+    from audit.tables.rates import read_rates
 
     table = read_rates(parameters.get("data_path") or annex15_path())
     if parameters.get("weights") not in (None, "equal"):
-        from audit.accuracy import overall_rates
+        from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
 
@@ -250,11 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
 
-    from audit.accuracy import WeightsError
-    from audit.data import DataError
-    from audit.rates import RatesError
-    from audit.report import NotebookFailed, run_report
-    from audit.voxceleb import VoxCelebError
+    from audit.analysis.accuracy import WeightsError
+    from audit.report.runner import NotebookFailed, run_report
+    from audit.sources.annex15 import DataError
+    from audit.sources.voxceleb import VoxCelebError
+    from audit.tables.rates import RatesError
 
     try:
         if args.command == "measures":
@@ -262,25 +341,45 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return _check(args.path)
         if args.command == "fetch":
-            from audit.data import annex15_path, sha256sum
+            from audit.sources.annex15 import annex15_path, sha256sum
 
             path = annex15_path()
             print(f"{path}\nsha256 {sha256sum(path)} (verified)")
             return 0
         parameters = _parameters(args)
         _preflight(args, parameters)
-        notebooks = {"report": ("ffmc", "pareto"), "ffmc": ("ffmc",), "pareto": ("pareto",),
-                     "scores": ("scores",)}
+        notebooks = {
+            "report": ("ffmc", "pareto"),
+            "ffmc": ("ffmc",),
+            "pareto": ("pareto",),
+            "scores": ("scores",),
+        }
         given = getattr(args, "scores", None) or getattr(args, "data", None)
-        name = args.name or (Path(given).stem if given else
-                             {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command))
-        folder = run_report(name, notebooks=notebooks[args.command], parameters=parameters,
-                            reports_root=args.reports_dir, progress=not args.no_progress)
+        name = args.name or (
+            Path(given).stem
+            if given
+            else {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
+        )
+        folder = run_report(
+            name,
+            notebooks=notebooks[args.command],
+            parameters=parameters,
+            reports_root=args.reports_dir,
+            progress=not args.no_progress,
+        )
     except NotebookFailed as error:
         print(f"audit: notebook failed\n{error}", file=sys.stderr)
         return 1
-    except (RatesError, WeightsError, DataError, VoxCelebError, KeyError, ImportError,
-            ValueError, OSError) as error:
+    except (
+        RatesError,
+        WeightsError,
+        DataError,
+        VoxCelebError,
+        KeyError,
+        ImportError,
+        ValueError,
+        OSError,
+    ) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         print(f"audit: error: {message}", file=sys.stderr)
         return 2

@@ -119,29 +119,48 @@ def roc_path(score, mated, group, group_2=None, algorithm=None, n_groups=8):
 
 
 def voxceleb_arrays():
-    from audit import voxceleb
+    from audit.sources import voxceleb
 
     table = voxceleb.load_voxceleb(("gender", "nationality"))
-    return (table["score"].to_numpy(), table["mated"].to_numpy(),
-            table["group_1"].cat.codes.to_numpy(), table["group_2"].cat.codes.to_numpy(),
-            table["algorithm"].cat.codes.to_numpy(), list(table["group_1"].cat.categories))
+    return (
+        table["score"].to_numpy(),
+        table["mated"].to_numpy(),
+        table["group_1"].cat.codes.to_numpy(),
+        table["group_2"].cat.codes.to_numpy(),
+        table["algorithm"].cat.codes.to_numpy(),
+        list(table["group_1"].cat.categories),
+    )
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description="Time and peak memory of audit's per-group rates at 100 operating points, "
-                    "against one numpy.sort and per-group sklearn roc_curve.",
+        "against one numpy.sort and per-group sklearn roc_curve.",
         epilog="Run from the repository root, with the package installed (make install): "
-               ".venv/bin/python benchmarks/bench_scores.py --sizes 1e6 1e7 1e8. "
-               "See the module docstring for what each column means.")
-    parser.add_argument("--sizes", nargs="*", type=float, default=[1e6, 1e7],
-                        help="numbers of synthetic scores (default: 1e6 1e7)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="timed runs per case; the best is reported (default: 3)")
+        ".venv/bin/python benchmarks/bench_scores.py --sizes 1e6 1e7 1e8. "
+        "See the module docstring for what each column means.",
+    )
+    parser.add_argument(
+        "--sizes",
+        nargs="*",
+        type=float,
+        default=[1e6, 1e7],
+        help="numbers of synthetic scores (default: 1e6 1e7)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="timed runs per case; the best is reported (default: 3)",
+    )
     parser.add_argument("--no-voxceleb", action="store_true", help="skip the VoxCeleb rows")
     parser.add_argument("--no-roc", action="store_true", help="skip the scikit-learn comparison")
-    parser.add_argument("--roc-max", type=float, default=1e7,
-                        help="largest size for the scikit-learn comparison (default: 1e7)")
+    parser.add_argument(
+        "--roc-max",
+        type=float,
+        default=1e7,
+        help="largest size for the scikit-learn comparison (default: 1e7)",
+    )
     args = parser.parse_args(argv)
     have_sklearn = not args.no_roc
     if have_sklearn:
@@ -151,20 +170,25 @@ def main(argv=None) -> None:
             have_sklearn = False
             print("scikit-learn not installed: skipping the roc_curve comparison")
 
-    print(f"numpy {np.__version__}, Python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs, {len(TARGETS)} target FMRs, seed {SEED}, "
-          f"best of {args.repeat}")
-    header = (f"{'case':>20} {'n':>12} {'input MB':>9} {'audit s':>8} {'peak MB':>8} "
-              f"{'peak/input':>10} {'sort s':>7} {'audit/sort':>10} {'roc s':>7} "
-              f"{'roc/audit':>9} {'max diff':>8}")
+    print(
+        f"numpy {np.__version__}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, {len(TARGETS)} target FMRs, seed {SEED}, "
+        f"best of {args.repeat}"
+    )
+    header = (
+        f"{'case':>20} {'n':>12} {'input MB':>9} {'audit s':>8} {'peak MB':>8} "
+        f"{'peak/input':>10} {'sort s':>7} {'audit/sort':>10} {'roc s':>7} "
+        f"{'roc/audit':>9} {'max diff':>8}"
+    )
     print(header)
     print("-" * len(header))
 
     def report(case, score, mated, group, group_2=None, algorithm=None, labels=None):
         n = len(score)
         n_groups = len(labels) if labels is not None else int(group.max()) + 1
-        input_bytes = sum(x.nbytes for x in (score, mated, group, group_2, algorithm)
-                          if x is not None)
+        input_bytes = sum(
+            x.nbytes for x in (score, mated, group, group_2, algorithm) if x is not None
+        )
 
         def ours():
             return audit_path(score, mated, group, group_2, algorithm, labels)
@@ -178,12 +202,17 @@ def main(argv=None) -> None:
             fmr, fnmr = roc_path(score, mated, group, group_2, algorithm, n_groups)
             roc_s = time.perf_counter() - start
             table = ours()
-            diff = max(np.abs(fmr.ravel() - table["fmr"].to_numpy()).max(),
-                       np.abs(fnmr.ravel() - table["fnmr"].to_numpy()).max())
+            diff = max(
+                np.abs(fmr.ravel() - table["fmr"].to_numpy()).max(),
+                np.abs(fnmr.ravel() - table["fnmr"].to_numpy()).max(),
+            )
             roc, ratio, agree = f"{roc_s:7.2f}", f"{roc_s / seconds:9.1f}", f"{diff:.0e}"
-        print(f"{case:>20} {n:>12,} {input_bytes / 1e6:>9.0f} {seconds:>8.3f} "
-              f"{total / 1e6:>8.0f} {total / input_bytes:>10.2f} {sort_s:>7.3f} "
-              f"{seconds / sort_s:>10.2f} {roc:>7} {ratio:>9} {agree:>8}", flush=True)
+        print(
+            f"{case:>20} {n:>12,} {input_bytes / 1e6:>9.0f} {seconds:>8.3f} "
+            f"{total / 1e6:>8.0f} {total / input_bytes:>10.2f} {sort_s:>7.3f} "
+            f"{seconds / sort_s:>10.2f} {roc:>7} {ratio:>9} {agree:>8}",
+            flush=True,
+        )
 
     for size in args.sizes:
         score, mated, group = synthetic(int(size))
@@ -195,10 +224,13 @@ def main(argv=None) -> None:
         report("VoxCeleb 2 systems", score, mated, g1, g2, algorithm, labels)
         for a in (0, 1):
             rows = algorithm == a
-            report(f"VoxCeleb system {a}", score[rows], mated[rows], g1[rows], g2[rows],
-                   None, labels)
-    print("peak MB = input arrays + peak numpy allocations during the audit path (tracemalloc); "
-          "max diff = largest |audit - roc_curve| over per-group FMR and FNMR")
+            report(
+                f"VoxCeleb system {a}", score[rows], mated[rows], g1[rows], g2[rows], None, labels
+            )
+    print(
+        "peak MB = input arrays + peak numpy allocations during the audit path (tracemalloc); "
+        "max diff = largest |audit - roc_curve| over per-group FMR and FNMR"
+    )
 
 
 if __name__ == "__main__":

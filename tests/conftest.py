@@ -7,8 +7,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from audit.data import annex15_path  # noqa: E402
-from audit.rates import rate_matrices, read_rates  # noqa: E402
+from audit.sources.annex15 import annex15_path  # noqa: E402
+from audit.tables.rates import rate_matrices, read_rates  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from audit import rates
 from audit.cli import main
+from audit.tables import rates
 
 
 def test_help_names_the_subcommands(capsys):
@@ -55,7 +55,9 @@ def test_check_bad_table_exits_2_with_the_message(tmp_path, capsys):
     path.write_text("Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\na,0.1,0.1,0.1,1.7\n")
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
-    expected = rates.OUT_OF_RANGE.format(where=f"{path}, line 2", column="FNMR.M", value="1.7", more="")
+    expected = rates.OUT_OF_RANGE.format(
+        where=f"{path}, line 2", column="FNMR.M", value="1.7", more=""
+    )
     assert err == f"audit: error: {expected}\n"
 
 
@@ -63,21 +65,25 @@ def test_report_refuses_bad_data_before_running(tmp_path, capsys):
     path = tmp_path / "bad.csv"
     path.write_text("algorithm,group,fmr,fnmr\na,F,0.1,0.1\na,M,0.1,0.1\nb,F,0.1,0.1\n")
     assert main(["report", "--data", str(path), "--reports-dir", str(tmp_path / "r")]) == 2
-    expected = rates.MISSING_GROUPS.format(source=str(path), algorithm="b", groups=["M"],
-                                           where=f"{path}, line 4")
+    expected = rates.MISSING_GROUPS.format(
+        source=str(path), algorithm="b", groups=["M"], where=f"{path}, line 4"
+    )
     assert capsys.readouterr().err == f"audit: error: {expected}\n"
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
 def test_unknown_measure_module_exits_2(capsys, tmp_path):
-    assert main(["ffmc", "--measure-module", "no_such_module_xyz",
-                 "--reports-dir", str(tmp_path)]) == 2
+    assert (
+        main(["ffmc", "--measure-module", "no_such_module_xyz", "--reports-dir", str(tmp_path)])
+        == 2
+    )
     assert "cannot import measure module 'no_such_module_xyz'" in capsys.readouterr().err
 
 
 def test_python_dash_m_entry_point():
-    result = subprocess.run([sys.executable, "-m", "audit", "--version"],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "audit", "--version"], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0
     assert result.stdout.startswith("audit ")
 
@@ -98,7 +104,7 @@ def test_score_measure_is_refused_by_the_rates_reports(tmp_path, capsys):
 
 def test_bad_alpha_and_target_are_refused(tmp_path, capsys):
     from audit.cli import BAD_TARGET
-    from audit.measures import ALPHA_OUT_OF_RANGE
+    from audit.measures.kernels import ALPHA_OUT_OF_RANGE
 
     assert main(["pareto", "--alpha", "1.5", "--reports-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"audit: error: {ALPHA_OUT_OF_RANGE.format(alpha=1.5)}\n"
@@ -123,7 +129,9 @@ def test_max_accuracy_default_and_none():
 
     parser = build_parser()
     assert _parameters(parser.parse_args(["pareto"]))["max_accuracy"] == 0.01
-    assert _parameters(parser.parse_args(["pareto", "--max-accuracy", "none"]))["max_accuracy"] is None
+    assert (
+        _parameters(parser.parse_args(["pareto", "--max-accuracy", "none"]))["max_accuracy"] is None
+    )
 
 
 def test_scores_takes_no_rates_table(capsys):

@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from audit import config, data
-from audit.data import DataError, annex15_path, fetch_annex15, sha256sum
+from audit import config
+from audit.sources import annex15 as data
+from audit.sources.annex15 import DataError, annex15_path, fetch_annex15, sha256sum
 
 
 def test_pinned_copy_checksum(annex15_file):
@@ -69,12 +70,15 @@ def test_data_dir_without_the_file(tmp_path, monkeypatch):
     with pytest.raises(DataError) as error:
         annex15_path()
     assert str(error.value) == data.NOT_FOUND_IN_DATA_DIR.format(
-        value=str(tmp_path), filename=config.ANNEX15_FILENAME)
+        value=str(tmp_path), filename=config.ANNEX15_FILENAME
+    )
 
 
 @pytest.mark.network
-@pytest.mark.skipif(os.environ.get("AUDIT_NETWORK_TESTS") != "1",
-                    reason="downloads from the source; set AUDIT_NETWORK_TESTS=1")
+@pytest.mark.skipif(
+    os.environ.get("AUDIT_NETWORK_TESTS") != "1",
+    reason="downloads from the source; set AUDIT_NETWORK_TESTS=1",
+)
 def test_fetch_from_source(tmp_path):
     path = fetch_annex15(cache=tmp_path)
     assert sha256sum(path) == config.ANNEX15_SHA256

@@ -6,8 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit import ffmc
-from audit.registry import Measure, get_measure, load_measure_module, measure_names, register, unregister
+from audit.analysis import ffmc
+from audit.measures.registry import (
+    Measure,
+    get_measure,
+    load_measure_module,
+    measure_names,
+    register,
+    unregister,
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,11 +76,20 @@ def test_fdr_share_golden_numbers(fdr1):
 
 def _equal_terms_table():
     """FMR and FNMR spreads equal, so a linear share is exactly alpha: 1/2 at alpha 0.5."""
-    from audit.rates import read_rates
+    from audit.tables.rates import read_rates
 
-    return read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
-                                    "fmr": [0.01, 0.03] * 2, "fnmr": [0.01, 0.03] * 2,
-                                    "n_mated": [10**6] * 4, "n_nonmated": [10**6] * 4}))
+    return read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": ["a", "a", "b", "b"],
+                "group": ["F", "M"] * 2,
+                "fmr": [0.01, 0.03] * 2,
+                "fnmr": [0.01, 0.03] * 2,
+                "n_mated": [10**6] * 4,
+                "n_nonmated": [10**6] * 4,
+            }
+        )
+    )
 
 
 def test_crossing_means_surpassing_one_half():
@@ -82,7 +98,8 @@ def test_crossing_means_surpassing_one_half():
     assert ffmc.first_crossing([0.4, 0.5, 0.6], [0.4, 0.5, 0.6]) == 0.6
     assert np.isnan(ffmc.first_crossing([0.4, 0.5], [0.2, 0.5]))
     np.testing.assert_array_equal(
-        ffmc.first_crossing([0.4, 0.5, 0.6], [[0.1, 0.6], [0.5, 0.7], [0.9, 0.8]]), [0.6, 0.4])
+        ffmc.first_crossing([0.4, 0.5, 0.6], [[0.1, 0.6], [0.5, 0.7], [0.9, 0.8]]), [0.6, 0.4]
+    )
     result = ffmc.ffmc1(_equal_terms_table(), "fdr")
     assert result.by_alpha.set_index("alpha").loc[0.5, "share_median"] == 0.5
     assert result.summary["crossing_alpha"] == 0.51
@@ -98,8 +115,15 @@ def test_garbe_terms_golden_numbers(garbe1):
 
 def test_ffmc1_detail_is_tidy(garbe1):
     assert len(garbe1.detail) == 126 * 101
-    assert list(garbe1.detail.columns) == ["algorithm", "alpha", "value", "fmr_term", "fnmr_term",
-                                           "share", "undefined"]
+    assert list(garbe1.detail.columns) == [
+        "algorithm",
+        "alpha",
+        "value",
+        "fmr_term",
+        "fnmr_term",
+        "share",
+        "undefined",
+    ]
     at_half = garbe1.detail[garbe1.detail["alpha"] == 0.5]
     assert at_half["value"].min() == pytest.approx(0.1645, abs=5e-5)  # sec. 4.3: 0.165-0.618
     assert at_half["value"].max() == pytest.approx(0.6183, abs=5e-5)
@@ -143,8 +167,17 @@ def test_ffmc2_evidence(table):
 
 
 def test_a_measure_leaving_its_declared_bounds_fails(annex15):
-    m = Measure(name="liar", label="liar", function=get_measure("ir").function, higher_is_fairer=False,
-                bounds=(1.0, 100.0), ideal=1.0, fmr_term="A", fnmr_term="B", share="log")
+    m = Measure(
+        name="liar",
+        label="liar",
+        function=get_measure("ir").function,
+        higher_is_fairer=False,
+        bounds=(1.0, 100.0),
+        ideal=1.0,
+        fmr_term="A",
+        fnmr_term="B",
+        share="log",
+    )
     result = ffmc.ffmc2(annex15, m, n_random=200)
     assert not result.passed and not result.summary["within_bounds"]
     assert "leave the declared bounds" in result.evidence
@@ -184,9 +217,19 @@ def test_a_user_measure_goes_through_the_full_audit(annex15):
 
 
 def test_scores_measures_are_not_applicable(annex15):
-    register(Measure(name="scores_only", label="S", function=get_measure("fdr").function,
-                     higher_is_fairer=True, bounds=(0.0, 1.0), ideal=1.0, fmr_term="A",
-                     fnmr_term="B", inputs="scores"))
+    register(
+        Measure(
+            name="scores_only",
+            label="S",
+            function=get_measure("fdr").function,
+            higher_is_fairer=True,
+            bounds=(0.0, 1.0),
+            ideal=1.0,
+            fmr_term="A",
+            fnmr_term="B",
+            inputs="scores",
+        )
+    )
     try:
         out = ffmc.ffmc_table(annex15, ["scores_only", "fdr"], n_random=100)
         assert "scores_only" not in set(ffmc.ffmc_table(annex15, n_random=50)["measure"])
@@ -201,9 +244,11 @@ def test_scores_measures_are_not_applicable(annex15):
 
 
 def test_panels(fdr1, garbe1):
-    from audit.plots.ffmc import ffmc_panels
+    from audit.report.plots.ffmc import ffmc_panels
 
-    fig = ffmc_panels(fdr1.detail, fdr1.by_alpha, label="FDR", crossing=fdr1.summary["crossing_alpha"])
+    fig = ffmc_panels(
+        fdr1.detail, fdr1.by_alpha, label="FDR", crossing=fdr1.summary["crossing_alpha"]
+    )
     assert len(fig.axes) == 4
     assert fig.axes[1].get_yscale() == "log"  # FDR's A and B span decades (Fig. 1B)
     fig = ffmc_panels(garbe1.detail, garbe1.by_alpha, label="GARBE")
@@ -213,7 +258,7 @@ def test_panels(fdr1, garbe1):
 def test_panel_functions_draw_on_a_given_axes(garbe1):
     import matplotlib.pyplot as plt
 
-    from audit.plots import ffmc as panels
+    from audit.report.plots import ffmc as panels
 
     _, ax = plt.subplots()
     assert panels.plot_alpha_share(garbe1.by_alpha, crossing=0.31, ax=ax) is ax
@@ -226,7 +271,9 @@ def test_garbe_crossing_differs_from_the_papers_reading_of_fig3d(garbe1):
     # median at 0.31 (at alpha 0.4 the mean share is already 0.63).
     assert garbe1.summary["crossing_alpha_mean"] == 0.28
     assert garbe1.summary["crossing_alpha"] == 0.31
-    assert garbe1.by_alpha.set_index("alpha").loc[0.4, "share_mean"] == pytest.approx(0.626, abs=1e-3)
+    assert garbe1.by_alpha.set_index("alpha").loc[0.4, "share_mean"] == pytest.approx(
+        0.626, abs=1e-3
+    )
 
 
 def test_report_carries_the_data_quality_audit(annex15):

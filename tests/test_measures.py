@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from audit.measures import (
+from audit.measures.kernels import (
     ALPHA_OUT_OF_RANGE,
     GINI_UNDEFINED,
     IR_UNDEFINED,
@@ -30,6 +30,7 @@ HOWARD = "Howard et al. 2022"
 
 
 # --- literal transcriptions of the paper's equations (slow oracles) --------------------
+
 
 def oracle_fdr(fmr, fnmr, alpha):
     """Eq. 1-3: max over all group pairs of the absolute differences."""
@@ -59,10 +60,15 @@ def oracle_garbe(fmr, fnmr, alpha):
     return alpha * a + (1 - alpha) * b, a, b
 
 
-ORACLES = {"fdr": (fdr, oracle_fdr), "ir": (inequity_rate, oracle_ir), "garbe": (garbe, oracle_garbe)}
+ORACLES = {
+    "fdr": (fdr, oracle_fdr),
+    "ir": (inequity_rate, oracle_ir),
+    "garbe": (garbe, oracle_garbe),
+}
 
 
 # --- golden values: Howard et al. sec. 4 on the Annex 15 data ---------------------------
+
 
 def test_annex15_shape(annex15_matrices):
     """Sec. 3.3: 'eight demographic groups, across 126 face recognition algorithms'."""
@@ -111,8 +117,9 @@ def test_ir_practical_maximum(annex15_matrices):
     """Sec. 4.2: 'the practical upper limit in this study was 63.1' (reached at alpha = 1,
     where IR is the FMR ratio A alone)."""
     _, _, fmr, fnmr = annex15_matrices
-    maxima = {alpha: inequity_rate(fmr, fnmr, alpha=alpha).value.max()
-              for alpha in np.linspace(0, 1, 101)}
+    maxima = {
+        alpha: inequity_rate(fmr, fnmr, alpha=alpha).value.max() for alpha in np.linspace(0, 1, 101)
+    }
     assert max(maxima.values()) == pytest.approx(63.1, abs=0.05)
     assert max(maxima, key=maxima.get) == 1.0
 
@@ -141,10 +148,13 @@ def test_garbe_range_and_medians(annex15_matrices):
     assert np.median(r.fnmr_term) == pytest.approx(0.33, abs=0.005)
 
 
-@pytest.mark.parametrize("algorithm, expected", [
-    ("didiglobalface-001", 0.54),  # sec. 4.5: 'the highest GARBE measure of ~0.54'
-    ("intellifusion-001", 0.37),   # sec. 4.5: 'improved GARBE fairness measure at ~0.37'
-])
+@pytest.mark.parametrize(
+    "algorithm, expected",
+    [
+        ("didiglobalface-001", 0.54),  # sec. 4.5: 'the highest GARBE measure of ~0.54'
+        ("intellifusion-001", 0.37),  # sec. 4.5: 'improved GARBE fairness measure at ~0.37'
+    ],
+)
 def test_garbe_named_algorithms(annex15_matrices, algorithm, expected):
     algorithms, _, fmr, fnmr = annex15_matrices
     value = garbe(fmr, fnmr, alpha=0.5).value[algorithms.get_loc(algorithm)]
@@ -160,6 +170,7 @@ def test_gini_grouping_example():
 
 # --- oracle tests -------------------------------------------------------------------
 
+
 def test_oracles_on_annex15(annex15_matrices):
     _, _, fmr, fnmr = annex15_matrices
     for name, (fast, slow) in ORACLES.items():
@@ -172,8 +183,9 @@ def test_oracles_on_annex15(annex15_matrices):
                 assert r.fnmr_term[i] == pytest.approx(b, rel=1e-12)
 
 
-positive_rates = arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(2, 9)),
-                        elements=st.floats(1e-6, 1.0))
+positive_rates = arrays(
+    np.float64, st.tuples(st.integers(1, 6), st.integers(2, 9)), elements=st.floats(1e-6, 1.0)
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -192,10 +204,13 @@ def test_oracles_on_random_tables(fmr, data, alpha):
 def test_one_algorithm_as_vector():
     r = garbe([1e-5, 2e-5], [0.01, 0.03], alpha=0.25)
     assert r.value.shape == (1,)
-    assert r.value[0] == pytest.approx(0.25 * oracle_gini([1e-5, 2e-5]) + 0.75 * oracle_gini([0.01, 0.03]))
+    assert r.value[0] == pytest.approx(
+        0.25 * oracle_gini([1e-5, 2e-5]) + 0.75 * oracle_gini([0.01, 0.03])
+    )
 
 
 # --- undefined cases and argument checks ---------------------------------------------
+
 
 def test_ir_zero_minimum_warns_and_is_nan():
     fmr = [[1e-5, 2e-5], [0.0, 1e-5]]

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from audit.cli import main
-from audit.data import sha256sum
-from audit.rates import rate_matrices, read_rates
-from audit.registry import evaluate
-from audit.report import NotebookFailed, run_report
+from audit.measures.registry import evaluate
+from audit.report.runner import NotebookFailed, run_report
+from audit.sources.annex15 import sha256sum
+from audit.tables.rates import rate_matrices, read_rates
 
 pytestmark = pytest.mark.slow
 
@@ -35,16 +35,29 @@ def small_table(tmp_path_factory):
 @pytest.fixture(scope="module")
 def pareto_report(small_table, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
-    folder = run_report("small", notebooks=("pareto",), reports_root=root, progress=False,
-                        parameters={"data_path": str(small_table), "max_accuracy": 0.03})
+    folder = run_report(
+        "small",
+        notebooks=("pareto",),
+        reports_root=root,
+        progress=False,
+        parameters={"data_path": str(small_table), "max_accuracy": 0.03},
+    )
     return folder
 
 
 def test_pareto_report_files(pareto_report, small_table):
-    for name in ("index.html", "manifest.json", "pareto.ipynb", "pareto.html",
-                 "figures/pareto_garbe.png", "figures/pareto_garbe.svg",
-                 "tables/downselect_garbe.csv", "tables/pareto_all_garbe.csv",
-                 "tables/frontier_probability_garbe.csv", "figures/frontier_probability_garbe.png"):
+    for name in (
+        "index.html",
+        "manifest.json",
+        "pareto.ipynb",
+        "pareto.html",
+        "figures/pareto_garbe.png",
+        "figures/pareto_garbe.svg",
+        "tables/downselect_garbe.csv",
+        "tables/pareto_all_garbe.csv",
+        "tables/frontier_probability_garbe.csv",
+        "figures/frontier_probability_garbe.png",
+    ):
         assert (pareto_report / name).is_file(), name
     short = pd.read_csv(pareto_report / "tables" / "downselect_garbe.csv")
     assert short["frontier_probability"].between(0, 1).all()
@@ -64,12 +77,27 @@ def test_pareto_report_values_read_back(pareto_report, small_table):
     np.testing.assert_allclose(produced.loc[expected.index, fairness_column], expected, rtol=1e-8)
     _, _, _, fnmr = rate_matrices(table)
     accuracy_column = [c for c in produced.columns if c in ("accuracy", "total_fnmr")][0]
-    np.testing.assert_allclose(produced.loc[expected.index, accuracy_column], fnmr.mean(axis=1), rtol=1e-8)
+    np.testing.assert_allclose(
+        produced.loc[expected.index, accuracy_column], fnmr.mean(axis=1), rtol=1e-8
+    )
 
 
 def test_failed_notebook_leaves_no_report(small_table, tmp_path, capsys):
-    code = main(["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path),
-                 "--name", "broken", "--no-progress", "-p", "n_replicates", "0"])
+    code = main(
+        [
+            "pareto",
+            "--data",
+            str(small_table),
+            "--reports-dir",
+            str(tmp_path),
+            "--name",
+            "broken",
+            "--no-progress",
+            "-p",
+            "n_replicates",
+            "0",
+        ]
+    )
     assert code == 1
     err = capsys.readouterr().err
     assert "notebook pareto_downselect.ipynb failed in cell" in err
@@ -80,13 +108,19 @@ def test_failed_notebook_leaves_no_report(small_table, tmp_path, capsys):
 
 def test_run_report_raises_notebook_failed(small_table, tmp_path):
     with pytest.raises(NotebookFailed, match="ValueError"):
-        run_report("x", notebooks=("pareto",), reports_root=tmp_path, progress=False,
-                   parameters={"data_path": str(small_table), "alpha": -1})
+        run_report(
+            "x",
+            notebooks=("pareto",),
+            reports_root=tmp_path,
+            progress=False,
+            parameters={"data_path": str(small_table), "alpha": -1},
+        )
 
 
 def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
-    code = main(["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path),
-                 "-p", "alpah", "0.3"])
+    code = main(
+        ["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path), "-p", "alpah", "0.3"]
+    )
     assert code == 2
     assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
 
@@ -94,23 +128,46 @@ def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
 def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     """A measure module outside the package, passed by dotted name, goes through the audit."""
     from audit.config import PROJECT_ROOT
-    from audit.registry import measure_names, unregister
+    from audit.measures.registry import measure_names, unregister
 
     monkeypatch.chdir(PROJECT_ROOT)
     monkeypatch.setenv("PYTHONPATH", "")
     before = set(measure_names())
     try:
-        code = main(["ffmc", "--data", str(small_table), "--reports-dir", str(tmp_path), "--name", "user",
-                     "--measure-module", "tests.user_measures.my_measure", "--no-progress",
-                     "-p", "n_random", "200", "-p", "alpha_step", "0.05"])
+        code = main(
+            [
+                "ffmc",
+                "--data",
+                str(small_table),
+                "--reports-dir",
+                str(tmp_path),
+                "--name",
+                "user",
+                "--measure-module",
+                "tests.user_measures.my_measure",
+                "--no-progress",
+                "-p",
+                "n_random",
+                "200",
+                "-p",
+                "alpha_step",
+                "0.05",
+            ]
+        )
     finally:
         for name in set(measure_names()) - before:
             unregister(name)
     assert code == 0
     folder = tmp_path / "user"
-    for name in ("ffmc.html", "tables/ffmc_table.csv", "tables/data_quality.csv",
-                 "figures/ffmc_panels_garbe.png", "figures/ffmc_panels_user_ncv.svg",
-                 "tables/measure_intervals.csv", "tables/ffmc_verdict_stability.csv"):
+    for name in (
+        "ffmc.html",
+        "tables/ffmc_table.csv",
+        "tables/data_quality.csv",
+        "figures/ffmc_panels_garbe.png",
+        "figures/ffmc_panels_user_ncv.svg",
+        "tables/measure_intervals.csv",
+        "tables/ffmc_verdict_stability.csv",
+    ):
         assert (folder / name).is_file(), name
     verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
     assert {"fdr", "ir", "garbe", "user_ncv"} <= set(verdicts["measure"])
@@ -138,21 +195,56 @@ def test_scores_report_on_synthetic_distances(tmp_path):
         distance = -(rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M"))
         s1 = np.char.add(g1, rng.integers(0, 30, n).astype(str))
         s2 = np.where(mated, s1, np.char.add(g2, rng.integers(0, 30, n).astype(str)))
-        frames.append(pd.DataFrame({"algorithm": algorithm, "score": distance, "mated": mated,
-                                    "group_1": g1, "group_2": g2, "subject_1": s1, "subject_2": s2}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "algorithm": algorithm,
+                    "score": distance,
+                    "mated": mated,
+                    "group_1": g1,
+                    "group_2": g2,
+                    "subject_1": s1,
+                    "subject_2": s2,
+                }
+            )
+        )
     path = tmp_path / "scores.csv"
     pd.concat(frames).to_csv(path, index=False)
-    code = main(["scores", "--scores", str(path), "--distance", "--target-fmr", "0.01",
-                 "--reports-dir", str(tmp_path / "reports"), "--no-progress", "-p", "sweep_points", "5"])
+    code = main(
+        [
+            "scores",
+            "--scores",
+            str(path),
+            "--distance",
+            "--target-fmr",
+            "0.01",
+            "--reports-dir",
+            str(tmp_path / "reports"),
+            "--no-progress",
+            "-p",
+            "sweep_points",
+            "5",
+        ]
+    )
     assert code == 0
     folder = tmp_path / "reports" / "scores"
-    for name in ("scores.html", "manifest.json", "tables/measures.csv", "tables/eer_by_group.csv",
-                 "tables/sweep_measures.csv", "tables/ffmc_table.csv", "figures/sweep_group.png",
-                 "tables/bootstrap_intervals.csv", "tables/bootstrap_ranking.csv",
-                 "figures/det_group.svg"):
+    for name in (
+        "scores.html",
+        "manifest.json",
+        "tables/measures.csv",
+        "tables/eer_by_group.csv",
+        "tables/sweep_measures.csv",
+        "tables/ffmc_table.csv",
+        "figures/sweep_group.png",
+        "tables/bootstrap_intervals.csv",
+        "tables/bootstrap_ranking.csv",
+        "figures/det_group.svg",
+    ):
         assert (folder / name).is_file(), name
     assert json.loads((folder / "manifest.json").read_text())["input_sha256"] == sha256sum(path)
-    expected = evaluate(rates_at_fmr(read_scores(path, higher_is_match=False), 0.01), "garbe")["value"]
+    expected = evaluate(rates_at_fmr(read_scores(path, higher_is_match=False), 0.01), "garbe")[
+        "value"
+    ]
     measures = pd.read_csv(folder / "tables" / "measures.csv")
     garbe = measures[measures["measure"] == "garbe"].set_index("algorithm")["value"]
     np.testing.assert_allclose(garbe.loc[expected.index], expected, rtol=1e-8)
@@ -160,4 +252,7 @@ def test_scores_report_on_synthetic_distances(tmp_path):
     intervals = pd.read_csv(folder / "tables" / "bootstrap_intervals.csv")
     assert set(intervals["measure"]) == set(measures["measure"])  # every measure has an interval
     html = (folder / "scores.html").read_text()
-    assert "subjects (&#x27;subject_1&#x27;) with replacement" in html or "subjects ('subject_1')" in html
+    assert (
+        "subjects (&#x27;subject_1&#x27;) with replacement" in html
+        or "subjects ('subject_1')" in html
+    )

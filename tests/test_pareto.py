@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from audit import pareto
-from audit.pareto import downselect, efficient, frontier_frame, summary
-from audit.rates import read_rates
-from audit.registry import get_measure, measure_names
+from audit.analysis import pareto
+from audit.analysis.pareto import downselect, efficient, frontier_frame, summary
+from audit.measures.registry import get_measure, measure_names
+from audit.tables.rates import read_rates
 
 LOW = [False, False]  # both criteria lower-is-better
 
@@ -44,28 +44,33 @@ def _paper_eq10(points):
 
 # --- efficient: hand-built cases -------------------------------------------------------
 
-@pytest.mark.parametrize(("points", "strong", "weak"), [
-    # a single point dominating all others
-    ([[0.1, 0.1], [0.2, 0.3], [0.3, 0.2], [0.5, 0.5]], [1, 0, 0, 0], [1, 0, 0, 0]),
-    # every point on the frontier (a strict trade-off)
-    ([[0.1, 0.9], [0.2, 0.5], [0.4, 0.3], [0.8, 0.1]], [1, 1, 1, 1], [1, 1, 1, 1]),
-    # a tie on the first axis: the fairer one dominates, the other is weakly efficient
-    ([[0.1, 0.5], [0.1, 0.3], [0.3, 0.1]], [0, 1, 1], [1, 1, 1]),
-    # a tie on the second axis
-    ([[0.1, 0.5], [0.2, 0.5], [0.3, 0.1]], [1, 0, 1], [1, 1, 1]),
-    # duplicated frontier point: both efficient
-    ([[0.1, 0.5], [0.1, 0.5], [0.3, 0.1], [0.4, 0.6]], [1, 1, 1, 0], [1, 1, 1, 0]),
-    # duplicated dominated point: neither efficient
-    ([[0.1, 0.1], [0.2, 0.2], [0.2, 0.2]], [1, 0, 0], [1, 0, 0]),
-    # all points identical: all efficient
-    ([[0.2, 0.2]] * 3, [1, 1, 1], [1, 1, 1]),
-    # one point
-    ([[0.3, 0.4]], [1], [1]),
-])
+
+@pytest.mark.parametrize(
+    ("points", "strong", "weak"),
+    [
+        # a single point dominating all others
+        ([[0.1, 0.1], [0.2, 0.3], [0.3, 0.2], [0.5, 0.5]], [1, 0, 0, 0], [1, 0, 0, 0]),
+        # every point on the frontier (a strict trade-off)
+        ([[0.1, 0.9], [0.2, 0.5], [0.4, 0.3], [0.8, 0.1]], [1, 1, 1, 1], [1, 1, 1, 1]),
+        # a tie on the first axis: the fairer one dominates, the other is weakly efficient
+        ([[0.1, 0.5], [0.1, 0.3], [0.3, 0.1]], [0, 1, 1], [1, 1, 1]),
+        # a tie on the second axis
+        ([[0.1, 0.5], [0.2, 0.5], [0.3, 0.1]], [1, 0, 1], [1, 1, 1]),
+        # duplicated frontier point: both efficient
+        ([[0.1, 0.5], [0.1, 0.5], [0.3, 0.1], [0.4, 0.6]], [1, 1, 1, 0], [1, 1, 1, 0]),
+        # duplicated dominated point: neither efficient
+        ([[0.1, 0.1], [0.2, 0.2], [0.2, 0.2]], [1, 0, 0], [1, 0, 0]),
+        # all points identical: all efficient
+        ([[0.2, 0.2]] * 3, [1, 1, 1], [1, 1, 1]),
+        # one point
+        ([[0.3, 0.4]], [1], [1]),
+    ],
+)
 def test_hand_built_frontiers(points, strong, weak):
     np.testing.assert_array_equal(efficient(points, higher_is_better=LOW), np.array(strong, bool))
-    np.testing.assert_array_equal(efficient(points, higher_is_better=LOW, weak=True),
-                                  np.array(weak, bool))
+    np.testing.assert_array_equal(
+        efficient(points, higher_is_better=LOW, weak=True), np.array(weak, bool)
+    )
 
 
 def test_no_points():
@@ -112,8 +117,9 @@ def test_tolerance_turns_float_noise_into_ties():
     pts = [[0.1 + 0.2, 0.5], [0.3, 0.4]]  # 0.30000000000000004 vs 0.3
     np.testing.assert_array_equal(efficient(pts, higher_is_better=LOW), [False, True])
     np.testing.assert_array_equal(efficient(pts, higher_is_better=LOW, weak=True), [False, True])
-    np.testing.assert_array_equal(efficient(pts, higher_is_better=LOW, rtol=1e-9, weak=True),
-                                  [True, True])
+    np.testing.assert_array_equal(
+        efficient(pts, higher_is_better=LOW, rtol=1e-9, weak=True), [True, True]
+    )
 
 
 def test_infinities_are_ordered():
@@ -121,19 +127,32 @@ def test_infinities_are_ordered():
     np.testing.assert_array_equal(efficient(pts, higher_is_better=LOW), [1, 1, 1, 0])
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    (dict(points=[[0.1, np.nan], [0.2, 0.3]], higher_is_better=LOW),
-     pareto.NAN_POINTS.format(count=1)),
-    (dict(points=[0.1, 0.2], higher_is_better=LOW), pareto.BAD_POINTS_SHAPE.format(shape=(2,))),
-    (dict(points=np.empty((3, 0)), higher_is_better=[]),
-     pareto.BAD_POINTS_SHAPE.format(shape=(3, 0))),
-    (dict(points=[[0.1, 0.2]], higher_is_better=[False]),
-     pareto.BAD_DIRECTIONS.format(k=2, directions=[False])),
-    (dict(points=[[0.1, 0.2]], higher_is_better=[0, 1]),
-     pareto.BAD_DIRECTIONS.format(k=2, directions=[0, 1])),
-    (dict(points=[[0.1, 0.2]], higher_is_better=LOW, rtol=-1),
-     pareto.BAD_TOLERANCE.format(rtol=-1.0, atol=0.0)),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            dict(points=[[0.1, np.nan], [0.2, 0.3]], higher_is_better=LOW),
+            pareto.NAN_POINTS.format(count=1),
+        ),
+        (dict(points=[0.1, 0.2], higher_is_better=LOW), pareto.BAD_POINTS_SHAPE.format(shape=(2,))),
+        (
+            dict(points=np.empty((3, 0)), higher_is_better=[]),
+            pareto.BAD_POINTS_SHAPE.format(shape=(3, 0)),
+        ),
+        (
+            dict(points=[[0.1, 0.2]], higher_is_better=[False]),
+            pareto.BAD_DIRECTIONS.format(k=2, directions=[False]),
+        ),
+        (
+            dict(points=[[0.1, 0.2]], higher_is_better=[0, 1]),
+            pareto.BAD_DIRECTIONS.format(k=2, directions=[0, 1]),
+        ),
+        (
+            dict(points=[[0.1, 0.2]], higher_is_better=LOW, rtol=-1),
+            pareto.BAD_TOLERANCE.format(rtol=-1.0, atol=0.0),
+        ),
+    ],
+)
 def test_efficient_errors(kwargs, message):
     points = kwargs.pop("points")
     with pytest.raises(ValueError) as error:
@@ -142,9 +161,14 @@ def test_efficient_errors(kwargs, message):
 
 
 @settings(max_examples=200, deadline=None)
-@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=12),
-                  elements=st.integers(0, 4).map(float)),
-       st.data())
+@given(
+    hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=12),
+        elements=st.integers(0, 4).map(float),
+    ),
+    st.data(),
+)
 def test_against_the_literal_definition(points, data):
     k = points.shape[1]
     directions = data.draw(st.lists(st.booleans(), min_size=k, max_size=k))
@@ -162,16 +186,27 @@ def test_paper_eq10_as_printed_is_not_a_frontier():
     assert not _paper_eq10(trade_off).any()
     assert efficient(trade_off, higher_is_better=LOW).all()
     dominating = [[0.1, 0.1], [0.2, 0.3], [0.3, 0.2]]
-    np.testing.assert_array_equal(_paper_eq10(dominating), efficient(dominating, higher_is_better=LOW))
+    np.testing.assert_array_equal(
+        _paper_eq10(dominating), efficient(dominating, higher_is_better=LOW)
+    )
 
 
 # --- frontier_frame and downselect on hand-built tables -------------------------------
 
+
 def _table(fnmr_pairs, fmr=1e-4):
     names = [f"alg{i}" for i in range(len(fnmr_pairs))]
-    return read_rates(pd.DataFrame({
-        "Algorithm": names, "FMR.F": [fmr] * len(names), "FMR.M": [fmr] * len(names),
-        "FNMR.F": [p[0] for p in fnmr_pairs], "FNMR.M": [p[1] for p in fnmr_pairs]}))
+    return read_rates(
+        pd.DataFrame(
+            {
+                "Algorithm": names,
+                "FMR.F": [fmr] * len(names),
+                "FMR.M": [fmr] * len(names),
+                "FNMR.F": [p[0] for p in fnmr_pairs],
+                "FNMR.M": [p[1] for p in fnmr_pairs],
+            }
+        )
+    )
 
 
 @pytest.fixture
@@ -197,8 +232,15 @@ def test_frontier_frame(small):
 def test_downselect_table(small):
     d = downselect(small, "garbe")
     assert list(d.index) == ["alg0", "alg3", "alg1"]  # ties on accuracy: then by name
-    assert list(d.columns) == ["accuracy", "fairness", "accuracy_cost", "fairness_gain",
-                               "cost_per_gain", "accuracy_cost_from_best", "fairness_gain_from_best"]
+    assert list(d.columns) == [
+        "accuracy",
+        "fairness",
+        "accuracy_cost",
+        "fairness_gain",
+        "cost_per_gain",
+        "accuracy_cost_from_best",
+        "fairness_gain_from_best",
+    ]
     np.testing.assert_allclose(d["accuracy_cost"], [0.0, 0.01, np.nan], atol=1e-12)
     np.testing.assert_allclose(d["fairness_gain"], [0.0, 0.25, np.nan], atol=1e-12)
     np.testing.assert_allclose(d["cost_per_gain"], [np.nan, 0.04, np.nan])
@@ -259,7 +301,8 @@ def test_accuracy_errors(small):
     with pytest.raises(ValueError) as error:
         frontier_frame(small, accuracy=partial)
     assert str(error.value) == pareto.ACCURACY_ALGORITHMS.format(
-        missing=["alg1", "alg2", "alg3", "alg4"], extra=["zzz"])
+        missing=["alg1", "alg2", "alg3", "alg4"], extra=["zzz"]
+    )
     holes = pd.Series({f"alg{i}": (np.nan if i == 2 else 0.1) for i in range(5)}, name="x")
     with pytest.raises(ValueError) as error:
         frontier_frame(small, accuracy=holes)
@@ -276,12 +319,18 @@ def test_undefined_measure_is_refused_then_excluded_on_request():
     with pytest.raises(ValueError) as error:
         frontier_frame(t, "ir")
     assert str(error.value) == pareto.UNDEFINED_FAIRNESS.format(
-        measure="IR", alpha=0.5, count=1, total=3, algorithms=["alg1"],
-        keep=pareto.KEEP_HINT.format(convention=spec.undefined))
+        measure="IR",
+        alpha=0.5,
+        count=1,
+        total=3,
+        algorithms=["alg1"],
+        keep=pareto.KEEP_HINT.format(convention=spec.undefined),
+    )
     with pytest.raises(ValueError) as error:
         frontier_frame(t, "ir", undefined="keep")  # NaN cannot be kept
     assert str(error.value) == pareto.UNDEFINED_FAIRNESS.format(
-        measure="IR", alpha=0.5, count=1, total=3, algorithms=["alg1"], keep="")
+        measure="IR", alpha=0.5, count=1, total=3, algorithms=["alg1"], keep=""
+    )
     f = frontier_frame(t, "ir", undefined="exclude")
     assert list(f.index) == ["alg0", "alg2"] and f.attrs["excluded"] == ["alg1"]
     d = downselect(t, "ir", undefined="exclude")
@@ -308,13 +357,20 @@ def test_summary(small):
         "3 of 5 algorithms lie on the Total FNMR / GARBE (alpha=0.5) Pareto frontier: the "
         "frontier removes 40.0% of the candidates. With Total FNMR <= 0.025, 2 remain (60.0% "
         "removed). Weights: total_fnmr and total_fmr: equal group weights (each of the 2 groups "
-        "counts 1/2); not weighted by comparison counts.")
+        "counts 1/2); not weighted by comparison counts."
+    )
 
 
 # --- Annex 15 ----------------------------------------------------------------------------
 
-EQUAL_WEIGHT_FRONTIER = ["didiglobalface-001", "alphaface-001", "intellifusion-001",
-                         "shaman-001", "microfocus-002", "nodeflux-001"]
+EQUAL_WEIGHT_FRONTIER = [
+    "didiglobalface-001",
+    "alphaface-001",
+    "intellifusion-001",
+    "shaman-001",
+    "microfocus-002",
+    "nodeflux-001",
+]
 
 
 def test_annex15_garbe_frontier_equal_weights(annex15):
@@ -357,8 +413,13 @@ def test_annex15_every_registered_measure(annex15, name, alpha):
     acc = np.round(f["accuracy"].to_numpy(), 12)
     fair = np.round(sign * f["fairness"].to_numpy(), 12)
     n = len(acc)
-    oracle = [not any(acc[j] <= acc[i] and fair[j] <= fair[i] and (acc[j] < acc[i] or fair[j] < fair[i])
-                      for j in range(n)) for i in range(n)]
+    oracle = [
+        not any(
+            acc[j] <= acc[i] and fair[j] <= fair[i] and (acc[j] < acc[i] or fair[j] < fair[i])
+            for j in range(n)
+        )
+        for i in range(n)
+    ]
     np.testing.assert_array_equal(oracle, f["on_frontier"].to_numpy())
 
 
@@ -366,10 +427,13 @@ def test_annex15_counts_file(annex15, tmp_path):
     """A counts file is honoured; the numbers here are illustrative, not NIST's."""
     groups = pd.unique(annex15["group"])
     path = tmp_path / "counts.csv"
-    path.write_text("group,n_mated\n" + "".join(f"{g},{100 if 'White' in g else 1}\n" for g in groups))
+    path.write_text(
+        "group,n_mated\n" + "".join(f"{g},{100 if 'White' in g else 1}\n" for g in groups)
+    )
     d = downselect(annex15, "garbe", weights=path)
     assert d.attrs["weights"].startswith(
-        f"total_fnmr: groups weighted by their number of mated comparisons (n_mated column of {path}")
+        f"total_fnmr: groups weighted by their number of mated comparisons (n_mated column of {path}"
+    )
     assert d.attrs["n_candidates"] == 126 and d.attrs["n_frontier"] >= 1
 
 
@@ -383,9 +447,12 @@ def test_weight_sensitivity_small():
     shares = out.loc[["alg0", "alg1"], "share_on_frontier"]
     assert (shares > 0.3).all() and (shares < 0.7).all()
     assert shares.sum() == pytest.approx(1.0)
-    assert out.attrs["weights"] == ("500 random group weightings of total_fnmr (symmetric "
-                                    "Dirichlet, concentration 1, seed 3)")
-    assert (out["min_accuracy"] >= 0.01 - 1e-12).all() and (out["max_accuracy"] <= 0.06 + 1e-12).all()
+    assert out.attrs["weights"] == (
+        "500 random group weightings of total_fnmr (symmetric Dirichlet, concentration 1, seed 3)"
+    )
+    assert (out["min_accuracy"] >= 0.01 - 1e-12).all() and (
+        out["max_accuracy"] <= 0.06 + 1e-12
+    ).all()
     with pytest.raises(ValueError) as error:
         pareto.weight_sensitivity(t, accuracy="tar")
     assert str(error.value) == pareto.UNKNOWN_ACCURACY.format(accuracy="tar")

@@ -8,18 +8,27 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from audit.pareto import frontier_frame
-from audit.plots import pareto as plots
-from audit.plots.pareto import pareto_figure
-from audit.rates import read_rates
+from audit.analysis.pareto import frontier_frame
+from audit.report.plots import pareto as plots
+from audit.report.plots.pareto import pareto_figure
+from audit.tables.rates import read_rates
 
 
 @pytest.fixture
 def small():
-    return frontier_frame(read_rates(pd.DataFrame({
-        "Algorithm": ["a", "b", "c", "d"],
-        "FMR.F": [1e-4] * 4, "FMR.M": [1e-4] * 4,
-        "FNMR.F": [0.010, 0.030, 0.030, 0.2], "FNMR.M": [0.030, 0.030, 0.050, 0.4]})))
+    return frontier_frame(
+        read_rates(
+            pd.DataFrame(
+                {
+                    "Algorithm": ["a", "b", "c", "d"],
+                    "FMR.F": [1e-4] * 4,
+                    "FMR.M": [1e-4] * 4,
+                    "FNMR.F": [0.010, 0.030, 0.030, 0.2],
+                    "FNMR.M": [0.030, 0.030, 0.050, 0.4],
+                }
+            )
+        )
+    )
 
 
 def _frontier_line(ax):
@@ -43,7 +52,9 @@ def _assert_hides_nothing(fig, main, zoom, frame):
     fig.canvas.draw()
     box = zoom.get_window_extent(fig.canvas.get_renderer())
     xy = main.transData.transform(frame[["accuracy", "fairness"]].to_numpy())
-    covered = (xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1) & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1)
+    covered = (
+        (xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1) & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1)
+    )
     assert not covered.any(), list(frame.index[covered])
 
 
@@ -71,11 +82,16 @@ def test_annex15_figure_has_inset_with_names(annex15):
     main, inset = _zoom(fig)
     _assert_hides_nothing(fig, main, inset, frame)
     assert inset.get_xlim()[1] == pytest.approx(0.01, rel=0.05)
-    assert _texts(inset) == {"didiglobalface-001", "alphaface-001", "intellifusion-001",
-                             "tevian-005"}
+    assert _texts(inset) == {
+        "didiglobalface-001",
+        "alphaface-001",
+        "intellifusion-001",
+        "tevian-005",
+    }
     assert _texts(main) == {"shaman-001", "microfocus-002", "nodeflux-001"}
-    np.testing.assert_allclose(_frontier_line(main).get_xdata(),
-                               np.sort(frame.loc[frame["on_frontier"], "accuracy"]))
+    np.testing.assert_allclose(
+        _frontier_line(main).get_xdata(), np.sort(frame.loc[frame["on_frontier"], "accuracy"])
+    )
     assert main.get_xscale() == "linear"
     # no label overlaps another on the same axes
     fig.canvas.draw()
@@ -83,7 +99,7 @@ def test_annex15_figure_has_inset_with_names(annex15):
     for ax in (main, inset):
         boxes = [t.get_window_extent(renderer) for t in ax.texts]
         for i, box in enumerate(boxes):
-            assert not any(box.overlaps(other) for other in boxes[i + 1:])
+            assert not any(box.overlaps(other) for other in boxes[i + 1 :])
 
 
 def test_annex15_log_axis(annex15):
@@ -118,7 +134,8 @@ def test_bad_frame_and_log_errors(small):
         pareto_figure(bare)
     missing = ["on_frontier", "weakly_efficient"] + [f"attrs[{a!r}]" for a in plots._NEEDED_ATTRS]
     assert str(error.value) == plots.NOT_A_FRONTIER_FRAME.format(
-        needed=list(plots._NEEDED_COLUMNS), missing=missing)
+        needed=list(plots._NEEDED_COLUMNS), missing=missing
+    )
     zero = small.copy()
     zero.loc["a", "accuracy"] = 0.0
     with pytest.raises(ValueError) as error:

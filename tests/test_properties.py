@@ -19,7 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from audit.registry import PROPERTIES, get_measure, load_measure_module, measure_names
+from audit.measures.registry import (
+    PROPERTIES,
+    get_measure,
+    load_measure_module,
+    measure_names,
+)
 
 USER_MODULE = "tests.user_measures.my_measure"
 load_measure_module(USER_MODULE)
@@ -38,10 +43,14 @@ def evaluate(name: str, fmr, fnmr, alpha: float = 0.5):
     """(value, undefined, n_warnings) with the measure's warnings recorded, not raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = get_measure(name)(np.asarray(fmr, dtype="float64"),
-                                   np.asarray(fnmr, dtype="float64"), alpha=alpha)
-    return (np.asarray(result.value, dtype="float64"), np.asarray(result.undefined, dtype=bool),
-            len(caught))
+        result = get_measure(name)(
+            np.asarray(fmr, dtype="float64"), np.asarray(fnmr, dtype="float64"), alpha=alpha
+        )
+    return (
+        np.asarray(result.value, dtype="float64"),
+        np.asarray(result.undefined, dtype=bool),
+        len(caught),
+    )
 
 
 @st.composite
@@ -50,7 +59,9 @@ def rate_pairs(draw, *, low: float = 0.0):
     n_groups = draw(st.integers(2, 8))
     elements = st.floats(low, 1.0, allow_nan=False, allow_infinity=False)
     shape = (n_alg, n_groups)
-    return draw(arrays("float64", shape, elements=elements)), draw(arrays("float64", shape, elements=elements))
+    return draw(arrays("float64", shape, elements=elements)), draw(
+        arrays("float64", shape, elements=elements)
+    )
 
 
 alphas = st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0])
@@ -67,7 +78,9 @@ def test_the_user_measure_is_registered():
 @pytest.mark.parametrize("name", SCALAR)
 def test_every_measure_declares_every_property(name):
     declared = get_measure(name).properties
-    assert set(declared) == set(PROPERTIES), f"{name} leaves {set(PROPERTIES) - set(declared)} undeclared"
+    assert set(declared) == set(PROPERTIES), (
+        f"{name} leaves {set(PROPERTIES) - set(declared)} undeclared"
+    )
     assert all(isinstance(v, bool) for v in declared.values())
 
 
@@ -99,8 +112,15 @@ def test_unbounded_measures_grow_without_limit(name):
         one_low[0, 0] = eps
         others_low = np.full((1, 8), eps)
         others_low[0, 0] = 0.5
-        values = [evaluate(name, f, g)[0][0] for f, g in
-                  ((one_low, one_low), (others_low, others_low), (one_low, base), (base, one_low))]
+        values = [
+            evaluate(name, f, g)[0][0]
+            for f, g in (
+                (one_low, one_low),
+                (others_low, others_low),
+                (one_low, base),
+                (base, one_low),
+            )
+        ]
         return np.nanmax(values)
 
     assert worst(1e-300) > 10 * worst(1e-3)
@@ -125,8 +145,11 @@ def test_order_dependent_measures_have_a_counterexample(name):
     rng = np.random.default_rng(0)
     fmr, fnmr = rng.uniform(1e-4, 1, (200, 8)), rng.uniform(1e-4, 1, (200, 8))
     order = np.roll(np.arange(8), 1)  # every group moves
-    assert not np.allclose(evaluate(name, fmr, fnmr)[0], evaluate(name, fmr[:, order], fnmr[:, order])[0],
-                           equal_nan=True)
+    assert not np.allclose(
+        evaluate(name, fmr, fnmr)[0],
+        evaluate(name, fmr[:, order], fnmr[:, order])[0],
+        equal_nan=True,
+    )
 
 
 # --- scale invariance ----------------------------------------------------------------
@@ -134,8 +157,12 @@ def test_order_dependent_measures_have_a_counterexample(name):
 
 @pytest.mark.parametrize("name", having("scale_invariant", True))
 @SETTINGS
-@given(rates=rate_pairs(low=1e-6), alpha=alphas,
-       c_fmr=st.floats(1e-3, 1.0), c_fnmr=st.floats(1e-3, 1.0))
+@given(
+    rates=rate_pairs(low=1e-6),
+    alpha=alphas,
+    c_fmr=st.floats(1e-3, 1.0),
+    c_fnmr=st.floats(1e-3, 1.0),
+)
 def test_scale_invariant_measures(name, rates, alpha, c_fmr, c_fnmr):
     fmr, fnmr = rates
     before, _, _ = evaluate(name, fmr, fnmr, alpha)
@@ -184,13 +211,18 @@ def test_measures_undefined_at_zero_have_a_counterexample(name):
 @SETTINGS
 @given(f=st.floats(1e-6, 1.0), g=st.floats(1e-6, 1.0), n_groups=st.integers(2, 8), alpha=alphas)
 def test_ideal_value_when_all_groups_are_equal(name, f, g, n_groups, alpha):
-    value, undefined, _ = evaluate(name, np.full((1, n_groups), f), np.full((1, n_groups), g), alpha)
+    value, undefined, _ = evaluate(
+        name, np.full((1, n_groups), f), np.full((1, n_groups), g), alpha
+    )
     assert not undefined.any()
     np.testing.assert_allclose(value, get_measure(name).ideal, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", having("ideal_when_equal", False))
 def test_measures_off_ideal_when_equal_have_a_counterexample(name):
-    values = [evaluate(name, np.full((1, 8), f), np.full((1, 8), g))[0][0]
-              for f in (1e-5, 1e-3, 0.1) for g in (1e-3, 0.1, 0.9)]
+    values = [
+        evaluate(name, np.full((1, 8), f), np.full((1, 8), g))[0][0]
+        for f in (1e-5, 1e-3, 0.1)
+        for g in (1e-3, 0.1, 0.9)
+    ]
     assert not np.allclose(values, get_measure(name).ideal)

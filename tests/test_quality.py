@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from audit import quality
-from audit.rates import read_rates
+from audit.analysis import quality
+from audit.tables.rates import read_rates
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +42,16 @@ def test_annex15_zeros_and_ones(report):
 
 
 def test_zeros_name_the_measures_undefined_at_zero():
-    t = read_rates(pd.DataFrame({"algorithm": ["a"] * 3, "group": ["F", "M", "X"],
-                                 "fmr": [1e-4, 2e-4, 3e-4], "fnmr": [0.0, 0.01, 0.02]}))
+    t = read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": ["a"] * 3,
+                "group": ["F", "M", "X"],
+                "fmr": [1e-4, 2e-4, 3e-4],
+                "fnmr": [0.0, 0.01, 0.02],
+            }
+        )
+    )
     zero = quality.data_quality(t, ["fdr", "ir", "garbe", "nrb"]).set_index(["rate", "check"])
     assert zero.loc[("fnmr", "zero"), "affects"] == "ir, nrb"
 
@@ -52,7 +60,9 @@ def test_floor_sensitivity_on_annex15(annex15):
     s = quality.floor_sensitivity(annex15, ["fdr", "ir", "garbe"]).set_index("measure")
     assert not s.loc["fdr", "affected"]
     assert s.loc["ir", "fraction_changed"] == pytest.approx(118 / 126)
-    assert s.loc["ir", "max_change"] == pytest.approx(10**0.5 - 1)  # alpha 0.5: A x 10 -> IR x sqrt(10)
+    assert s.loc["ir", "max_change"] == pytest.approx(
+        10**0.5 - 1
+    )  # alpha 0.5: A x 10 -> IR x sqrt(10)
 
 
 def test_bad_factor(annex15):

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit import rates
-from audit.rates import RatesError, rate_matrices, read_rates
+from audit.tables import rates
+from audit.tables.rates import RatesError, rate_matrices, read_rates
 
 WIDE_HEADER = "Algorithm,FNMR.F.Black,FMR.F.Black,FNMR.M.White,FMR.M.White"
 
@@ -50,14 +50,18 @@ def test_wide_and_long_give_identical_tables(annex15, tmp_path):
 
 
 def test_long_layout_with_counts_and_any_groups(tmp_path):
-    path = write(tmp_path, (
-        "algorithm,group,fmr,fnmr,n_mated,n_nonmated\n"
-        "sys1,India,0.001,0.05,100,20000\n"
-        "sys1,USA,0.002,0.04,300,50000\n"
-        "sys1,UK,0.0005,0.06,200,40000\n"
-        "sys2,India,0.003,0.02,100,20000\n"
-        "sys2,USA,0.001,0.03,300,50000\n"
-        "sys2,UK,0.002,0.01,200,40000\n"))
+    path = write(
+        tmp_path,
+        (
+            "algorithm,group,fmr,fnmr,n_mated,n_nonmated\n"
+            "sys1,India,0.001,0.05,100,20000\n"
+            "sys1,USA,0.002,0.04,300,50000\n"
+            "sys1,UK,0.0005,0.06,200,40000\n"
+            "sys2,India,0.003,0.02,100,20000\n"
+            "sys2,USA,0.001,0.03,300,50000\n"
+            "sys2,UK,0.002,0.01,200,40000\n"
+        ),
+    )
     table = read_rates(path)
     assert list(table.columns) == ["algorithm", "group", "fmr", "fnmr", "n_mated", "n_nonmated"]
     assert table["n_mated"].dtype == "int64"
@@ -67,15 +71,21 @@ def test_long_layout_with_counts_and_any_groups(tmp_path):
 
 
 def test_long_layout_attributes_make_the_group(tmp_path):
-    path = write(tmp_path, (
-        "algorithm,gender,age,fmr,fnmr\n"
-        "a,F,young,0.001,0.05\na,F,old,0.002,0.04\na,M,young,0.001,0.03\na,M,old,0.001,0.02\n"))
+    path = write(
+        tmp_path,
+        (
+            "algorithm,gender,age,fmr,fnmr\n"
+            "a,F,young,0.001,0.05\na,F,old,0.002,0.04\na,M,young,0.001,0.03\na,M,old,0.001,0.02\n"
+        ),
+    )
     table = read_rates(path, attributes=["gender", "age"])
     assert table["group"].tolist() == ["F.young", "F.old", "M.young", "M.old"]
 
 
 def test_wide_layout_any_number_of_groups(tmp_path):
-    path = write(tmp_path, "Algorithm,FMR.a,FNMR.a,FMR.b,FNMR.b,FMR.c,FNMR.c\nx,0.1,0.2,0.1,0.3,0.2,0.2\n")
+    path = write(
+        tmp_path, "Algorithm,FMR.a,FNMR.a,FMR.b,FNMR.b,FMR.c,FNMR.c\nx,0.1,0.2,0.1,0.3,0.2,0.2\n"
+    )
     table = read_rates(path)
     assert list(table.columns) == ["algorithm", "group", "fmr", "fnmr"]
     assert table["group"].tolist() == ["a", "b", "c"]
@@ -83,22 +93,29 @@ def test_wide_layout_any_number_of_groups(tmp_path):
 
 # --- every refusal, with its exact message ------------------------------------------
 
+
 def test_missing_algorithm_column(tmp_path):
     path = write(tmp_path, "FMR.F,FNMR.F,FMR.M,FNMR.M\n0.1,0.1,0.1,0.1\n")
     assert refused(path) == rates.MISSING_COLUMN.format(
-        source=str(path), column="Algorithm", hint=" (the wide layout names each algorithm in it)")
+        source=str(path), column="Algorithm", hint=" (the wide layout names each algorithm in it)"
+    )
 
 
 def test_wide_missing_partner_column(tmp_path):
     path = write(tmp_path, "Algorithm,FMR.F,FNMR.F,FMR.M\nx,0.1,0.1,0.1\n")
     assert refused(path) == rates.MISSING_COLUMN.format(
-        source=str(path), column="FNMR.M", hint=" (group 'M' has an FMR column)")
+        source=str(path), column="FNMR.M", hint=" (group 'M' has an FMR column)"
+    )
 
 
 def test_wide_unknown_column(tmp_path):
     path = write(tmp_path, "Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M,Notes\nx,0.1,0.1,0.1,0.1,hi\n")
     assert refused(path) == rates.UNKNOWN_COLUMNS.format(
-        source=str(path), columns=["Notes"], expected="Algorithm, FMR.<group>, FNMR.<group>", hint="")
+        source=str(path),
+        columns=["Notes"],
+        expected="Algorithm, FMR.<group>, FNMR.<group>",
+        hint="",
+    )
 
 
 def test_long_missing_and_unknown_columns(tmp_path):
@@ -106,10 +123,12 @@ def test_long_missing_and_unknown_columns(tmp_path):
     assert refused(path) == rates.MISSING_COLUMN.format(source=str(path), column="fnmr", hint="")
     path = write(tmp_path, "algorithm,group,fmr,fnmr,site\na,F,0.1,0.1,x\n")
     assert refused(path) == rates.UNKNOWN_COLUMNS.format(
-        source=str(path), columns=["site"],
+        source=str(path),
+        columns=["site"],
         expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
         hint="; attribute columns other than gender and race are named with "
-             "read_rates(..., attributes=[...])")
+        "read_rates(..., attributes=[...])",
+    )
 
 
 def test_unknown_layout(tmp_path):
@@ -125,37 +144,49 @@ def test_non_numeric_value_names_line_and_column(annex15_file, tmp_path):
     path = write(tmp_path, "\n".join(lines) + "\n")
     column = lines[0].split(",")[3]
     assert refused(path) == rates.NOT_NUMERIC.format(
-        where=f"{path}, line 6", column=column, value="0.0O52", more="")
+        where=f"{path}, line 6", column=column, value="0.0O52", more=""
+    )
 
 
 def test_rate_out_of_range(tmp_path):
     path = write(tmp_path, WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\nb,1.5,0.001,0.2,-0.002\n")
     assert refused(path) == rates.OUT_OF_RANGE.format(
-        where=f"{path}, line 3", column="FNMR.F.Black", value="1.5", more="")
+        where=f"{path}, line 3", column="FNMR.F.Black", value="1.5", more=""
+    )
 
 
 @pytest.mark.parametrize("cell", ["", "NaN", "nan", "NA"])
 def test_missing_values(tmp_path, cell):
     path = write(tmp_path, WIDE_HEADER + f"\na,0.1,0.001,0.2,0.002\nb,0.1,{cell},0.2,0.002\n")
-    assert refused(path) == rates.MISSING_VALUE.format(where=f"{path}, line 3", column="FMR.F.Black", more="")
+    assert refused(path) == rates.MISSING_VALUE.format(
+        where=f"{path}, line 3", column="FMR.F.Black", more=""
+    )
 
 
 def test_infinite_rate(tmp_path):
     path = write(tmp_path, WIDE_HEADER + "\na,0.1,inf,0.2,0.002\n")
     assert refused(path) == rates.OUT_OF_RANGE.format(
-        where=f"{path}, line 2", column="FMR.F.Black", value="inf", more="")
+        where=f"{path}, line 2", column="FMR.F.Black", value="inf", more=""
+    )
 
 
 def test_more_than_one_bad_cell_is_counted(tmp_path):
-    path = write(tmp_path, WIDE_HEADER + "\na,x,0.001,0.2,0.002\nb,y,0.001,0.2,0.002\nc,z,0.1,0.1,0.1\n")
+    path = write(
+        tmp_path, WIDE_HEADER + "\na,x,0.001,0.2,0.002\nb,y,0.001,0.2,0.002\nc,z,0.1,0.1,0.1\n"
+    )
     assert refused(path) == rates.NOT_NUMERIC.format(
-        where=f"{path}, line 2", column="FNMR.F.Black", value="x", more=" (and 2 more such cell(s))")
+        where=f"{path}, line 2", column="FNMR.F.Black", value="x", more=" (and 2 more such cell(s))"
+    )
 
 
 def test_duplicate_algorithm_wide(tmp_path):
-    path = write(tmp_path, WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\nb,0.1,0.001,0.2,0.002\na,0.1,0.001,0.2,0.002\n")
+    path = write(
+        tmp_path,
+        WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\nb,0.1,0.001,0.2,0.002\na,0.1,0.001,0.2,0.002\n",
+    )
     assert refused(path) == rates.DUPLICATE_ROW.format(
-        where=f"{path}, line 4", algorithm="a", group="F.Black", first=f"(first at {path}, line 2)")
+        where=f"{path}, line 4", algorithm="a", group="F.Black", first=f"(first at {path}, line 2)"
+    )
 
 
 def test_duplicate_column(tmp_path):
@@ -166,23 +197,29 @@ def test_duplicate_column(tmp_path):
 def test_duplicate_algorithm_group_long(tmp_path):
     path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.1,0.1\na,M,0.1,0.1\na,F,0.2,0.2\n")
     assert refused(path) == rates.DUPLICATE_ROW.format(
-        where=f"{path}, line 4", algorithm="a", group="F", first=f"(first at {path}, line 2)")
+        where=f"{path}, line 4", algorithm="a", group="F", first=f"(first at {path}, line 2)"
+    )
 
 
 def test_algorithm_missing_a_group(tmp_path):
     path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.1,0.1\na,M,0.1,0.1\nb,F,0.2,0.2\n")
     assert refused(path) == rates.MISSING_GROUPS.format(
-        source=str(path), algorithm="b", groups=["M"], where=f"{path}, line 4")
+        source=str(path), algorithm="b", groups=["M"], where=f"{path}, line 4"
+    )
 
 
 def test_empty_algorithm_name(tmp_path):
     path = write(tmp_path, WIDE_HEADER + "\n,0.1,0.001,0.2,0.002\n")
-    assert refused(path) == rates.EMPTY_LABEL.format(where=f"{path}, line 2", column="Algorithm", more="")
+    assert refused(path) == rates.EMPTY_LABEL.format(
+        where=f"{path}, line 2", column="Algorithm", more=""
+    )
 
 
 def test_bad_count(tmp_path):
     path = write(tmp_path, "algorithm,group,fmr,fnmr,n_mated\na,F,0.1,0.1,10\na,M,0.1,0.1,2.5\n")
-    assert refused(path) == rates.BAD_COUNT.format(where=f"{path}, line 3", column="n_mated", value="2.5", more="")
+    assert refused(path) == rates.BAD_COUNT.format(
+        where=f"{path}, line 3", column="n_mated", value="2.5", more=""
+    )
 
 
 def test_empty_table(tmp_path):
@@ -193,7 +230,8 @@ def test_empty_table(tmp_path):
 def test_wrong_number_of_attributes(tmp_path):
     path = write(tmp_path, "Algorithm,FMR.F.Black,FNMR.F.Black,FMR.M,FNMR.M\na,0.1,0.1,0.1,0.1\n")
     assert refused(path) == rates.WRONG_ATTRIBUTE_COUNT.format(
-        source=str(path), column="FMR.M", found=1, expected=2, attributes=["gender", "race"])
+        source=str(path), column="FMR.M", found=1, expected=2, attributes=["gender", "race"]
+    )
 
 
 def test_unreadable_file(tmp_path):
@@ -203,14 +241,19 @@ def test_unreadable_file(tmp_path):
 
 
 def test_dataframe_errors_name_the_index_label():
-    frame = pd.DataFrame({"algorithm": ["a", "a"], "group": ["F", "M"],
-                          "fmr": [0.1, np.nan], "fnmr": [0.1, 0.2]}, index=[10, 11])
-    assert refused(frame) == rates.MISSING_VALUE.format(where="<DataFrame>, row 11", column="fmr", more="")
+    frame = pd.DataFrame(
+        {"algorithm": ["a", "a"], "group": ["F", "M"], "fmr": [0.1, np.nan], "fnmr": [0.1, 0.2]},
+        index=[10, 11],
+    )
+    assert refused(frame) == rates.MISSING_VALUE.format(
+        where="<DataFrame>, row 11", column="fmr", more=""
+    )
 
 
 def test_input_frame_is_not_altered():
-    frame = pd.DataFrame({"algorithm": ["a", "a"], "group": ["F", "M"],
-                          "fmr": [0.1, 0.2], "fnmr": [0.1, 0.2]})
+    frame = pd.DataFrame(
+        {"algorithm": ["a", "a"], "group": ["F", "M"], "fmr": [0.1, 0.2], "fnmr": [0.1, 0.2]}
+    )
     before = frame.copy()
     read_rates(frame)
     pd.testing.assert_frame_equal(frame, before)
@@ -224,7 +267,8 @@ def test_empty_file(tmp_path):
 def test_blank_lines_keep_the_line_numbers(tmp_path):
     path = write(tmp_path, WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\n\nb,0.1,x,0.2,0.002\n\n")
     assert refused(path) == rates.NOT_NUMERIC.format(
-        where=f"{path}, line 4", column="FMR.F.Black", value="x", more="")
+        where=f"{path}, line 4", column="FMR.F.Black", value="x", more=""
+    )
     path = write(tmp_path, WIDE_HEADER + "\na,0.1,0.001,0.2,0.002\n\nb,0.1,0.001,0.2,0.002\n\n")
     assert read_rates(path)["algorithm"].unique().tolist() == ["a", "b"]
 
@@ -232,14 +276,19 @@ def test_blank_lines_keep_the_line_numbers(tmp_path):
 def test_no_group_columns(tmp_path):
     path = write(tmp_path, "Algorithm\na\n")
     assert refused(path) == rates.MISSING_COLUMN.format(
-        source=str(path), column="FMR.<group>",
-        hint=" (the wide layout has an FMR and an FNMR column per group)")
+        source=str(path),
+        column="FMR.<group>",
+        hint=" (the wide layout has an FMR and an FNMR column per group)",
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "Algorithm,FMR.F,FNMR.F\na,0.1,0.1\n",
-    "algorithm,group,fmr,fnmr\na,F,0.1,0.1\nb,F,0.2,0.2\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Algorithm,FMR.F,FNMR.F\na,0.1,0.1\n",
+        "algorithm,group,fmr,fnmr\na,F,0.1,0.1\nb,F,0.2,0.2\n",
+    ],
+)
 def test_one_group_is_refused(tmp_path, text):
     path = write(tmp_path, text)
     assert refused(path) == rates.TOO_FEW_GROUPS.format(source=str(path), count=1, groups=["F"])

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import audit
-from audit import registry
-from audit.registry import (
+from audit.measures import registry
+from audit.measures.registry import (
     ALREADY_REGISTERED,
     BAD_INPUTS,
     BAD_MODULE,
@@ -27,8 +27,16 @@ BUILT_INS = ["fdr", "ir", "garbe", "nrb", "nrb_fmr", "nrb_fnmr", "std_fmr", "std
 
 
 def _dummy(**changes):
-    fields = dict(name="dummy", label="Dummy", function=audit.measures.fdr, higher_is_fairer=True,
-                  bounds=(0.0, 1.0), ideal=1.0, fmr_term="A", fnmr_term="B")
+    fields = dict(
+        name="dummy",
+        label="Dummy",
+        function=audit.measures.fdr,
+        higher_is_fairer=True,
+        bounds=(0.0, 1.0),
+        ideal=1.0,
+        fmr_term="A",
+        fnmr_term="B",
+    )
     fields.update(changes)
     return Measure(**fields)
 
@@ -54,15 +62,22 @@ def test_unknown_measure_lists_the_valid_names():
 def test_registering_twice_is_refused():
     with pytest.raises(ValueError) as error:
         register(_dummy(name="fdr"))
-    assert str(error.value) == ALREADY_REGISTERED.format(name="fdr", citation=get_measure("fdr").citation)
+    assert str(error.value) == ALREADY_REGISTERED.format(
+        name="fdr", citation=get_measure("fdr").citation
+    )
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    (dict(share="cubic"), BAD_SHARE.format(share="cubic")),
-    (dict(inputs="images"), BAD_INPUTS.format(inputs="images")),
-    (dict(properties={"monotone": True}),
-     UNKNOWN_PROPERTY.format(name="monotone", names=list(registry.PROPERTIES))),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (dict(share="cubic"), BAD_SHARE.format(share="cubic")),
+        (dict(inputs="images"), BAD_INPUTS.format(inputs="images")),
+        (
+            dict(properties={"monotone": True}),
+            UNKNOWN_PROPERTY.format(name="monotone", names=list(registry.PROPERTIES)),
+        ),
+    ],
+)
 def test_bad_metadata_is_refused(changes, message):
     with pytest.raises(ValueError) as error:
         _dummy(**changes)
@@ -88,8 +103,10 @@ def test_scores_measures_are_kept_apart():
         unregister("dummy")
 
 
-@pytest.mark.parametrize(("name", "worst"), [("fdr", 0.0), ("garbe", 1.0), ("ir", np.inf),
-                                             ("std_fnmr", 0.5), ("nrb", np.inf)])
+@pytest.mark.parametrize(
+    ("name", "worst"),
+    [("fdr", 0.0), ("garbe", 1.0), ("ir", np.inf), ("std_fnmr", 0.5), ("nrb", np.inf)],
+)
 def test_worst_is_the_bound_away_from_the_ideal(name, worst):
     assert get_measure(name).worst == worst
 
@@ -97,7 +114,9 @@ def test_worst_is_the_bound_away_from_the_ideal(name, worst):
 def test_alpha_share_rules():
     a, b = np.array([2.0]), np.array([4.0])
     assert get_measure("garbe").alpha_share(a, b, 0.5)[0] == pytest.approx(1 / 3)
-    assert get_measure("ir").alpha_share(np.array([np.e**2]), np.array([np.e]), 0.5)[0] == pytest.approx(2 / 3)
+    assert get_measure("ir").alpha_share(np.array([np.e**2]), np.array([np.e]), 0.5)[
+        0
+    ] == pytest.approx(2 / 3)
     assert get_measure("ser").alpha_share(a, np.array([np.nan]), 0.0)[0] == 1.0
     assert get_measure("std_fnmr").alpha_share(np.array([np.nan]), b, 1.0)[0] == 0.0
 
@@ -114,12 +133,13 @@ def test_a_user_module_registers_by_dotted_name(annex15):
 def test_a_missing_module_is_reported():
     with pytest.raises(ImportError) as error:
         load_measure_module("tests.user_measures.no_such_module")
-    assert str(error.value).startswith(BAD_MODULE.format(name="tests.user_measures.no_such_module",
-                                                         reason=""))
+    assert str(error.value).startswith(
+        BAD_MODULE.format(name="tests.user_measures.no_such_module", reason="")
+    )
 
 
 def test_evaluate_refuses_a_scores_measure(annex15):
-    from audit.registry import NEEDS_SCORES, evaluate
+    from audit.measures.registry import NEEDS_SCORES, evaluate
 
     with pytest.raises(ValueError) as error:
         evaluate(annex15, "dfi")

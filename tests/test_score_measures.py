@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from test_scores import synthetic
 
-from audit import score_measures as M
 from audit import scores as S
-from audit.measures import UndefinedMeasureWarning
-from audit.registry import get_measure, measure_names
+from audit.measures import scores as M
+from audit.measures.kernels import UndefinedMeasureWarning
+from audit.measures.registry import get_measure, measure_names
 from audit.scores import read_scores, score_stats
 
 SCORE_MEASURES = ["std_eer", "sed_mean", "sed_std", "dfi", "cei"]
@@ -38,8 +38,9 @@ def test_eer_against_brute_force():
     for _, row in eers.iterrows():
         a = frame[frame["algorithm"] == row["algorithm"]]
         m = a.loc[a["mated"] & (a["group_1"] == row["group"]), "score"]
-        nm = a.loc[~a["mated"] & (a["group_1"] == row["group"]) & (a["group_2"] == row["group"]),
-                   "score"]
+        nm = a.loc[
+            ~a["mated"] & (a["group_1"] == row["group"]) & (a["group_2"] == row["group"]), "score"
+        ]
         eer, threshold = brute_eer(m.to_numpy(), nm.to_numpy())
         assert row["eer"] == pytest.approx(eer, abs=1e-15)
         assert row["threshold"] == threshold
@@ -93,9 +94,14 @@ def test_sed_against_literal_transcription():
 
 
 def test_sed_undefined_when_global_rate_is_zero():
-    frame = pd.DataFrame({"algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
-                          "score": [0.9, 0.8, 0.3, 0.1] * 2,
-                          "mated": [True, True, False, False] * 2})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "group": ["F"] * 4 + ["M"] * 4,
+            "score": [0.9, 0.8, 0.3, 0.1] * 2,
+            "mated": [True, True, False, False] * 2,
+        }
+    )
     with pytest.warns(UndefinedMeasureWarning) as caught:
         result = M.sed_mean(read_scores(frame))
     assert str(caught[0].message) == M.SED_UNDEFINED.format(count=1, total=1, rate="FMR", eq="8")
@@ -106,8 +112,14 @@ def test_identical_groups_are_perfectly_fair():
     rng = np.random.default_rng(1)
     score = np.round(rng.normal(size=400) + 2 * (np.arange(400) % 3 == 0), 3)
     mated = np.arange(400) % 3 == 0
-    frame = pd.DataFrame({"algorithm": "a", "score": np.tile(score, 3), "mated": np.tile(mated, 3),
-                          "group": np.repeat(["F", "M", "X"], 400)})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": np.tile(score, 3),
+            "mated": np.tile(mated, 3),
+            "group": np.repeat(["F", "M", "X"], 400),
+        }
+    )
     table = read_scores(frame)
     assert M.std_eer(table).value[0] == 0.0
     assert M.sed_std(table).value[0] == pytest.approx(0.0, abs=1e-12)
@@ -117,9 +129,14 @@ def test_identical_groups_are_perfectly_fair():
 
 
 def test_dfi_is_zero_for_disjoint_groups():
-    frame = pd.DataFrame({"algorithm": "a", "group": ["F"] * 4 + ["M"] * 4,
-                          "score": [0.0, 0.1, 0.05, 0.02, 10.0, 9.9, 9.8, 9.95],
-                          "mated": [True, True, False, False] * 2})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "group": ["F"] * 4 + ["M"] * 4,
+            "score": [0.0, 0.1, 0.05, 0.02, 10.0, 9.9, 9.8, 9.95],
+            "mated": [True, True, False, False] * 2,
+        }
+    )
     assert M.dfi(read_scores(frame), bins=10).value[0] == pytest.approx(0.0)
 
 
@@ -134,7 +151,9 @@ def literal_dfi(frame, algorithm, bins):
         hists.append(h / h.sum())
     mean = np.mean(hists, axis=0)
     k = len(groups)
-    total = sum(sum(p * np.log2(p / q) for p, q in zip(h, mean) if p > 0) for h in hists)
+    total = sum(
+        sum(p * np.log2(p / q) for p, q in zip(h, mean, strict=False) if p > 0) for h in hists
+    )
     return 1 - total / (k * np.log2(k))
 
 
@@ -154,8 +173,11 @@ def test_cei_sees_a_heavier_impostor_tail_dfi_misses():
         heavy = rng.random(n) < tail
         nm[heavy] = rng.normal(3, 0.3, heavy.sum())
         frames.append(pd.DataFrame({"algorithm": "a", "group": group, "mated": False, "score": nm}))
-        frames.append(pd.DataFrame({"algorithm": "a", "group": group, "mated": True,
-                                    "score": rng.normal(5, 1, n)}))
+        frames.append(
+            pd.DataFrame(
+                {"algorithm": "a", "group": group, "mated": True, "score": rng.normal(5, 1, n)}
+            )
+        )
     table = read_scores(pd.concat(frames, ignore_index=True))
     c = M.cei(table, percentile=0.95)
     d = M.dfi(table)
@@ -163,11 +185,17 @@ def test_cei_sees_a_heavier_impostor_tail_dfi_misses():
     assert c.fnmr_term[0] > c.fmr_term[0]
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda t: M.cei(t, percentile=1.0), M.BAD_PERCENTILE.format(value=1.0)),
-    (lambda t: M.cei(t, w_tail=0.5, w_center=0.6), M.BAD_WEIGHTS.format(w_tail=0.5, w_center=0.6)),
-    (lambda t: M.dfi(t, bins=1), M.BAD_BINS.format(value=1)),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda t: M.cei(t, percentile=1.0), M.BAD_PERCENTILE.format(value=1.0)),
+        (
+            lambda t: M.cei(t, w_tail=0.5, w_center=0.6),
+            M.BAD_WEIGHTS.format(w_tail=0.5, w_center=0.6),
+        ),
+        (lambda t: M.dfi(t, bins=1), M.BAD_BINS.format(value=1)),
+    ],
+)
 def test_option_errors(table, call, message):
     with pytest.raises(ValueError) as caught:
         call(table)
@@ -187,14 +215,20 @@ def test_registered_as_score_measures():
         measure = get_measure(name)
         assert name in measure_names()
         assert measure.inputs == "scores"
-        assert measure.module == "audit.score_measures"
+        assert measure.module == "audit.measures.scores"
         assert "eq." in measure.citation
 
 
 def test_evaluate_scores_frame(table):
     out = M.evaluate_scores(table, cei={"percentile": 0.95})
-    assert list(out.columns) == ["algorithm", "measure", "value", "fmr_term", "fnmr_term",
-                                 "undefined"]
+    assert list(out.columns) == [
+        "algorithm",
+        "measure",
+        "value",
+        "fmr_term",
+        "fnmr_term",
+        "undefined",
+    ]
     assert len(out) == 2 * len(SCORE_MEASURES)
     cei = out[out["measure"] == "cei"]["value"].to_numpy()
     np.testing.assert_allclose(cei, M.cei(table, percentile=0.95).value)
@@ -202,20 +236,26 @@ def test_evaluate_scores_frame(table):
 
 def cross_only_group():
     """F and M complete; X appears only in cross-group non-mated pairs (its own scores: none)."""
-    return read_scores(pd.DataFrame({
-        "algorithm": "a",
-        "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5, 0.2, 0.4, 0.35],
-        "mated": [True, True, False, False] * 2 + [False, False],
-        "group_1": ["F"] * 4 + ["M"] * 4 + ["X", "F"],
-        "group_2": ["F"] * 4 + ["M"] * 4 + ["M", "X"]}))
+    return read_scores(
+        pd.DataFrame(
+            {
+                "algorithm": "a",
+                "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5, 0.2, 0.4, 0.35],
+                "mated": [True, True, False, False] * 2 + [False, False],
+                "group_1": ["F"] * 4 + ["M"] * 4 + ["X", "F"],
+                "group_2": ["F"] * 4 + ["M"] * 4 + ["M", "X"],
+            }
+        )
+    )
 
 
 @pytest.mark.parametrize("name", SCORE_MEASURES)
 def test_group_seen_only_in_cross_pairs_is_refused(name):
     with pytest.raises(S.ScoresError) as caught:
         get_measure(name).function(cross_only_group())
-    assert str(caught.value) == M.NO_SCORES.format(measure=name, algorithm="a", group="X",
-                                                   kind="mated")
+    assert str(caught.value) == M.NO_SCORES.format(
+        measure=name, algorithm="a", group="X", kind="mated"
+    )
     assert "refused" in get_measure(name).undefined
     with pytest.raises(S.ScoresError) as caught:  # as when the rates are read at an FMR
         S.rates_at_fmr(cross_only_group(), 0.5)
@@ -224,11 +264,17 @@ def test_group_seen_only_in_cross_pairs_is_refused(name):
 
 @pytest.mark.parametrize("name", SCORE_MEASURES)
 def test_group_without_within_group_nonmated_is_refused(name):
-    frame = pd.DataFrame({"algorithm": "a", "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5],
-                          "mated": [True, True, False, False, True, True, False],
-                          "group_1": ["F"] * 4 + ["M"] * 3,
-                          "group_2": ["F"] * 4 + ["M", "M", "F"]})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": [0.9, 0.8, 0.3, 0.1, 0.7, 0.6, 0.5],
+            "mated": [True, True, False, False, True, True, False],
+            "group_1": ["F"] * 4 + ["M"] * 3,
+            "group_2": ["F"] * 4 + ["M", "M", "F"],
+        }
+    )
     with pytest.raises(S.ScoresError) as caught:
         get_measure(name).function(read_scores(frame))
     assert str(caught.value) == M.NO_SCORES.format(
-        measure=name, algorithm="a", group="M", kind="within-group non-mated")
+        measure=name, algorithm="a", group="M", kind="within-group non-mated"
+    )

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit import scores as S
-from audit.registry import evaluate
+from audit.analysis.sweeps import sweep_measures
+from audit.measures.registry import evaluate
 from audit.scores import (
     ScoresError,
     rates_at_fmr,
@@ -18,9 +19,11 @@ from audit.scores import (
     score_stats,
     score_stats_from_arrays,
     sweep,
-    sweep_measures,
     thresholds_at_fmr,
 )
+from audit.scores import stats as stats_module
+from audit.scores import thresholds as thresholds_module
+from audit.tables import scores as SR
 
 
 def synthetic(n=4000, groups=("F", "M", "X"), seed=0, round_to=None, algorithms=("a", "b")):
@@ -33,8 +36,17 @@ def synthetic(n=4000, groups=("F", "M", "X"), seed=0, round_to=None, algorithms=
         score = rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M")
         if round_to is not None:
             score = np.round(score, round_to)
-        frames.append(pd.DataFrame({"algorithm": algorithm, "score": score, "mated": mated,
-                                    "group_1": g1, "group_2": g2}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "algorithm": algorithm,
+                    "score": score,
+                    "mated": mated,
+                    "group_1": g1,
+                    "group_2": g2,
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -54,38 +66,82 @@ def literal_rates(frame, threshold, higher_is_match=True):
 
 
 def base():
-    return pd.DataFrame({"algorithm": ["a", "a", "a"], "score": [0.9, 0.1, 0.4],
-                         "mated": [True, False, False], "group": ["F", "F", "M"]})
+    return pd.DataFrame(
+        {
+            "algorithm": ["a", "a", "a"],
+            "score": [0.9, 0.1, 0.4],
+            "mated": [True, False, False],
+            "group": ["F", "F", "M"],
+        }
+    )
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda f: f.drop(columns="score"),
-     S.MISSING_COLUMN.format(source="<DataFrame>", column="score", hint="")),
-    (lambda f: f.drop(columns="algorithm"),
-     S.MISSING_COLUMN.format(source="<DataFrame>", column="algorithm",
-                             hint=" (the system that produced each score)")),
-    (lambda f: f.assign(extra=1), S.UNKNOWN_COLUMNS.format(source="<DataFrame>", columns=["extra"])),
-    (lambda f: f.assign(score=["0.9", "high", "0.4"]),
-     S.NOT_NUMERIC.format(where="<DataFrame>, row 1", column="score", value="high", more="")),
-    (lambda f: f.assign(score=[0.9, np.nan, np.nan]),
-     S.MISSING_VALUE.format(where="<DataFrame>, row 1", column="score",
-                            more=" (and 1 more such cell(s))")),
-    (lambda f: f.assign(score=[0.9, np.inf, 0.4]),
-     S.NOT_FINITE.format(where="<DataFrame>, row 1", column="score", value=np.inf, more="")),
-    (lambda f: f.assign(mated=["yes", "maybe", "no"]),
-     S.BAD_MATED.format(where="<DataFrame>, row 1", value="maybe", more="")),
-    (lambda f: f.assign(group=["F", " ", "M"]),
-     S.EMPTY_LABEL.format(where="<DataFrame>, row 1", column="group", more="")),
-    (lambda f: f.drop(columns="group").assign(group_1=["F", "F", "M"], group_2=["M", "F", "M"]),
-     S.MATED_CROSS_GROUP.format(where="<DataFrame>, row 0", first="F", second="M", more="")),
-    (lambda f: f.assign(group_1=f["group"]),
-     S.MIXED_GROUP_COLUMNS.format(source="<DataFrame>", single="group",
-                                  sides=["group_1", "group_2"])),
-    (lambda f: f.drop(columns="group").assign(group_1=["F", "F", "M"]),
-     S.MISSING_COLUMN.format(source="<DataFrame>", column="group_2",
-                             hint=" (a group given per side needs both sides)")),
-    (lambda f: f.iloc[:0], S.EMPTY.format(source="<DataFrame>")),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda f: f.drop(columns="score"),
+            SR.MISSING_COLUMN.format(source="<DataFrame>", column="score", hint=""),
+        ),
+        (
+            lambda f: f.drop(columns="algorithm"),
+            SR.MISSING_COLUMN.format(
+                source="<DataFrame>",
+                column="algorithm",
+                hint=" (the system that produced each score)",
+            ),
+        ),
+        (
+            lambda f: f.assign(extra=1),
+            SR.UNKNOWN_COLUMNS.format(source="<DataFrame>", columns=["extra"]),
+        ),
+        (
+            lambda f: f.assign(score=["0.9", "high", "0.4"]),
+            SR.NOT_NUMERIC.format(
+                where="<DataFrame>, row 1", column="score", value="high", more=""
+            ),
+        ),
+        (
+            lambda f: f.assign(score=[0.9, np.nan, np.nan]),
+            SR.MISSING_VALUE.format(
+                where="<DataFrame>, row 1", column="score", more=" (and 1 more such cell(s))"
+            ),
+        ),
+        (
+            lambda f: f.assign(score=[0.9, np.inf, 0.4]),
+            SR.NOT_FINITE.format(where="<DataFrame>, row 1", column="score", value=np.inf, more=""),
+        ),
+        (
+            lambda f: f.assign(mated=["yes", "maybe", "no"]),
+            SR.BAD_MATED.format(where="<DataFrame>, row 1", value="maybe", more=""),
+        ),
+        (
+            lambda f: f.assign(group=["F", " ", "M"]),
+            SR.EMPTY_LABEL.format(where="<DataFrame>, row 1", column="group", more=""),
+        ),
+        (
+            lambda f: f.drop(columns="group").assign(
+                group_1=["F", "F", "M"], group_2=["M", "F", "M"]
+            ),
+            SR.MATED_CROSS_GROUP.format(where="<DataFrame>, row 0", first="F", second="M", more=""),
+        ),
+        (
+            lambda f: f.assign(group_1=f["group"]),
+            SR.MIXED_GROUP_COLUMNS.format(
+                source="<DataFrame>", single="group", sides=["group_1", "group_2"]
+            ),
+        ),
+        (
+            lambda f: f.drop(columns="group").assign(group_1=["F", "F", "M"]),
+            SR.MISSING_COLUMN.format(
+                source="<DataFrame>",
+                column="group_2",
+                hint=" (a group given per side needs both sides)",
+            ),
+        ),
+        (lambda f: f.iloc[:0], SR.EMPTY.format(source="<DataFrame>")),
+    ],
+)
 def test_validation_messages(change, message):
     with pytest.raises(ScoresError) as caught:
         read_scores(change(base()))
@@ -97,12 +153,13 @@ def test_csv_errors_name_file_and_line(tmp_path):
     path.write_text("algorithm,score,mated,group\na,0.5,1,F\na,oops,0,F\n")
     with pytest.raises(ScoresError) as caught:
         read_scores(path)
-    assert str(caught.value) == S.NOT_NUMERIC.format(
-        where=f"{path}, line 3", column="score", value="oops", more="")
+    assert str(caught.value) == SR.NOT_NUMERIC.format(
+        where=f"{path}, line 3", column="score", value="oops", more=""
+    )
     path.write_text("algorithm,score,mated,group,group\na,0.5,1,F,F\n")
     with pytest.raises(ScoresError) as caught:
         read_scores(path)
-    assert str(caught.value) == S.DUPLICATE_COLUMN.format(source=str(path), column="group")
+    assert str(caught.value) == SR.DUPLICATE_COLUMN.format(source=str(path), column="group")
 
 
 def test_csv_and_parquet_read_the_same(tmp_path):
@@ -117,8 +174,16 @@ def test_csv_and_parquet_read_the_same(tmp_path):
 
 
 def test_ignore_and_attributes():
-    frame = pd.DataFrame({"algorithm": "a", "score": [1.0, 0.0], "mated": [1, 0],
-                          "gender": ["f", "f"], "race": ["B", "B"], "file": ["x", "y"]})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": [1.0, 0.0],
+            "mated": [1, 0],
+            "gender": ["f", "f"],
+            "race": ["B", "B"],
+            "file": ["x", "y"],
+        }
+    )
     table = read_scores(frame, attributes=["gender", "race"], ignore=["file"])
     assert list(table["group_1"].astype(str)) == ["f.B", "f.B"]
     assert table.attrs["attributes"] == ("gender", "race")
@@ -126,8 +191,14 @@ def test_ignore_and_attributes():
 
 def dotted(**labels):
     """Two groups, each with mated and non-mated scores, labelled per row by ``labels``."""
-    return pd.DataFrame({"algorithm": "a", "score": [0.9, 0.1, 0.8, 0.2],
-                         "mated": [True, False, True, False], **labels})
+    return pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": [0.9, 0.1, 0.8, 0.2],
+            "mated": [True, False, True, False],
+            **labels,
+        }
+    )
 
 
 def test_several_attributes_refuse_a_value_with_a_dot():
@@ -135,32 +206,47 @@ def test_several_attributes_refuse_a_value_with_a_dot():
     frame = dotted(x=["a.b", "a.b", "a", "a"], y=["c", "c", "b.c", "b.c"])
     with pytest.raises(ScoresError) as caught:
         read_scores(frame, attributes=["x", "y"])
-    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
-        where="<DataFrame>, row 0", column="x", value="a.b", attributes=["x", "y"],
-        more=" (and 1 more such cell(s))")
-    frame = dotted(gender=["f"] * 4, nationality_1=["UK", "UK", "U.S.A", "U.S.A"],
-                   nationality_2=["UK", "UK", "U.S.A", "U.S.A"])
+    assert str(caught.value) == SR.DOTTED_ATTRIBUTE.format(
+        where="<DataFrame>, row 0",
+        column="x",
+        value="a.b",
+        attributes=["x", "y"],
+        more=" (and 1 more such cell(s))",
+    )
+    frame = dotted(
+        gender=["f"] * 4,
+        nationality_1=["UK", "UK", "U.S.A", "U.S.A"],
+        nationality_2=["UK", "UK", "U.S.A", "U.S.A"],
+    )
     with pytest.raises(ScoresError) as caught:
         read_scores(frame, attributes=["gender", "nationality"])
-    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
-        where="<DataFrame>, row 2", column="nationality_1", value="U.S.A",
-        attributes=["gender", "nationality"], more=" (and 1 more such cell(s))")
+    assert str(caught.value) == SR.DOTTED_ATTRIBUTE.format(
+        where="<DataFrame>, row 2",
+        column="nationality_1",
+        value="U.S.A",
+        attributes=["gender", "nationality"],
+        more=" (and 1 more such cell(s))",
+    )
 
 
 def test_csv_dotted_attribute_names_file_and_line(tmp_path):
     path = tmp_path / "scores.csv"
-    path.write_text("algorithm,score,mated,gender,nationality\n"
-                    "a,0.9,1,f,UK\na,0.1,0,f,U.S.A\n")
+    path.write_text("algorithm,score,mated,gender,nationality\na,0.9,1,f,UK\na,0.1,0,f,U.S.A\n")
     with pytest.raises(ScoresError) as caught:
         read_scores(path, attributes=["gender", "nationality"])
-    assert str(caught.value) == S.DOTTED_ATTRIBUTE.format(
-        where=f"{path}, line 3", column="nationality", value="U.S.A",
-        attributes=["gender", "nationality"], more="")
+    assert str(caught.value) == SR.DOTTED_ATTRIBUTE.format(
+        where=f"{path}, line 3",
+        column="nationality",
+        value="U.S.A",
+        attributes=["gender", "nationality"],
+        more="",
+    )
 
 
 def test_one_attribute_or_group_column_keeps_its_dots():
-    table = read_scores(dotted(nationality=["UK", "UK", "U.S.A", "U.S.A"]),
-                        attributes=["nationality"])
+    table = read_scores(
+        dotted(nationality=["UK", "UK", "U.S.A", "U.S.A"]), attributes=["nationality"]
+    )
     rates = rates_at_fmr(table, 0.5)
     assert list(rates["nationality"]) == ["UK", "U.S.A"]
     assert list(rates["group"]) == ["UK", "U.S.A"]
@@ -244,7 +330,8 @@ def test_rates_table_has_read_rates_columns_and_feeds_measures():
     rates = rates_at_fmr(table, 0.01)
     assert list(rates.columns) == ["algorithm", "group", "fmr", "fnmr", "n_mated", "n_nonmated"]
     assert rates["fmr"].dtype == "float64" and rates["n_mated"].dtype == "int64"
-    from audit.rates import read_rates
+    from audit.tables.rates import read_rates
+
     reread = read_rates(rates)
     pd.testing.assert_frame_equal(reread[rates.columns], rates, check_dtype=False)
     result = evaluate(rates, "garbe")
@@ -254,9 +341,14 @@ def test_rates_table_has_read_rates_columns_and_feeds_measures():
 
 def test_ties_are_not_split():
     # four non-mated scores tied at 0.5: a target of 1/8 cannot be reached by accepting some
-    frame = pd.DataFrame({"algorithm": "a", "group": ["F"] * 10,
-                          "score": [0.9, 0.8, 0.5, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1],
-                          "mated": [True, True] + [False] * 8})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "group": ["F"] * 10,
+            "score": [0.9, 0.8, 0.5, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1],
+            "mated": [True, True] + [False] * 8,
+        }
+    )
     points = thresholds_at_fmr(read_scores(frame), [0.125, 0.5, 0.49])
     assert list(points["attained_fmr"]) == [0.0, 0.5, 0.0]
     assert list(points["threshold"]) == [0.8, 0.5, 0.8]
@@ -271,21 +363,27 @@ def test_target_below_resolution_gives_zero_fmr():
 def test_bad_target():
     with pytest.raises(ValueError) as caught:
         thresholds_at_fmr(read_scores(base()), [0.0])
-    assert str(caught.value) == S.BAD_TARGET.format(value=0.0)
+    assert str(caught.value) == SR.BAD_TARGET.format(value=0.0)
 
 
 def test_group_without_mated_is_refused():
     with pytest.raises(ScoresError) as caught:
         rates_at_fmr(read_scores(base()), 0.5)
-    assert str(caught.value) == S.NO_COMPARISONS.format(
-        algorithm="a", group="M", kind="mated", rate="FNMR")
+    assert str(caught.value) == SR.NO_COMPARISONS.format(
+        algorithm="a", group="M", kind="mated", rate="FNMR"
+    )
 
 
 def test_cross_group_pairs_count_only_in_pooled_fmr():
-    frame = pd.DataFrame({"algorithm": "a", "score": [0.9, 0.9, 0.2, 0.2, 0.8],
-                          "mated": [True, True, False, False, False],
-                          "group_1": ["F", "M", "F", "M", "F"],
-                          "group_2": ["F", "M", "F", "M", "M"]})
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": [0.9, 0.9, 0.2, 0.2, 0.8],
+            "mated": [True, True, False, False, False],
+            "group_1": ["F", "M", "F", "M", "F"],
+            "group_2": ["F", "M", "F", "M", "M"],
+        }
+    )
     rates = rates_at_fmr(read_scores(frame), 1 / 3)
     # the cross pair (0.8) is the one false match allowed: threshold 0.8, groups' FMR 0
     assert rates.attrs["threshold"] == {"a": 0.8}
@@ -294,9 +392,12 @@ def test_cross_group_pairs_count_only_in_pooled_fmr():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(-5, 5), st.booleans(), st.sampled_from("FM")),
-                min_size=8, max_size=60),
-       st.floats(0.01, 1.0))
+@given(
+    st.lists(
+        st.tuples(st.integers(-5, 5), st.booleans(), st.sampled_from("FM")), min_size=8, max_size=60
+    ),
+    st.floats(0.01, 1.0),
+)
 def test_property_thresholds(rows, target):
     frame = pd.DataFrame(rows, columns=["score", "mated", "group"]).assign(algorithm="a")
     frame["score"] = frame["score"].astype(float)
@@ -317,8 +418,9 @@ def test_arrays_entry_point_matches_table():
     table = read_scores(frame)
     stats = score_stats(table)
     codes = table["group_1"].cat.codes.to_numpy()
-    other = score_stats_from_arrays(frame["score"], frame["mated"], codes,
-                                    table["group_2"].cat.codes.to_numpy())
+    other = score_stats_from_arrays(
+        frame["score"], frame["mated"], codes, table["group_2"].cat.codes.to_numpy()
+    )
     for g in range(3):
         np.testing.assert_array_equal(stats.mated[0][g], other.mated[0][g])
         np.testing.assert_array_equal(stats.nonmated[0][g], other.nonmated[0][g])
@@ -336,7 +438,7 @@ def test_sweep_matches_literal_count_at_each_target(higher_is_match):
     swept = sweep(read_scores(frame, higher_is_match=higher_is_match), targets)
     assert len(swept) == 2 * len(targets) * 3
     assert (swept["attained_fmr"] <= swept["target_fmr"]).all()
-    for (algorithm, target), part in swept.groupby(["algorithm", "target_fmr"], sort=False):
+    for (algorithm, _target), part in swept.groupby(["algorithm", "target_fmr"], sort=False):
         threshold = part["threshold"].iloc[0]
         assert (part["threshold"] == threshold).all()
         rows = frame[frame["algorithm"] == algorithm]
@@ -350,9 +452,9 @@ def test_sweep_matches_literal_count_at_each_target(higher_is_match):
 
 
 def test_default_sweep_grid():
-    assert S.DEFAULT_TARGETS[0] == pytest.approx(1e-3)
-    assert S.DEFAULT_TARGETS[-1] == pytest.approx(1e-1)
-    assert len(S.DEFAULT_TARGETS) == 21
+    assert SR.DEFAULT_TARGETS[0] == pytest.approx(1e-3)
+    assert SR.DEFAULT_TARGETS[-1] == pytest.approx(1e-1)
+    assert len(SR.DEFAULT_TARGETS) == 21
 
 
 def test_rates_at_thresholds_literal():
@@ -366,7 +468,8 @@ def test_rates_at_thresholds_literal():
 def test_sweep_measures_covers_rate_measures():
     table = read_scores(synthetic(3000))
     out = sweep_measures(table, targets=[1e-2, 1e-1])
-    from audit.registry import measure_names
+    from audit.measures.registry import measure_names
+
     rate_measures = set(measure_names(inputs="rates"))
     assert set(out["measure"]) == rate_measures
     assert len(out) == 2 * 2 * len(rate_measures)
@@ -381,7 +484,7 @@ def test_sweep_measures_covers_rate_measures():
 def test_figures():
     import matplotlib.axes
 
-    from audit.plots.scores import det_curves, measure_vs_operating_point
+    from audit.report.plots.scores import det_curves, measure_vs_operating_point
     from audit.scores import det_points
 
     table = read_scores(synthetic(3000))
@@ -392,7 +495,9 @@ def test_figures():
     for _, curve in points.groupby(["algorithm", "group"]):
         # thresholds rise along a curve: FMR falls from 1, FNMR rises to 1
         assert (np.diff(curve["fmr"]) <= 0).all() and (np.diff(curve["fnmr"]) >= 0).all()
-        assert curve["fmr"].iloc[0] == 1.0 and curve["fnmr"].iloc[0] == 0.0  # lowest score accepts all
+        assert (
+            curve["fmr"].iloc[0] == 1.0 and curve["fnmr"].iloc[0] == 0.0
+        )  # lowest score accepts all
     ax = det_curves(points, algorithm="b")
     assert len(ax.lines) == 3
 
@@ -403,12 +508,13 @@ def test_figures():
 @pytest.mark.parametrize("sketch", [5, 200])
 @pytest.mark.parametrize("round_to", [None, 1, 0])
 @pytest.mark.parametrize("higher_is_match", [True, False])
-def test_tiny_blocks_samples_and_windows_keep_the_rule(monkeypatch, round_to, higher_is_match,
-                                                        sketch):
+def test_tiny_blocks_samples_and_windows_keep_the_rule(
+    monkeypatch, round_to, higher_is_match, sketch
+):
     """Blocked gathering and the sampled, windowed threshold search are exact at any size."""
-    monkeypatch.setattr(S, "_BLOCK", 7)
-    monkeypatch.setattr(S, "_SKETCH", sketch)
-    monkeypatch.setattr(S, "_WINDOW", 3)
+    monkeypatch.setattr(stats_module, "_BLOCK", 7)
+    monkeypatch.setattr(thresholds_module, "_SKETCH", sketch)
+    monkeypatch.setattr(thresholds_module, "_WINDOW", 3)
     frame = synthetic(3000, round_to=round_to)
     if not higher_is_match:
         frame["score"] = -frame["score"]
@@ -441,30 +547,42 @@ def test_statistics_from_memory_maps_give_the_same_sweep(tmp_path):
     stats = score_stats(read_scores(synthetic(2000)))
 
     def mapped(array, name):
-        out = np.lib.format.open_memmap(tmp_path / f"{name}.npy", mode="w+", dtype="float64",
-                                        shape=array.shape)
+        out = np.lib.format.open_memmap(
+            tmp_path / f"{name}.npy", mode="w+", dtype="float64", shape=array.shape
+        )
         out[:] = array
         return out
 
     n_alg, n_grp = len(stats.algorithms), len(stats.groups)
     other = S.ScoreStats(
-        algorithms=stats.algorithms, groups=stats.groups,
-        mated=[[mapped(stats.mated[a][g], f"m{a}_{g}") for g in range(n_grp)]
-               for a in range(n_alg)],
-        nonmated=[[mapped(stats.nonmated[a][g], f"n{a}_{g}") for g in range(n_grp)]
-                  for a in range(n_alg)],
+        algorithms=stats.algorithms,
+        groups=stats.groups,
+        mated=[
+            [mapped(stats.mated[a][g], f"m{a}_{g}") for g in range(n_grp)] for a in range(n_alg)
+        ],
+        nonmated=[
+            [mapped(stats.nonmated[a][g], f"n{a}_{g}") for g in range(n_grp)] for a in range(n_alg)
+        ],
         cross=[mapped(stats.cross[a], f"c{a}") for a in range(n_alg)],
-        higher_is_match=stats.higher_is_match)
+        higher_is_match=stats.higher_is_match,
+    )
     targets = np.logspace(-3, -1, 15)
     pd.testing.assert_frame_equal(sweep(other, targets), sweep(stats, targets))
 
 
 def test_subject_columns_are_kept_and_checked():
-    from audit.scores import MATED_TWO_SUBJECTS, MISSING_COLUMN
+    from audit.tables.scores import MATED_TWO_SUBJECTS, MISSING_COLUMN
 
-    frame = pd.DataFrame({"algorithm": ["a"] * 3, "score": [0.9, 0.2, 0.4],
-                          "mated": [True, False, False], "group": ["F", "F", "M"],
-                          "subject_1": ["s1", "s1", "s3"], "subject_2": ["s1", "s2", "s4"]})
+    frame = pd.DataFrame(
+        {
+            "algorithm": ["a"] * 3,
+            "score": [0.9, 0.2, 0.4],
+            "mated": [True, False, False],
+            "group": ["F", "F", "M"],
+            "subject_1": ["s1", "s1", "s3"],
+            "subject_2": ["s1", "s2", "s4"],
+        }
+    )
     table = read_scores(frame)
     assert table["subject_1"].astype(str).tolist() == ["s1", "s1", "s3"]
     assert table["subject_2"].astype(str).tolist() == ["s1", "s2", "s4"]
@@ -472,8 +590,10 @@ def test_subject_columns_are_kept_and_checked():
     with pytest.raises(ScoresError) as error:
         read_scores(bad)
     assert str(error.value) == MATED_TWO_SUBJECTS.format(
-        where="<DataFrame>, row 0", first="s1", second="s9", more="")
+        where="<DataFrame>, row 0", first="s1", second="s9", more=""
+    )
     with pytest.raises(ScoresError) as error:
         read_scores(frame.drop(columns="subject_2"))
     assert str(error.value) == MISSING_COLUMN.format(
-        source="<DataFrame>", column="subject_2", hint=" (subjects are given for both sides)")
+        source="<DataFrame>", column="subject_2", hint=" (subjects are given for both sides)"
+    )

@@ -9,10 +9,15 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from audit import accuracy, pareto, scores as scores_module, score_measures
+from audit import scores as scores_module
 from audit import uncertainty as U
-from audit.measures import UndefinedMeasureWarning
-from audit.rates import rate_matrices, read_rates
+from audit.analysis import accuracy, pareto
+from audit.measures import scores as score_measures
+from audit.measures.kernels import UndefinedMeasureWarning
+from audit.tables.rates import rate_matrices, read_rates
+from audit.uncertainty import checks as UC
+from audit.uncertainty import results
+from audit.uncertainty import summary as US
 
 # ------------------------------------------------------------------ helpers
 
@@ -22,13 +27,18 @@ def _counts_table(fmr, fnmr, n_mated, n_nonmated, algorithms=None):
     fmr, fnmr = np.atleast_2d(fmr), np.atleast_2d(fnmr)
     n_alg, n_grp = fmr.shape
     algorithms = algorithms or [f"alg{i:03d}" for i in range(n_alg)]
-    return read_rates(pd.DataFrame({
-        "algorithm": np.repeat(algorithms, n_grp),
-        "group": np.tile([f"g{j}" for j in range(n_grp)], n_alg),
-        "fmr": fmr.ravel(), "fnmr": fnmr.ravel(),
-        "n_mated": np.broadcast_to(n_mated, fmr.shape).ravel(),
-        "n_nonmated": np.broadcast_to(n_nonmated, fmr.shape).ravel(),
-    }))
+    return read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": np.repeat(algorithms, n_grp),
+                "group": np.tile([f"g{j}" for j in range(n_grp)], n_alg),
+                "fmr": fmr.ravel(),
+                "fnmr": fnmr.ravel(),
+                "n_mated": np.broadcast_to(n_mated, fmr.shape).ravel(),
+                "n_nonmated": np.broadcast_to(n_nonmated, fmr.shape).ravel(),
+            }
+        )
+    )
 
 
 def _crossing_criteria(table, measures, *, alpha_grid=None, seed=0):
@@ -42,12 +52,14 @@ def _crossing_criteria(table, measures, *, alpha_grid=None, seed=0):
     b = fnmr.max(axis=1) - fnmr.min(axis=1)
     ratio = float(np.median(b / a))
     crossing = ratio / (1.0 + ratio)
-    return pd.DataFrame({
-        "measure": ["fdr", "fdr", "garbe"],
-        "criterion": ["FFMC.1", "FFMC.2", "FFMC.2"],
-        "passed": [crossing < 0.9, True, True],
-        "evidence": [f"crossing {crossing:.3f}", "bounded", "bounded"],
-    })
+    return pd.DataFrame(
+        {
+            "measure": ["fdr", "fdr", "garbe"],
+            "criterion": ["FFMC.1", "FFMC.2", "FFMC.2"],
+            "passed": [crossing < 0.9, True, True],
+            "evidence": [f"crossing {crossing:.3f}", "bounded", "bounded"],
+        }
+    )
 
 
 # ---------------------------------------------------------- binomial intervals
@@ -56,8 +68,9 @@ CASES = [(0, 10), (1, 10), (5, 10), (10, 10), (0, 100_000), (3, 100_000), (81, 2
 
 
 @pytest.mark.parametrize(("k", "n"), CASES)
-@pytest.mark.parametrize(("method", "scipy_method"), [("wilson", "wilson"),
-                                                      ("clopper-pearson", "exact")])
+@pytest.mark.parametrize(
+    ("method", "scipy_method"), [("wilson", "wilson"), ("clopper-pearson", "exact")]
+)
 def test_binomial_interval_matches_scipy(k, n, method, scipy_method):
     low, high = U.binomial_interval(k, n, level=0.9, method=method)
     expected = stats.binomtest(k, n).proportion_ci(confidence_level=0.9, method=scipy_method)
@@ -103,14 +116,17 @@ def test_wilson_average_coverage_is_close_to_level():
     assert np.mean(coverages) == pytest.approx(0.95, abs=0.01)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"k": 1, "n": 10, "level": 1.0}, U.BAD_LEVEL.format(level=1.0)),
-    ({"k": 1, "n": 10, "method": "wald"}, U.BAD_METHOD.format(method="wald")),
-    ({"k": 11, "n": 10}, U.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
-    ({"k": 0, "n": 0}, U.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
-    ({"k": 1.5, "n": 10}, U.BAD_COUNTS.format(problem="got a fractional count")),
-    ({"k": np.nan, "n": 10}, U.BAD_COUNTS.format(problem="got a non-finite count")),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 1, "n": 10, "level": 1.0}, UC.BAD_LEVEL.format(level=1.0)),
+        ({"k": 1, "n": 10, "method": "wald"}, UC.BAD_METHOD.format(method="wald")),
+        ({"k": 11, "n": 10}, UC.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
+        ({"k": 0, "n": 0}, UC.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
+        ({"k": 1.5, "n": 10}, UC.BAD_COUNTS.format(problem="got a fractional count")),
+        ({"k": np.nan, "n": 10}, UC.BAD_COUNTS.format(problem="got a non-finite count")),
+    ],
+)
 def test_binomial_interval_errors(kwargs, message):
     k, n = kwargs.pop("k"), kwargs.pop("n")
     with pytest.raises(ValueError) as error:
@@ -124,8 +140,9 @@ def test_method_messages_name_their_own_choices(annex15):
     assert str(error.value) == "method must be 'wilson' or 'clopper-pearson', got 'foo'"
     with pytest.raises(ValueError) as error:
         U.analyse(annex15, ["fdr"], method="foo")
-    assert str(error.value) == ("method must be 'auto', 'counts', 'transcription' or 'none', "
-                                "got 'foo'")
+    assert str(error.value) == (
+        "method must be 'auto', 'counts', 'transcription' or 'none', got 'foo'"
+    )
 
 
 # --------------------------------------------------------------- counts and rates
@@ -135,10 +152,12 @@ def test_rate_intervals_from_columns_and_from_counts_file(tmp_path):
     table = _counts_table([[1e-4, 0.0]], [[0.02, 0.05]], 2000, 100_000)
     by_column = U.rate_intervals(table, method="clopper-pearson")
     path = tmp_path / "counts.csv"
-    pd.DataFrame({"group": ["g0", "g1"], "n_mated": [2000, 2000],
-                  "n_nonmated": [100_000, 100_000]}).to_csv(path, index=False)
-    by_file = U.rate_intervals(table.drop(columns=["n_mated", "n_nonmated"]), counts=path,
-                               method="clopper-pearson")
+    pd.DataFrame(
+        {"group": ["g0", "g1"], "n_mated": [2000, 2000], "n_nonmated": [100_000, 100_000]}
+    ).to_csv(path, index=False)
+    by_file = U.rate_intervals(
+        table.drop(columns=["n_mated", "n_nonmated"]), counts=path, method="clopper-pearson"
+    )
     columns = ["fmr_low", "fmr_high", "fnmr_low", "fnmr_high"]
     pd.testing.assert_frame_equal(by_column[columns], by_file[columns])
     assert by_column.attrs["interval"]["method"] == "clopper-pearson"
@@ -150,43 +169,50 @@ def test_rate_intervals_from_columns_and_from_counts_file(tmp_path):
 def test_rate_intervals_need_counts(annex15):
     with pytest.raises(ValueError) as error:
         U.rate_intervals(annex15)
-    assert str(error.value) == U.NO_COUNTS.format(column="n_mated", kind="mated")
+    assert str(error.value) == UC.NO_COUNTS.format(column="n_mated", kind="mated")
 
 
 def test_counts_missing_group():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
-        columns=["n_mated", "n_nonmated"])
+        columns=["n_mated", "n_nonmated"]
+    )
     counts = pd.DataFrame({"group": ["g0"], "n_mated": [5], "n_nonmated": [5]})
     with pytest.raises(ValueError) as error:
         U.count_matrices(table, counts)
     assert str(error.value) == accuracy.COUNTS_MISSING_GROUPS.format(
-        source="<DataFrame>", groups=["g1"], algorithm="")
+        source="<DataFrame>", groups=["g1"], algorithm=""
+    )
 
 
 @pytest.mark.parametrize("bad", ["100.7", "abc", "-3"])
 def test_counts_file_must_hold_whole_numbers(tmp_path, bad):
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
-        columns=["n_mated", "n_nonmated"])
+        columns=["n_mated", "n_nonmated"]
+    )
     path = tmp_path / "counts.csv"
     path.write_text(f"group,n_mated,n_nonmated\ng0,100,5000\ng1,{bad},5000\n")
     with pytest.raises(accuracy.WeightsError) as error:
         U.count_matrices(table, path)
     assert str(error.value) == accuracy.COUNTS_BAD_COUNT.format(
-        where=f"{path}, line 3", column="n_mated", value=bad)
+        where=f"{path}, line 3", column="n_mated", value=bad
+    )
 
 
 def test_counts_frame_must_hold_whole_numbers_and_both_columns():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
-        columns=["n_mated", "n_nonmated"])
-    counts = pd.DataFrame({"group": ["g0", "g1"], "n_mated": [100, 100.7],
-                           "n_nonmated": [5000, 5000]})
+        columns=["n_mated", "n_nonmated"]
+    )
+    counts = pd.DataFrame(
+        {"group": ["g0", "g1"], "n_mated": [100, 100.7], "n_nonmated": [5000, 5000]}
+    )
     with pytest.raises(accuracy.WeightsError) as error:
         U.rate_intervals(table, counts=counts)
     assert str(error.value) == accuracy.COUNTS_BAD_COUNT.format(
-        where="<DataFrame>, row 1", column="n_mated", value=100.7)
+        where="<DataFrame>, row 1", column="n_mated", value=100.7
+    )
     with pytest.raises(ValueError) as error:
         U.count_matrices(table, counts.assign(n_mated=[100, 101]).drop(columns="n_nonmated"))
-    assert str(error.value) == U.COUNTS_COLUMNS.format(source="<DataFrame>", missing="n_nonmated")
+    assert str(error.value) == UC.COUNTS_COLUMNS.format(source="<DataFrame>", missing="n_nonmated")
 
 
 # ------------------------------------------------------------ parametric bootstrap
@@ -224,9 +250,12 @@ def test_parametric_bootstrap_interval_covers_true_fdr():
     fmr = rng.binomial(n_nonmated, true_fmr, size=(n_sets, 4)) / n_nonmated
     fnmr = rng.binomial(n_mated, true_fnmr, size=(n_sets, 4)) / n_mated
     table = _counts_table(fmr, fnmr, n_mated, n_nonmated)
-    result = U.parametric_bootstrap(table, ["fdr"], n_replicates=400, seed=1,
-                                    fairness="fdr", alpha_grid=[0.5])
-    truth = 1 - (0.5 * (true_fmr.max() - true_fmr.min()) + 0.5 * (true_fnmr.max() - true_fnmr.min()))
+    result = U.parametric_bootstrap(
+        table, ["fdr"], n_replicates=400, seed=1, fairness="fdr", alpha_grid=[0.5]
+    )
+    truth = 1 - (
+        0.5 * (true_fmr.max() - true_fmr.min()) + 0.5 * (true_fnmr.max() - true_fnmr.min())
+    )
     rows = result.intervals.query("measure == 'fdr'")
     coverage = np.mean((rows["low"] <= truth) & (truth <= rows["high"]))
     assert coverage == pytest.approx(0.95, abs=0.04)
@@ -236,14 +265,14 @@ def test_replicates_must_be_positive():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10)
     with pytest.raises(ValueError) as error:
         U.parametric_replicates(table, n_replicates=0)
-    assert str(error.value) == U.BAD_REPLICATES.format(value=0)
+    assert str(error.value) == UC.BAD_REPLICATES.format(value=0)
 
 
 def test_parametric_replicates_need_comparisons():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], np.array([[10, 0]]), 10)
     with pytest.raises(ValueError) as error:
         U.parametric_replicates(table)
-    assert str(error.value) == U.BAD_COUNTS.format(problem=U.NO_COMPARISONS)
+    assert str(error.value) == UC.BAD_COUNTS.format(problem=UC.NO_COMPARISONS)
 
 
 def test_replicate_measures_match_the_measures_row_by_row():
@@ -251,7 +280,8 @@ def test_replicate_measures_match_the_measures_row_by_row():
     fmr = rng.uniform(1e-5, 1e-3, size=(5, 7, 8))
     fnmr = rng.uniform(0.0, 0.1, size=(5, 7, 8))
     results = U.replicate_measures(fmr, fnmr, ["fdr", "ir", "garbe"], alpha=0.3)
-    from audit.registry import get_measure
+    from audit.measures.registry import get_measure
+
     for name, result in results.items():
         for i in range(5):
             expected = get_measure(name)(fmr[i], fnmr[i], alpha=0.3)
@@ -288,12 +318,18 @@ def test_redraws_floor_bin_only_and_reproducible():
     assert (a[1][..., 0] >= 0).all() and (a[1][..., 1] <= 1).all()
 
 
-@pytest.mark.parametrize(("fmr", "kwargs", "message"), [
-    ([[1.5e-4, 1e-4]], {}, U.NOT_ON_GRID.format(count=1, step=0.1, row=0, column=0,
-                                                 value=1.5e-4)),
-    ([[1e-6, 1e-4]], {}, U.BELOW_FLOOR.format(count=1, floor=1e-5, value=1e-6)),
-    ([[1e-5, 1e-4]], {"floor_lower": 2e-5}, U.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)),
-])
+@pytest.mark.parametrize(
+    ("fmr", "kwargs", "message"),
+    [
+        (
+            [[1.5e-4, 1e-4]],
+            {},
+            UC.NOT_ON_GRID.format(count=1, step=0.1, row=0, column=0, value=1.5e-4),
+        ),
+        ([[1e-6, 1e-4]], {}, UC.BELOW_FLOOR.format(count=1, floor=1e-5, value=1e-6)),
+        ([[1e-5, 1e-4]], {"floor_lower": 2e-5}, UC.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)),
+    ],
+)
 def test_redraw_errors(fmr, kwargs, message):
     with pytest.raises(ValueError) as error:
         U.transcription_redraws(fmr, [[0.01, 0.02]], **kwargs)
@@ -326,32 +362,45 @@ def test_frontier_membership_is_the_pareto_modules_efficiency():
     points = rng.random((10, 30, 2))
     np.testing.assert_array_equal(
         U.frontier_membership(points[..., 1], points[..., 0]),
-        np.asarray(pareto.efficient(points, higher_is_better=[False, False])))
+        np.asarray(pareto.efficient(points, higher_is_better=[False, False])),
+    )
 
 
 def test_crossing_statistics_read_the_crossing_as_ffmc_does():
     """Both modules take the first alpha whose share surpasses one half (ffmc.first_crossing);
     here the FDR share is exactly 1/2 at alpha 0.5, so the crossing is the next grid alpha."""
-    from audit import ffmc
+    from audit.analysis import ffmc
 
-    table = read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
-                                     "fmr": [0.01, 0.03] * 2, "fnmr": [0.01, 0.03] * 2,
-                                     "n_mated": [10**6] * 4, "n_nonmated": [10**6] * 4}))
+    table = read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": ["a", "a", "b", "b"],
+                "group": ["F", "M"] * 2,
+                "fmr": [0.01, 0.03] * 2,
+                "fnmr": [0.01, 0.03] * 2,
+                "n_mated": [10**6] * 4,
+                "n_nonmated": [10**6] * 4,
+            }
+        )
+    )
     result = U.parametric_bootstrap(table, ["fdr"], n_replicates=5, weights="equal")
     point = result.statistics.set_index("statistic")["value"]
-    assert point["fdr.crossing.median"] == ffmc.ffmc1(table, "fdr").summary["crossing_alpha"] == 0.51
+    assert (
+        point["fdr.crossing.median"] == ffmc.ffmc1(table, "fdr").summary["crossing_alpha"] == 0.51
+    )
 
 
 def test_frontier_tie_tolerance_is_the_pareto_modules():
-    assert U.TIE_RTOL is pareto.TIE_RTOL  # the same constant, not a copy that could drift
+    assert results.TIE_RTOL is pareto.TIE_RTOL  # the same constant, not a copy that could drift
 
 
 @pytest.mark.parametrize("weights", ["equal", "counts"])
 def test_analyse_weights_the_frontier_as_the_caller_asks(weights):
     """With counts in the table, the frontier's total FNMR still uses the given weights,
     as the down-select table built with the same weights does."""
-    table = _counts_table([[1e-4, 2e-4], [3e-4, 1e-4]], [[0.02, 0.05], [0.04, 0.01]],
-                          np.array([[100, 900]]), 100_000)
+    table = _counts_table(
+        [[1e-4, 2e-4], [3e-4, 1e-4]], [[0.02, 0.05], [0.04, 0.01]], np.array([[100, 900]]), 100_000
+    )
     result, how = U.analyse(table, ["garbe"], n_replicates=20, seed=0, weights=weights)
     assert how.startswith("binomial (parametric) bootstrap")
     expected = accuracy.overall_rates(table, weights=weights)["total_fnmr"].to_numpy()
@@ -365,7 +414,7 @@ def _grid_table(fmr):
     return _counts_table(fmr, fnmr, 1, 1).drop(columns=["n_mated", "n_nonmated"])
 
 
-FLOORED = [[1e-5, 10 ** -4.9, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]]
+FLOORED = [[1e-5, 10**-4.9, 1e-4], [1e-5, 10**-4.5, 10**-3.9]]
 
 
 def test_analyse_auto_redraws_a_floored_grid(annex15):
@@ -375,29 +424,43 @@ def test_analyse_auto_redraws_a_floored_grid(annex15):
     assert result.kind == "transcription" and "0.1-decade bin, FMRs on the 1e-05 floor" in how
 
 
-@pytest.mark.parametrize(("fmr", "floor_lower", "reason"), [
-    ([[0.0, 1e-5, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]], U.FLOOR_LOWER,
-     U.ZERO_FMR.format(count=1)),
-    ([[1e-5, 10 ** -4.9, 1e-4], [10 ** -4.9, 10 ** -4.5, 10 ** -3.9]], U.FLOOR_LOWER,
-     U.NO_FLOOR.format(fraction=0.05)),
-    (FLOORED, 2e-5, U.FLOOR_BELOW_LOWER.format(floor=1e-5, value=2e-5)),
-])
+@pytest.mark.parametrize(
+    ("fmr", "floor_lower", "reason"),
+    [
+        (
+            [[0.0, 1e-5, 1e-4], [1e-5, 10**-4.5, 10**-3.9]],
+            UC.FLOOR_LOWER,
+            US.ZERO_FMR.format(count=1),
+        ),
+        (
+            [[1e-5, 10**-4.9, 1e-4], [10**-4.9, 10**-4.5, 10**-3.9]],
+            UC.FLOOR_LOWER,
+            US.NO_FLOOR.format(fraction=0.05),
+        ),
+        (FLOORED, 2e-5, US.FLOOR_BELOW_LOWER.format(floor=1e-5, value=2e-5)),
+    ],
+)
 def test_analyse_auto_skips_a_grid_without_a_usable_floor(fmr, floor_lower, reason):
     result, how = U.analyse(_grid_table(fmr), ["fdr"], n_replicates=5, floor_lower=floor_lower)
     assert result is None
-    assert how == U.NO_TRANSCRIPTION.format(step=0.1, reason=reason)
+    assert how == US.NO_TRANSCRIPTION.format(step=0.1, reason=reason)
     assert how.startswith("no uncertainty analysis: the table has no comparison counts")
 
 
 def test_analyse_forced_transcription_still_refuses_what_it_cannot_redraw():
     with pytest.raises(ValueError) as error:
-        U.analyse(_grid_table([[0.0, 1e-5, 1e-4], [1e-5, 10 ** -4.5, 10 ** -3.9]]), ["fdr"],
-                  method="transcription", n_replicates=5)
-    assert str(error.value) == U.BELOW_FLOOR.format(count=1, floor=1e-5, value=0.0)
+        U.analyse(
+            _grid_table([[0.0, 1e-5, 1e-4], [1e-5, 10**-4.5, 10**-3.9]]),
+            ["fdr"],
+            method="transcription",
+            n_replicates=5,
+        )
+    assert str(error.value) == UC.BELOW_FLOOR.format(count=1, floor=1e-5, value=0.0)
     with pytest.raises(ValueError) as error:
-        U.analyse(_grid_table(FLOORED), ["fdr"], method="transcription", n_replicates=5,
-                  floor_lower=2e-5)
-    assert str(error.value) == U.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)
+        U.analyse(
+            _grid_table(FLOORED), ["fdr"], method="transcription", n_replicates=5, floor_lower=2e-5
+        )
+    assert str(error.value) == UC.BAD_FLOOR_LOWER.format(floor=1e-5, value=2e-5)
 
 
 def test_fnmr_weights():
@@ -405,15 +468,19 @@ def test_fnmr_weights():
     normalised = lambda w: w / w.sum(axis=-1, keepdims=True)  # noqa: E731
     np.testing.assert_allclose(normalised(U.fnmr_weights(table)), [[0.5, 0.5]])
     np.testing.assert_allclose(normalised(U.fnmr_weights(table, "counts")), [[0.25, 0.75]])
-    np.testing.assert_allclose(normalised(U.fnmr_weights(table, {"g0": 1, "g1": 3})),
-                               [[0.25, 0.75]])
+    np.testing.assert_allclose(
+        normalised(U.fnmr_weights(table, {"g0": 1, "g1": 3})), [[0.25, 0.75]]
+    )
 
 
 def test_totals_match_the_accuracy_module(annex15, annex15_sensitivity):
     overall = accuracy.overall_rates(annex15, weights="equal")
     frontier = annex15_sensitivity.frontier.set_index("algorithm")
-    np.testing.assert_allclose(frontier["total_fnmr"].to_numpy(),
-                               overall.loc[frontier.index, "total_fnmr"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        frontier["total_fnmr"].to_numpy(),
+        overall.loc[frontier.index, "total_fnmr"].to_numpy(),
+        rtol=1e-12,
+    )
 
 
 def test_point_frontier_matches_the_pareto_module(annex15, annex15_sensitivity):
@@ -427,10 +494,13 @@ def test_point_frontier_matches_the_pareto_module(annex15, annex15_sensitivity):
 
 def _package_measures():
     """The rate measures the package registers (not those other tests register on the fly)."""
-    from audit.registry import get_measure, measure_names
+    from audit.measures.registry import get_measure, measure_names
 
-    return [name for name in measure_names()
-            if get_measure(name).inputs == "rates" and get_measure(name).module.startswith("audit.")]
+    return [
+        name
+        for name in measure_names()
+        if get_measure(name).inputs == "rates" and get_measure(name).module.startswith("audit.")
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -441,8 +511,9 @@ def annex15_sensitivity(annex15):
 def test_annex15_pure_rounding_intervals_contain_the_point_values(annex15):
     """Without censoring (the floor treated as its own bin), every point value of every
     measure lies inside its 95% sensitivity interval."""
-    result = U.transcription_sensitivity(annex15, _package_measures(), n_replicates=400, seed=0,
-                                         floor_lower=None)
+    result = U.transcription_sensitivity(
+        annex15, _package_measures(), n_replicates=400, seed=0, floor_lower=None
+    )
     rows = result.intervals
     assert len(rows) == len(result.params["measures"]) * 126
     assert ((rows["low"] <= rows["value"]) & (rows["value"] <= rows["high"])).all()
@@ -462,8 +533,16 @@ def test_annex15_floor_censoring_makes_ir_a_lower_bound(annex15_sensitivity):
 
 def test_annex15_point_statistics_reproduce_the_paper(annex15_sensitivity):
     checked = U.check_claims(annex15_sensitivity).set_index("statistic")
-    for name in ("garbe.min", "garbe.max", "ir.min", "ir.max", "ir.fmr_term.max",
-                 "garbe.fmr_term.median", "garbe.fnmr_term.median", "fdr.crossing.median"):
+    for name in (
+        "garbe.min",
+        "garbe.max",
+        "ir.min",
+        "ir.max",
+        "ir.fmr_term.max",
+        "garbe.fmr_term.median",
+        "garbe.fnmr_term.median",
+        "fdr.crossing.median",
+    ):
         assert checked.loc[name, "reproduced"], name
     # FDR's crossing near 0.99 survives the rounding; IR's practical maximum does not
     assert checked.loc["fdr.crossing.median", "robust"]
@@ -511,7 +590,8 @@ def test_robustness_summary_text(annex15_sensitivity):
     assert "Robust to the rounding" in text and "not robust" in text.lower()
     assert "didiglobalface-001" in text
     robust, rest = text.split("Robust to the rounding: ")[1].split(
-        "Reproduced on the point data but not robust")
+        "Reproduced on the point data but not robust"
+    )
     fragile, missed = rest.split("Not reproduced on the point data")
     # FDR's crossing near 0.99 holds in every replicate; IR's practical maximum 63.1 does not
     assert "fdr.crossing.median = 0.988 (paper 0.99; replicates 0.987 - 0.988)" in robust
@@ -523,10 +603,10 @@ def test_robustness_summary_text(annex15_sensitivity):
 
 
 def test_verdict_stability_with_custom_criteria(annex15, annex15_sensitivity):
-    verdicts = U.verdict_stability(annex15, annex15_sensitivity, n_replicates=20,
-                                   criteria=_crossing_criteria)
-    assert list(verdicts.columns) == ["measure", "criterion", "passed", "share_passed",
-                                      "agreement"]
+    verdicts = U.verdict_stability(
+        annex15, annex15_sensitivity, n_replicates=20, criteria=_crossing_criteria
+    )
+    assert list(verdicts.columns) == ["measure", "criterion", "passed", "share_passed", "agreement"]
     fdr1 = verdicts.set_index(["measure", "criterion"]).loc[("fdr", "FFMC.1")]
     assert not fdr1["passed"] and fdr1["agreement"] == 1.0
     assert verdicts.attrs["verdict_replicates"] == 20
@@ -561,26 +641,44 @@ def _clustered_scores(seed=0, n_subjects=40, mated_per=10, nonmated_per=30, spre
                 mated = 3.0 + shift + 0.3 * g + effect + rng.normal(0, 0.5, mated_per)
                 impostor = -1.0 + 0.5 * effect + rng.normal(0, 0.7, nonmated_per)
                 for score, flag in ((mated, True), (impostor, False)):
-                    rows.append(pd.DataFrame({"algorithm": algorithm, "subject": subject,
-                                              "group": group, "mated": flag, "score": score}))
+                    rows.append(
+                        pd.DataFrame(
+                            {
+                                "algorithm": algorithm,
+                                "subject": subject,
+                                "group": group,
+                                "mated": flag,
+                                "score": score,
+                            }
+                        )
+                    )
     return pd.concat(rows, ignore_index=True)
 
 
 def _rates_at(threshold_mated=2.0, threshold_nonmated=0.5):
     def rates(scores):
-        errors = np.where(scores["mated"], scores["score"] < threshold_mated,
-                          scores["score"] >= threshold_nonmated)
+        errors = np.where(
+            scores["mated"],
+            scores["score"] < threshold_mated,
+            scores["score"] >= threshold_nonmated,
+        )
         frame = scores.assign(error=errors)
-        summary = frame.groupby(["algorithm", "group", "mated"], sort=False)["error"].agg(["sum", "size"])
+        summary = frame.groupby(["algorithm", "group", "mated"], sort=False)["error"].agg(
+            ["sum", "size"]
+        )
         summary = summary.unstack("mated")
-        out = pd.DataFrame({
-            "algorithm": summary.index.get_level_values(0), "group": summary.index.get_level_values(1),
-            "fmr": summary[("sum", False)].to_numpy() / summary[("size", False)].to_numpy(),
-            "fnmr": summary[("sum", True)].to_numpy() / summary[("size", True)].to_numpy(),
-            "n_mated": summary[("size", True)].to_numpy(),
-            "n_nonmated": summary[("size", False)].to_numpy(),
-        })
+        out = pd.DataFrame(
+            {
+                "algorithm": summary.index.get_level_values(0),
+                "group": summary.index.get_level_values(1),
+                "fmr": summary[("sum", False)].to_numpy() / summary[("size", False)].to_numpy(),
+                "fnmr": summary[("sum", True)].to_numpy() / summary[("size", True)].to_numpy(),
+                "n_mated": summary[("size", True)].to_numpy(),
+                "n_nonmated": summary[("size", False)].to_numpy(),
+            }
+        )
         return out  # a plain tidy frame: enough for rate_matrices, skips validation for speed
+
     return rates
 
 
@@ -595,8 +693,10 @@ def test_resample_scores_keeps_subjects_whole_and_group_sizes():
     draws = (drawn / per_subject.loc[drawn.index]).groupby(drawn.index.str[0]).sum()
     assert (draws == 10).all()
     comparison = U.resample_scores(scores, np.random.default_rng(0), unit="comparison")
-    assert (comparison.groupby(["algorithm", "group", "mated"]).size()
-            == scores.groupby(["algorithm", "group", "mated"]).size()).all()
+    assert (
+        comparison.groupby(["algorithm", "group", "mated"]).size()
+        == scores.groupby(["algorithm", "group", "mated"]).size()
+    ).all()
 
 
 def test_subject_bootstrap_is_wider_than_comparison_bootstrap():
@@ -604,14 +704,17 @@ def test_subject_bootstrap_is_wider_than_comparison_bootstrap():
     rates = _rates_at()
     builtin = ["fdr", "ir", "garbe"]
     subject = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1)
-    comparison = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1,
-                                   unit="comparison")
+    comparison = U.score_bootstrap(
+        scores, rates, builtin, n_replicates=120, seed=1, unit="comparison"
+    )
     assert subject.kind == "subject" and comparison.kind == "comparison"
     assert "subjects" in subject.params["resampled"]
     width = {}
     for name, result in (("subject", subject), ("comparison", comparison)):
         rows = result.intervals
-        width[name] = (rows["fnmr_term_high"] - rows["fnmr_term_low"]).groupby(rows["measure"]).mean()
+        width[name] = (
+            (rows["fnmr_term_high"] - rows["fnmr_term_low"]).groupby(rows["measure"]).mean()
+        )
     # with subject-correlated comparisons the subject bootstrap is clearly wider
     assert (width["subject"] > 1.3 * width["comparison"]).all(), width
     again = U.score_bootstrap(scores, rates, builtin, n_replicates=120, seed=1)
@@ -622,8 +725,9 @@ def test_subject_bootstrap_without_clustering_matches_comparison_bootstrap():
     scores = _clustered_scores(spread=0.0)
     rates = _rates_at()
     subject = U.score_bootstrap(scores, rates, ["fdr"], n_replicates=120, seed=2)
-    comparison = U.score_bootstrap(scores, rates, ["fdr"], n_replicates=120, seed=2,
-                                   unit="comparison")
+    comparison = U.score_bootstrap(
+        scores, rates, ["fdr"], n_replicates=120, seed=2, unit="comparison"
+    )
     ratio = (subject.intervals["se"] / comparison.intervals["se"]).mean()
     assert 0.75 < ratio < 1.33
 
@@ -632,14 +736,21 @@ def _spread_of_mated_means(scores):
     """A small score measure for the test: spread of the groups' mean mated score, per algorithm."""
     means = scores[scores["mated"]].groupby(["algorithm", "group"])["score"].mean()
     spread = means.groupby(level="algorithm").agg(lambda x: x.max() - x.min())
-    return pd.DataFrame({"algorithm": spread.index, "measure": "mated_mean_spread",
-                         "value": spread.to_numpy()})
+    return pd.DataFrame(
+        {"algorithm": spread.index, "measure": "mated_mean_spread", "value": spread.to_numpy()}
+    )
 
 
 def test_score_bootstrap_covers_score_measures():
     scores = _clustered_scores(n_subjects=15)
-    result = U.score_bootstrap(scores, _rates_at(), ["garbe"], n_replicates=60, seed=0,
-                               score_measures=_spread_of_mated_means)
+    result = U.score_bootstrap(
+        scores,
+        _rates_at(),
+        ["garbe"],
+        n_replicates=60,
+        seed=0,
+        score_measures=_spread_of_mated_means,
+    )
     rows = result.intervals[result.intervals["measure"] == "mated_mean_spread"]
     assert len(rows) == 2 and (rows["low"] < rows["high"]).all()
     assert rows["fmr_term"].isna().all()
@@ -651,11 +762,12 @@ def test_score_bootstrap_errors():
     scores = _clustered_scores(n_subjects=3)
     with pytest.raises(KeyError) as error:
         U.score_bootstrap(scores, _rates_at(), subject="speaker")
-    assert error.value.args[0] == U.MISSING_SCORE_COLUMN.format(
-        column="speaker", columns=list(scores.columns))
+    assert error.value.args[0] == UC.MISSING_SCORE_COLUMN.format(
+        column="speaker", columns=list(scores.columns)
+    )
     with pytest.raises(ValueError) as error:
         U.resample_scores(scores, np.random.default_rng(0), unit="trial")
-    assert str(error.value) == U.BAD_UNIT.format(unit="trial")
+    assert str(error.value) == UC.BAD_UNIT.format(unit="trial")
 
 
 # ------------------------------------------------------------------------ figures
@@ -665,7 +777,7 @@ def test_figures(annex15_sensitivity):
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from audit.plots import uncertainty as P
+    from audit.report.plots import uncertainty as P
 
     ax = P.plot_intervals(annex15_sensitivity.intervals, measure="garbe", top=20)
     assert isinstance(ax, Axes) and len(ax.get_yticklabels()) == 20
@@ -673,9 +785,12 @@ def test_figures(annex15_sensitivity):
     assert isinstance(ax, Axes)
     texts = [t.get_text() for t in ax.texts]
     assert any(t.startswith("didiglobalface-001") for t in texts)
-    fig = P.plot_statistics(annex15_sensitivity.replicate_statistics,
-                            statistics=["garbe.max", "ir.max", "frontier.size"],
-                            point=annex15_sensitivity.statistics, claims=U.HOWARD_2022_CLAIMS)
+    fig = P.plot_statistics(
+        annex15_sensitivity.replicate_statistics,
+        statistics=["garbe.max", "ir.max", "frontier.size"],
+        point=annex15_sensitivity.statistics,
+        claims=U.HOWARD_2022_CLAIMS,
+    )
     assert isinstance(fig, Figure) and len(fig.axes) == 3
     with pytest.raises(ValueError) as error:
         P.plot_intervals(annex15_sensitivity.intervals, measure="nope")
@@ -690,7 +805,7 @@ def test_figures(annex15_sensitivity):
 def voxceleb_scores():
     """VoxCeleb1-H scores of bt4vt (fetched by audit.voxceleb); subject_1 is the
     enrolment speaker of every trial (both sides share gender in VoxCeleb1-H)."""
-    from audit import voxceleb
+    from audit.sources import voxceleb
 
     try:
         folder = voxceleb.fetch_bt4vt() / "bt4vt" / "data"
@@ -701,13 +816,27 @@ def voxceleb_scores():
 
 @pytest.mark.slow
 def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
-    from audit.registry import measure_names
+    from audit.measures.registry import measure_names
 
     rates = lambda s: scores_module.rates_at_fmr(s, 0.01)  # noqa: E731
-    subject = U.score_bootstrap(voxceleb_scores, rates, subject="subject_1", group="group_1",
-                                n_replicates=25, seed=0, score_measures=score_measures.evaluate_scores)
-    comparison = U.score_bootstrap(voxceleb_scores, rates, ["fdr", "ir", "garbe"],
-                                   group="group_1", n_replicates=25, seed=0, unit="comparison")
+    subject = U.score_bootstrap(
+        voxceleb_scores,
+        rates,
+        subject="subject_1",
+        group="group_1",
+        n_replicates=25,
+        seed=0,
+        score_measures=score_measures.evaluate_scores,
+    )
+    comparison = U.score_bootstrap(
+        voxceleb_scores,
+        rates,
+        ["fdr", "ir", "garbe"],
+        group="group_1",
+        n_replicates=25,
+        seed=0,
+        unit="comparison",
+    )
     rows = subject.intervals
     assert set(rows["measure"]) == set(measure_names())  # rate and score measures alike
     assert rows["low"].notna().all() and rows["high"].notna().all()
@@ -721,10 +850,18 @@ def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
 
 def test_undefined_values_are_never_the_fairest():
     """IR is undefined when a group has FMR 0: no algorithm can then be 'the fairest' by IR."""
-    table = read_rates(pd.DataFrame({
-        "algorithm": ["a", "a", "b", "b"], "group": ["F", "M", "F", "M"],
-        "fmr": [0.0, 1e-3, 0.0, 2e-3], "fnmr": [0.01, 0.02, 0.02, 0.02],
-        "n_mated": [1000] * 4, "n_nonmated": [10000] * 4}))
+    table = read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": ["a", "a", "b", "b"],
+                "group": ["F", "M", "F", "M"],
+                "fmr": [0.0, 1e-3, 0.0, 2e-3],
+                "fnmr": [0.01, 0.02, 0.02, 0.02],
+                "n_mated": [1000] * 4,
+                "n_nonmated": [10000] * 4,
+            }
+        )
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
         result = U.parametric_bootstrap(table, ["ir", "garbe"], n_replicates=20)

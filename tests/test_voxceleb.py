@@ -18,11 +18,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit import config, voxceleb
-from audit.measures import UndefinedMeasureWarning
-from audit.registry import evaluate, measure_names
-from audit.score_measures import eer_table, evaluate_scores
-from audit.scores import rates_at_fmr, score_stats, sweep_measures
+from audit import config
+from audit.analysis.sweeps import sweep_measures
+from audit.measures.kernels import UndefinedMeasureWarning
+from audit.measures.registry import evaluate, measure_names
+from audit.measures.scores import eer_table, evaluate_scores
+from audit.scores import rates_at_fmr, score_stats
+from audit.sources import voxceleb
 
 SKIP_REASON = "bt4vt wheel could not be fetched from PyPI: {error}"
 
@@ -42,14 +44,16 @@ def folder():
 
 def test_failed_download_skips_with_the_reason(tmp_path, monkeypatch):
     monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path))
-    failed = subprocess.CompletedProcess([], 1, stdout="",
-                                         stderr="ERROR: No matching distribution found")
+    failed = subprocess.CompletedProcess(
+        [], 1, stdout="", stderr="ERROR: No matching distribution found"
+    )
     monkeypatch.setattr(voxceleb.subprocess, "run", lambda *args, **kwargs: failed)
     with pytest.raises(voxceleb.DownloadError) as raised:
         voxceleb.fetch_bt4vt()
     assert str(raised.value).endswith(
         ": ERROR: No matching distribution found. The VoxCeleb scores are fetched from PyPI "
-        "at run time and never stored in the repository")
+        "at run time and never stored in the repository"
+    )
     with pytest.raises(pytest.skip.Exception) as skipped:
         fetch_or_skip()
     assert str(skipped.value) == SKIP_REASON.format(error=raised.value)
@@ -72,12 +76,17 @@ def test_a_wheel_failing_its_checksum_is_an_error_not_a_skip(tmp_path, monkeypat
         fetch_or_skip()
     assert not isinstance(raised.value, voxceleb.DownloadError)
     assert str(raised.value) == voxceleb.CHECKSUM_MISMATCH.format(
-        path=wheel, found=hashlib.sha256(b"not the wheel").hexdigest(),
-        expected=voxceleb.BT4VT_SHA256)
+        path=wheel,
+        found=hashlib.sha256(b"not the wheel").hexdigest(),
+        expected=voxceleb.BT4VT_SHA256,
+    )
 
 
-@pytest.fixture(scope="module", params=[("gender",), ("nationality",), ("gender", "nationality")],
-                ids=["gender", "nationality", "intersection"])
+@pytest.fixture(
+    scope="module",
+    params=[("gender",), ("nationality",), ("gender", "nationality")],
+    ids=["gender", "nationality", "intersection"],
+)
 def stats(request, folder):
     table = voxceleb.load_voxceleb(request.param, folder=folder)
     assert len(table) == 2 * voxceleb.N_TRIALS
@@ -128,8 +137,15 @@ def test_eer_matches_bt4vt(stats, folder):
 def test_rates_and_every_measure(stats):
     attributes, stats = stats
     rates = rates_at_fmr(stats, 1e-3)
-    assert list(rates.columns) == ["algorithm", *attributes, "group", "fmr", "fnmr", "n_mated",
-                                   "n_nonmated"]
+    assert list(rates.columns) == [
+        "algorithm",
+        *attributes,
+        "group",
+        "fmr",
+        "fnmr",
+        "n_mated",
+        "n_nonmated",
+    ]
     for attained in rates.attrs["attained_fmr"].values():
         assert attained <= 1e-3
     for name in measure_names(inputs="rates"):

@@ -9,8 +9,8 @@ like the built-in measures.
 
 import numpy as np
 
-from audit.measures import MeasureResult, as_rates
-from audit.registry import register_measure
+from audit.measures.kernels import MeasureResult, as_rates
+from audit.measures.registry import register_measure
 
 
 def _ncv(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -24,13 +24,23 @@ def _ncv(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @register_measure(
-    name="user_ncv", label="NCV (user)", higher_is_fairer=False, bounds=(0.0, 1.0), ideal=0.0,
+    name="user_ncv",
+    label="NCV (user)",
+    higher_is_fairer=False,
+    bounds=(0.0, 1.0),
+    ideal=0.0,
     fmr_term="A: normalised coefficient of variation of the group FMRs",
-    fnmr_term="B: normalised coefficient of variation of the group FNMRs", share="linear",
+    fnmr_term="B: normalised coefficient of variation of the group FNMRs",
+    share="linear",
     citation="a user's module (tests/user_measures/my_measure.py)",
     undefined="a term is 0/0 when every group's rate is 0: set to 0 and flagged",
-    properties=dict(bounded=True, permutation_invariant=True, scale_invariant=True,
-                    defined_at_zero=True, ideal_when_equal=True),
+    properties=dict(
+        bounded=True,
+        permutation_invariant=True,
+        scale_invariant=True,
+        defined_at_zero=True,
+        ideal_when_equal=True,
+    ),
 )
 def user_ncv(fmr, fnmr, *, alpha=0.5):
     """alpha * NCV(FMR) + (1 - alpha) * NCV(FNMR)."""

@@ -42,8 +42,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from audit.measures import MeasureResult, UndefinedMeasureWarning
-from audit.registry import Measure, get_measure, measure_names, register
+from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
+from audit.measures.registry import Measure, get_measure, measure_names, register
 from audit.scores import ScoresError, ScoreStats, score_stats
 
 SED_UNDEFINED = (
@@ -51,7 +51,9 @@ SED_UNDEFINED = (
     "EER threshold is 0, so eq. {eq} of Elobaid et al. divides by zero; the value is NaN"
 )
 BAD_PERCENTILE = "percentile must lie in (0, 1), got {value!r}"
-BAD_WEIGHTS = "w_tail and w_center must be non-negative and sum to 1, got {w_tail!r} and {w_center!r}"
+BAD_WEIGHTS = (
+    "w_tail and w_center must be non-negative and sum to 1, got {w_tail!r} and {w_center!r}"
+)
 BAD_BINS = "bins must be an integer of at least 2, got {value!r}"
 TOO_FEW_GROUPS = "a distribution measure needs at least 2 groups, got {n}"
 NO_SCORES = (
@@ -68,12 +70,20 @@ def _require_comparisons(stats: ScoreStats, measure: str) -> None:
     same groups are refused by :func:`audit.scores.rates_at_fmr`.
     """
     for a, algorithm in enumerate(stats.algorithms):
-        for kind, counts in (("mated", stats.n_mated(a)),
-                             ("within-group non-mated", stats.n_nonmated(a))):
+        for kind, counts in (
+            ("mated", stats.n_mated(a)),
+            ("within-group non-mated", stats.n_nonmated(a)),
+        ):
             empty = np.flatnonzero(counts == 0)
             if len(empty):
-                raise ScoresError(NO_SCORES.format(measure=measure, algorithm=algorithm,
-                                                   group=stats.groups[empty[0]], kind=kind))
+                raise ScoresError(
+                    NO_SCORES.format(
+                        measure=measure,
+                        algorithm=algorithm,
+                        group=stats.groups[empty[0]],
+                        kind=kind,
+                    )
+                )
 
 
 # ------------------------------------------------------------------------------ EER
@@ -130,18 +140,33 @@ def eer_table(scores) -> pd.DataFrame:
                 eer, t, fmr, fnmr = np.nan, np.nan, np.nan, np.nan
             else:
                 eer, t, fmr, fnmr = _eer_one(m, nm)
-            rows.append((str(algorithm), str(group), eer, float(stats.to_external(t)), fmr, fnmr,
-                         len(m), len(nm)))
-    table = pd.DataFrame(rows, columns=["algorithm", "group", "eer", "threshold", "fmr", "fnmr",
-                                        "n_mated", "n_nonmated"])
+            rows.append(
+                (
+                    str(algorithm),
+                    str(group),
+                    eer,
+                    float(stats.to_external(t)),
+                    fmr,
+                    fnmr,
+                    len(m),
+                    len(nm),
+                )
+            )
+    table = pd.DataFrame(
+        rows,
+        columns=["algorithm", "group", "eer", "threshold", "fmr", "fnmr", "n_mated", "n_nonmated"],
+    )
     table["algorithm"] = table["algorithm"].astype("string")
     table["group"] = table["group"].astype("string")
     return table
 
 
 def _per_algorithm(table: pd.DataFrame, column: str, stats: ScoreStats) -> np.ndarray:
-    return table.pivot(index="algorithm", columns="group", values=column).loc[
-        [str(a) for a in stats.algorithms], [str(g) for g in stats.groups]].to_numpy("float64")
+    return (
+        table.pivot(index="algorithm", columns="group", values=column)
+        .loc[[str(a) for a in stats.algorithms], [str(g) for g in stats.groups]]
+        .to_numpy("float64")
+    )
 
 
 def std_eer(scores) -> MeasureResult:
@@ -169,8 +194,7 @@ def std_eer(scores) -> MeasureResult:
     eers = _per_algorithm(eer_table(stats), "eer", stats)
     value = eers.std(axis=1, ddof=0)
     nan = np.full(len(value), np.nan)
-    return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(),
-                         undefined=np.isnan(value))
+    return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(), undefined=np.isnan(value))
 
 
 # ---------------------------------------------------------------------------- SED_G
@@ -205,14 +229,39 @@ def sed_table(scores) -> pd.DataFrame:
             fmr = fm[:, 0] / n_nm
             fnmr = fnm[:, 0] / n_m
             d_fmr = np.abs(1.0 - fmr / global_fmr) if global_fmr > 0 else np.full(len(fmr), np.nan)
-            d_fnmr = (np.abs(1.0 - fnmr / global_fnmr) if global_fnmr > 0
-                      else np.full(len(fnmr), np.nan))
+            d_fnmr = (
+                np.abs(1.0 - fnmr / global_fnmr) if global_fnmr > 0 else np.full(len(fnmr), np.nan)
+            )
         for g, group in enumerate(stats.groups):
-            rows.append((str(algorithm), str(group), threshold, fmr[g], fnmr[g], global_fmr,
-                         global_fnmr, d_fmr[g], d_fnmr[g], d_fmr[g] + d_fnmr[g]))
-    table = pd.DataFrame(rows, columns=["algorithm", "group", "threshold", "fmr", "fnmr",
-                                        "global_fmr", "global_fnmr", "delta_fmr", "delta_fnmr",
-                                        "sed"])
+            rows.append(
+                (
+                    str(algorithm),
+                    str(group),
+                    threshold,
+                    fmr[g],
+                    fnmr[g],
+                    global_fmr,
+                    global_fnmr,
+                    d_fmr[g],
+                    d_fnmr[g],
+                    d_fmr[g] + d_fnmr[g],
+                )
+            )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "algorithm",
+            "group",
+            "threshold",
+            "fmr",
+            "fnmr",
+            "global_fmr",
+            "global_fnmr",
+            "delta_fmr",
+            "delta_fnmr",
+            "sed",
+        ],
+    )
     table["algorithm"] = table["algorithm"].astype("string")
     table["group"] = table["group"].astype("string")
     return table
@@ -229,11 +278,19 @@ def _sed(scores, statistic, measure: str) -> MeasureResult:
     if undefined.any():
         which = "FMR (eq. 8)" if np.isnan(d_fmr).any() else "FNMR (eq. 9)"
         rate, eq = which.split(" (eq. ")
-        warnings.warn(SED_UNDEFINED.format(count=int(undefined.sum()), total=len(undefined),
-                                           rate=rate, eq=eq.rstrip(")")),
-                      UndefinedMeasureWarning, stacklevel=3)
-    return MeasureResult(value=statistic(sed), fmr_term=statistic(d_fmr),
-                         fnmr_term=statistic(d_fnmr), undefined=undefined)
+        warnings.warn(
+            SED_UNDEFINED.format(
+                count=int(undefined.sum()), total=len(undefined), rate=rate, eq=eq.rstrip(")")
+            ),
+            UndefinedMeasureWarning,
+            stacklevel=3,
+        )
+    return MeasureResult(
+        value=statistic(sed),
+        fmr_term=statistic(d_fmr),
+        fnmr_term=statistic(d_fnmr),
+        undefined=undefined,
+    )
 
 
 def sed_mean(scores) -> MeasureResult:
@@ -344,17 +401,21 @@ def dfi(scores, *, bins: int = 100) -> MeasureResult:
     values = []
     for a in range(len(stats.algorithms)):
         edges = _edges(stats, a, bins)
-        counts = np.array([_histogram(stats.mated[a][g], edges)
-                           + _histogram(stats.nonmated[a][g], edges) for g in range(k)])
+        counts = np.array(
+            [
+                _histogram(stats.mated[a][g], edges) + _histogram(stats.nonmated[a][g], edges)
+                for g in range(k)
+            ]
+        )
         values.append(1.0 - _kl_to_mean(_normalise(counts)).sum() / (k * np.log2(k)))
     value = np.asarray(values)
     nan = np.full(len(value), np.nan)
-    return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(),
-                         undefined=np.isnan(value))
+    return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(), undefined=np.isnan(value))
 
 
 def _cei_part(p: np.ndarray, tail: np.ndarray, w_tail: float, w_center: float) -> np.ndarray:
     """Weighted tail/centre divergence S' of each group (rows of ``p``, summing to 1)."""
+
     def lumped(keep):
         # the bins in ``keep`` plus one bin holding the mass of all the others
         return np.column_stack([p[:, keep], p[:, ~keep].sum(axis=1)])
@@ -362,8 +423,9 @@ def _cei_part(p: np.ndarray, tail: np.ndarray, w_tail: float, w_center: float) -
     return w_tail * _kl_to_mean(lumped(tail)) + w_center * _kl_to_mean(lumped(~tail))
 
 
-def cei(scores, *, percentile: float = 0.9, w_tail: float = 0.8, w_center: float = 0.2,
-        bins: int = 100) -> MeasureResult:
+def cei(
+    scores, *, percentile: float = 0.9, w_tail: float = 0.8, w_center: float = 0.2, bins: int = 100
+) -> MeasureResult:
     """Comprehensive Equity Index (Solano et al., sec. 2.3, eq. 8).
 
     For each class (mated = genuine, non-mated = impostor) separately, each
@@ -432,8 +494,9 @@ def cei(scores, *, percentile: float = 0.9, w_tail: float = 0.8, w_center: float
             out.append(1.0 - s.sum() / (k * np.log2(k)))
     impostor, genuine = np.asarray(impostor), np.asarray(genuine)
     value = (impostor + genuine) / 2.0
-    return MeasureResult(value=value, fmr_term=impostor, fnmr_term=genuine,
-                         undefined=np.isnan(value))
+    return MeasureResult(
+        value=value, fmr_term=impostor, fnmr_term=genuine, undefined=np.isnan(value)
+    )
 
 
 # ------------------------------------------------------------------------- registry
@@ -466,51 +529,83 @@ def _no_share(fmr_term, fnmr_term, alpha):
 
 SCORE_MEASURES = (
     Measure(
-        name="std_eer", label="STD of group EERs", function=std_eer, higher_is_fairer=False,
-        bounds=(0.0, 0.5), ideal=0.0,
+        name="std_eer",
+        label="STD of group EERs",
+        function=std_eer,
+        higher_is_fairer=False,
+        bounds=(0.0, 0.5),
+        ideal=0.0,
         fmr_term="none: the EER merges FMR and FNMR (NaN)",
         fnmr_term="none: the EER merges FMR and FNMR (NaN)",
-        share=_no_share, citation=f"{ELOBAID}, eq. 19-21",
+        share=_no_share,
+        citation=f"{ELOBAID}, eq. 19-21",
         undefined=f"never undefined ({REFUSED})",
-        inputs="scores", module=__name__,
+        inputs="scores",
+        module=__name__,
     ),
     Measure(
-        name="sed_mean", label="mean SED_G", function=sed_mean, higher_is_fairer=False,
-        bounds=(0.0, None), ideal=0.0,
+        name="sed_mean",
+        label="mean SED_G",
+        function=sed_mean,
+        higher_is_fairer=False,
+        bounds=(0.0, None),
+        ideal=0.0,
         fmr_term="A: mean over groups of |1 - FMR_g / FMR_global| at the mean EER threshold (eq. 8)",
         fnmr_term="B: mean over groups of |1 - FNMR_g / FNMR_global| (eq. 9)",
-        share=_sum_share, citation=f"{ELOBAID}, eq. 8-11",
-        undefined=("a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, "
-                   f"warned; {REFUSED}"),
-        inputs="scores", module=__name__,
+        share=_sum_share,
+        citation=f"{ELOBAID}, eq. 8-11",
+        undefined=(
+            f"a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned; {REFUSED}"
+        ),
+        inputs="scores",
+        module=__name__,
     ),
     Measure(
-        name="sed_std", label="STD of SED_G", function=sed_std, higher_is_fairer=False,
-        bounds=(0.0, None), ideal=0.0,
+        name="sed_std",
+        label="STD of SED_G",
+        function=sed_std,
+        higher_is_fairer=False,
+        bounds=(0.0, None),
+        ideal=0.0,
         fmr_term="std over groups of delta FMR_g (eq. 8); not a term of the value",
         fnmr_term="std over groups of delta FNMR_g (eq. 9); not a term of the value",
-        share=_no_share, citation=f"{ELOBAID}, eq. 8-11",
-        undefined=("a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, "
-                   f"warned; {REFUSED}"),
-        inputs="scores", module=__name__,
+        share=_no_share,
+        citation=f"{ELOBAID}, eq. 8-11",
+        undefined=(
+            f"a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned; {REFUSED}"
+        ),
+        inputs="scores",
+        module=__name__,
     ),
     Measure(
-        name="dfi", label="DFI_N", function=dfi, higher_is_fairer=True,
-        bounds=(0.0, 1.0), ideal=1.0,
+        name="dfi",
+        label="DFI_N",
+        function=dfi,
+        higher_is_fairer=True,
+        bounds=(0.0, 1.0),
+        ideal=1.0,
         fmr_term="none: genuine and impostor scores are combined (NaN)",
         fnmr_term="none: genuine and impostor scores are combined (NaN)",
-        share=_no_share, citation=f"{SOLANO}, eq. 1-2 (Kotwal & Marcel, ICPR 2022)",
+        share=_no_share,
+        citation=f"{SOLANO}, eq. 1-2 (Kotwal & Marcel, ICPR 2022)",
         undefined=f"never undefined ({REFUSED})",
-        inputs="scores", module=__name__,
+        inputs="scores",
+        module=__name__,
     ),
     Measure(
-        name="cei", label="CEI", function=cei, higher_is_fairer=True,
-        bounds=(0.0, 1.0), ideal=1.0,
+        name="cei",
+        label="CEI",
+        function=cei,
+        higher_is_fairer=True,
+        bounds=(0.0, 1.0),
+        ideal=1.0,
         fmr_term="A: CEI of the impostor (non-mated) distributions",
         fnmr_term="B: CEI of the genuine (mated) distributions",
-        share=_mean_share, citation=f"{SOLANO}, sec. 2.3, eq. 8",
+        share=_mean_share,
+        citation=f"{SOLANO}, sec. 2.3, eq. 8",
         undefined=f"never undefined ({REFUSED})",
-        inputs="scores", module=__name__,
+        inputs="scores",
+        module=__name__,
     ),
 )
 
@@ -544,11 +639,18 @@ def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
     for name in names:
         measure = get_measure(name)
         result = measure.function(stats, **options.get(name, {}))
-        frames.append(pd.DataFrame({
-            "algorithm": [str(a) for a in stats.algorithms], "measure": name,
-            "value": result.value, "fmr_term": result.fmr_term, "fnmr_term": result.fnmr_term,
-            "undefined": result.undefined,
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "algorithm": [str(a) for a in stats.algorithms],
+                    "measure": name,
+                    "value": result.value,
+                    "fmr_term": result.fmr_term,
+                    "fnmr_term": result.fnmr_term,
+                    "undefined": result.undefined,
+                }
+            )
+        )
     out = pd.concat(frames, ignore_index=True)
     out["algorithm"] = out["algorithm"].astype("string")
     out["measure"] = out["measure"].astype("string")

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from audit import config
-from audit.data import annex15_path
-from audit.outputs import run_header
+from audit.report.outputs import run_header
+from audit.sources.annex15 import annex15_path
 
 #: The notebooks a report can run, by short name.
 NOTEBOOKS = {
@@ -40,8 +40,12 @@ TITLES = {
 }
 
 UNKNOWN_NOTEBOOK = "unknown notebook {name!r}; available: {names}"
-MIXED_INPUTS = "notebooks {notebooks} read different inputs (a rates table and scores); run them apart"
-UNKNOWN_PARAMETER = "parameter {key!r} is not declared by notebook(s) {notebooks}; they take: {known}"
+MIXED_INPUTS = (
+    "notebooks {notebooks} read different inputs (a rates table and scores); run them apart"
+)
+UNKNOWN_PARAMETER = (
+    "parameter {key!r} is not declared by notebook(s) {notebooks}; they take: {known}"
+)
 NOTEBOOK_FAILED = (
     "notebook {notebook} failed in cell {cell} with {ename}: {evalue}\n"
     "The executed notebook, up to the failing cell, is kept at {kept}"
@@ -71,8 +75,9 @@ def export_html(notebook: Path, destination: Path) -> Path:
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
+    exporter = HTMLExporter(
+        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True
+    )
     body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
     destination.write_text(body, encoding="utf-8")
     return destination
@@ -90,20 +95,31 @@ def execute(name: str, output: Path, parameters: Mapping, *, progress: bool = Tr
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, *paths] if p)
     try:
         papermill.execute_notebook(
-            str(notebook_path(name)), str(output), parameters=dict(parameters),
-            progress_bar=progress, kernel_name="python3", cwd=str(output.parent),
+            str(notebook_path(name)),
+            str(output),
+            parameters=dict(parameters),
+            progress_bar=progress,
+            kernel_name="python3",
+            cwd=str(output.parent),
         )
     except PapermillExecutionError as error:
-        raise NotebookFailed(NOTEBOOK_FAILED.format(
-            notebook=NOTEBOOKS[name], cell=error.exec_count, ename=error.ename,
-            evalue=error.evalue, kept=output)) from None
+        raise NotebookFailed(
+            NOTEBOOK_FAILED.format(
+                notebook=NOTEBOOKS[name],
+                cell=error.exec_count,
+                ename=error.ename,
+                evalue=error.evalue,
+                kept=output,
+            )
+        ) from None
     return output
 
 
 def _index_html(title: str, header: dict, notebooks: Sequence[str], folder: Path) -> str:
     rows = "".join(
         f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(str(v))}</code></td></tr>"
-        for k, v in header.items() if k != "parameters"
+        for k, v in header.items()
+        if k != "parameters"
     )
     params = "".join(
         f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(repr(v))}</code></td></tr>"
@@ -111,7 +127,8 @@ def _index_html(title: str, header: dict, notebooks: Sequence[str], folder: Path
     )
     links = "".join(
         f'<li><a href="{n}.html">{html.escape(TITLES[n])}</a> '
-        f'(<a href="{n}.ipynb">notebook</a>)</li>' for n in notebooks
+        f'(<a href="{n}.ipynb">notebook</a>)</li>'
+        for n in notebooks
     )
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").exists() else []
     tables = sorted((folder / "tables").glob("*.csv")) if (folder / "tables").exists() else []
@@ -160,7 +177,9 @@ def run_report(
     known = sorted(set().union(*declared.values()))
     for key in parameters:
         if key not in known:
-            raise ValueError(UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known))
+            raise ValueError(
+                UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known)
+            )
     if "scores" in notebooks:
         if len(notebooks) > 1:
             raise ValueError(MIXED_INPUTS.format(notebooks=list(notebooks)))
@@ -168,7 +187,7 @@ def run_report(
             parameters["scores_path"] = str(Path(parameters["scores_path"]).resolve())
             input_file = parameters["scores_path"]
         else:
-            from audit import voxceleb
+            from audit.sources import voxceleb
 
             voxceleb.fetch_bt4vt()
             input_file = str(voxceleb.bt4vt_dir() / voxceleb.BT4VT_WHEEL)
@@ -187,11 +206,16 @@ def run_report(
         (staging / "manifest.json").write_text(json.dumps(header, indent=2) + "\n")
         for notebook in notebooks:
             own = {k: v for k, v in parameters.items() if k in declared[notebook]}
-            executed = execute(notebook, staging / f"{notebook}.ipynb",
-                               {**own, "output_dir": str(staging)}, progress=progress)
+            executed = execute(
+                notebook,
+                staging / f"{notebook}.ipynb",
+                {**own, "output_dir": str(staging)},
+                progress=progress,
+            )
             export_html(executed, staging / f"{notebook}.html")
         (staging / "index.html").write_text(
-            _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8")
+            _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8"
+        )
     except BaseException as error:
         failed = root / f".{name}.failed"
         shutil.rmtree(failed, ignore_errors=True)

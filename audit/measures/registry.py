@@ -7,7 +7,7 @@ undefined.  The built-ins are registered below; a user registers their own
 with :func:`register_measure` (usable as a decorator) from any module, and the
 audit treats it exactly like the built-ins::
 
-    from audit.registry import register_measure
+    from audit.measures.registry import register_measure
 
     @register_measure(name="max_fnmr_gap", higher_is_fairer=False, bounds=(0, 1),
                       ideal=0.0, citation="my paper, eq. 1", share="linear")
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from audit import measures
-from audit.measures import MeasureResult
-from audit.rates import rate_matrices
+from audit.measures import kernels as measures
+from audit.measures.kernels import MeasureResult
+from audit.tables.rates import rate_matrices
 
 NEEDS_SCORES = (
     "measure {name!r} needs comparison scores, not a rates table: evaluate it with "
@@ -45,16 +45,16 @@ BAD_INPUTS = "inputs must be 'rates' or 'scores', got {inputs!r}"
 #: verifies the declaration either way.
 PROPERTIES: dict[str, str] = {
     "bounded": "every value lies within the declared finite bounds; if declared "
-               "False, the value grows without limit as one group's rates approach 0 "
-               "(or the others' approach 0)",
+    "False, the value grows without limit as one group's rates approach 0 "
+    "(or the others' approach 0)",
     "permutation_invariant": "reordering the groups (the same way for FMR and FNMR) "
-                             "leaves the value unchanged",
+    "leaves the value unchanged",
     "scale_invariant": "multiplying every group's FMR by one positive factor, and every "
-                       "group's FNMR by another, leaves the value unchanged",
+    "group's FNMR by another, leaves the value unchanged",
     "defined_at_zero": "the value is a finite number, computed without a convention, "
-                       "when one group's FMR or FNMR is 0 (FFMC.3)",
+    "when one group's FMR or FNMR is 0 (FFMC.3)",
     "ideal_when_equal": "when all groups have the same FMR and the same FNMR the value "
-                        "equals the declared ideal",
+    "equals the declared ideal",
 }
 
 
@@ -188,8 +188,9 @@ _REGISTRY: dict[str, Measure] = {}
 def register(measure: Measure, *, replace: bool = False) -> Measure:
     """Add a :class:`Measure` to the registry and return it."""
     if measure.name in _REGISTRY and not replace:
-        raise ValueError(ALREADY_REGISTERED.format(
-            name=measure.name, citation=_REGISTRY[measure.name].citation))
+        raise ValueError(
+            ALREADY_REGISTERED.format(name=measure.name, citation=_REGISTRY[measure.name].citation)
+        )
     _REGISTRY[measure.name] = measure
     return measure
 
@@ -201,13 +202,22 @@ def unregister(name: str) -> Measure:
     return measure
 
 
-def register_measure(*, name: str, higher_is_fairer: bool,
-                     bounds: tuple[float | None, float | None], ideal: float,
-                     label: str | None = None, fmr_term: str = "FMR term",
-                     fnmr_term: str = "FNMR term", share: str | Callable = "linear",
-                     citation: str = "", undefined: str = "never undefined",
-                     inputs: str = "rates", properties: Mapping[str, bool] | None = None,
-                     replace: bool = False) -> Callable:
+def register_measure(
+    *,
+    name: str,
+    higher_is_fairer: bool,
+    bounds: tuple[float | None, float | None],
+    ideal: float,
+    label: str | None = None,
+    fmr_term: str = "FMR term",
+    fnmr_term: str = "FNMR term",
+    share: str | Callable = "linear",
+    citation: str = "",
+    undefined: str = "never undefined",
+    inputs: str = "rates",
+    properties: Mapping[str, bool] | None = None,
+    replace: bool = False,
+) -> Callable:
     """Decorator registering ``function(fmr, fnmr, *, alpha) -> MeasureResult``.
 
     The keywords are the :class:`Measure` fields; the function is returned
@@ -215,13 +225,25 @@ def register_measure(*, name: str, higher_is_fairer: bool,
     """
 
     def decorate(function: Callable) -> Callable:
-        register(Measure(
-            name=name, label=label or name, function=function,
-            higher_is_fairer=higher_is_fairer, bounds=bounds, ideal=ideal,
-            fmr_term=fmr_term, fnmr_term=fnmr_term, share=share, citation=citation,
-            undefined=undefined, inputs=inputs, module=function.__module__,
-            properties=properties or {},
-        ), replace=replace)
+        register(
+            Measure(
+                name=name,
+                label=label or name,
+                function=function,
+                higher_is_fairer=higher_is_fairer,
+                bounds=bounds,
+                ideal=ideal,
+                fmr_term=fmr_term,
+                fnmr_term=fnmr_term,
+                share=share,
+                citation=citation,
+                undefined=undefined,
+                inputs=inputs,
+                module=function.__module__,
+                properties=properties or {},
+            ),
+            replace=replace,
+        )
         return function
 
     return decorate
@@ -253,8 +275,9 @@ def load_measure_module(dotted: str) -> list[str]:
     return [name for name in _REGISTRY if name not in before]
 
 
-def evaluate(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5,
-             **options) -> pd.DataFrame:
+def evaluate(
+    table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5, **options
+) -> pd.DataFrame:
     """A measure on a validated rates table: one row per algorithm.
 
     Columns: ``value``, ``fmr_term`` (A), ``fnmr_term`` (B) and ``undefined``.
@@ -265,45 +288,85 @@ def evaluate(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5,
         raise ValueError(NEEDS_SCORES.format(name=measure.name))
     algorithms, _, fmr, fnmr = rate_matrices(table)
     result = measure(fmr, fnmr, alpha=alpha, **options)
-    return pd.DataFrame({
-        "value": result.value,
-        "fmr_term": result.fmr_term,
-        "fnmr_term": result.fnmr_term,
-        "undefined": result.undefined,
-    }, index=algorithms)
+    return pd.DataFrame(
+        {
+            "value": result.value,
+            "fmr_term": result.fmr_term,
+            "fnmr_term": result.fnmr_term,
+            "undefined": result.undefined,
+        },
+        index=algorithms,
+    )
 
 
 HOWARD = "Howard, Laird et al., ICPR 2022 FairBio workshop"
 
-register(Measure(
-    name="fdr", label="FDR", function=measures.fdr, higher_is_fairer=True,
-    bounds=(0.0, 1.0), ideal=1.0,
-    fmr_term="A: largest difference between two groups' FMR",
-    fnmr_term="B: largest difference between two groups' FNMR",
-    share="linear", citation=f"{HOWARD}, eq. 1-3 (de Freitas Pereira & Marcel 2021)",
-    undefined="never undefined", module=measures.__name__,
-    properties=dict(bounded=True, permutation_invariant=True, scale_invariant=False,
-                    defined_at_zero=True, ideal_when_equal=True),
-))
-register(Measure(
-    name="ir", label="IR", function=measures.inequity_rate, higher_is_fairer=False,
-    bounds=(1.0, None), ideal=1.0,
-    fmr_term="A: max group FMR / min group FMR",
-    fnmr_term="B: max group FNMR / min group FNMR",
-    share="log", citation=f"{HOWARD}, eq. 4-6 (Grother, NIST 2021)",
-    undefined="undefined when the minimum group FMR or FNMR is 0: NaN, flagged, warned",
-    module=measures.__name__,
-    properties=dict(bounded=False, permutation_invariant=True, scale_invariant=True,
-                    defined_at_zero=False, ideal_when_equal=True),
-))
-register(Measure(
-    name="garbe", label="GARBE", function=measures.garbe, higher_is_fairer=False,
-    bounds=(0.0, 1.0), ideal=0.0,
-    fmr_term="A: Gini coefficient of the group FMRs (eq. 7)",
-    fnmr_term="B: Gini coefficient of the group FNMRs (eq. 7)",
-    share="linear", citation=f"{HOWARD}, eq. 7-9",
-    undefined="a term is undefined when every group's rate is 0 (zero mean): set to 0, flagged, warned",
-    module=measures.__name__,
-    properties=dict(bounded=True, permutation_invariant=True, scale_invariant=True,
-                    defined_at_zero=True, ideal_when_equal=True),
-))
+register(
+    Measure(
+        name="fdr",
+        label="FDR",
+        function=measures.fdr,
+        higher_is_fairer=True,
+        bounds=(0.0, 1.0),
+        ideal=1.0,
+        fmr_term="A: largest difference between two groups' FMR",
+        fnmr_term="B: largest difference between two groups' FNMR",
+        share="linear",
+        citation=f"{HOWARD}, eq. 1-3 (de Freitas Pereira & Marcel 2021)",
+        undefined="never undefined",
+        module=measures.__name__,
+        properties=dict(
+            bounded=True,
+            permutation_invariant=True,
+            scale_invariant=False,
+            defined_at_zero=True,
+            ideal_when_equal=True,
+        ),
+    )
+)
+register(
+    Measure(
+        name="ir",
+        label="IR",
+        function=measures.inequity_rate,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max group FMR / min group FMR",
+        fnmr_term="B: max group FNMR / min group FNMR",
+        share="log",
+        citation=f"{HOWARD}, eq. 4-6 (Grother, NIST 2021)",
+        undefined="undefined when the minimum group FMR or FNMR is 0: NaN, flagged, warned",
+        module=measures.__name__,
+        properties=dict(
+            bounded=False,
+            permutation_invariant=True,
+            scale_invariant=True,
+            defined_at_zero=False,
+            ideal_when_equal=True,
+        ),
+    )
+)
+register(
+    Measure(
+        name="garbe",
+        label="GARBE",
+        function=measures.garbe,
+        higher_is_fairer=False,
+        bounds=(0.0, 1.0),
+        ideal=0.0,
+        fmr_term="A: Gini coefficient of the group FMRs (eq. 7)",
+        fnmr_term="B: Gini coefficient of the group FNMRs (eq. 7)",
+        share="linear",
+        citation=f"{HOWARD}, eq. 7-9",
+        undefined="a term is undefined when every group's rate is 0 (zero mean): set to 0, flagged, warned",
+        module=measures.__name__,
+        properties=dict(
+            bounded=True,
+            permutation_invariant=True,
+            scale_invariant=True,
+            defined_at_zero=True,
+            ideal_when_equal=True,
+        ),
+    )
+)

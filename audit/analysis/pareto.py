@@ -47,16 +47,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from audit.accuracy import overall_rates
-from audit.measures import UndefinedMeasureWarning
-from audit.rates import rate_matrices
-from audit.registry import Measure, evaluate, get_measure
+from audit.analysis.accuracy import overall_rates
+from audit.measures.kernels import UndefinedMeasureWarning
+from audit.measures.registry import Measure, evaluate, get_measure
+from audit.tables.rates import rate_matrices
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_POINTS_SHAPE = "points must have shape (..., n, k) with k >= 1 criteria, got shape {shape}"
 BAD_DIRECTIONS = (
-    "higher_is_better must give one direction per criterion: {k} criteria, "
-    "got {directions!r}"
+    "higher_is_better must give one direction per criterion: {k} criteria, got {directions!r}"
 )
 NAN_POINTS = (
     "points hold {count} NaN value(s); an undefined value cannot be ranked: drop or "
@@ -80,8 +79,7 @@ ACCURACY_ALGORITHMS = (
 )
 BAD_UNDEFINED = "undefined must be 'raise', 'exclude' or 'keep', got {value!r}"
 NOT_RATES_MEASURE = (
-    "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot "
-    "feed it"
+    "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot feed it"
 )
 NO_CANDIDATES = "no algorithm is left to compare (all {count} were excluded as undefined)"
 
@@ -92,8 +90,14 @@ ACCURACY_LABELS = {"total_fnmr": "Total FNMR", "total_fmr": "Total FMR"}
 TIE_RTOL = 1e-9
 
 
-def efficient(points, *, higher_is_better: Sequence[bool], weak: bool = False,
-              rtol: float = 0.0, atol: float = 0.0) -> np.ndarray:
+def efficient(
+    points,
+    *,
+    higher_is_better: Sequence[bool],
+    weak: bool = False,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+) -> np.ndarray:
     r"""Mask of the Pareto-efficient points, vectorised over leading batch dimensions.
 
     With every criterion turned to lower-is-better, :math:`j` dominates
@@ -192,19 +196,27 @@ def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd
         extra = [a for a in index if a not in set(names)]
         if missing or extra:
             raise ValueError(ACCURACY_ALGORITHMS.format(missing=missing, extra=extra))
-        values = pd.Series(pd.to_numeric(accuracy, errors="coerce").to_numpy(dtype="float64",
-                                                                           na_value=np.nan),
-                           index=index).loc[names]
+        values = pd.Series(
+            pd.to_numeric(accuracy, errors="coerce").to_numpy(dtype="float64", na_value=np.nan),
+            index=index,
+        ).loc[names]
         values.index = algorithms
         name = str(accuracy.name) if accuracy.name is not None else "accuracy"
         return values, name, name
     raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
 
 
-def frontier_frame(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: float = 0.5,
-                   accuracy="total_fnmr", weights="equal", undefined: str = "raise",
-                   accuracy_higher_is_better: bool = False,
-                   tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+def frontier_frame(
+    table: pd.DataFrame,
+    measure: str | Measure = "garbe",
+    *,
+    alpha: float = 0.5,
+    accuracy="total_fnmr",
+    weights="equal",
+    undefined: str = "raise",
+    accuracy_higher_is_better: bool = False,
+    tie_rtol: float = TIE_RTOL,
+) -> pd.DataFrame:
     """Every algorithm's accuracy and fairness, and whether it lies on the frontier.
 
     The tidy input of :func:`audit.plots.pareto.pareto_figure` and the basis
@@ -256,7 +268,7 @@ def frontier_frame(table: pd.DataFrame, measure: str | Measure = "garbe", *, alp
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({
     ...     "Algorithm": ["a", "b", "c"],
     ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
@@ -282,8 +294,9 @@ def frontier_frame(table: pd.DataFrame, measure: str | Measure = "garbe", *, alp
     acc, acc_name, acc_label = _accuracy(overall, accuracy, algorithms)
     missing_acc = acc.isna().to_numpy()
     if missing_acc.any():
-        raise ValueError(UNDEFINED_ACCURACY.format(name=acc_name,
-                                                   algorithms=list(algorithms[missing_acc])))
+        raise ValueError(
+            UNDEFINED_ACCURACY.format(name=acc_name, algorithms=list(algorithms[missing_acc]))
+        )
     fairness = values["value"].to_numpy(dtype="float64")
     flagged = values["undefined"].to_numpy(dtype=bool) | np.isnan(fairness)
     if undefined == "keep":
@@ -294,40 +307,63 @@ def frontier_frame(table: pd.DataFrame, measure: str | Measure = "garbe", *, alp
             excluded = [str(a) for a in algorithms[flagged]]
         else:
             keep = "" if undefined == "keep" else KEEP_HINT.format(convention=spec.undefined)
-            raise ValueError(UNDEFINED_FAIRNESS.format(
-                measure=spec.label, alpha=alpha, count=int(flagged.sum()), total=len(flagged),
-                algorithms=[str(a) for a in algorithms[flagged]], keep=keep))
+            raise ValueError(
+                UNDEFINED_FAIRNESS.format(
+                    measure=spec.label,
+                    alpha=alpha,
+                    count=int(flagged.sum()),
+                    total=len(flagged),
+                    algorithms=[str(a) for a in algorithms[flagged]],
+                    keep=keep,
+                )
+            )
     kept = ~flagged
     if not kept.any():
         raise ValueError(NO_CANDIDATES.format(count=len(kept)))
-    frame = pd.DataFrame({"accuracy": acc.to_numpy(dtype="float64")[kept],
-                          "fairness": fairness[kept]}, index=algorithms[kept])
+    frame = pd.DataFrame(
+        {"accuracy": acc.to_numpy(dtype="float64")[kept], "fairness": fairness[kept]},
+        index=algorithms[kept],
+    )
     points = frame[["accuracy", "fairness"]].to_numpy()
     directions = [accuracy_higher_is_better, spec.higher_is_fairer]
     frame["on_frontier"] = efficient(points, higher_is_better=directions, rtol=tie_rtol)
-    frame["weakly_efficient"] = efficient(points, higher_is_better=directions, weak=True,
-                                          rtol=tie_rtol)
-    frame.attrs.update({
-        "measure": spec.name,
-        "measure_label": spec.label,
-        "higher_is_fairer": bool(spec.higher_is_fairer),
-        "alpha": float(alpha),
-        "accuracy": acc_name,
-        "accuracy_label": acc_label,
-        "accuracy_higher_is_better": bool(accuracy_higher_is_better),
-        "weights": (overall.attrs["weights"] if acc_name in ACCURACY_LABELS
-                    else f"user-supplied accuracy {acc_name!r}; no group weights used"),
-        "excluded": excluded,
-        "n_candidates": int(kept.sum()),
-        "n_frontier": int(frame["on_frontier"].sum()),
-    })
+    frame["weakly_efficient"] = efficient(
+        points, higher_is_better=directions, weak=True, rtol=tie_rtol
+    )
+    frame.attrs.update(
+        {
+            "measure": spec.name,
+            "measure_label": spec.label,
+            "higher_is_fairer": bool(spec.higher_is_fairer),
+            "alpha": float(alpha),
+            "accuracy": acc_name,
+            "accuracy_label": acc_label,
+            "accuracy_higher_is_better": bool(accuracy_higher_is_better),
+            "weights": (
+                overall.attrs["weights"]
+                if acc_name in ACCURACY_LABELS
+                else f"user-supplied accuracy {acc_name!r}; no group weights used"
+            ),
+            "excluded": excluded,
+            "n_candidates": int(kept.sum()),
+            "n_frontier": int(frame["on_frontier"].sum()),
+        }
+    )
     return frame
 
 
-def downselect(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: float = 0.5,
-               accuracy="total_fnmr", weights="equal", max_accuracy: float | None = None,
-               undefined: str = "raise", accuracy_higher_is_better: bool = False,
-               tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+def downselect(
+    table: pd.DataFrame,
+    measure: str | Measure = "garbe",
+    *,
+    alpha: float = 0.5,
+    accuracy="total_fnmr",
+    weights="equal",
+    max_accuracy: float | None = None,
+    undefined: str = "raise",
+    accuracy_higher_is_better: bool = False,
+    tie_rtol: float = TIE_RTOL,
+) -> pd.DataFrame:
     """The down-select table: the frontier members ordered by accuracy, and the trade-offs.
 
     Howard et al. sec. 4.5: of the 126 Annex 15 algorithms only the 9 on the
@@ -374,7 +410,7 @@ def downselect(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: 
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({
     ...     "Algorithm": ["a", "b", "c"],
     ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
@@ -388,17 +424,26 @@ def downselect(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: 
     >>> d.attrs["n_candidates"], d.attrs["n_frontier"], round(d.attrs["share_removed"], 3)
     (3, 2, 0.333)
     """
-    frame = frontier_frame(table, measure, alpha=alpha, accuracy=accuracy, weights=weights,
-                           undefined=undefined, accuracy_higher_is_better=accuracy_higher_is_better,
-                           tie_rtol=tie_rtol)
+    frame = frontier_frame(
+        table,
+        measure,
+        alpha=alpha,
+        accuracy=accuracy,
+        weights=weights,
+        undefined=undefined,
+        accuracy_higher_is_better=accuracy_higher_is_better,
+        tie_rtol=tie_rtol,
+    )
     acc_sign = -1.0 if accuracy_higher_is_better else 1.0  # +1: lower accuracy value is better
     fair_sign = -1.0 if frame.attrs["higher_is_fairer"] else 1.0
     members = frame[frame["on_frontier"]]
-    order = np.lexsort((
-        members.index.astype(str).to_numpy(),
-        fair_sign * members["fairness"].to_numpy(),
-        acc_sign * members["accuracy"].to_numpy(),
-    ))
+    order = np.lexsort(
+        (
+            members.index.astype(str).to_numpy(),
+            fair_sign * members["fairness"].to_numpy(),
+            acc_sign * members["accuracy"].to_numpy(),
+        )
+    )
     members = members.iloc[order][["accuracy", "fairness"]].copy()
     if max_accuracy is not None:
         limit = float(max_accuracy)
@@ -424,19 +469,29 @@ def downselect(table: pd.DataFrame, measure: str | Measure = "garbe", *, alpha: 
         members["fairness_gain_from_best"] = np.array([], dtype="float64")
     n_candidates = frame.attrs["n_candidates"]
     members.attrs.update(frame.attrs)
-    members.attrs.update({
-        "max_accuracy": None if max_accuracy is None else float(max_accuracy),
-        "n_shown": len(members),
-        "share_removed": 1.0 - frame.attrs["n_frontier"] / n_candidates,
-        "share_removed_with_cutoff": 1.0 - len(members) / n_candidates,
-    })
+    members.attrs.update(
+        {
+            "max_accuracy": None if max_accuracy is None else float(max_accuracy),
+            "n_shown": len(members),
+            "share_removed": 1.0 - frame.attrs["n_frontier"] / n_candidates,
+            "share_removed_with_cutoff": 1.0 - len(members) / n_candidates,
+        }
+    )
     return members
 
 
-def weight_sensitivity(table: pd.DataFrame, measure: str | Measure = "garbe", *,
-                       alpha: float = 0.5, accuracy: str = "total_fnmr", n_draws: int = 2000,
-                       concentration: float = 1.0, seed: int = 0, undefined: str = "raise",
-                       tie_rtol: float = TIE_RTOL) -> pd.DataFrame:
+def weight_sensitivity(
+    table: pd.DataFrame,
+    measure: str | Measure = "garbe",
+    *,
+    alpha: float = 0.5,
+    accuracy: str = "total_fnmr",
+    n_draws: int = 2000,
+    concentration: float = 1.0,
+    seed: int = 0,
+    undefined: str = "raise",
+    tie_rtol: float = TIE_RTOL,
+) -> pd.DataFrame:
     """How often each algorithm is on the frontier when the group weights are unknown.
 
     When the comparison counts are not known (as for the Annex 15 CSV), the
@@ -460,7 +515,7 @@ def weight_sensitivity(table: pd.DataFrame, measure: str | Measure = "garbe", *,
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({
     ...     "Algorithm": ["a", "b", "c"],
     ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
@@ -479,22 +534,41 @@ def weight_sensitivity(table: pd.DataFrame, measure: str | Measure = "garbe", *,
     acc = draws @ rates.T  # (n_draws, n_algorithms)
     fairness = frame["fairness"].to_numpy()
     points = np.stack([acc, np.broadcast_to(fairness, acc.shape)], axis=-1)
-    mask = efficient(points, higher_is_better=[False, frame.attrs["higher_is_fairer"]],
-                     rtol=tie_rtol)
-    out = pd.DataFrame({"fairness": fairness, "share_on_frontier": mask.mean(axis=0),
-                        "min_accuracy": acc.min(axis=0), "max_accuracy": acc.max(axis=0)},
-                       index=frame.index)
-    out = out.iloc[np.lexsort((out.index.astype(str).to_numpy(), -out["share_on_frontier"].to_numpy()))]
+    mask = efficient(
+        points, higher_is_better=[False, frame.attrs["higher_is_fairer"]], rtol=tie_rtol
+    )
+    out = pd.DataFrame(
+        {
+            "fairness": fairness,
+            "share_on_frontier": mask.mean(axis=0),
+            "min_accuracy": acc.min(axis=0),
+            "max_accuracy": acc.max(axis=0),
+        },
+        index=frame.index,
+    )
+    out = out.iloc[
+        np.lexsort((out.index.astype(str).to_numpy(), -out["share_on_frontier"].to_numpy()))
+    ]
     sizes = mask.sum(axis=1)
-    out.attrs.update({key: frame.attrs[key] for key in
-                      ("measure", "measure_label", "higher_is_fairer", "alpha", "excluded")})
-    out.attrs.update({
-        "accuracy": accuracy, "n_draws": int(n_draws), "concentration": float(concentration),
-        "seed": seed,
-        "weights": (f"{n_draws} random group weightings of {accuracy} (symmetric Dirichlet, "
-                    f"concentration {concentration:g}, seed {seed})"),
-        "frontier_sizes": (int(sizes.min()), float(np.median(sizes)), int(sizes.max())),
-    })
+    out.attrs.update(
+        {
+            key: frame.attrs[key]
+            for key in ("measure", "measure_label", "higher_is_fairer", "alpha", "excluded")
+        }
+    )
+    out.attrs.update(
+        {
+            "accuracy": accuracy,
+            "n_draws": int(n_draws),
+            "concentration": float(concentration),
+            "seed": seed,
+            "weights": (
+                f"{n_draws} random group weightings of {accuracy} (symmetric Dirichlet, "
+                f"concentration {concentration:g}, seed {seed})"
+            ),
+            "frontier_sizes": (int(sizes.min()), float(np.median(sizes)), int(sizes.max())),
+        }
+    )
     return out
 
 
@@ -504,7 +578,7 @@ def summary(downselected: pd.DataFrame) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({
     ...     "Algorithm": ["a", "b", "c"],
     ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
@@ -515,16 +589,19 @@ def summary(downselected: pd.DataFrame) -> str:
     group weights (each of the 2 groups counts 1/2); not weighted by comparison counts.
     """
     a = downselected.attrs
-    text = (f"{a['n_frontier']} of {a['n_candidates']} algorithms lie on the "
-            f"{a['accuracy_label']} / {a['measure_label']} (alpha={a['alpha']:g}) Pareto "
-            f"frontier: the frontier removes {100 * a['share_removed']:.1f}% of the candidates.")
+    text = (
+        f"{a['n_frontier']} of {a['n_candidates']} algorithms lie on the "
+        f"{a['accuracy_label']} / {a['measure_label']} (alpha={a['alpha']:g}) Pareto "
+        f"frontier: the frontier removes {100 * a['share_removed']:.1f}% of the candidates."
+    )
     if a["max_accuracy"] is not None:
         bound = "<=" if not a["accuracy_higher_is_better"] else ">="
-        text += (f" With {a['accuracy_label']} {bound} {a['max_accuracy']:g}, {a['n_shown']} "
-                 f"remain ({100 * a['share_removed_with_cutoff']:.1f}% removed).")
+        text += (
+            f" With {a['accuracy_label']} {bound} {a['max_accuracy']:g}, {a['n_shown']} "
+            f"remain ({100 * a['share_removed_with_cutoff']:.1f}% removed)."
+        )
     if a["excluded"]:
-        text += (f" Excluded as undefined ({len(a['excluded'])}): "
-                 f"{', '.join(a['excluded'])}.")
+        text += f" Excluded as undefined ({len(a['excluded'])}): {', '.join(a['excluded'])}."
     text += f" Weights: {a['weights']}."
     return text
 

@@ -58,9 +58,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from audit.quality import data_quality, floor_sensitivity
-from audit.rates import rate_matrices
-from audit.registry import Measure, get_measure, measure_names
+from audit.analysis.quality import data_quality, floor_sensitivity
+from audit.measures.registry import Measure, get_measure, measure_names
+from audit.tables.rates import rate_matrices
 
 #: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
 ALPHA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
@@ -76,12 +76,20 @@ CRITERIA = ("FFMC.1", "FFMC.2", "FFMC.3")
 
 #: Howard et al. Table 2: True = the measure meets the criterion.
 PAPER_TABLE2: dict[tuple[str, str], bool] = {
-    ("fdr", "FFMC.1"): False, ("fdr", "FFMC.2"): True, ("fdr", "FFMC.3"): True,
-    ("ir", "FFMC.1"): True, ("ir", "FFMC.2"): False, ("ir", "FFMC.3"): False,
-    ("garbe", "FFMC.1"): True, ("garbe", "FFMC.2"): True, ("garbe", "FFMC.3"): True,
+    ("fdr", "FFMC.1"): False,
+    ("fdr", "FFMC.2"): True,
+    ("fdr", "FFMC.3"): True,
+    ("ir", "FFMC.1"): True,
+    ("ir", "FFMC.2"): False,
+    ("ir", "FFMC.3"): False,
+    ("garbe", "FFMC.1"): True,
+    ("garbe", "FFMC.2"): True,
+    ("garbe", "FFMC.3"): True,
 }
 
-NOT_RATES = "not applicable: {name!r} needs comparison scores (inputs={inputs!r}), not a rates table"
+NOT_RATES = (
+    "not applicable: {name!r} needs comparison scores (inputs={inputs!r}), not a rates table"
+)
 NO_MEASURES = "no measures to audit: give at least one measure name"
 BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
 
@@ -131,7 +139,13 @@ def _call(measure: Measure, fmr, fnmr, alpha: float):
 
 def _grid(alpha_grid) -> np.ndarray:
     grid = ALPHA_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
-    if grid.ndim != 1 or len(grid) == 0 or (np.diff(grid) <= 0).any() or grid[0] < 0 or grid[-1] > 1:
+    if (
+        grid.ndim != 1
+        or len(grid) == 0
+        or (np.diff(grid) <= 0).any()
+        or grid[0] < 0
+        or grid[-1] > 1
+    ):
         raise ValueError(BAD_GRID.format(grid=alpha_grid))
     return grid
 
@@ -218,39 +232,47 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
         columns["fnmr_term"][i] = result.fnmr_term
         columns["share"][i] = m.alpha_share(result.fmr_term, result.fnmr_term, alpha)
         undefined[i] = result.undefined
-    detail = pd.DataFrame({
-        "algorithm": np.tile(algorithms.to_numpy(), len(grid)),
-        "alpha": np.repeat(grid, n),
-        **{k: v.ravel() for k, v in columns.items()},
-        "undefined": undefined.ravel(),
-    })
+    detail = pd.DataFrame(
+        {
+            "algorithm": np.tile(algorithms.to_numpy(), len(grid)),
+            "alpha": np.repeat(grid, n),
+            **{k: v.ravel() for k, v in columns.items()},
+            "undefined": undefined.ravel(),
+        }
+    )
     detail["algorithm"] = detail["algorithm"].astype("string")
     share = columns["share"]
     value = columns["value"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN, as wanted
-        by_alpha = pd.DataFrame({
-            "alpha": grid,
-            "share_median": np.nanmedian(share, axis=1),
-            "share_mean": np.nanmean(share, axis=1),
-            "share_q25": np.nanquantile(share, 0.25, axis=1),
-            "share_q75": np.nanquantile(share, 0.75, axis=1),
-            "value_min": np.nanmin(value, axis=1),
-            "value_q25": np.nanquantile(value, 0.25, axis=1),
-            "value_median": np.nanmedian(value, axis=1),
-            "value_q75": np.nanquantile(value, 0.75, axis=1),
-            "value_max": np.nanmax(value, axis=1),
-            "n_undefined": undefined.sum(axis=1),
-        })
+        by_alpha = pd.DataFrame(
+            {
+                "alpha": grid,
+                "share_median": np.nanmedian(share, axis=1),
+                "share_mean": np.nanmean(share, axis=1),
+                "share_q25": np.nanquantile(share, 0.25, axis=1),
+                "share_q75": np.nanquantile(share, 0.75, axis=1),
+                "value_min": np.nanmin(value, axis=1),
+                "value_q25": np.nanquantile(value, 0.25, axis=1),
+                "value_median": np.nanmedian(value, axis=1),
+                "value_q75": np.nanquantile(value, 0.75, axis=1),
+                "value_max": np.nanmax(value, axis=1),
+                "n_undefined": undefined.sum(axis=1),
+            }
+        )
         half = int(np.argmin(np.abs(grid - 0.5)))
         median_a = float(np.nanmedian(columns["fmr_term"][half]))
         median_b = float(np.nanmedian(columns["fnmr_term"][half]))
     median = by_alpha["share_median"].to_numpy()
     steps = np.diff(median)
-    monotone = bool(len(steps) == 0 or np.nanmin(steps) >= -TOLERANCE) and not np.isnan(median[1:]).all()
+    monotone = (
+        bool(len(steps) == 0 or np.nanmin(steps) >= -TOLERANCE) and not np.isnan(median[1:]).all()
+    )
     with np.errstate(invalid="ignore"):
         own_steps = np.diff(share, axis=0)
-    fraction_monotone = float(np.mean((np.nan_to_num(own_steps, nan=0.0) >= -TOLERANCE).all(axis=0)))
+    fraction_monotone = float(
+        np.mean((np.nan_to_num(own_steps, nan=0.0) >= -TOLERANCE).all(axis=0))
+    )
     crossing = first_crossing(grid, median)
     crossing_mean = first_crossing(grid, by_alpha["share_mean"].to_numpy())
     lo, hi = CROSSING_WINDOW
@@ -274,15 +296,18 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     elif not np.isfinite(crossing):
         why = "median share of the alpha term never surpasses 50%"
     else:
-        why = (f"median share of the alpha term surpasses 50% at alpha {crossing:.2f} "
-               f"(mean: {_fmt(crossing_mean)}), {'inside' if lo <= crossing <= hi else 'outside'} "
-               f"[{lo}, {hi}]")
+        why = (
+            f"median share of the alpha term surpasses 50% at alpha {crossing:.2f} "
+            f"(mean: {_fmt(crossing_mean)}), {'inside' if lo <= crossing <= hi else 'outside'} "
+            f"[{lo}, {hi}]"
+        )
     if m.share in ("fmr", "fnmr"):
         trend = "alpha has no effect"
     else:
         trend = f"share {'rises monotonically' if monotone else 'does not rise monotonically'}"
-    evidence = (f"{why}; {trend}; "
-                f"median A {_fmt(median_a)}, median B {_fmt(median_b)} (A/B {_fmt(ratio)})")
+    evidence = (
+        f"{why}; {trend}; median A {_fmt(median_a)}, median B {_fmt(median_b)} (A/B {_fmt(ratio)})"
+    )
     return CriterionResult(m.name, "FFMC.1", passed, evidence, summary, detail, by_alpha)
 
 
@@ -301,8 +326,9 @@ def _patterns(n_groups: int) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def _search_space(fmr_real: np.ndarray, fnmr_real: np.ndarray, *, seed: int,
-                  n_random: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def _search_space(
+    fmr_real: np.ndarray, fnmr_real: np.ndarray, *, seed: int, n_random: int
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """The FFMC.2 search families: (family, fmr, fnmr), each (n_cases, n_groups)."""
     n_groups = fmr_real.shape[1]
     rng = np.random.default_rng(seed)
@@ -310,18 +336,39 @@ def _search_space(fmr_real: np.ndarray, fnmr_real: np.ndarray, *, seed: int,
     pool = np.unique(np.array(vectors), axis=0)
     i, j = np.meshgrid(np.arange(len(pool)), np.arange(len(pool)), indexing="ij")
     families = [("structured", pool[i.ravel()], pool[j.ravel()])]
-    families.append(("uniform", rng.uniform(0.0, 1.0, (n_random, n_groups)),
-                     rng.uniform(0.0, 1.0, (n_random, n_groups))))
-    families.append(("log_uniform_1e-6_to_1", 10.0 ** rng.uniform(-6.0, 0.0, (n_random, n_groups)),
-                     10.0 ** rng.uniform(-6.0, 0.0, (n_random, n_groups))))
-    families.append(("operational", 10.0 ** rng.uniform(-6.0, -3.0, (n_random, n_groups)),
-                     10.0 ** rng.uniform(-3.0, 0.0, (n_random, n_groups))))
+    families.append(
+        (
+            "uniform",
+            rng.uniform(0.0, 1.0, (n_random, n_groups)),
+            rng.uniform(0.0, 1.0, (n_random, n_groups)),
+        )
+    )
+    families.append(
+        (
+            "log_uniform_1e-6_to_1",
+            10.0 ** rng.uniform(-6.0, 0.0, (n_random, n_groups)),
+            10.0 ** rng.uniform(-6.0, 0.0, (n_random, n_groups)),
+        )
+    )
+    families.append(
+        (
+            "operational",
+            10.0 ** rng.uniform(-6.0, -3.0, (n_random, n_groups)),
+            10.0 ** rng.uniform(-3.0, 0.0, (n_random, n_groups)),
+        )
+    )
     families.append(("real", fmr_real, fnmr_real))
     return families
 
 
-def ffmc2(table: pd.DataFrame, measure: str | Measure, *, seed: int = 0,
-          n_random: int = 2000, alphas: Sequence[float] = BOUNDS_ALPHAS) -> CriterionResult:
+def ffmc2(
+    table: pd.DataFrame,
+    measure: str | Measure,
+    *,
+    seed: int = 0,
+    n_random: int = 2000,
+    alphas: Sequence[float] = BOUNDS_ALPHAS,
+) -> CriterionResult:
     """FFMC.2: declared bounds against an adversarial search and the real data.
 
     Parameters
@@ -363,12 +410,17 @@ def ffmc2(table: pd.DataFrame, measure: str | Measure, *, seed: int = 0,
             finite = np.isfinite(value)
             n_infinite += int(np.isinf(value).sum())
             finite_values.append(value[finite])
-            rows.append({
-                "family": family, "alpha": float(alpha), "n": len(value),
-                "n_finite": int(finite.sum()), "n_undefined": int(np.asarray(result.undefined).sum()),
-                "min": float(value[finite].min()) if finite.any() else np.nan,
-                "max": float(value[finite].max()) if finite.any() else np.nan,
-            })
+            rows.append(
+                {
+                    "family": family,
+                    "alpha": float(alpha),
+                    "n": len(value),
+                    "n_finite": int(finite.sum()),
+                    "n_undefined": int(np.asarray(result.undefined).sum()),
+                    "min": float(value[finite].min()) if finite.any() else np.nan,
+                    "max": float(value[finite].max()) if finite.any() else np.nan,
+                }
+            )
             if family == "real":
                 real_all.append(value[finite])
                 if alpha == 0.5:
@@ -381,9 +433,11 @@ def ffmc2(table: pd.DataFrame, measure: str | Measure, *, seed: int = 0,
     observed = np.concatenate(finite_values)
     lo, hi = m.bounds
     observed_min, observed_max = float(observed.min()), float(observed.max())
-    within = bool((lo is None or observed_min >= lo - TOLERANCE)
-                  and (hi is None or observed_max <= hi + TOLERANCE)
-                  and (n_infinite == 0 or not m.bounded))
+    within = bool(
+        (lo is None or observed_min >= lo - TOLERANCE)
+        and (hi is None or observed_max <= hi + TOLERANCE)
+        and (n_infinite == 0 or not m.bounded)
+    )
     lower_attained = lo is not None and abs(observed_min - lo) <= TOLERANCE
     upper_attained = hi is not None and abs(observed_max - hi) <= TOLERANCE
     n_groups = fmr_real.shape[1]
@@ -410,19 +464,25 @@ def ffmc2(table: pd.DataFrame, measure: str | Measure, *, seed: int = 0,
         "real_max": float(real_every.max()) if len(real_every) else np.nan,
         "seed": seed,
     }
-    declared = f"[{_fmt(lo) if lo is not None else '-inf'}, {_fmt(hi) if hi is not None else 'inf'}]"
+    declared = (
+        f"[{_fmt(lo) if lo is not None else '-inf'}, {_fmt(hi) if hi is not None else 'inf'}]"
+    )
     if not m.bounded:
         verdict = f"unbounded (declared {declared})"
     elif not within:
         verdict = f"values leave the declared bounds {declared}"
     else:
-        verdict = (f"declared {declared}, lower {'attained' if lower_attained else 'not attained'}, "
-                   f"upper {'attained' if upper_attained else 'not attained'}")
-    evidence = (f"{verdict}; search range {_fmt(observed_min)} to {_fmt(observed_max)}"
-                f"{f' and {n_infinite} infinite value(s)' if n_infinite else ''}; real data at alpha 0.5: "
-                f"{_fmt(summary['real_min_half'])} to {_fmt(summary['real_max_half'])}, all alphas: "
-                f"{_fmt(summary['real_min'])} to {_fmt(summary['real_max'])}; fair = {_fmt(m.ideal)}, "
-                f"maximally unfair = {_fmt(m.worst)}")
+        verdict = (
+            f"declared {declared}, lower {'attained' if lower_attained else 'not attained'}, "
+            f"upper {'attained' if upper_attained else 'not attained'}"
+        )
+    evidence = (
+        f"{verdict}; search range {_fmt(observed_min)} to {_fmt(observed_max)}"
+        f"{f' and {n_infinite} infinite value(s)' if n_infinite else ''}; real data at alpha 0.5: "
+        f"{_fmt(summary['real_min_half'])} to {_fmt(summary['real_max_half'])}, all alphas: "
+        f"{_fmt(summary['real_min'])} to {_fmt(summary['real_max'])}; fair = {_fmt(m.ideal)}, "
+        f"maximally unfair = {_fmt(m.worst)}"
+    )
     return CriterionResult(m.name, "FFMC.2", passed, evidence, summary, detail)
 
 
@@ -458,8 +518,9 @@ def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) ->
     """
     m = _measure(measure)
     _, _, fmr, fnmr = rate_matrices(table)
-    counts = {case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0)
-              for case in FFMC3_CASES}
+    counts = {
+        case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0) for case in FFMC3_CASES
+    }
     for case, f, g in _zero_cases(fmr, fnmr):
         result, n_warn = _call(m, f, g, alpha)
         value = np.asarray(result.value, dtype="float64")
@@ -480,16 +541,24 @@ def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) ->
     for case in FFMC3_CASES:
         summary[f"finite_{case}"] = float(by_case.loc[case, "fraction_finite"])
         summary[f"computed_{case}"] = float(by_case.loc[case, "fraction_computed"])
-    passed = bool(summary["computed_one_fnmr_zero"] == 1.0 and summary["computed_one_fmr_zero"] == 1.0)
+    passed = bool(
+        summary["computed_one_fnmr_zero"] == 1.0 and summary["computed_one_fmr_zero"] == 1.0
+    )
     all_zero = by_case.loc["all_zero"]
     if all_zero["n_finite"] == all_zero["n"] and all_zero["n_flagged"] > 0:
-        edge = (f"all groups at 0: finite only by convention ({int(all_zero['n_flagged'])} of "
-                f"{int(all_zero['n'])} flagged undefined: {m.undefined})")
+        edge = (
+            f"all groups at 0: finite only by convention ({int(all_zero['n_flagged'])} of "
+            f"{int(all_zero['n'])} flagged undefined: {m.undefined})"
+        )
     else:
-        edge = (f"all groups at 0: {summary['finite_all_zero']:.0%} finite, "
-                f"{summary['computed_all_zero']:.0%} computed by the formula")
-    evidence = (f"finite with one group's FNMR at 0: {summary['finite_one_fnmr_zero']:.1%}, "
-                f"one group's FMR at 0: {summary['finite_one_fmr_zero']:.1%}; {edge}")
+        edge = (
+            f"all groups at 0: {summary['finite_all_zero']:.0%} finite, "
+            f"{summary['computed_all_zero']:.0%} computed by the formula"
+        )
+    evidence = (
+        f"finite with one group's FNMR at 0: {summary['finite_one_fnmr_zero']:.1%}, "
+        f"one group's FMR at 0: {summary['finite_one_fmr_zero']:.1%}; {edge}"
+    )
     return CriterionResult(m.name, "FFMC.3", passed, evidence, summary, detail)
 
 
@@ -497,14 +566,17 @@ def _rates_measures(measures) -> list[Measure]:
     if measures is None:
         chosen = [get_measure(name) for name in measure_names(inputs="rates")]
     else:
-        chosen = [_measure(x) for x in ([measures] if isinstance(measures, (str, Measure)) else measures)]
+        chosen = [
+            _measure(x) for x in ([measures] if isinstance(measures, (str, Measure)) else measures)
+        ]
     if not chosen:
         raise ValueError(NO_MEASURES)
     return chosen
 
 
-def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0,
-               n_random: int = 2000) -> pd.DataFrame:
+def ffmc_table(
+    table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
+) -> pd.DataFrame:
     """The FFMC audit of several measures: one tidy row per (measure, criterion).
 
     Parameters
@@ -532,7 +604,7 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2,
     ...                              "fmr": [1e-4, 2e-4, 1e-4, 3e-4], "fnmr": [0.02, 0.03, 0.02, 0.04]}))
     >>> ffmc_table(t, ["garbe"], n_random=50)[["criterion", "passed"]].to_string(index=False)
@@ -543,41 +615,68 @@ def ffmc_table(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int
     return _assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
 
 
-def _criteria(table: pd.DataFrame, chosen: list[Measure], *, alpha_grid, seed: int,
-              n_random: int) -> dict[tuple[str, str], CriterionResult]:
+def _criteria(
+    table: pd.DataFrame, chosen: list[Measure], *, alpha_grid, seed: int, n_random: int
+) -> dict[tuple[str, str], CriterionResult]:
     """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion)."""
     results: dict[tuple[str, str], CriterionResult] = {}
     for m in chosen:
         if m.inputs != "rates":
             continue
-        for result in (ffmc1(table, m, alpha_grid=alpha_grid),
-                       ffmc2(table, m, seed=seed, n_random=n_random),
-                       ffmc3(table, m)):
+        for result in (
+            ffmc1(table, m, alpha_grid=alpha_grid),
+            ffmc2(table, m, seed=seed, n_random=n_random),
+            ffmc3(table, m),
+        ):
             results[(m.name, result.criterion)] = result
     return results
 
 
-def _assemble(chosen: list[Measure], results: dict[tuple[str, str], CriterionResult],
-              table: pd.DataFrame, *, alpha_grid, seed: int, n_random: int) -> pd.DataFrame:
+def _assemble(
+    chosen: list[Measure],
+    results: dict[tuple[str, str], CriterionResult],
+    table: pd.DataFrame,
+    *,
+    alpha_grid,
+    seed: int,
+    n_random: int,
+) -> pd.DataFrame:
     """One tidy row per (measure, criterion) from the criterion results."""
     rows = []
     for m in chosen:
         if m.inputs != "rates":
             for criterion in CRITERIA:
-                rows.append({"measure": m.name, "label": m.label, "criterion": criterion,
-                             "passed": pd.NA, "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs)})
+                rows.append(
+                    {
+                        "measure": m.name,
+                        "label": m.label,
+                        "criterion": criterion,
+                        "passed": pd.NA,
+                        "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs),
+                    }
+                )
             continue
         for criterion in CRITERIA:
             result = results[(m.name, criterion)]
             numbers = {k: v for k, v in result.summary.items() if k not in ("seed", "alpha")}
-            rows.append({"measure": m.name, "label": m.label, "criterion": result.criterion,
-                         "passed": result.passed, "evidence": result.evidence, **numbers})
+            rows.append(
+                {
+                    "measure": m.name,
+                    "label": m.label,
+                    "criterion": result.criterion,
+                    "passed": result.passed,
+                    "evidence": result.evidence,
+                    **numbers,
+                }
+            )
     out = pd.DataFrame(rows)
     for column in ("measure", "label", "criterion", "evidence"):
         out[column] = out[column].astype("string")
     out["passed"] = out["passed"].astype("boolean")
-    paper = [PAPER_TABLE2.get((name, criterion), pd.NA)
-             for name, criterion in zip(out["measure"], out["criterion"], strict=True)]
+    paper = [
+        PAPER_TABLE2.get((name, criterion), pd.NA)
+        for name, criterion in zip(out["measure"], out["criterion"], strict=True)
+    ]
     out.insert(5, "paper", pd.array(paper, dtype="boolean"))
     out.insert(6, "agrees_with_paper", (out["passed"] == out["paper"]).astype("boolean"))
     for column in out.columns[7:]:
@@ -586,15 +685,17 @@ def _assemble(chosen: list[Measure], results: dict[tuple[str, str], CriterionRes
     for column in ("n_undefined_at_half", "n_warnings", "n_infinite"):
         if column in out:
             out[column] = out[column].astype("Int64")
-    out.attrs.update({
-        "seed": seed,
-        "n_random": n_random,
-        "alpha_grid": [float(a) for a in _grid(alpha_grid)],
-        "bounds_alphas": list(BOUNDS_ALPHAS),
-        "crossing_window": list(CROSSING_WINDOW),
-        "ffmc3_alpha": 0.5,
-        "source": table.attrs.get("source", ""),
-    })
+    out.attrs.update(
+        {
+            "seed": seed,
+            "n_random": n_random,
+            "alpha_grid": [float(a) for a in _grid(alpha_grid)],
+            "bounds_alphas": list(BOUNDS_ALPHAS),
+            "crossing_window": list(CROSSING_WINDOW),
+            "ffmc3_alpha": 0.5,
+            "source": table.attrs.get("source", ""),
+        }
+    )
     return out
 
 
@@ -622,8 +723,9 @@ class FFMCReport:
     floor: pd.DataFrame
 
 
-def ffmc_report(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0,
-                n_random: int = 2000) -> FFMCReport:
+def ffmc_report(
+    table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
+) -> FFMCReport:
     """The FFMC audit of ``measures`` with its evidence frames and the data-quality audit.
 
     Parameters are those of :func:`ffmc_table`. Scores measures given
@@ -633,7 +735,9 @@ def ffmc_report(table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: in
     rates = [m for m in chosen if m.inputs == "rates"]
     results = _criteria(table, rates, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
     return FFMCReport(
-        table=_assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random),
+        table=_assemble(
+            chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random
+        ),
         results=results,
         quality=data_quality(table, rates),
         floor=floor_sensitivity(table, rates),

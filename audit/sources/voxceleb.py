@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from audit import config
-from audit.data import sha256sum
 from audit.scores import read_scores
+from audit.sources.annex15 import sha256sum
 
 BT4VT_VERSION = "1.0.1"
 BT4VT_WHEEL = f"bt4vt-{BT4VT_VERSION}-py3-none-any.whl"
@@ -96,20 +96,37 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
     root = folder / "unzipped"
     if force or not wheel.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-                   f"bt4vt=={BT4VT_VERSION}", "-d", str(folder)]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+            f"bt4vt=={BT4VT_VERSION}",
+            "-d",
+            str(folder),
+        ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
-            raise DownloadError(DOWNLOAD_FAILED.format(
-                version=BT4VT_VERSION, command=" ".join(command), reason=error)) from error
+            raise DownloadError(
+                DOWNLOAD_FAILED.format(
+                    version=BT4VT_VERSION, command=" ".join(command), reason=error
+                )
+            ) from error
         if done.returncode != 0 or not wheel.exists():
             reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
-            raise DownloadError(DOWNLOAD_FAILED.format(
-                version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]))
+            raise DownloadError(
+                DOWNLOAD_FAILED.format(
+                    version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]
+                )
+            )
     found = sha256sum(wheel)
     if found != BT4VT_SHA256:
-        raise VoxCelebError(CHECKSUM_MISMATCH.format(path=wheel, found=found, expected=BT4VT_SHA256))
+        raise VoxCelebError(
+            CHECKSUM_MISMATCH.format(path=wheel, found=found, expected=BT4VT_SHA256)
+        )
     marker = root / "bt4vt" / "data" / METADATA
     if force or not marker.exists():
         with zipfile.ZipFile(wheel) as archive:
@@ -126,8 +143,9 @@ def read_metadata(folder: Path | None = None) -> pd.DataFrame:
     """Speaker metadata: index ``speaker``, columns ``gender``, ``nationality``."""
     folder = data_dir() if folder is None else Path(folder)
     meta = pd.read_csv(folder / METADATA, sep="\t", dtype=str)
-    meta = meta.rename(columns={"VoxCeleb1 ID": "speaker", "Gender": "gender",
-                                "Nationality": "nationality"})
+    meta = meta.rename(
+        columns={"VoxCeleb1 ID": "speaker", "Gender": "gender", "Nationality": "nationality"}
+    )
     for column in ("speaker", "gender", "nationality"):
         meta[column] = meta[column].str.strip()
     return meta.set_index("speaker")[["gender", "nationality"]]
@@ -138,13 +156,18 @@ def raw_scores(system: str, folder: Path | None = None) -> pd.DataFrame:
     if system not in SYSTEMS:
         raise KeyError(UNKNOWN_SYSTEM.format(name=system, names=list(SYSTEMS)))
     folder = data_dir() if folder is None else Path(folder)
-    return pd.read_csv(folder / SYSTEMS[system],
-                       dtype={"ref_file": str, "com_file": str, "sc": "float64", "lab": "int64"})
+    return pd.read_csv(
+        folder / SYSTEMS[system],
+        dtype={"ref_file": str, "com_file": str, "sc": "float64", "lab": "int64"},
+    )
 
 
-def load_voxceleb(attributes: Sequence[str] = ("gender", "nationality"), *,
-                  systems: Sequence[str] = tuple(SYSTEMS), folder: Path | None = None
-                  ) -> pd.DataFrame:
+def load_voxceleb(
+    attributes: Sequence[str] = ("gender", "nationality"),
+    *,
+    systems: Sequence[str] = tuple(SYSTEMS),
+    folder: Path | None = None,
+) -> pd.DataFrame:
     """The VoxCeleb1-H scores of bt4vt's systems as a validated score table.
 
     Parameters
@@ -176,21 +199,29 @@ def load_voxceleb(attributes: Sequence[str] = ("gender", "nationality"), *,
     for system in systems:
         raw = raw_scores(system, folder)
         # lab stays 1/0 here: read_scores validates it as the mated flag
-        frame = pd.DataFrame({"algorithm": system, "score": raw["sc"].to_numpy(),
-                              "mated": raw["lab"].to_numpy()})
+        frame = pd.DataFrame(
+            {"algorithm": system, "score": raw["sc"].to_numpy(), "mated": raw["lab"].to_numpy()}
+        )
         for side, column in (("1", "ref_file"), ("2", "com_file")):
             speaker = raw[column].str.split("/", n=1).str[0]
             known = speaker.isin(meta.index).to_numpy()
             if not known.all():
                 at = int(np.flatnonzero(~known)[0])
-                raise VoxCelebError(UNKNOWN_SPEAKER.format(
-                    file=SYSTEMS[system], speaker=speaker.iloc[at], line=at + 2, metadata=METADATA))
+                raise VoxCelebError(
+                    UNKNOWN_SPEAKER.format(
+                        file=SYSTEMS[system],
+                        speaker=speaker.iloc[at],
+                        line=at + 2,
+                        metadata=METADATA,
+                    )
+                )
             labels = meta.loc[speaker.to_numpy()]
             for name in attributes:
                 frame[f"{name}_{side}"] = labels[name].to_numpy()
             frame[f"subject_{side}"] = speaker.to_numpy()
         frames.append(frame)
-    table = read_scores(pd.concat(frames, ignore_index=True), attributes=attributes,
-                        higher_is_match=True)
+    table = read_scores(
+        pd.concat(frames, ignore_index=True), attributes=attributes, higher_is_match=True
+    )
     table.attrs["source"] = f"bt4vt {BT4VT_VERSION}: " + ", ".join(SYSTEMS[s] for s in systems)
     return table

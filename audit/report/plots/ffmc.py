@@ -37,8 +37,9 @@ def _at_alpha(detail: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return detail[detail["alpha"] == nearest]
 
 
-def plot_distribution(detail: pd.DataFrame, *, alpha: float = 0.5, label: str = "value",
-                      bins: int = 20, ax=None):
+def plot_distribution(
+    detail: pd.DataFrame, *, alpha: float = 0.5, label: str = "value", bins: int = 20, ax=None
+):
     """Panel A: histogram of the measure over algorithms at ``alpha``."""
     ax = _axes(ax)
     values = _at_alpha(detail, alpha)["value"].to_numpy(dtype="float64")
@@ -56,8 +57,10 @@ def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
     """Panel B: the A (FMR) and B (FNMR) terms over algorithms, log axis if they span decades."""
     ax = _axes(ax)
     rows = _at_alpha(detail, alpha)
-    series = [("A (FMR)", rows["fmr_term"].to_numpy(dtype="float64")),
-              ("B (FNMR)", rows["fnmr_term"].to_numpy(dtype="float64"))]
+    series = [
+        ("A (FMR)", rows["fmr_term"].to_numpy(dtype="float64")),
+        ("B (FNMR)", rows["fnmr_term"].to_numpy(dtype="float64")),
+    ]
     series = [(name, v[np.isfinite(v)]) for name, v in series if np.isfinite(v).any()]
     positive = np.concatenate([v[v > 0] for _, v in series]) if series else np.array([])
     log = False
@@ -65,7 +68,7 @@ def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
         low, high = np.percentile(positive, [5, 95])
         log = bool(np.log10(high / low) > LOG_DECADES)
     rng = np.random.default_rng(0)  # fixed jitter: the same figure every time
-    for i, (name, values) in enumerate(series):
+    for i, (_name, values) in enumerate(series):
         shown = values[values > 0] if log else values
         ax.boxplot([shown], positions=[i], widths=0.5, showfliers=False)
         ax.scatter(i + rng.uniform(-0.15, 0.15, len(shown)), shown, s=6, alpha=0.5, color="0.3")
@@ -81,8 +84,12 @@ def plot_alpha_range(by_alpha: pd.DataFrame, *, label: str = "value", ax=None):
     """Panel C: min-max range, quartiles and median of the measure against alpha."""
     ax = _axes(ax)
     alpha = by_alpha["alpha"].to_numpy()
-    ax.fill_between(alpha, by_alpha["value_min"], by_alpha["value_max"], color="0.85", label="min-max")
-    ax.fill_between(alpha, by_alpha["value_q25"], by_alpha["value_q75"], color="0.6", label="quartiles")
+    ax.fill_between(
+        alpha, by_alpha["value_min"], by_alpha["value_max"], color="0.85", label="min-max"
+    )
+    ax.fill_between(
+        alpha, by_alpha["value_q25"], by_alpha["value_q75"], color="0.6", label="quartiles"
+    )
     ax.plot(alpha, by_alpha["value_median"], color="k", label="median")
     ax.set_xlabel("alpha")
     ax.set_ylabel(label)
@@ -98,7 +105,9 @@ def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, a
     """
     ax = _axes(ax)
     alpha = by_alpha["alpha"].to_numpy()
-    ax.fill_between(alpha, by_alpha["share_q25"], by_alpha["share_q75"], color="0.8", label="quartiles")
+    ax.fill_between(
+        alpha, by_alpha["share_q25"], by_alpha["share_q75"], color="0.8", label="quartiles"
+    )
     ax.plot(alpha, by_alpha["share_median"], color="k", label="median")
     ax.plot(alpha, by_alpha["share_mean"], color="k", linestyle="--", label="mean")
     ax.axhline(0.5, color="tab:red", linewidth=0.8)
@@ -113,8 +122,14 @@ def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, a
     return ax
 
 
-def ffmc_panels(detail: pd.DataFrame, by_alpha: pd.DataFrame, *, label: str = "value",
-                crossing: float | None = None, alpha: float = 0.5):
+def ffmc_panels(
+    detail: pd.DataFrame,
+    by_alpha: pd.DataFrame,
+    *,
+    label: str = "value",
+    crossing: float | None = None,
+    alpha: float = 0.5,
+):
     """The four panels A-D of Howard et al. Figs. 1-3 for one measure, as one Figure."""
     import matplotlib.pyplot as plt
 

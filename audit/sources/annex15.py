@@ -60,20 +60,24 @@ def _local_copy() -> Path | None:
     if not value:
         return None
     root = Path(value).expanduser()
-    candidates = [root] if root.is_file() else [
-        root / config.ANNEX15_FILENAME,
-        root / "nist-frvt-annex15" / config.ANNEX15_FILENAME,
-    ]
+    candidates = (
+        [root]
+        if root.is_file()
+        else [
+            root / config.ANNEX15_FILENAME,
+            root / "nist-frvt-annex15" / config.ANNEX15_FILENAME,
+        ]
+    )
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    raise DataError(
-        NOT_FOUND_IN_DATA_DIR.format(value=value, filename=config.ANNEX15_FILENAME)
-    )
+    raise DataError(NOT_FOUND_IN_DATA_DIR.format(value=value, filename=config.ANNEX15_FILENAME))
 
 
 def fetch_annex15(
-    *, url: str = config.ANNEX15_URL, cache: str | os.PathLike | None = None,
+    *,
+    url: str = config.ANNEX15_URL,
+    cache: str | os.PathLike | None = None,
     expected_sha256: str = config.ANNEX15_SHA256,
 ) -> Path:
     """Download the Annex 15 CSV into the cache and verify it.

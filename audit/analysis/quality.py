@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from audit.rates import rate_matrices
-from audit.registry import Measure, get_measure, measure_names
+from audit.measures.registry import Measure, get_measure, measure_names
+from audit.tables.rates import rate_matrices
 
 #: A minimum value is reported as a floor when at least this fraction of cells sit on it.
 FLOOR_FRACTION = 0.05
@@ -73,8 +73,14 @@ def _decimals(values: np.ndarray) -> tuple[float, int]:
     return float(mode), int((needed > mode).sum())
 
 
-def floor_sensitivity(table: pd.DataFrame, measures=None, *, factor: float = 10.0,
-                      alpha: float = 0.5, rtol: float = 0.01) -> pd.DataFrame:
+def floor_sensitivity(
+    table: pd.DataFrame,
+    measures=None,
+    *,
+    factor: float = 10.0,
+    alpha: float = 0.5,
+    rtol: float = 0.01,
+) -> pd.DataFrame:
     """How much each measure moves when the floored cells of each rate are lowered.
 
     The floor of a rate is its minimum positive value when at least
@@ -93,7 +99,7 @@ def floor_sensitivity(table: pd.DataFrame, measures=None, *, factor: float = 10.
 
     Examples
     --------
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"algorithm": ["a"] * 3, "group": ["F", "M", "X"],
     ...                              "fmr": [1e-5, 1e-5, 4e-5], "fnmr": [0.02, 0.03, 0.04]}))
     >>> floor_sensitivity(t, ["fdr", "ir"])[["measure", "affected"]].to_string(index=False)
@@ -121,14 +127,31 @@ def floor_sensitivity(table: pd.DataFrame, measures=None, *, factor: float = 10.
             with np.errstate(divide="ignore", invalid="ignore"):
                 change = np.abs(after - before) / np.where(before == 0, 1.0, np.abs(before))
             both = np.isfinite(change)
-            rows.append({
-                "measure": m.name, "rate": rate, "floor": floor, "n_cells": int(on_floor.sum()),
-                "fraction_changed": float(np.mean(change[both] > rtol)) if both.any() else np.nan,
-                "median_change": float(np.median(change[both])) if both.any() else np.nan,
-                "max_change": float(np.max(change[both])) if both.any() else np.nan,
-            })
-    out = pd.DataFrame(rows, columns=["measure", "rate", "floor", "n_cells", "fraction_changed",
-                                      "median_change", "max_change"])
+            rows.append(
+                {
+                    "measure": m.name,
+                    "rate": rate,
+                    "floor": floor,
+                    "n_cells": int(on_floor.sum()),
+                    "fraction_changed": float(np.mean(change[both] > rtol))
+                    if both.any()
+                    else np.nan,
+                    "median_change": float(np.median(change[both])) if both.any() else np.nan,
+                    "max_change": float(np.max(change[both])) if both.any() else np.nan,
+                }
+            )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "measure",
+            "rate",
+            "floor",
+            "n_cells",
+            "fraction_changed",
+            "median_change",
+            "max_change",
+        ],
+    )
     out["affected"] = out["fraction_changed"] > 0
     for column in ("measure", "rate"):
         out[column] = out[column].astype("string")
@@ -185,7 +208,7 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
 
     Examples
     --------
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a"], "group": ["F", "M"],
     ...                              "fmr": [1e-5, 1e-5], "fnmr": [0.0, 0.5]}))
     >>> zeros = data_quality(t, ["fdr", "ir"]).query("check == 'zero'")
@@ -205,50 +228,105 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
         total = matrix.size
         label = rate.upper()
         distinct = np.unique(matrix)
-        rows.append(dict(rate=rate, check="distinct_values", value=float(len(distinct)),
-                         cells=total, algorithms=n_alg,
-                         detail=f"{len(distinct)} distinct {label} values in {total} cells", affects=""))
+        rows.append(
+            dict(
+                rate=rate,
+                check="distinct_values",
+                value=float(len(distinct)),
+                cells=total,
+                algorithms=n_alg,
+                detail=f"{len(distinct)} distinct {label} values in {total} cells",
+                affects="",
+            )
+        )
         step, on = _grid_step(matrix)
         if np.isfinite(step) and on == 1.0:
-            detail = (f"every positive {label} lies on a {step:g}-decade grid (10^(k*{step:g})): "
-                      "the rates are quantised, so many algorithms tie")
+            detail = (
+                f"every positive {label} lies on a {step:g}-decade grid (10^(k*{step:g})): "
+                "the rates are quantised, so many algorithms tie"
+            )
         else:
             detail = f"no decade grid holds every positive {label} value"
             step = np.nan
         n_on = int((matrix > 0).sum()) if np.isfinite(step) else 0
-        rows.append(dict(rate=rate, check="decade_grid", value=step, cells=n_on,
-                         algorithms=n_alg if n_on else 0, detail=detail, affects=""))
+        rows.append(
+            dict(
+                rate=rate,
+                check="decade_grid",
+                value=step,
+                cells=n_on,
+                algorithms=n_alg if n_on else 0,
+                detail=detail,
+                affects="",
+            )
+        )
         decimals, n_more = _decimals(matrix)
         if np.isfinite(decimals):
             more = np.isclose(matrix, np.round(matrix, int(decimals)), rtol=0.0, atol=1e-12)
-            detail = (f"{label} printed with {int(decimals)} decimals"
-                      + (f", except {n_more} cell(s) with more" if n_more else ""))
-            rows.append(dict(rate=rate, check="decimals", value=decimals, cells=n_more,
-                             algorithms=int((~more).any(axis=1).sum()), detail=detail, affects=""))
+            detail = f"{label} printed with {int(decimals)} decimals" + (
+                f", except {n_more} cell(s) with more" if n_more else ""
+            )
+            rows.append(
+                dict(
+                    rate=rate,
+                    check="decimals",
+                    value=decimals,
+                    cells=n_more,
+                    algorithms=int((~more).any(axis=1).sum()),
+                    detail=detail,
+                    affects="",
+                )
+            )
         else:
-            rows.append(dict(rate=rate, check="decimals", value=np.nan, cells=0, algorithms=0,
-                             detail=f"{label} not printed with a fixed number of decimals",
-                             affects=""))
+            rows.append(
+                dict(
+                    rate=rate,
+                    check="decimals",
+                    value=np.nan,
+                    cells=0,
+                    algorithms=0,
+                    detail=f"{label} not printed with a fixed number of decimals",
+                    affects="",
+                )
+            )
         floor, on_floor = _floor(matrix)
         censored = sensitivity[(sensitivity["rate"] == rate) & sensitivity["affected"]]
         if np.isfinite(floor):
             n_floor_alg = int(on_floor.any(axis=1).sum())
-            detail = (f"{int(on_floor.sum())} of {total} {label} cells sit on the floor {floor:g} "
-                      f"({n_floor_alg} of {n_alg} algorithms have a floored group): the true rate is "
-                      f"at most {floor:g}, so ratios of {label}s are censored")
+            detail = (
+                f"{int(on_floor.sum())} of {total} {label} cells sit on the floor {floor:g} "
+                f"({n_floor_alg} of {n_alg} algorithms have a floored group): the true rate is "
+                f"at most {floor:g}, so ratios of {label}s are censored"
+            )
         else:
             n_floor_alg = 0
-            detail = f"no floor: no minimum {label} value is shared by {FLOOR_FRACTION:.0%} of the cells"
-        rows.append(dict(rate=rate, check="floor", value=floor, cells=int(on_floor.sum()),
-                         algorithms=n_floor_alg, detail=detail,
-                         affects=", ".join(censored["measure"].tolist())))
+            detail = (
+                f"no floor: no minimum {label} value is shared by {FLOOR_FRACTION:.0%} of the cells"
+            )
+        rows.append(
+            dict(
+                rate=rate,
+                check="floor",
+                value=floor,
+                cells=int(on_floor.sum()),
+                algorithms=n_floor_alg,
+                detail=detail,
+                affects=", ".join(censored["measure"].tolist()),
+            )
+        )
         for check, target in (("zero", 0.0), ("one", 1.0)):
             hit = matrix == target
-            rows.append(dict(
-                rate=rate, check=check, value=target, cells=int(hit.sum()),
-                algorithms=int(hit.any(axis=1).sum()),
-                detail=f"{int(hit.sum())} {label} cell(s) exactly {target:g}",
-                affects=not_at_zero if (check == "zero" and hit.any()) else ""))
+            rows.append(
+                dict(
+                    rate=rate,
+                    check=check,
+                    value=target,
+                    cells=int(hit.sum()),
+                    algorithms=int(hit.any(axis=1).sum()),
+                    detail=f"{int(hit.sum())} {label} cell(s) exactly {target:g}",
+                    affects=not_at_zero if (check == "zero" and hit.any()) else "",
+                )
+            )
     out = pd.DataFrame(rows)
     out.insert(4, "total_cells", fmr.size)
     out.insert(6, "total_algorithms", n_alg)

@@ -145,8 +145,11 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
         g = (n / (n - 1.0)) * pair_sum / (2.0 * n * total)
     fill = 0.0 if isinstance(zero_division, str) else float(zero_division)
     g = np.where(undefined, fill, g)
-    report_undefined(GINI_UNDEFINED.format(count=int(undefined.sum()), total=len(g), rate=_rate, value=fill),
-               undefined, zero_division)
+    report_undefined(
+        GINI_UNDEFINED.format(count=int(undefined.sum()), total=len(g), rate=_rate, value=fill),
+        undefined,
+        zero_division,
+    )
     return g, undefined
 
 
@@ -216,10 +219,16 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
         value = a**alpha * b ** (1.0 - alpha)
     value = np.where(undefined, np.nan, value)
     total = len(value)
-    report_undefined(IR_UNDEFINED.format(count=int(a_undefined.sum()), total=total, rate="FMR", eq=4),
-               a_undefined, zero_division)
-    report_undefined(IR_UNDEFINED.format(count=int(b_undefined.sum()), total=total, rate="FNMR", eq=5),
-               b_undefined, zero_division)
+    report_undefined(
+        IR_UNDEFINED.format(count=int(a_undefined.sum()), total=total, rate="FMR", eq=4),
+        a_undefined,
+        zero_division,
+    )
+    report_undefined(
+        IR_UNDEFINED.format(count=int(b_undefined.sum()), total=total, rate="FNMR", eq=5),
+        b_undefined,
+        zero_division,
+    )
     if not isinstance(zero_division, str):
         fill = float(zero_division)
         a, b = np.where(a_undefined, fill, a), np.where(b_undefined, fill, b)

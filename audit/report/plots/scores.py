@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 
-
 def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
     """A measure against the attained pooled FMR, one line per algorithm (Chouchane et al., Fig. 6).
 
@@ -22,7 +21,7 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
         _, ax = plt.subplots(figsize=(6, 4))
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    from audit.registry import get_measure
+    from audit.measures.registry import get_measure
 
     part = swept[swept["measure"] == measure]
     for algorithm, rows in part.groupby("algorithm", sort=False):
@@ -58,8 +57,13 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
     for i, (group, rows) in enumerate(part.groupby("group", sort=False)):
         keep = (rows["fmr"] > 0) & (rows["fmr"] < 1) & (rows["fnmr"] > 0) & (rows["fnmr"] < 1)
         # ten colours, then the same colours dashed: no two groups look alike
-        ax.plot(norm.ppf(rows.loc[keep, "fmr"]), norm.ppf(rows.loc[keep, "fnmr"]), label=str(group),
-                color=f"C{i % 10}", linestyle=styles[(i // 10) % len(styles)])
+        ax.plot(
+            norm.ppf(rows.loc[keep, "fmr"]),
+            norm.ppf(rows.loc[keep, "fnmr"]),
+            label=str(group),
+            color=f"C{i % 10}",
+            linestyle=styles[(i // 10) % len(styles)],
+        )
     ticks = np.array([1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95])
     ax.set_xticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
     ax.set_yticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from audit.data import sha256sum
+from audit.sources.annex15 import sha256sum
 
 
 def _slug(name: str) -> str:
@@ -25,13 +25,16 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
     paths = []
     for suffix in ("png", "svg"):
         path = folder / f"{_slug(name)}.{suffix}"
-        fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Date": None} if suffix == "svg" else None)
+        fig.savefig(
+            path, dpi=dpi, bbox_inches="tight", metadata={"Date": None} if suffix == "svg" else None
+        )
         paths.append(path)
     return paths
 
 
-def save_table(frame: pd.DataFrame, name: str, output_dir: str | os.PathLike, *,
-               index: bool | None = None) -> Path:
+def save_table(
+    frame: pd.DataFrame, name: str, output_dir: str | os.PathLike, *, index: bool | None = None
+) -> Path:
     """Write ``frame`` as ``tables/<name>.csv`` under ``output_dir`` (full precision)."""
     folder = Path(output_dir) / "tables"
     folder.mkdir(parents=True, exist_ok=True)
@@ -45,10 +48,10 @@ def save_table(frame: pd.DataFrame, name: str, output_dir: str | os.PathLike, *,
 def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
     """What a report records about its run: input file and checksum, parameters,
     package and library versions, date."""
-    from audit import __version__
-
     import matplotlib
     import numpy
+
+    from audit import __version__
 
     data_path = Path(data_path)
     return {
@@ -61,7 +64,7 @@ def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
         "numpy": numpy.__version__,
         "pandas": pd.__version__,
         "matplotlib": matplotlib.__version__,
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
 
 

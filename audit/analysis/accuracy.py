@@ -41,9 +41,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit import tables
-from audit.rates import COUNT_COLUMNS, rate_matrices
-from audit.tables import blank as _blank
+from audit.tables import common as tables
+from audit.tables.common import blank as _blank
+from audit.tables.rates import COUNT_COLUMNS, rate_matrices
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_WEIGHTS = (
@@ -76,8 +76,7 @@ COUNTS_UNKNOWN_GROUPS = (
     "{source}: group(s) {groups} are not in the rates table, whose groups are {known}"
 )
 COUNTS_MISSING_GROUPS = (
-    "{source}: no count for group(s) {groups}{algorithm}; every group of the rates "
-    "table needs one"
+    "{source}: no count for group(s) {groups}{algorithm}; every group of the rates table needs one"
 )
 COUNTS_UNKNOWN_ALGORITHMS = "{source}: algorithm(s) {algorithms} are not in the rates table"
 COUNTS_MISSING_ALGORITHMS = "{source}: no counts for algorithm(s) {algorithms}"
@@ -123,7 +122,11 @@ def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:
     """A counts frame (group, n_mated, n_nonmated) from one of the three mapping forms."""
     where = _Where("<mapping>", "mapping")
     keys = set(weights)
-    if keys and keys <= set(COUNT_COLUMNS) and all(isinstance(v, Mapping) for v in weights.values()):
+    if (
+        keys
+        and keys <= set(COUNT_COLUMNS)
+        and all(isinstance(v, Mapping) for v in weights.values())
+    ):
         groups = list(dict.fromkeys(g for column in COUNT_COLUMNS for g in weights.get(column, {})))
         frame = pd.DataFrame({"group": groups})
         for column in COUNT_COLUMNS:
@@ -135,7 +138,9 @@ def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:
     for group, value in weights.items():
         if isinstance(value, (tuple, list)) and len(value) == 2:
             rows.append((group, value[0], value[1]))
-        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, bool
+        ):
             rows.append((group, value, value))
         else:
             raise WeightsError(BAD_MAPPING.format(value=value, key=group))
@@ -145,7 +150,8 @@ def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:
 def _parse_counts(frame: pd.DataFrame, column: str, where: _Where, *, whole: bool) -> np.ndarray:
     raw = frame[column]
     parsed = pd.to_numeric(raw.where(~_blank(raw), None), errors="coerce").to_numpy(
-        dtype="float64", na_value=np.nan)
+        dtype="float64", na_value=np.nan
+    )
     ok = np.isfinite(parsed) & (parsed >= 0)
     if whole:
         ok &= parsed == np.round(parsed)
@@ -158,8 +164,9 @@ def _parse_counts(frame: pd.DataFrame, column: str, where: _Where, *, whole: boo
     return parsed
 
 
-def _validate_counts(frame: pd.DataFrame, where: _Where, algorithms: pd.Index, groups: pd.Index,
-                     *, whole: bool) -> dict[str, np.ndarray]:
+def _validate_counts(
+    frame: pd.DataFrame, where: _Where, algorithms: pd.Index, groups: pd.Index, *, whole: bool
+) -> dict[str, np.ndarray]:
     """Check a counts table against the rates table; return {count column: (n_alg, n_grp) array}."""
     frame = frame.copy()
     frame.columns = [str(c) for c in frame.columns]
@@ -186,39 +193,53 @@ def _validate_counts(frame: pd.DataFrame, where: _Where, algorithms: pd.Index, g
         same = (frame[keys] == values).all(axis=1).to_numpy()
         first = int(np.flatnonzero(same)[0])
         key = ", ".join(f"{k} {values[k]!r}" for k in keys)
-        raise WeightsError(COUNTS_DUPLICATE.format(
-            where=where(frame, at), key=key, first=where(frame, first)))
+        raise WeightsError(
+            COUNTS_DUPLICATE.format(where=where(frame, at), key=key, first=where(frame, first))
+        )
     known_groups = [str(g) for g in groups]
     extra = [g for g in pd.unique(frame["group"]) if g not in set(known_groups)]
     if extra:
-        raise WeightsError(COUNTS_UNKNOWN_GROUPS.format(source=where.name, groups=extra,
-                                                        known=known_groups))
+        raise WeightsError(
+            COUNTS_UNKNOWN_GROUPS.format(source=where.name, groups=extra, known=known_groups)
+        )
     parsed = {c: _parse_counts(frame, c, where, whole=whole) for c in present}
     if "algorithm" in keys:
         known_algorithms = [str(a) for a in algorithms]
         extra = [a for a in pd.unique(frame["algorithm"]) if a not in set(known_algorithms)]
         if extra:
-            raise WeightsError(COUNTS_UNKNOWN_ALGORITHMS.format(source=where.name, algorithms=extra))
+            raise WeightsError(
+                COUNTS_UNKNOWN_ALGORITHMS.format(source=where.name, algorithms=extra)
+            )
         missing = [a for a in known_algorithms if a not in set(frame["algorithm"])]
         if missing:
-            raise WeightsError(COUNTS_MISSING_ALGORITHMS.format(source=where.name, algorithms=missing))
+            raise WeightsError(
+                COUNTS_MISSING_ALGORITHMS.format(source=where.name, algorithms=missing)
+            )
         for algorithm, rows in frame.groupby("algorithm", sort=False)["group"]:
             lacking = [g for g in known_groups if g not in set(rows)]
             if lacking:
-                raise WeightsError(COUNTS_MISSING_GROUPS.format(
-                    source=where.name, groups=lacking, algorithm=f" of algorithm {algorithm!r}"))
+                raise WeightsError(
+                    COUNTS_MISSING_GROUPS.format(
+                        source=where.name, groups=lacking, algorithm=f" of algorithm {algorithm!r}"
+                    )
+                )
         out = {}
         for column, values in parsed.items():
-            wide = pd.DataFrame({"algorithm": frame["algorithm"], "group": frame["group"],
-                                 "n": values}).pivot(index="algorithm", columns="group", values="n")
+            wide = pd.DataFrame(
+                {"algorithm": frame["algorithm"], "group": frame["group"], "n": values}
+            ).pivot(index="algorithm", columns="group", values="n")
             out[column] = wide.loc[known_algorithms, known_groups].to_numpy(dtype="float64")
         return out
     lacking = [g for g in known_groups if g not in set(frame["group"])]
     if lacking:
-        raise WeightsError(COUNTS_MISSING_GROUPS.format(source=where.name, groups=lacking, algorithm=""))
+        raise WeightsError(
+            COUNTS_MISSING_GROUPS.format(source=where.name, groups=lacking, algorithm="")
+        )
     order = pd.Index(frame["group"]).get_indexer(known_groups)
-    return {c: np.broadcast_to(v[order], (len(algorithms), len(groups))).copy()
-            for c, v in parsed.items()}
+    return {
+        c: np.broadcast_to(v[order], (len(algorithms), len(groups))).copy()
+        for c, v in parsed.items()
+    }
 
 
 def read_counts(counts, algorithms, groups) -> dict[str, np.ndarray]:
@@ -249,31 +270,53 @@ def read_counts(counts, algorithms, groups) -> dict[str, np.ndarray]:
     return _validate_counts(frame, where, pd.Index(algorithms), pd.Index(groups), whole=True)
 
 
-def _from_table(table: pd.DataFrame, algorithms: pd.Index, groups: pd.Index) -> dict[str, np.ndarray]:
+def _from_table(
+    table: pd.DataFrame, algorithms: pd.Index, groups: pd.Index
+) -> dict[str, np.ndarray]:
     present = [c for c in COUNT_COLUMNS if c in table.columns]
     if not present:
         raise WeightsError(NO_COUNT_COLUMNS.format(columns=[str(c) for c in table.columns]))
-    return {c: table.pivot(index="algorithm", columns="group", values=c)
-            .loc[algorithms, groups].to_numpy(dtype="float64") for c in present}
+    return {
+        c: table.pivot(index="algorithm", columns="group", values=c)
+        .loc[algorithms, groups]
+        .to_numpy(dtype="float64")
+        for c in present
+    }
 
 
-def _resolve(table: pd.DataFrame, weights) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray,
-                                                   dict[str, np.ndarray], dict[str, str]]:
+def _resolve(
+    table: pd.DataFrame, weights
+) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, str]]:
     """Rates, the weight arrays per count column, and the plain-language description of each."""
     algorithms, groups, fmr, fnmr = rate_matrices(table)
     n = len(groups)
     equal = f"equal group weights (each of the {n} groups counts 1/{n})"
     if isinstance(weights, str) and weights == "equal":
-        return algorithms, groups, fmr, fnmr, {}, {
-            "n_mated": equal + "; not weighted by comparison counts",
-            "n_nonmated": equal + "; not weighted by comparison counts",
-        }
+        return (
+            algorithms,
+            groups,
+            fmr,
+            fnmr,
+            {},
+            {
+                "n_mated": equal + "; not weighted by comparison counts",
+                "n_nonmated": equal + "; not weighted by comparison counts",
+            },
+        )
     if isinstance(weights, str) and weights == "counts":
         arrays = _from_table(table, algorithms, groups)
-        source, what = "the rates table", "number of {kind} comparisons ({column} column of {source})"
+        source, what = (
+            "the rates table",
+            "number of {kind} comparisons ({column} column of {source})",
+        )
     elif isinstance(weights, pd.DataFrame):
-        arrays = _validate_counts(weights, _Where("<DataFrame>", "frame"), algorithms, groups, whole=True)
-        source, what = "<DataFrame>", "number of {kind} comparisons ({column} column of {source}{scope})"
+        arrays = _validate_counts(
+            weights, _Where("<DataFrame>", "frame"), algorithms, groups, whole=True
+        )
+        source, what = (
+            "<DataFrame>",
+            "number of {kind} comparisons ({column} column of {source}{scope})",
+        )
     elif isinstance(weights, Mapping):
         frame, where = _from_mapping(weights)
         arrays = _validate_counts(frame, where, algorithms, groups, whole=False)
@@ -283,7 +326,10 @@ def _resolve(table: pd.DataFrame, weights) -> tuple[pd.Index, pd.Index, np.ndarr
     elif isinstance(weights, (str, os.PathLike)):
         frame, where = _read_counts(weights)
         arrays = _validate_counts(frame, where, algorithms, groups, whole=True)
-        source, what = where.name, "number of {kind} comparisons ({column} column of {source}{scope})"
+        source, what = (
+            where.name,
+            "number of {kind} comparisons ({column} column of {source}{scope})",
+        )
     else:
         raise WeightsError(BAD_WEIGHTS.format(weights=weights))
     descriptions = {}
@@ -295,12 +341,16 @@ def _resolve(table: pd.DataFrame, weights) -> tuple[pd.Index, pd.Index, np.ndarr
         total = arrays[column].sum(axis=-1)
         zero = total == 0
         if zero.any():
-            raise WeightsError(ZERO_WEIGHTS.format(
-                source=source, column=column, algorithms=list(algorithms[zero]), rate=rate))
+            raise WeightsError(
+                ZERO_WEIGHTS.format(
+                    source=source, column=column, algorithms=list(algorithms[zero]), rate=rate
+                )
+            )
         per_algorithm = not np.allclose(arrays[column], arrays[column][:1], rtol=0, atol=0)
         scope = ", per algorithm" if per_algorithm else ", the same for every algorithm"
         descriptions[column] = "groups weighted by their " + what.format(
-            kind=kind, column=column, source=source, scope=scope)
+            kind=kind, column=column, source=source, scope=scope
+        )
     return algorithms, groups, fmr, fnmr, arrays, descriptions
 
 
@@ -314,7 +364,7 @@ def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
     ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
     >>> group_weights(t, weights={"F": 1, "M": 3})[["group", "w_fnmr"]]
@@ -324,10 +374,12 @@ def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     """
     algorithms, groups, fmr, fnmr, arrays, descriptions = _resolve(table, weights)
     shape = fmr.shape
-    out = pd.DataFrame({
-        "algorithm": pd.array(np.repeat(algorithms.to_numpy(), shape[1]), dtype="string"),
-        "group": pd.array(np.tile(groups.to_numpy(), shape[0]), dtype="string"),
-    })
+    out = pd.DataFrame(
+        {
+            "algorithm": pd.array(np.repeat(algorithms.to_numpy(), shape[1]), dtype="string"),
+            "group": pd.array(np.tile(groups.to_numpy(), shape[0]), dtype="string"),
+        }
+    )
     for column, name in (("n_mated", "w_fnmr"), ("n_nonmated", "w_fmr")):
         w = arrays.get(column, np.ones(shape))
         out[name] = (w / w.sum(axis=-1, keepdims=True)).ravel()
@@ -338,8 +390,7 @@ def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
 def _describe(descriptions: dict[str, str]) -> str:
     if descriptions["n_mated"] == descriptions["n_nonmated"]:
         return f"total_fnmr and total_fmr: {descriptions['n_mated']}"
-    return (f"total_fnmr: {descriptions['n_mated']}; "
-            f"total_fmr: {descriptions['n_nonmated']}")
+    return f"total_fnmr: {descriptions['n_mated']}; total_fmr: {descriptions['n_nonmated']}"
 
 
 def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
@@ -386,7 +437,7 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
     ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
     >>> overall_rates(t)  # doctest: +NORMALIZE_WHITESPACE
@@ -403,8 +454,9 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     for column, rates in (("n_nonmated", fmr), ("n_mated", fnmr)):
         w = arrays.get(column, np.ones(rates.shape))
         totals[column] = (w * rates).sum(axis=-1) / w.sum(axis=-1)
-    out = pd.DataFrame({"total_fmr": totals["n_nonmated"], "total_fnmr": totals["n_mated"]},
-                       index=algorithms)
+    out = pd.DataFrame(
+        {"total_fmr": totals["n_nonmated"], "total_fnmr": totals["n_mated"]}, index=algorithms
+    )
     out.attrs["weights"] = _describe(descriptions)
     out.attrs["fnmr_weights"] = descriptions["n_mated"]
     out.attrs["fmr_weights"] = descriptions["n_nonmated"]

@@ -39,8 +39,9 @@ class Source:
         return f"{self.name}, row {frame.index[position]}"
 
 
-def read_table(source: str | os.PathLike | pd.DataFrame,
-               error: type[Exception]) -> tuple[pd.DataFrame, Source]:
+def read_table(
+    source: str | os.PathLike | pd.DataFrame, error: type[Exception]
+) -> tuple[pd.DataFrame, Source]:
     """A CSV as text cells, a Parquet file, or a (shallow copy of a) DataFrame.
 
     Raises ``error`` with :data:`CANNOT_READ` when the file cannot be read and
@@ -56,10 +57,21 @@ def read_table(source: str | os.PathLike | pd.DataFrame,
             return pd.read_parquet(path), Source(name, csv=False)
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline().rstrip("\r\n").split(",")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8-sig", skip_blank_lines=False)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError,
-            ImportError) as reason:
+        frame = pd.read_csv(
+            path,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            encoding="utf-8-sig",
+            skip_blank_lines=False,
+        )
+    except (
+        OSError,
+        UnicodeDecodeError,
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        ImportError,
+    ) as reason:
         raise error(CANNOT_READ.format(source=name, reason=reason)) from reason
     seen: set[str] = set()
     for column in header:
@@ -67,7 +79,9 @@ def read_table(source: str | os.PathLike | pd.DataFrame,
             raise error(DUPLICATE_COLUMN.format(source=name, column=column))
         seen.add(column)
     # a blank line is no row, but the lines after it keep their numbers
-    empty = (frame == "").all(axis=1).to_numpy(dtype=bool) if len(frame.columns) else np.zeros(0, bool)
+    empty = (
+        (frame == "").all(axis=1).to_numpy(dtype=bool) if len(frame.columns) else np.zeros(0, bool)
+    )
     lines = np.arange(2, len(frame) + 2)[~empty]
     frame = frame.loc[~empty].reset_index(drop=True)
     return frame, Source(name, csv=True, lines=lines)
@@ -89,13 +103,14 @@ def more(count: int) -> str:
     return f" (and {count} more such cell(s))" if count > 0 else ""
 
 
-def labels(frame: pd.DataFrame, column: str, source: Source,
-           error: type[Exception]) -> pd.Series:
+def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Exception]) -> pd.Series:
     """A label column as text, positionally indexed; ``error`` with :data:`EMPTY_LABEL`
     names the first empty cell."""
     raw = frame[column]
     empty = blank(raw)
     if empty.any():
         at, count = first(empty)
-        raise error(EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count)))
+        raise error(
+            EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
+        )
     return raw.astype(str).reset_index(drop=True)

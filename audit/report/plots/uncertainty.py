@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from audit.registry import get_measure
+from audit.measures.registry import get_measure
 
 NO_ROWS = "no intervals for measure {measure!r}; measures present: {present}"
 NO_STATISTICS = "none of the statistics {names} is in the replicate table"
@@ -25,8 +25,14 @@ def _label(measure: str) -> str:
         return measure
 
 
-def plot_intervals(intervals: pd.DataFrame, *, measure: str, ax=None, top: int | None = None,
-                   names: bool | None = None):
+def plot_intervals(
+    intervals: pd.DataFrame,
+    *,
+    measure: str,
+    ax=None,
+    top: int | None = None,
+    names: bool | None = None,
+):
     """Point value and replicate interval of one measure for every algorithm.
 
     Algorithms are sorted from fairest to least fair; ``top`` keeps the
@@ -46,8 +52,9 @@ def plot_intervals(intervals: pd.DataFrame, *, measure: str, ax=None, top: int |
 
     rows = intervals[intervals["measure"] == measure]
     if rows.empty:
-        raise ValueError(NO_ROWS.format(measure=measure,
-                                        present=sorted(intervals["measure"].unique())))
+        raise ValueError(
+            NO_ROWS.format(measure=measure, present=sorted(intervals["measure"].unique()))
+        )
     try:
         fairer_high = get_measure(measure).higher_is_fairer
     except KeyError:
@@ -59,8 +66,15 @@ def plot_intervals(intervals: pd.DataFrame, *, measure: str, ax=None, top: int |
     if created:
         _, ax = plt.subplots(figsize=(6.5, max(3.0, 0.16 * len(rows) + 1.0)))
     y = np.arange(len(rows))[::-1]
-    ax.hlines(y, rows["low"], rows["high"], color="tab:blue", linewidth=2.0, alpha=0.6,
-              label=f"{int(round(100 * rows.attrs.get('level', 0.95)))}% interval")
+    ax.hlines(
+        y,
+        rows["low"],
+        rows["high"],
+        color="tab:blue",
+        linewidth=2.0,
+        alpha=0.6,
+        label=f"{int(round(100 * rows.attrs.get('level', 0.95)))}% interval",
+    )
     ax.plot(rows["value"], y, "o", color="black", markersize=3.0, label="point value")
     if names if names is not None else len(rows) <= 40:
         ax.set_yticks(y, rows["algorithm"].astype(str).tolist(), fontsize=7)
@@ -77,10 +91,17 @@ def plot_intervals(intervals: pd.DataFrame, *, measure: str, ax=None, top: int |
     return ax
 
 
-def add_frontier_probability(ax, frontier: pd.DataFrame, *, x: str = "total_fnmr",
-                             y: str = "value", error_bars: bool = True,
-                             annotate: float | None = 0.5, cmap: str = "viridis",
-                             colorbar: bool = True):
+def add_frontier_probability(
+    ax,
+    frontier: pd.DataFrame,
+    *,
+    x: str = "total_fnmr",
+    y: str = "value",
+    error_bars: bool = True,
+    annotate: float | None = 0.5,
+    cmap: str = "viridis",
+    colorbar: bool = True,
+):
     """Draw frontier membership probability on an existing accuracy/fairness Axes.
 
     Each algorithm is a dot coloured (and sized) by ``frontier_probability``;
@@ -94,30 +115,64 @@ def add_frontier_probability(ax, frontier: pd.DataFrame, *, x: str = "total_fnmr
     ys = frontier[y].to_numpy(dtype="float64")
     if error_bars:
         if f"{x}_low" in frontier.columns:
-            ax.hlines(ys, frontier[f"{x}_low"], frontier[f"{x}_high"], color="grey",
-                      linewidth=0.6, alpha=0.6, zorder=1)
+            ax.hlines(
+                ys,
+                frontier[f"{x}_low"],
+                frontier[f"{x}_high"],
+                color="grey",
+                linewidth=0.6,
+                alpha=0.6,
+                zorder=1,
+            )
         if "low" in frontier.columns:
-            ax.vlines(xs, frontier["low"], frontier["high"], color="grey", linewidth=0.6,
-                      alpha=0.6, zorder=1)
+            ax.vlines(
+                xs,
+                frontier["low"],
+                frontier["high"],
+                color="grey",
+                linewidth=0.6,
+                alpha=0.6,
+                zorder=1,
+            )
     on = frontier["on_frontier"].to_numpy(dtype=bool)
     order = np.argsort(xs[on])
-    ax.plot(xs[on][order], ys[on][order], color="red", linewidth=1.0, zorder=2,
-            label="frontier (point rates)")
-    points = ax.scatter(xs, ys, c=probability, s=12.0 + 80.0 * probability, cmap=cmap,
-                        vmin=0.0, vmax=1.0, edgecolors="black", linewidths=0.3, zorder=3)
+    ax.plot(
+        xs[on][order],
+        ys[on][order],
+        color="red",
+        linewidth=1.0,
+        zorder=2,
+        label="frontier (point rates)",
+    )
+    points = ax.scatter(
+        xs,
+        ys,
+        c=probability,
+        s=12.0 + 80.0 * probability,
+        cmap=cmap,
+        vmin=0.0,
+        vmax=1.0,
+        edgecolors="black",
+        linewidths=0.3,
+        zorder=3,
+    )
     if colorbar:
         ax.figure.colorbar(points, ax=ax, label="frontier membership probability")
     if annotate is not None:
-        from audit.plots.pareto import label_points
+        from audit.report.plots.pareto import label_points
 
         named = frontier[frontier["frontier_probability"] >= annotate]
-        label_points(ax, [f"{r.algorithm} ({r.frontier_probability:.2f})" for r in named.itertuples()],
-                     named[x], named[y], fontsize=7)
+        label_points(
+            ax,
+            [f"{r.algorithm} ({r.frontier_probability:.2f})" for r in named.itertuples()],
+            named[x],
+            named[y],
+            fontsize=7,
+        )
     return ax
 
 
-def plot_frontier_probability(frontier: pd.DataFrame, *, ax=None, logx: bool = True,
-                              **options):
+def plot_frontier_probability(frontier: pd.DataFrame, *, ax=None, logx: bool = True, **options):
     """Accuracy/fairness scatter coloured by frontier membership probability.
 
     ``frontier`` is :attr:`UncertaintyResult.frontier`; ``options`` go to
@@ -141,10 +196,15 @@ def plot_frontier_probability(frontier: pd.DataFrame, *, ax=None, logx: bool = T
     return ax
 
 
-def plot_statistics(replicates: pd.DataFrame, *, statistics: Sequence[str],
-                    point: pd.DataFrame | None = None,
-                    claims: Mapping[str, tuple[float, str]] | None = None, fig=None,
-                    columns: int = 3):
+def plot_statistics(
+    replicates: pd.DataFrame,
+    *,
+    statistics: Sequence[str],
+    point: pd.DataFrame | None = None,
+    claims: Mapping[str, tuple[float, str]] | None = None,
+    fig=None,
+    columns: int = 3,
+):
     """Histograms of dataset-level statistics over the replicates.
 
     ``replicates`` is :attr:`UncertaintyResult.replicate_statistics`; the
@@ -164,7 +224,7 @@ def plot_statistics(replicates: pd.DataFrame, *, statistics: Sequence[str],
         fig = plt.figure(figsize=(3.2 * width, 2.5 * rows))
     axes = fig.subplots(rows, width, squeeze=False).ravel()
     values = point.set_index("statistic")["value"] if point is not None else {}
-    for ax, name in zip(axes, names):
+    for ax, name in zip(axes, names, strict=False):
         data = replicates[name].to_numpy(dtype="float64")
         data = data[np.isfinite(data)]
         ax.hist(data, bins=30, color="tab:blue", alpha=0.7)
@@ -174,7 +234,7 @@ def plot_statistics(replicates: pd.DataFrame, *, statistics: Sequence[str],
             ax.axvline(claims[name][0], color="red", linestyle="--", linewidth=1.2, label="paper")
         ax.set_title(name, fontsize=9)
         ax.tick_params(labelsize=7)
-    for ax in axes[len(names):]:
+    for ax in axes[len(names) :]:
         ax.set_visible(False)
     axes[0].legend(fontsize=7)
     fig.tight_layout()

@@ -24,8 +24,16 @@ LOG_NEEDS_POSITIVE = (
 )
 
 _NEEDED_COLUMNS = ("accuracy", "fairness", "on_frontier", "weakly_efficient")
-_NEEDED_ATTRS = ("measure_label", "higher_is_fairer", "alpha", "accuracy_label",
-                 "accuracy_higher_is_better", "weights", "n_candidates", "n_frontier")
+_NEEDED_ATTRS = (
+    "measure_label",
+    "higher_is_fairer",
+    "alpha",
+    "accuracy_label",
+    "accuracy_higher_is_better",
+    "weights",
+    "n_candidates",
+    "n_frontier",
+)
 
 FRONTIER_COLOR = "#c0392b"
 POINT_COLOR = "#7f8c8d"
@@ -41,24 +49,48 @@ def _check(frame: pd.DataFrame) -> None:
 def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
     """Points, weakly efficient markers and the frontier line on one Axes."""
     others = frame[~frame["on_frontier"]]
-    ax.scatter(others["accuracy"], others["fairness"], s=size, color=POINT_COLOR, alpha=0.6,
-               linewidths=0, label="algorithm", zorder=2)
+    ax.scatter(
+        others["accuracy"],
+        others["fairness"],
+        s=size,
+        color=POINT_COLOR,
+        alpha=0.6,
+        linewidths=0,
+        label="algorithm",
+        zorder=2,
+    )
     weak = frame[frame["weakly_efficient"] & ~frame["on_frontier"]]
     if len(weak):
-        ax.scatter(weak["accuracy"], weak["fairness"], s=size * 1.8, facecolors="none",
-                   edgecolors=FRONTIER_COLOR, linewidths=1.0,
-                   label="weakly efficient only (ties a frontier point)", zorder=3)
+        ax.scatter(
+            weak["accuracy"],
+            weak["fairness"],
+            s=size * 1.8,
+            facecolors="none",
+            edgecolors=FRONTIER_COLOR,
+            linewidths=1.0,
+            label="weakly efficient only (ties a frontier point)",
+            zorder=3,
+        )
     front = _ordered_frontier(frame)
-    ax.plot(front["accuracy"], front["fairness"], "-o", color=FRONTIER_COLOR, lw=1.3,
-            ms=np.sqrt(size) * 1.1, label="Pareto frontier", zorder=4)
+    ax.plot(
+        front["accuracy"],
+        front["fairness"],
+        "-o",
+        color=FRONTIER_COLOR,
+        lw=1.3,
+        ms=np.sqrt(size) * 1.1,
+        label="Pareto frontier",
+        zorder=4,
+    )
 
 
 def _ordered_frontier(frame: pd.DataFrame) -> pd.DataFrame:
     front = frame[frame["on_frontier"]]
     acc_sign = -1.0 if frame.attrs["accuracy_higher_is_better"] else 1.0
     fair_sign = -1.0 if frame.attrs["higher_is_fairer"] else 1.0
-    order = np.lexsort((fair_sign * front["fairness"].to_numpy(),
-                        acc_sign * front["accuracy"].to_numpy()))
+    order = np.lexsort(
+        (fair_sign * front["fairness"].to_numpy(), acc_sign * front["accuracy"].to_numpy())
+    )
     return front.iloc[order]
 
 
@@ -68,8 +100,12 @@ _LARGE_SLOTS = tuple((x, y, 0.44, 0.42) for y in (0.52, 0.09) for x in (0.54, 0.
 #: Smaller ones are a fallback when drawing into a given ax (no room for a side panel).
 _SMALL_SLOTS = tuple((x, y, 0.34, 0.34) for y in (0.60, 0.09) for x in (0.64, 0.36, 0.08))
 #: Candidate legend corners (matplotlib loc, and the axes-fraction box it roughly takes).
-_LEGEND_SLOTS = (("lower left", (0.0, 0.0, 0.35, 0.14)), ("lower right", (0.65, 0.0, 0.35, 0.14)),
-                 ("upper left", (0.0, 0.86, 0.35, 0.14)), ("upper right", (0.65, 0.86, 0.35, 0.14)))
+_LEGEND_SLOTS = (
+    ("lower left", (0.0, 0.0, 0.35, 0.14)),
+    ("lower right", (0.65, 0.0, 0.35, 0.14)),
+    ("upper left", (0.0, 0.86, 0.35, 0.14)),
+    ("upper right", (0.65, 0.86, 0.35, 0.14)),
+)
 
 
 #: An inset hiding more than this (weighted) number of points moves beside the plot
@@ -102,12 +138,22 @@ def label_points(ax, names, xs, ys, *, fontsize: float = 7.0) -> None:
         return
     fig = ax.figure
     texts = []
-    for name, x, y in zip(names, xs, ys):
-        texts.append(ax.annotate(
-            str(name), (x, y), xytext=(6, 4),
-            textcoords="offset points", fontsize=fontsize, color="#222222", zorder=5,
-            bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.75),
-            arrowprops=dict(arrowstyle="-", color="#999999", lw=0.5, shrinkA=0, shrinkB=2)))
+    for name, x, y in zip(names, xs, ys, strict=False):
+        texts.append(
+            ax.annotate(
+                str(name),
+                (x, y),
+                xytext=(6, 4),
+                textcoords="offset points",
+                fontsize=fontsize,
+                color="#222222",
+                zorder=5,
+                bbox=dict(
+                    boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.75
+                ),
+                arrowprops=dict(arrowstyle="-", color="#999999", lw=0.5, shrinkA=0, shrinkB=2),
+            )
+        )
     renderer = fig.canvas.get_renderer()
     axes_box = ax.get_window_extent(renderer)
     placed = []
@@ -133,8 +179,9 @@ def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
     label_points(ax, list(points.index), points["accuracy"], points["fairness"], fontsize=fontsize)
 
 
-def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x: bool = False,
-                  ax=None):
+def pareto_figure(
+    frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x: bool = False, ax=None
+):
     """Fig. 4 of Howard et al.: accuracy against fairness, the Pareto frontier joined and named.
 
     Parameters
@@ -169,8 +216,8 @@ def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x:
     Examples
     --------
     >>> import pandas as pd
-    >>> from audit.rates import read_rates
-    >>> from audit.pareto import frontier_frame
+    >>> from audit.tables.rates import read_rates
+    >>> from audit.analysis.pareto import frontier_frame
     >>> t = read_rates(pd.DataFrame({
     ...     "Algorithm": ["a", "b", "c"],
     ...     "FMR.F": [1e-4, 1e-4, 1e-4], "FMR.M": [1e-4, 1e-4, 1e-4],
@@ -185,7 +232,9 @@ def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x:
     a = frame.attrs
     if log_x and (frame["accuracy"] <= 0).any():
         bad = frame.index[(frame["accuracy"] <= 0).to_numpy()]
-        raise ValueError(LOG_NEEDS_POSITIVE.format(count=len(bad), algorithms=[str(b) for b in bad]))
+        raise ValueError(
+            LOG_NEEDS_POSITIVE.format(count=len(bad), algorithms=[str(b) for b in bad])
+        )
     in_inset = pd.Series(False, index=frame.index)
     if inset_max is not None:
         if a["accuracy_higher_is_better"]:
@@ -198,15 +247,23 @@ def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x:
 
     # Where the points will sit, in axes fraction, to keep the inset and the legend off
     # the data (frontier points count ten times: they must stay visible).
-    xy = np.column_stack([_fraction(frame["accuracy"].to_numpy(), log=log_x),
-                          _fraction(frame["fairness"].to_numpy(), log=False)])
+    xy = np.column_stack(
+        [
+            _fraction(frame["accuracy"].to_numpy(), log=log_x),
+            _fraction(frame["fairness"].to_numpy(), log=False),
+        ]
+    )
     weight = np.where(frame["on_frontier"].to_numpy(), 10.0, 1.0)
     inset_slot, hidden = None, 0.0
     if zoom_mask.any():
         # The zoomed region itself must stay in view.
         zoomed = xy[zoom_mask]
-        region = (zoomed[:, 0].min(), zoomed[:, 1].min(),
-                  np.ptp(zoomed[:, 0]) + 1e-3, np.ptp(zoomed[:, 1]) + 1e-3)
+        region = (
+            zoomed[:, 0].min(),
+            zoomed[:, 1].min(),
+            np.ptp(zoomed[:, 0]) + 1e-3,
+            np.ptp(zoomed[:, 1]) + 1e-3,
+        )
         slots = _LARGE_SLOTS if ax is None else _LARGE_SLOTS + _SMALL_SLOTS
         free = [b for b in slots if not _overlap(b, region)] or list(slots)
         inset_slot = min(free, key=lambda b: (_crowding(b, xy, weight), -b[2] * b[3]))
@@ -215,8 +272,9 @@ def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x:
     # An inset that would hide data becomes a panel beside the plot (when the figure is ours).
     side_panel = ax is None and hidden > _MAX_HIDDEN
     if ax is None and side_panel:
-        fig, (ax, inset) = plt.subplots(1, 2, figsize=(15, 7), width_ratios=[1.5, 1],
-                                        layout="constrained")
+        fig, (ax, inset) = plt.subplots(
+            1, 2, figsize=(15, 7), width_ratios=[1.5, 1], layout="constrained"
+        )
         inset_slot = None
     elif ax is None:
         fig, ax = plt.subplots(figsize=(10, 7), layout="constrained")
@@ -232,8 +290,10 @@ def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x:
     ax.set_xlabel(f"{x_label}{', log scale' if log_x else ''})")
     ax.set_ylabel(y_label)
     ax.grid(True, which="major", lw=0.4, alpha=0.5)
-    title = (f"{a['accuracy_label']} vs {a['measure_label']}: {a['n_frontier']} of "
-             f"{a['n_candidates']} algorithms on the Pareto frontier")
+    title = (
+        f"{a['accuracy_label']} vs {a['measure_label']}: {a['n_frontier']} of "
+        f"{a['n_candidates']} algorithms on the Pareto frontier"
+    )
     width_inches = fig.get_figwidth() * ax.get_position().width
     weights = textwrap.fill(f"Weights: {a['weights']}", width=max(40, int(width_inches * 12)))
     ax.set_title(f"{title}\n{weights}", fontsize=10, loc="left")
@@ -261,14 +321,18 @@ def pareto_figure(frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x:
             inset.set_title(zoom_title, fontsize=8)
             inset.tick_params(labelsize=7)
         ax.indicate_inset_zoom(inset, edgecolor="#555555")
-    slots = [(loc, box) for loc, box in _LEGEND_SLOTS
-             if inset_slot is None or not _overlap(box, inset_slot)]
+    slots = [
+        (loc, box)
+        for loc, box in _LEGEND_SLOTS
+        if inset_slot is None or not _overlap(box, inset_slot)
+    ]
     legend_loc = min(slots, key=lambda slot: _crowding(slot[1], xy, weight))[0]
     ax.legend(loc=legend_loc, fontsize=8, framealpha=0.9)
     fig.canvas.draw()
     # Name the frontier members and the weakly efficient ones (which tie a member).
-    front = pd.concat([_ordered_frontier(frame),
-                       frame[frame["weakly_efficient"] & ~frame["on_frontier"]]])
+    front = pd.concat(
+        [_ordered_frontier(frame), frame[frame["weakly_efficient"] & ~frame["on_frontier"]]]
+    )
     inside = in_inset.loc[front.index].to_numpy()
     _label(ax, front[~inside], fontsize=8)
     if zoom_mask.any():

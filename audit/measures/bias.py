@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from audit.measures import (
+from audit.measures.kernels import (
     MeasureResult,
     as_rates,
     check_alpha,
@@ -39,8 +39,8 @@ from audit.measures import (
     max_min_ratio,
     report_undefined,
 )
-from audit.rates import rate_matrices
-from audit.registry import Measure, register
+from audit.measures.registry import Measure, register
+from audit.tables.rates import rate_matrices
 
 HUTIRI = "Hutiri et al., bias measures for speaker verification (bt4vt)"
 ELOBAID = "Elobaid et al., Sum of Group Error Differences"
@@ -118,8 +118,13 @@ def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = x / avg[:, None]
     ratio[undefined] = np.nan if isinstance(zero_division, str) else float(zero_division)
-    report_undefined(RATIO_UNDEFINED.format(kind="Ratio", count=int(undefined.sum()), total=len(avg),
-                                      reason="the average is 0"), undefined, zero_division)
+    report_undefined(
+        RATIO_UNDEFINED.format(
+            kind="Ratio", count=int(undefined.sum()), total=len(avg), reason="the average is 0"
+        ),
+        undefined,
+        zero_division,
+    )
     return ratio
 
 
@@ -147,18 +152,25 @@ def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     undefined = (_average(x, average) == 0.0)[:, None] | (x == 0.0)
     zero = x == 0.0
     if zero.any():
-        report_undefined(RATIO_UNDEFINED.format(
-            kind="log Ratio", count=int(zero.any(axis=-1).sum()), total=len(ratio),
-            reason="a group's value is 0 and its logarithm is infinite"),
-            zero.any(axis=-1), zero_division)
+        report_undefined(
+            RATIO_UNDEFINED.format(
+                kind="log Ratio",
+                count=int(zero.any(axis=-1).sum()),
+                total=len(ratio),
+                reason="a group's value is 0 and its logarithm is infinite",
+            ),
+            zero.any(axis=-1),
+            zero_division,
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = -np.log(ratio)
     log_ratio[undefined] = np.nan if isinstance(zero_division, str) else float(zero_division)
     return log_ratio
 
 
-def normalised_reliability_bias(x, *, average=None, zero_division="warn",
-                                _rate: str = "rate") -> tuple[np.ndarray, np.ndarray]:
+def normalised_reliability_bias(
+    x, *, average=None, zero_division="warn", _rate: str = "rate"
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Normalised Reliability Bias of each row of ``x`` (Hutiri et al., eq. 2).
 
     .. math:: NRB(b) = \frac{1}{G}\sum_{g=1}^{G} \left|\mathrm{G2avg\ log\ ratio}(b)_g\right|
@@ -186,8 +198,11 @@ def normalised_reliability_bias(x, *, average=None, zero_division="warn",
         value = np.abs(np.log(x / avg[:, None])).mean(axis=-1)
     fill = np.nan if isinstance(zero_division, str) else float(zero_division)
     value = np.where(undefined, fill, value)
-    report_undefined(NRB_UNDEFINED.format(count=int(undefined.sum()), total=len(value), rate=_rate,
-                                    value=fill), undefined, zero_division)
+    report_undefined(
+        NRB_UNDEFINED.format(count=int(undefined.sum()), total=len(value), rate=_rate, value=fill),
+        undefined,
+        zero_division,
+    )
     return value, undefined
 
 
@@ -321,8 +336,11 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     value, undefined = max_min_ratio(fmr)
     fill = np.nan if isinstance(zero_division, str) else float(zero_division)
     value = np.where(undefined, fill, value)
-    report_undefined(SER_UNDEFINED.format(count=int(undefined.sum()), total=len(value), value=fill),
-               undefined, zero_division)
+    report_undefined(
+        SER_UNDEFINED.format(count=int(undefined.sum()), total=len(value), value=fill),
+        undefined,
+        zero_division,
+    )
     return _single(value, undefined, fmr=True)
 
 
@@ -341,17 +359,21 @@ class GroupMeasure:
 
 
 GROUP_MEASURES: tuple[GroupMeasure, ...] = (
-    GroupMeasure("g2min_difference", "G2min difference", g2min_difference, False,
-                 f"{HUTIRI}, Table 1"),
+    GroupMeasure(
+        "g2min_difference", "G2min difference", g2min_difference, False, f"{HUTIRI}, Table 1"
+    ),
     GroupMeasure("g2avg_ratio", "G2avg ratio", g2avg_ratio, True, f"{HUTIRI}, Table 1"),
-    GroupMeasure("g2avg_log_ratio", "G2avg log ratio", g2avg_log_ratio, True,
-                 f"{HUTIRI}, Table 1"),
+    GroupMeasure("g2avg_log_ratio", "G2avg log ratio", g2avg_log_ratio, True, f"{HUTIRI}, Table 1"),
 )
 
 
-def group_bias(table: pd.DataFrame, *, rates: Sequence[str] = ("fmr", "fnmr"),
-               average: Mapping[str, object] | None = None,
-               zero_division="warn") -> pd.DataFrame:
+def group_bias(
+    table: pd.DataFrame,
+    *,
+    rates: Sequence[str] = ("fmr", "fnmr"),
+    average: Mapping[str, object] | None = None,
+    zero_division="warn",
+) -> pd.DataFrame:
     """The per-group bias measures of Hutiri et al. Table 1 on a validated rates table.
 
     Parameters
@@ -375,7 +397,7 @@ def group_bias(table: pd.DataFrame, *, rates: Sequence[str] = ("fmr", "fnmr"),
 
     Examples
     --------
-    >>> from audit.rates import read_rates
+    >>> from audit.tables.rates import read_rates
     >>> t = read_rates(pd.DataFrame({"algorithm": ["a", "a"], "group": ["M", "F"],
     ...                              "fmr": [1e-4, 3e-4], "fnmr": [0.02, 0.02]}))
     >>> group_bias(t, rates=["fmr"]).query("measure == 'g2avg_ratio'")["value"].round(3).tolist()
@@ -390,17 +412,22 @@ def group_bias(table: pd.DataFrame, *, rates: Sequence[str] = ("fmr", "fnmr"),
         reference = None if average is None else average.get(rate)
         for spec in GROUP_MEASURES:
             if spec.uses_average:
-                values = spec.function(matrices[rate], average=reference,
-                                       zero_division=zero_division)
+                values = spec.function(
+                    matrices[rate], average=reference, zero_division=zero_division
+                )
             else:
                 values = spec.function(matrices[rate])
-            frames.append(pd.DataFrame({
-                "algorithm": np.repeat(algorithms.to_numpy(), len(groups)),
-                "group": np.tile(groups.to_numpy(), len(algorithms)),
-                "rate": rate,
-                "measure": spec.name,
-                "value": values.ravel(),
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "algorithm": np.repeat(algorithms.to_numpy(), len(groups)),
+                        "group": np.tile(groups.to_numpy(), len(algorithms)),
+                        "rate": rate,
+                        "measure": spec.name,
+                        "value": values.ravel(),
+                    }
+                )
+            )
     out = pd.concat(frames, ignore_index=True)
     for column in ("algorithm", "group", "rate", "measure"):
         out[column] = out[column].astype("string")
@@ -409,56 +436,112 @@ def group_bias(table: pd.DataFrame, *, rates: Sequence[str] = ("fmr", "fnmr"),
 
 # --- registration -------------------------------------------------------------------
 
-_RATIO_PROPERTIES = dict(bounded=False, permutation_invariant=True, scale_invariant=True,
-                         defined_at_zero=False, ideal_when_equal=True)
-_STD_PROPERTIES = dict(bounded=True, permutation_invariant=True, scale_invariant=False,
-                       defined_at_zero=True, ideal_when_equal=True)
+_RATIO_PROPERTIES = dict(
+    bounded=False,
+    permutation_invariant=True,
+    scale_invariant=True,
+    defined_at_zero=False,
+    ideal_when_equal=True,
+)
+_STD_PROPERTIES = dict(
+    bounded=True,
+    permutation_invariant=True,
+    scale_invariant=False,
+    defined_at_zero=True,
+    ideal_when_equal=True,
+)
 _NRB_UNDEFINED = "undefined when a group's {rate} is 0 (log of 0): NaN, flagged, warned"
 
 for _measure in (
     Measure(
-        name="nrb", label="NRB", function=nrb, higher_is_fairer=False, bounds=(0.0, None),
-        ideal=0.0, fmr_term="A: NRB of the group FMRs (eq. 2)",
-        fnmr_term="B: NRB of the group FNMRs (eq. 2)", share="linear",
+        name="nrb",
+        label="NRB",
+        function=nrb,
+        higher_is_fairer=False,
+        bounds=(0.0, None),
+        ideal=0.0,
+        fmr_term="A: NRB of the group FMRs (eq. 2)",
+        fnmr_term="B: NRB of the group FNMRs (eq. 2)",
+        share="linear",
         citation=f"{HUTIRI}, eq. 2, combined as alpha*A + (1-alpha)*B",
-        undefined=_NRB_UNDEFINED.format(rate="FMR or FNMR"), module=__name__,
+        undefined=_NRB_UNDEFINED.format(rate="FMR or FNMR"),
+        module=__name__,
         properties=_RATIO_PROPERTIES,
     ),
     Measure(
-        name="nrb_fmr", label="NRB(FMR)", function=nrb_fmr, higher_is_fairer=False,
-        bounds=(0.0, None), ideal=0.0, fmr_term="A: NRB of the group FMRs (eq. 2)",
-        fnmr_term="none: the measure ignores FNMR", share="fmr",
-        citation=f"{HUTIRI}, eq. 2", undefined=_NRB_UNDEFINED.format(rate="FMR"),
-        module=__name__, properties=_RATIO_PROPERTIES,
+        name="nrb_fmr",
+        label="NRB(FMR)",
+        function=nrb_fmr,
+        higher_is_fairer=False,
+        bounds=(0.0, None),
+        ideal=0.0,
+        fmr_term="A: NRB of the group FMRs (eq. 2)",
+        fnmr_term="none: the measure ignores FNMR",
+        share="fmr",
+        citation=f"{HUTIRI}, eq. 2",
+        undefined=_NRB_UNDEFINED.format(rate="FMR"),
+        module=__name__,
+        properties=_RATIO_PROPERTIES,
     ),
     Measure(
-        name="nrb_fnmr", label="NRB(FNMR)", function=nrb_fnmr, higher_is_fairer=False,
-        bounds=(0.0, None), ideal=0.0, fmr_term="none: the measure ignores FMR",
-        fnmr_term="B: NRB of the group FNMRs (eq. 2)", share="fnmr",
-        citation=f"{HUTIRI}, eq. 2", undefined=_NRB_UNDEFINED.format(rate="FNMR"),
-        module=__name__, properties=_RATIO_PROPERTIES,
+        name="nrb_fnmr",
+        label="NRB(FNMR)",
+        function=nrb_fnmr,
+        higher_is_fairer=False,
+        bounds=(0.0, None),
+        ideal=0.0,
+        fmr_term="none: the measure ignores FMR",
+        fnmr_term="B: NRB of the group FNMRs (eq. 2)",
+        share="fnmr",
+        citation=f"{HUTIRI}, eq. 2",
+        undefined=_NRB_UNDEFINED.format(rate="FNMR"),
+        module=__name__,
+        properties=_RATIO_PROPERTIES,
     ),
     Measure(
-        name="std_fmr", label="STD(FMR)", function=std_fmr, higher_is_fairer=False,
-        bounds=(0.0, 0.5), ideal=0.0, fmr_term="A: population standard deviation of the group FMRs",
-        fnmr_term="none: the measure ignores FNMR", share="fmr",
-        citation=f"{ELOBAID}, Table I and eq. 21", undefined="never undefined",
-        module=__name__, properties=_STD_PROPERTIES,
+        name="std_fmr",
+        label="STD(FMR)",
+        function=std_fmr,
+        higher_is_fairer=False,
+        bounds=(0.0, 0.5),
+        ideal=0.0,
+        fmr_term="A: population standard deviation of the group FMRs",
+        fnmr_term="none: the measure ignores FNMR",
+        share="fmr",
+        citation=f"{ELOBAID}, Table I and eq. 21",
+        undefined="never undefined",
+        module=__name__,
+        properties=_STD_PROPERTIES,
     ),
     Measure(
-        name="std_fnmr", label="STD(FNMR)", function=std_fnmr, higher_is_fairer=False,
-        bounds=(0.0, 0.5), ideal=0.0, fmr_term="none: the measure ignores FMR",
-        fnmr_term="B: population standard deviation of the group FNMRs", share="fnmr",
-        citation=f"{ELOBAID}, Table I and eq. 21", undefined="never undefined",
-        module=__name__, properties=_STD_PROPERTIES,
+        name="std_fnmr",
+        label="STD(FNMR)",
+        function=std_fnmr,
+        higher_is_fairer=False,
+        bounds=(0.0, 0.5),
+        ideal=0.0,
+        fmr_term="none: the measure ignores FMR",
+        fnmr_term="B: population standard deviation of the group FNMRs",
+        share="fnmr",
+        citation=f"{ELOBAID}, Table I and eq. 21",
+        undefined="never undefined",
+        module=__name__,
+        properties=_STD_PROPERTIES,
     ),
     Measure(
-        name="ser", label="SER", function=ser, higher_is_fairer=False, bounds=(1.0, None),
-        ideal=1.0, fmr_term="A: max group FMR / min group FMR",
-        fnmr_term="none: the measure ignores FNMR", share="fmr",
+        name="ser",
+        label="SER",
+        function=ser,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max group FMR / min group FMR",
+        fnmr_term="none: the measure ignores FNMR",
+        share="fmr",
         citation=f"{ELOBAID}, Table I (Villalobos et al., their ref. [20])",
         undefined="undefined when the minimum group FMR is 0: NaN, flagged, warned",
-        module=__name__, properties=_RATIO_PROPERTIES,
+        module=__name__,
+        properties=_RATIO_PROPERTIES,
     ),
 ):
     register(_measure)

@@ -27,11 +27,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from audit import tables
-from audit.tables import Source as _Source
-from audit.tables import blank as _blank
-from audit.tables import first as _first
-from audit.tables import more as _more
+from audit.tables import common as tables
+from audit.tables.common import Source as _Source
+from audit.tables.common import blank as _blank
+from audit.tables.common import first as _first
+from audit.tables.common import more as _more
 
 #: Default names of the two dot-separated parts of a wide column's group label.
 ANNEX15_ATTRIBUTES = ("gender", "race")
@@ -83,23 +83,35 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     blank = _blank(raw)
     if blank.any():
         at, more = _first(blank)
-        raise RatesError(MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more)))
+        raise RatesError(
+            MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
+        )
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     text = raw.astype("string").str.strip().str.lower()
-    spelled_nan = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(dtype=bool)
+    spelled_nan = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(
+        dtype=bool
+    )
     bad = np.isnan(parsed) & ~spelled_nan
     if bad.any():
         at, more = _first(bad)
-        raise RatesError(NOT_NUMERIC.format(
-            where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)))
+        raise RatesError(
+            NOT_NUMERIC.format(
+                where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)
+            )
+        )
     if spelled_nan.any():
         at, more = _first(spelled_nan)
-        raise RatesError(MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more)))
+        raise RatesError(
+            MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
+        )
     outside = ~((parsed >= 0.0) & (parsed <= 1.0))
     if outside.any():
         at, more = _first(outside)
-        raise RatesError(OUT_OF_RANGE.format(
-            where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)))
+        raise RatesError(
+            OUT_OF_RANGE.format(
+                where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)
+            )
+        )
     return parsed
 
 
@@ -108,13 +120,18 @@ def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     blank = _blank(raw)
     if blank.any():
         at, more = _first(blank)
-        raise RatesError(MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more)))
+        raise RatesError(
+            MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
+        )
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     bad = ~(np.isfinite(parsed) & (parsed >= 0) & (parsed == np.round(parsed)))
     if bad.any():
         at, more = _first(bad)
-        raise RatesError(BAD_COUNT.format(
-            where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)))
+        raise RatesError(
+            BAD_COUNT.format(
+                where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)
+            )
+        )
     return parsed.astype("int64")
 
 
@@ -122,54 +139,90 @@ def _labels(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
     return tables.labels(frame, column, source, RatesError).astype("string")
 
 
-def _check_complete(tidy: pd.DataFrame, positions: np.ndarray, frame: pd.DataFrame,
-                    source: _Source) -> None:
+def _check_complete(
+    tidy: pd.DataFrame, positions: np.ndarray, frame: pd.DataFrame, source: _Source
+) -> None:
     """Refuse duplicate (algorithm, group) rows and algorithms missing a group."""
     keys = tidy[["algorithm", "group"]]
     duplicated = keys.duplicated().to_numpy()
     if duplicated.any():
         at = int(np.flatnonzero(duplicated)[0])
         algorithm, group = keys.iloc[at]
-        first = int(np.flatnonzero(((keys["algorithm"] == algorithm) & (keys["group"] == group)).to_numpy())[0])
-        raise RatesError(DUPLICATE_ROW.format(
-            where=source.where(frame, int(positions[at])), algorithm=algorithm, group=group,
-            first=f"(first at {source.where(frame, int(positions[first]))})"))
+        first = int(
+            np.flatnonzero(
+                ((keys["algorithm"] == algorithm) & (keys["group"] == group)).to_numpy()
+            )[0]
+        )
+        raise RatesError(
+            DUPLICATE_ROW.format(
+                where=source.where(frame, int(positions[at])),
+                algorithm=algorithm,
+                group=group,
+                first=f"(first at {source.where(frame, int(positions[first]))})",
+            )
+        )
     groups = pd.unique(tidy["group"])
     per_algorithm = tidy.groupby("algorithm", sort=False)["group"].agg(set)
     for algorithm, present in per_algorithm.items():
         missing = [g for g in groups if g not in present]
         if missing:
             at = int(np.flatnonzero((tidy["algorithm"] == algorithm).to_numpy())[0])
-            raise RatesError(MISSING_GROUPS.format(
-                source=source.name, algorithm=algorithm, groups=missing,
-                where=source.where(frame, int(positions[at]))))
+            raise RatesError(
+                MISSING_GROUPS.format(
+                    source=source.name,
+                    algorithm=algorithm,
+                    groups=missing,
+                    where=source.where(frame, int(positions[at])),
+                )
+            )
 
 
-def _from_wide(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None) -> pd.DataFrame:
+def _from_wide(
+    frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None
+) -> pd.DataFrame:
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     if "Algorithm" not in columns:
-        raise RatesError(MISSING_COLUMN.format(
-            source=source.name, column="Algorithm", hint=" (the wide layout names each algorithm in it)"))
+        raise RatesError(
+            MISSING_COLUMN.format(
+                source=source.name,
+                column="Algorithm",
+                hint=" (the wide layout names each algorithm in it)",
+            )
+        )
     matches = {c: WIDE_RATE.match(c) for c in columns if c != "Algorithm"}
     unknown = [c for c, m in matches.items() if m is None]
     if unknown:
-        raise RatesError(UNKNOWN_COLUMNS.format(
-            source=source.name, columns=unknown, expected="Algorithm, FMR.<group>, FNMR.<group>", hint=""))
+        raise RatesError(
+            UNKNOWN_COLUMNS.format(
+                source=source.name,
+                columns=unknown,
+                expected="Algorithm, FMR.<group>, FNMR.<group>",
+                hint="",
+            )
+        )
     groups: list[str] = []
-    for column, match in matches.items():
+    for _column, match in matches.items():
         if match.group(2) not in groups:
             groups.append(match.group(2))
     for group in groups:
         for kind in ("FMR", "FNMR"):
             if f"{kind}.{group}" not in columns:
-                raise RatesError(MISSING_COLUMN.format(
-                    source=source.name, column=f"{kind}.{group}",
-                    hint=f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)"))
+                raise RatesError(
+                    MISSING_COLUMN.format(
+                        source=source.name,
+                        column=f"{kind}.{group}",
+                        hint=f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)",
+                    )
+                )
     if not groups:
-        raise RatesError(MISSING_COLUMN.format(
-            source=source.name, column="FMR.<group>",
-            hint=" (the wide layout has an FMR and an FNMR column per group)"))
+        raise RatesError(
+            MISSING_COLUMN.format(
+                source=source.name,
+                column="FMR.<group>",
+                hint=" (the wide layout has an FMR and an FNMR column per group)",
+            )
+        )
     parts = len(groups[0].split("."))
     if attributes is None:
         attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
@@ -178,9 +231,15 @@ def _from_wide(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] |
         for group in groups:
             found = len(group.split("."))
             if found != len(attributes):
-                raise RatesError(WRONG_ATTRIBUTE_COUNT.format(
-                    source=source.name, column=f"FMR.{group}", found=found,
-                    expected=len(attributes), attributes=list(attributes)))
+                raise RatesError(
+                    WRONG_ATTRIBUTE_COUNT.format(
+                        source=source.name,
+                        column=f"FMR.{group}",
+                        found=found,
+                        expected=len(attributes),
+                        attributes=list(attributes),
+                    )
+                )
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
     algorithms = _labels(frame, "Algorithm", source)
@@ -201,7 +260,9 @@ def _from_wide(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] |
     return tidy
 
 
-def _from_long(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None) -> pd.DataFrame:
+def _from_long(
+    frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None
+) -> pd.DataFrame:
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     if attributes is None:
@@ -211,17 +272,25 @@ def _from_long(frame: pd.DataFrame, source: _Source, attributes: Sequence[str] |
         if required not in columns:
             raise RatesError(MISSING_COLUMN.format(source=source.name, column=required, hint=""))
     if "group" not in columns and not attributes:
-        raise RatesError(MISSING_COLUMN.format(
-            source=source.name, column="group",
-            hint=" (give a group column, or attribute columns and read_rates(..., attributes=[...]))"))
+        raise RatesError(
+            MISSING_COLUMN.format(
+                source=source.name,
+                column="group",
+                hint=" (give a group column, or attribute columns and read_rates(..., attributes=[...]))",
+            )
+        )
     known = {"algorithm", "group", *RATE_COLUMNS, *COUNT_COLUMNS, *attributes}
     unknown = [c for c in columns if c not in known]
     if unknown:
-        raise RatesError(UNKNOWN_COLUMNS.format(
-            source=source.name, columns=unknown,
-            expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
-            hint="; attribute columns other than gender and race are named with "
-                 "read_rates(..., attributes=[...])"))
+        raise RatesError(
+            UNKNOWN_COLUMNS.format(
+                source=source.name,
+                columns=unknown,
+                expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
+                hint="; attribute columns other than gender and race are named with "
+                "read_rates(..., attributes=[...])",
+            )
+        )
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
     tidy = pd.DataFrame({"algorithm": _labels(frame, "algorithm", source)})

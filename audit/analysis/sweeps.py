@@ -1,0 +1,54 @@
+"""Every rate measure as a function of the operating point (Howard et al. Fig. 6 style sweeps)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import pandas as pd
+
+from audit.scores.stats import ScoreStats
+from audit.scores.thresholds import sweep
+
+
+def sweep_measures(
+    scores: pd.DataFrame | ScoreStats,
+    *,
+    measures: Sequence[str] | None = None,
+    targets=None,
+    alpha: float = 0.5,
+) -> pd.DataFrame:
+    """Every rate-based registered measure as a function of the operating point.
+
+    Returns one row per (algorithm, target, measure): ``algorithm``,
+    ``target_fmr``, ``attained_fmr``, ``threshold``, ``measure``, ``value``,
+    ``fmr_term``, ``fnmr_term``, ``undefined``.  Undefined values follow each
+    measure's documented convention and are flagged in ``undefined``; the
+    per-point :class:`~audit.measures.UndefinedMeasureWarning` is not repeated
+    for every point (the column says where).
+    """
+    from audit.measures.kernels import UndefinedMeasureWarning
+    from audit.measures.registry import evaluate, measure_names
+
+    names = measures if measures is not None else measure_names(inputs="rates")
+    table = sweep(scores, targets)
+    frames = []
+    for target, block in table.groupby("target_fmr", sort=False):
+        points = block.drop_duplicates("algorithm").set_index("algorithm")
+        for name in names:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMeasureWarning)
+                result = evaluate(block, name, alpha=alpha)
+            result.index = result.index.astype(str)
+            result = result.reset_index(names="algorithm")
+            result.insert(1, "target_fmr", target)
+            result.insert(
+                2, "attained_fmr", points.loc[result["algorithm"], "attained_fmr"].to_numpy()
+            )
+            result.insert(3, "threshold", points.loc[result["algorithm"], "threshold"].to_numpy())
+            result.insert(4, "measure", name)
+            frames.append(result)
+    out = pd.concat(frames, ignore_index=True)
+    out["algorithm"] = out["algorithm"].astype("string")
+    out["measure"] = out["measure"].astype("string")
+    return out

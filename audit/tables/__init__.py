@@ -1,0 +1,8 @@
+"""Tables: read a user's file (or DataFrame) into one validated tidy table, or refuse it.
+
+:mod:`~audit.tables.common` reads files of any supported type and holds the
+messages shared by every reader; :mod:`~audit.tables.rates` reads per-group
+error-rate tables (wide or long); :mod:`~audit.tables.scores` reads
+comparison-score tables.  Every refusal names the source, the line and the
+column.
+"""

@@ -1,0 +1,100 @@
+"""Messages, defaults and argument checks shared by the uncertainty analyses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from audit.measures.registry import Measure, get_measure, measure_names
+
+# Error messages: constants, so that tests can check them exactly.
+BAD_LEVEL = "level must lie strictly between 0 and 1, got {level!r}"
+BAD_METHOD = "method must be 'wilson' or 'clopper-pearson', got {method!r}"
+BAD_COUNTS = "binomial counts need whole numbers 0 <= k <= n with n > 0; {problem}"
+NO_COUNTS = (
+    "the table has no {column!r} column and no counts were given: a binomial interval "
+    "or a parametric bootstrap needs the number of {kind} comparisons per group "
+    "(give the column, or counts=<frame or CSV with group, n_mated, n_nonmated>)"
+)
+NO_COMPARISONS = "some (algorithm, group) has no mated or no non-mated comparison"
+COUNTS_COLUMNS = (
+    "{source}: no column {missing}; a binomial interval or bootstrap needs both n_mated and "
+    "n_nonmated"
+)
+BAD_REPLICATES = "n_replicates must be a positive whole number, got {value!r}"
+NOT_ON_GRID = (
+    "{count} FMR value(s) are not on the {step}-decade grid 10**(k*{step}) (first: "
+    "row {row}, column {column}, FMR {value!r}); the transcription redraw applies only "
+    "to grid-rounded rates"
+)
+BELOW_FLOOR = "{count} FMR value(s) lie below the floor {floor!r} (first: {value!r})"
+BAD_FLOOR_LOWER = (
+    "floor_lower must be positive and at most the floor {floor!r} (or None for the "
+    "floor's own bin), got {value!r}"
+)
+MISSING_SCORE_COLUMN = "the score table has no column {column!r}; its columns are {columns}"
+BAD_UNIT = "unit must be 'subject' or 'comparison', got {unit!r}"
+SCORE_MEASURE = "measure {name!r} needs scores, not rates; uncertainty covers rate measures"
+RATES_MISSING = "replicate {replicate}: the rates function returned no rate for {what}"
+
+#: Default lower limit (log10) for an FMR transcribed at the 1e-5 floor: one decade
+#: below the floor.  See :func:`transcription_redraws` for the reasoning.
+FLOOR_LOWER = 1e-6
+
+#: Values quoted by Howard et al. (2022) on Annex 15 at alpha = 0.5, keyed by the
+#: statistic names of :attr:`UncertaintyResult.statistics`.
+HOWARD_2022_CLAIMS: dict[str, tuple[float, str]] = {
+    "garbe.min": (0.165, "sec. 4.3: GARBE spans 0.165 - 0.618"),
+    "garbe.max": (0.618, "sec. 4.3: GARBE spans 0.165 - 0.618"),
+    "garbe.fmr_term.median": (0.74, "sec. 4.3: median A = 0.74"),
+    "garbe.fnmr_term.median": (0.33, "sec. 4.3: median B = 0.33"),
+    "garbe.crossing.mean": (0.4, "sec. 4.3: mean share of A passes 1/2 at alpha = 0.4"),
+    "ir.min": (2.4, "sec. 4.2: IR spans 2.4 - 26.38"),
+    "ir.max": (26.38, "sec. 4.2: IR spans 2.4 - 26.38"),
+    "ir.fmr_term.max": (63.1, "sec. 4.2 / 4.4: practical maximum 63.1 (alpha = 1)"),
+    "fdr.q05": (0.9, "sec. 4.1: over 95% of FDR values lie in 0.9 - 1"),
+    "fdr.crossing.median": (0.99, "sec. 4.1: median share of A passes 1/2 at alpha = 0.99"),
+    "frontier.size": (
+        9,
+        "sec. 4.5: 9 algorithms on the frontier (total FNMR weighted by the "
+        "mated counts, which the CSV lacks)",
+    ),
+}
+
+#: Default grid of alpha values for the crossing statistics: 0.01 steps, then
+#: 0.001 steps above 0.9 (where the FDR crossing lies).
+ALPHA_GRID = np.unique(
+    np.round(np.concatenate([np.linspace(0.0, 0.9, 91), np.linspace(0.9, 1.0, 101)]), 6)
+)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_level(level: float) -> float:
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(BAD_LEVEL.format(level=level))
+    return level
+
+
+def _check_replicates(n_replicates) -> int:
+    if (
+        isinstance(n_replicates, bool)
+        or not isinstance(n_replicates, (int, np.integer))
+        or n_replicates < 1
+    ):
+        raise ValueError(BAD_REPLICATES.format(value=n_replicates))
+    return int(n_replicates)
+
+
+def _rate_measures(measures) -> list[Measure]:
+    names = measure_names() if measures is None else list(measures)
+    chosen = []
+    for name in names:
+        measure = name if isinstance(name, Measure) else get_measure(name)
+        if measure.inputs != "rates":
+            if measures is None:
+                continue
+            raise ValueError(SCORE_MEASURE.format(name=measure.name))
+        chosen.append(measure)
+    return chosen
