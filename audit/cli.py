@@ -287,6 +287,7 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     """Refuse bad input and options here, before a notebook kernel starts."""
     import os
 
+    from audit.measures.contract import RateMeasure
     from audit.measures.kernels import check_alpha
     from audit.measures.registry import get_measure, load_measure_module
 
@@ -302,7 +303,7 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     if "alpha" in parameters:
         check_alpha(parameters["alpha"])
     for name in [parameters.get("measure"), *parameters.get("measures", [])]:
-        if name is not None and get_measure(name).inputs != "rates":
+        if name is not None and not isinstance(get_measure(name), RateMeasure):
             raise ValueError(NEEDS_RATES_MEASURE.format(name=name))
     if parameters.get("target_fmr") is not None and not 0.0 < parameters["target_fmr"] <= 1.0:
         raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from audit.analysis import ffmc
+from audit.measures.contract import ScoreMeasure
 from audit.measures.registry import (
     Measure,
     get_measure,
@@ -218,7 +219,7 @@ def test_a_user_measure_goes_through_the_full_audit(annex15):
 
 def test_scores_measures_are_not_applicable(annex15):
     register(
-        Measure(
+        ScoreMeasure(
             name="scores_only",
             label="S",
             function=get_measure("fdr").function,
@@ -227,7 +228,6 @@ def test_scores_measures_are_not_applicable(annex15):
             ideal=1.0,
             fmr_term="A",
             fnmr_term="B",
-            inputs="scores",
         )
     )
     try:

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from audit.measures.contract import PROPERTIES
 from audit.measures.registry import (
-    PROPERTIES,
     get_measure,
     load_measure_module,
     measure_names,

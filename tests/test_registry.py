@@ -6,20 +6,20 @@ import numpy as np
 import pytest
 
 import audit
-from audit.measures import registry
+from audit.measures import contract
+from audit.measures.contract import BAD_SHARE, UNKNOWN_PROPERTY, ScoreMeasure
 from audit.measures.registry import (
     ALREADY_REGISTERED,
     BAD_INPUTS,
     BAD_MODULE,
-    BAD_SHARE,
     UNKNOWN_MEASURE,
-    UNKNOWN_PROPERTY,
     Measure,
     evaluate,
     get_measure,
     load_measure_module,
     measure_names,
     register,
+    register_measure,
     unregister,
 )
 
@@ -37,8 +37,9 @@ def _dummy(**changes):
         fmr_term="A",
         fnmr_term="B",
     )
+    kind = ScoreMeasure if changes.pop("inputs", "rates") == "scores" else Measure
     fields.update(changes)
-    return Measure(**fields)
+    return kind(**fields)
 
 
 def test_built_ins_register_on_import():
@@ -71,10 +72,9 @@ def test_registering_twice_is_refused():
     ("changes", "message"),
     [
         (dict(share="cubic"), BAD_SHARE.format(share="cubic")),
-        (dict(inputs="images"), BAD_INPUTS.format(inputs="images")),
         (
             dict(properties={"monotone": True}),
-            UNKNOWN_PROPERTY.format(name="monotone", names=list(registry.PROPERTIES)),
+            UNKNOWN_PROPERTY.format(name="monotone", names=list(contract.PROPERTIES)),
         ),
     ],
 )
@@ -82,6 +82,12 @@ def test_bad_metadata_is_refused(changes, message):
     with pytest.raises(ValueError) as error:
         _dummy(**changes)
     assert str(error.value) == message
+
+
+def test_unknown_kind_is_refused():
+    with pytest.raises(ValueError) as error:
+        register_measure(name="x", higher_is_fairer=True, bounds=(0, 1), ideal=1, inputs="images")
+    assert str(error.value) == BAD_INPUTS.format(inputs="images")
 
 
 def test_register_and_unregister():

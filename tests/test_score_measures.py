@@ -10,7 +10,7 @@ from test_scores import synthetic
 from audit import scores as S
 from audit.measures import scores as M
 from audit.measures.kernels import UndefinedMeasureWarning
-from audit.measures.registry import get_measure, measure_names
+from audit.measures.registry import evaluate_scores, get_measure, measure_names
 from audit.scores import read_scores, score_stats
 
 SCORE_MEASURES = ["std_eer", "sed_mean", "sed_std", "dfi", "cei"]
@@ -220,7 +220,7 @@ def test_registered_as_score_measures():
 
 
 def test_evaluate_scores_frame(table):
-    out = M.evaluate_scores(table, cei={"percentile": 0.95})
+    out = evaluate_scores(table, cei={"percentile": 0.95})
     assert list(out.columns) == [
         "algorithm",
         "measure",

@@ -12,8 +12,8 @@ from scipy import stats
 from audit import scores as scores_module
 from audit import uncertainty as U
 from audit.analysis import accuracy, pareto
-from audit.measures import scores as score_measures
 from audit.measures.kernels import UndefinedMeasureWarning
+from audit.measures.registry import evaluate_scores
 from audit.tables.rates import rate_matrices, read_rates
 from audit.uncertainty import checks as UC
 from audit.uncertainty import results
@@ -826,7 +826,7 @@ def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
         group="group_1",
         n_replicates=25,
         seed=0,
-        score_measures=score_measures.evaluate_scores,
+        score_measures=evaluate_scores,
     )
     comparison = U.score_bootstrap(
         voxceleb_scores,

@@ -21,8 +21,8 @@ import pytest
 from audit import config
 from audit.analysis.sweeps import sweep_measures
 from audit.measures.kernels import UndefinedMeasureWarning
-from audit.measures.registry import evaluate, measure_names
-from audit.measures.scores import eer_table, evaluate_scores
+from audit.measures.registry import evaluate, evaluate_scores, measure_names
+from audit.measures.scores import eer_table
 from audit.scores import rates_at_fmr, score_stats
 from audit.sources import voxceleb
 

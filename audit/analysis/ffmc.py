@@ -59,6 +59,8 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.quality import data_quality, floor_sensitivity
+from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, RateMeasure
+from audit.measures.kernels import UndefinedMeasureWarning
 from audit.measures.registry import Measure, get_measure, measure_names
 from audit.tables.rates import rate_matrices
 
@@ -129,12 +131,22 @@ def _measure(measure: str | Measure) -> Measure:
     return get_measure(measure) if isinstance(measure, str) else measure
 
 
-def _call(measure: Measure, fmr, fnmr, alpha: float):
-    """The measure with its warnings recorded instead of raised: (result, n_warnings)."""
+def _call(measure: Measure, fmr, fnmr, alpha):
+    """The measure with its warnings recorded instead of raised: (result, n_warnings).
+
+    ``alpha`` may be an array: a kernel that broadcasts over alpha warns once
+    for the whole grid (its undefined cases do not depend on alpha), which
+    counts as one warning per alpha, as calling it alpha by alpha would.
+    """
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = measure(fmr, fnmr, alpha=float(alpha))
-    return result, len(caught)
+        warnings.simplefilter("always", UndefinedMeasureWarning)
+        # FFMC.2 probes the bounds on purpose and reports what it finds
+        warnings.simplefilter("ignore", MeasureBoundsWarning)
+        result = measure(fmr, fnmr, alpha=alpha)
+    count = sum(issubclass(w.category, UndefinedMeasureWarning) for w in caught)
+    if np.ndim(alpha) and measure.vectorised_alpha:
+        count *= len(alpha)
+    return result, count
 
 
 def _grid(alpha_grid) -> np.ndarray:
@@ -221,17 +233,16 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     grid = _grid(alpha_grid)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     n = len(algorithms)
-    columns = {k: np.empty((len(grid), n)) for k in ("value", "fmr_term", "fnmr_term", "share")}
-    undefined = np.zeros((len(grid), n), dtype=bool)
-    n_warnings = 0
-    for i, alpha in enumerate(grid):
-        result, count = _call(m, fmr, fnmr, alpha)
-        n_warnings += count
-        columns["value"][i] = result.value
-        columns["fmr_term"][i] = result.fmr_term
-        columns["fnmr_term"][i] = result.fnmr_term
-        columns["share"][i] = m.alpha_share(result.fmr_term, result.fnmr_term, alpha)
-        undefined[i] = result.undefined
+    result, n_warnings = _call(m, fmr, fnmr, grid)
+    share = m.alpha_share(result.fmr_term, result.fnmr_term, grid[:, None])
+    share = np.broadcast_to(share, result.value.shape)
+    columns = {
+        "value": result.value,
+        "fmr_term": result.fmr_term,
+        "fnmr_term": result.fnmr_term,
+        "share": share,
+    }
+    undefined = result.undefined
     detail = pd.DataFrame(
         {
             "algorithm": np.tile(algorithms.to_numpy(), len(grid)),
@@ -567,7 +578,8 @@ def _rates_measures(measures) -> list[Measure]:
         chosen = [get_measure(name) for name in measure_names(inputs="rates")]
     else:
         chosen = [
-            _measure(x) for x in ([measures] if isinstance(measures, (str, Measure)) else measures)
+            _measure(x)
+            for x in ([measures] if isinstance(measures, (str, MeasureSpec)) else measures)
         ]
     if not chosen:
         raise ValueError(NO_MEASURES)
@@ -621,7 +633,7 @@ def _criteria(
     """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion)."""
     results: dict[tuple[str, str], CriterionResult] = {}
     for m in chosen:
-        if m.inputs != "rates":
+        if not isinstance(m, RateMeasure):
             continue
         for result in (
             ffmc1(table, m, alpha_grid=alpha_grid),
@@ -644,7 +656,7 @@ def _assemble(
     """One tidy row per (measure, criterion) from the criterion results."""
     rows = []
     for m in chosen:
-        if m.inputs != "rates":
+        if not isinstance(m, RateMeasure):
             for criterion in CRITERIA:
                 rows.append(
                     {
@@ -732,7 +744,7 @@ def ffmc_report(
     explicitly appear in ``table`` as not applicable and have no results.
     """
     chosen = _rates_measures(measures)
-    rates = [m for m in chosen if m.inputs == "rates"]
+    rates = [m for m in chosen if isinstance(m, RateMeasure)]
     results = _criteria(table, rates, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
     return FFMCReport(
         table=_assemble(

@@ -41,14 +41,13 @@ can differ in the last floating-point bit, so :func:`frontier_frame` and
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from audit.analysis.accuracy import overall_rates
-from audit.measures.kernels import UndefinedMeasureWarning
+from audit.measures.contract import RateMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.rates import rate_matrices
 
@@ -283,13 +282,11 @@ def frontier_frame(
     if undefined not in ("raise", "exclude", "keep"):
         raise ValueError(BAD_UNDEFINED.format(value=undefined))
     spec = get_measure(measure) if isinstance(measure, str) else measure
-    if spec.inputs != "rates":
+    if not isinstance(spec, RateMeasure):
         raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     overall = overall_rates(table, weights=weights)
-    with warnings.catch_warnings():
-        # Undefined values are handled below, by the `undefined` policy, not by a warning.
-        warnings.simplefilter("ignore", UndefinedMeasureWarning)
-        values = evaluate(table, spec, alpha=alpha)
+    # Undefined values are handled below, by the `undefined` policy, not by a warning.
+    values = evaluate(table, spec, alpha=alpha, zero_division="flag")
     algorithms = values.index
     acc, acc_name, acc_label = _accuracy(overall, accuracy, algorithms)
     missing_acc = acc.isna().to_numpy()

@@ -12,8 +12,6 @@ measures the floor actually affects.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
@@ -120,10 +118,11 @@ def floor_sensitivity(
         lowered = np.where(on_floor, matrix / factor, matrix)
         for m in chosen:
             new_fmr, new_fnmr = (lowered, fnmr) if rate == "fmr" else (fmr, lowered)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # undefined values are NaN either way
-                before = np.asarray(m(fmr, fnmr, alpha=alpha).value, dtype="float64")
-                after = np.asarray(m(new_fmr, new_fnmr, alpha=alpha).value, dtype="float64")
+            # undefined values are flagged, and the change is computed on defined ones only
+            before = m(fmr, fnmr, alpha=alpha, zero_division="flag")
+            after = m(new_fmr, new_fnmr, alpha=alpha, zero_division="flag")
+            before = np.where(before.undefined, np.nan, before.value)
+            after = np.where(after.undefined, np.nan, after.value)
             with np.errstate(divide="ignore", invalid="ignore"):
                 change = np.abs(after - before) / np.where(before == 0, 1.0, np.abs(before))
             both = np.isfinite(change)

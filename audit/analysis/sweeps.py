@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import pandas as pd
 
+from audit.measures.registry import evaluate_many, measure_names
 from audit.scores.stats import ScoreStats
 from audit.scores.thresholds import sweep
 
@@ -27,27 +27,18 @@ def sweep_measures(
     per-point :class:`~audit.measures.UndefinedMeasureWarning` is not repeated
     for every point (the column says where).
     """
-    from audit.measures.kernels import UndefinedMeasureWarning
-    from audit.measures.registry import evaluate, measure_names
-
     names = measures if measures is not None else measure_names(inputs="rates")
     table = sweep(scores, targets)
     frames = []
     for target, block in table.groupby("target_fmr", sort=False):
         points = block.drop_duplicates("algorithm").set_index("algorithm")
-        for name in names:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UndefinedMeasureWarning)
-                result = evaluate(block, name, alpha=alpha)
-            result.index = result.index.astype(str)
-            result = result.reset_index(names="algorithm")
-            result.insert(1, "target_fmr", target)
-            result.insert(
-                2, "attained_fmr", points.loc[result["algorithm"], "attained_fmr"].to_numpy()
-            )
-            result.insert(3, "threshold", points.loc[result["algorithm"], "threshold"].to_numpy())
-            result.insert(4, "measure", name)
-            frames.append(result)
+        result = evaluate_many(block, names, alpha=alpha, zero_division="flag")
+        result = result.drop(columns="alpha")
+        algorithms = result["algorithm"].astype(str)
+        result.insert(1, "target_fmr", target)
+        result.insert(2, "attained_fmr", points.loc[algorithms, "attained_fmr"].to_numpy())
+        result.insert(3, "threshold", points.loc[algorithms, "threshold"].to_numpy())
+        frames.append(result)
     out = pd.concat(frames, ignore_index=True)
     out["algorithm"] = out["algorithm"].astype("string")
     out["measure"] = out["measure"].astype("string")

@@ -39,11 +39,9 @@ from audit.measures.kernels import (
     max_min_ratio,
     report_undefined,
 )
-from audit.measures.registry import Measure, register
 from audit.tables.rates import rate_matrices
 
 HUTIRI = "Hutiri et al., bias measures for speaker verification (bt4vt)"
-ELOBAID = "Elobaid et al., Sum of Group Error Differences"
 
 NRB_UNDEFINED = (
     "Normalised Reliability Bias undefined for {count} of {total} algorithm(s): a group's "
@@ -56,7 +54,7 @@ RATIO_UNDEFINED = (
 )
 SER_UNDEFINED = (
     "Skewed Error Rate undefined for {count} of {total} algorithm(s): the minimum group FMR "
-    "is 0, so max/min divides by zero; the value is {value}"
+    "is 0 (or so small that the ratio overflows), so max/min divides by zero; the value is {value}"
 )
 BAD_RATE = "rate must be 'fmr' or 'fnmr', got {rate!r}"
 BAD_AVERAGE = "average must hold one value per algorithm ({n}), got shape {shape}"
@@ -280,7 +278,7 @@ def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     return _single(value, undefined, fmr=False)
 
 
-def std_fmr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
+def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Standard deviation of the group FMRs (Elobaid et al. Table I; population form, eq. 21).
 
     .. math:: \sigma_{FMR} = \sqrt{\tfrac{1}{G}\sum_g (FMR_g - \overline{FMR})^2}
@@ -295,11 +293,12 @@ def std_fmr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     0.0001
     """
     check_alpha(alpha)
+    check_zero_division(zero_division)
     fmr, _ = as_rates(fmr, fnmr)
     return _single(fmr.std(axis=-1), np.zeros(len(fmr), dtype=bool), fmr=True)
 
 
-def std_fnmr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
+def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Standard deviation of the group FNMRs (Elobaid et al. Table I; population form, eq. 21).
 
     ``alpha`` is checked but has no effect: the measure sees the FNMRs only.
@@ -310,6 +309,7 @@ def std_fnmr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     0.01
     """
     check_alpha(alpha)
+    check_zero_division(zero_division)
     _, fnmr = as_rates(fmr, fnmr)
     return _single(fnmr.std(axis=-1), np.zeros(len(fnmr), dtype=bool), fmr=False)
 
@@ -435,113 +435,3 @@ def group_bias(
 
 
 # --- registration -------------------------------------------------------------------
-
-_RATIO_PROPERTIES = dict(
-    bounded=False,
-    permutation_invariant=True,
-    scale_invariant=True,
-    defined_at_zero=False,
-    ideal_when_equal=True,
-)
-_STD_PROPERTIES = dict(
-    bounded=True,
-    permutation_invariant=True,
-    scale_invariant=False,
-    defined_at_zero=True,
-    ideal_when_equal=True,
-)
-_NRB_UNDEFINED = "undefined when a group's {rate} is 0 (log of 0): NaN, flagged, warned"
-
-for _measure in (
-    Measure(
-        name="nrb",
-        label="NRB",
-        function=nrb,
-        higher_is_fairer=False,
-        bounds=(0.0, None),
-        ideal=0.0,
-        fmr_term="A: NRB of the group FMRs (eq. 2)",
-        fnmr_term="B: NRB of the group FNMRs (eq. 2)",
-        share="linear",
-        citation=f"{HUTIRI}, eq. 2, combined as alpha*A + (1-alpha)*B",
-        undefined=_NRB_UNDEFINED.format(rate="FMR or FNMR"),
-        module=__name__,
-        properties=_RATIO_PROPERTIES,
-    ),
-    Measure(
-        name="nrb_fmr",
-        label="NRB(FMR)",
-        function=nrb_fmr,
-        higher_is_fairer=False,
-        bounds=(0.0, None),
-        ideal=0.0,
-        fmr_term="A: NRB of the group FMRs (eq. 2)",
-        fnmr_term="none: the measure ignores FNMR",
-        share="fmr",
-        citation=f"{HUTIRI}, eq. 2",
-        undefined=_NRB_UNDEFINED.format(rate="FMR"),
-        module=__name__,
-        properties=_RATIO_PROPERTIES,
-    ),
-    Measure(
-        name="nrb_fnmr",
-        label="NRB(FNMR)",
-        function=nrb_fnmr,
-        higher_is_fairer=False,
-        bounds=(0.0, None),
-        ideal=0.0,
-        fmr_term="none: the measure ignores FMR",
-        fnmr_term="B: NRB of the group FNMRs (eq. 2)",
-        share="fnmr",
-        citation=f"{HUTIRI}, eq. 2",
-        undefined=_NRB_UNDEFINED.format(rate="FNMR"),
-        module=__name__,
-        properties=_RATIO_PROPERTIES,
-    ),
-    Measure(
-        name="std_fmr",
-        label="STD(FMR)",
-        function=std_fmr,
-        higher_is_fairer=False,
-        bounds=(0.0, 0.5),
-        ideal=0.0,
-        fmr_term="A: population standard deviation of the group FMRs",
-        fnmr_term="none: the measure ignores FNMR",
-        share="fmr",
-        citation=f"{ELOBAID}, Table I and eq. 21",
-        undefined="never undefined",
-        module=__name__,
-        properties=_STD_PROPERTIES,
-    ),
-    Measure(
-        name="std_fnmr",
-        label="STD(FNMR)",
-        function=std_fnmr,
-        higher_is_fairer=False,
-        bounds=(0.0, 0.5),
-        ideal=0.0,
-        fmr_term="none: the measure ignores FMR",
-        fnmr_term="B: population standard deviation of the group FNMRs",
-        share="fnmr",
-        citation=f"{ELOBAID}, Table I and eq. 21",
-        undefined="never undefined",
-        module=__name__,
-        properties=_STD_PROPERTIES,
-    ),
-    Measure(
-        name="ser",
-        label="SER",
-        function=ser,
-        higher_is_fairer=False,
-        bounds=(1.0, None),
-        ideal=1.0,
-        fmr_term="A: max group FMR / min group FMR",
-        fnmr_term="none: the measure ignores FNMR",
-        share="fmr",
-        citation=f"{ELOBAID}, Table I (Villalobos et al., their ref. [20])",
-        undefined="undefined when the minimum group FMR is 0: NaN, flagged, warned",
-        module=__name__,
-        properties=_RATIO_PROPERTIES,
-    ),
-):
-    register(_measure)

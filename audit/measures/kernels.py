@@ -24,10 +24,11 @@ import numpy as np
 ALPHA_OUT_OF_RANGE = "alpha must lie in [0, 1], got {alpha!r}"
 TOO_FEW_GROUPS = "a fairness measure needs at least 2 groups, got {n}"
 SHAPE_MISMATCH = "fmr and fnmr must have the same shape, got {fmr} and {fnmr}"
-BAD_ZERO_DIVISION = "zero_division must be 'warn', 'raise' or a number, got {value!r}"
+BAD_ZERO_DIVISION = "zero_division must be 'warn', 'flag', 'raise' or a number, got {value!r}"
 IR_UNDEFINED = (
     "Inequity Rate undefined for {count} of {total} algorithm(s): the minimum group "
-    "{rate} is 0, so eq. {eq} of Howard et al. divides by zero; the value is NaN"
+    "{rate} is 0 (or so small that the ratio overflows), so eq. {eq} of Howard et al. "
+    "divides by zero; the value is NaN"
 )
 GINI_UNDEFINED = (
     "Gini coefficient undefined for {count} of {total} algorithm(s): every group's "
@@ -65,12 +66,18 @@ class MeasureResult:
     undefined: np.ndarray
 
 
-def check_alpha(alpha: float) -> float:
-    """``alpha`` as a float, refused unless it lies in [0, 1] (for measure authors too)."""
-    alpha = float(alpha)
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=alpha))
-    return alpha
+def check_alpha(alpha):
+    """``alpha`` refused unless it lies in [0, 1] (for measure authors too).
+
+    A number comes back as a float; an array of alphas (the registry passes a
+    column of shape (n_alphas, 1) to kernels that broadcast over alpha) comes
+    back as a float64 array of the same shape.
+    """
+    a = np.asarray(alpha, dtype="float64")
+    bad = ~((a >= 0.0) & (a <= 1.0))
+    if bad.any():
+        raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=float(a[bad].flat[0])))
+    return float(a) if a.ndim == 0 else a
 
 
 def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
@@ -85,9 +92,13 @@ def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_zero_division(zero_division) -> None:
-    """Refuse a ``zero_division`` policy other than ``"warn"``, ``"raise"`` or a number."""
+    """Refuse a ``zero_division`` policy other than ``"warn"``, ``"flag"``, ``"raise"`` or a number.
+
+    ``"flag"`` applies the documented convention like ``"warn"`` but only
+    flags it in ``MeasureResult.undefined``, for callers that report the mask.
+    """
     if isinstance(zero_division, str):
-        if zero_division not in ("warn", "raise"):
+        if zero_division not in ("warn", "flag", "raise"):
             raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
     elif not isinstance(zero_division, (int, float)) or isinstance(zero_division, bool):
         raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
@@ -96,7 +107,7 @@ def check_zero_division(zero_division) -> None:
 def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
     """Apply the ``zero_division`` policy where ``mask`` flags undefined values:
     raise :class:`UndefinedMeasureError`, warn :class:`UndefinedMeasureWarning`,
-    or (a number was given) stay silent."""
+    or (``"flag"``, or a number was given) stay silent."""
     if not mask.any():
         return
     if zero_division == "raise":
@@ -153,14 +164,15 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     return g, undefined
 
 
-def fdr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
+def fdr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Fairness Discrepancy Rate (de Freitas Pereira & Marcel; Howard et al. eq. 1-3).
 
     .. math::
         A = \max_{i,j} |FMR_i - FMR_j|,\quad B = \max_{i,j} |FNMR_i - FNMR_j|,\quad
         FDR = 1 - (\alpha A + (1-\alpha) B)
 
-    Bounded in [0, 1]; 1 is perfectly fair. Always defined.
+    Bounded in [0, 1]; 1 is perfectly fair. Always defined (``zero_division``
+    is checked and has no effect).
 
     Examples
     --------
@@ -169,6 +181,7 @@ def fdr(fmr, fnmr, *, alpha: float = 0.5) -> MeasureResult:
     (0.9849, 0.03)
     """
     alpha = check_alpha(alpha)
+    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
     a = fmr.max(axis=-1) - fmr.min(axis=-1)
     b = fnmr.max(axis=-1) - fnmr.min(axis=-1)
@@ -184,10 +197,11 @@ def max_min_ratio(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (array([ 4., nan]), array([False,  True]))
     """
     high, low = rates.max(axis=-1), rates.min(axis=-1)
-    undefined = low == 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(undefined, np.nan, high / np.where(undefined, 1.0, low))
-    return ratio, undefined
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = high / np.where(low == 0.0, 1.0, low)
+    # a minimum so small (subnormal) that the ratio overflows is as undefined as 0
+    undefined = (low == 0.0) | ~np.isfinite(ratio)
+    return np.where(undefined, np.nan, ratio), undefined
 
 
 def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:

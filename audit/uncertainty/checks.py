@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.measures.registry import Measure, get_measure, measure_names
+from audit.measures.contract import RateMeasure
+from audit.measures.registry import get_measure, measure_names
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_LEVEL = "level must lie strictly between 0 and 1, got {level!r}"
@@ -87,12 +88,12 @@ def _check_replicates(n_replicates) -> int:
     return int(n_replicates)
 
 
-def _rate_measures(measures) -> list[Measure]:
+def _rate_measures(measures) -> list[RateMeasure]:
     names = measure_names() if measures is None else list(measures)
     chosen = []
     for name in names:
-        measure = name if isinstance(name, Measure) else get_measure(name)
-        if measure.inputs != "rates":
+        measure = get_measure(name) if isinstance(name, str) else name
+        if not isinstance(measure, RateMeasure):
             if measures is None:
                 continue
             raise ValueError(SCORE_MEASURE.format(name=measure.name))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
+from audit.measures.kernels import MeasureResult
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
@@ -200,9 +199,7 @@ def replicate_measures(
     flat_fnmr = fnmr_reps.reshape(-1, fnmr_reps.shape[-1])
     out = {}
     for measure in _rate_measures(measures):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMeasureWarning)
-            result = measure(flat_fmr, flat_fnmr, alpha=alpha)
+        result = measure(flat_fmr, flat_fnmr, alpha=alpha, zero_division="flag")
         out[measure.name] = MeasureResult(
             *(
                 np.asarray(getattr(result, part)).reshape(shape)

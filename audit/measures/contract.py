@@ -1,0 +1,424 @@
+"""The measure contract: two kinds of measure, one call signature each, checked on every call.
+
+A :class:`RateMeasure` is a function of per-group error rates::
+
+    function(fmr, fnmr, *, alpha=0.5, zero_division="warn") -> MeasureResult
+
+over arrays of shape (n_algorithms, n_groups).  ``alpha`` is a scalar or a
+1-D array: with an array the result holds one row per alpha (arrays of shape
+(n_alphas, n_algorithms)), so a sweep over alpha is one call.  ``zero_division``
+is the policy for undefined values, as in scikit-learn: ``"warn"`` applies
+the measure's documented convention and warns, ``"flag"`` applies it and
+only flags it in ``MeasureResult.undefined`` (for callers that report the
+mask themselves), ``"raise"`` raises, a number replaces the undefined value.
+
+A :class:`ScoreMeasure` needs the comparison scores themselves::
+
+    function(stats, **options) -> MeasureResult
+
+with ``stats`` the :class:`audit.scores.ScoreStats` of a score table.
+
+Both kinds share their metadata (:class:`MeasureSpec`): direction, declared
+bounds, ideal, the FMR and FNMR terms, the share rule used by FFMC.1, the
+citation and the undefined policy.  Every call is checked
+(:func:`check_result`): a result of the wrong type or shape, a non-finite
+value that is not flagged undefined, or a value outside the declared bounds
+is reported with the measure's name, so a faulty user measure is caught at
+the call, not deep inside a table or a plot.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audit.measures.kernels import (
+    ALPHA_OUT_OF_RANGE,
+    MeasureResult,
+    UndefinedMeasureError,
+    UndefinedMeasureWarning,
+    as_rates,
+    check_zero_division,
+)
+
+BAD_SHARE = "share must be 'linear', 'log', 'fmr', 'fnmr' or a function, got {share!r}"
+UNKNOWN_PROPERTY = "unknown property {name!r}; the properties are: {names}"
+BAD_ALPHA_SHAPE = "alpha must be a number or a 1-D array of numbers, got shape {shape}"
+NOT_A_RESULT = "measure {name!r} returned {kind}, not an audit.measures.MeasureResult"
+BAD_FIELD = "measure {name!r}: {field} could not be read as {dtype} ({reason})"
+BAD_RESULT_SHAPE = (
+    "measure {name!r}: {field} has shape {shape}, expected {expected} "
+    "(one value per algorithm{per_alpha})"
+)
+UNFLAGGED_NONFINITE = (
+    "measure {name!r} returned {count} non-finite value(s) not flagged in 'undefined' "
+    "(first: algorithm {algorithm}, value {value!r}); flag undefined values or return finite ones"
+)
+OUT_OF_BOUNDS = (
+    "measure {name!r} returned {count} value(s) outside its declared bounds {bounds} "
+    "(first: algorithm {algorithm}, value {value!r}); they are flagged undefined"
+)
+USER_UNDEFINED = "measure {name!r} is undefined for {count} of {total} algorithm(s)"
+BAD_NEEDS = "needs must name the rates a measure reads, 'fmr' and/or 'fnmr', got {needs!r}"
+
+#: Relative tolerance for the declared bounds (rounding of a bounded formula).
+BOUNDS_RTOL = 1e-9
+
+#: The properties the test suite checks for every registered rate measure
+#: (``tests/test_properties.py``): each measure declares, in
+#: :attr:`MeasureSpec.properties`, whether it has each one, and a generic test
+#: verifies the declaration either way.
+PROPERTIES: dict[str, str] = {
+    "bounded": "every value lies within the declared finite bounds; if declared "
+    "False, the value grows without limit as one group's rates approach 0 "
+    "(or the others' approach 0)",
+    "permutation_invariant": "reordering the groups (the same way for FMR and FNMR) "
+    "leaves the value unchanged",
+    "scale_invariant": "multiplying every group's FMR by one positive factor, and every "
+    "group's FNMR by another, leaves the value unchanged",
+    "defined_at_zero": "the value is a finite number, computed without a convention, "
+    "when one group's FMR or FNMR is 0 (FFMC.3)",
+    "ideal_when_equal": "when all groups have the same FMR and the same FNMR the value "
+    "equals the declared ideal",
+}
+
+
+class MeasureContractError(ValueError):
+    """A measure broke its contract (wrong result type or shape, unflagged NaN or inf)."""
+
+
+class MeasureBoundsWarning(UserWarning):
+    """A measure returned values outside its declared bounds (flagged undefined)."""
+
+
+def _linear_share(fmr_term, fnmr_term, alpha):
+    """Share of ``alpha * A`` in ``alpha * A + (1 - alpha) * B``."""
+    a = alpha * np.asarray(fmr_term, dtype="float64")
+    b = (1.0 - alpha) * np.asarray(fnmr_term, dtype="float64")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + b)
+
+
+def _log_share(fmr_term, fnmr_term, alpha):
+    """Share of ``alpha * log A`` in ``log(A**alpha * B**(1-alpha))`` (for products of ratios)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = alpha * np.log(np.asarray(fmr_term, dtype="float64"))
+        b = (1.0 - alpha) * np.log(np.asarray(fnmr_term, dtype="float64"))
+        return a / (a + b)
+
+
+def _fmr_only_share(fmr_term, fnmr_term, alpha):
+    """Measures of the FMRs alone: the FMR term is the whole measure at every alpha."""
+    a = np.asarray(fmr_term, dtype="float64") + 0.0 * np.asarray(alpha)
+    return np.where(np.isnan(a), np.nan, 1.0)
+
+
+def _fnmr_only_share(fmr_term, fnmr_term, alpha):
+    """Measures of the FNMRs alone: the FMR term contributes nothing at any alpha."""
+    b = np.asarray(fnmr_term, dtype="float64") + 0.0 * np.asarray(alpha)
+    return np.where(np.isnan(b), np.nan, 0.0)
+
+
+SHARES: dict[str, Callable] = {
+    "linear": _linear_share,
+    "log": _log_share,
+    "fmr": _fmr_only_share,
+    "fnmr": _fnmr_only_share,
+}
+
+#: The rates a measure reads, by share rule; a share given as a function reads both.
+_NEEDS = {"fmr": ("fmr",), "fnmr": ("fnmr",)}
+
+
+def alphas(alpha) -> tuple[np.ndarray, bool]:
+    """``alpha`` as a float64 1-D array, and whether it was given as a scalar.
+
+    Every alpha must lie in [0, 1].
+
+    >>> alphas(0.5)
+    (array([0.5]), True)
+    >>> alphas([0.0, 1.0])
+    (array([0., 1.]), False)
+    """
+    a = np.asarray(alpha, dtype="float64")
+    if a.ndim > 1:
+        raise ValueError(BAD_ALPHA_SHAPE.format(shape=a.shape))
+    scalar = a.ndim == 0
+    a = np.atleast_1d(a)
+    bad = ~((a >= 0.0) & (a <= 1.0))
+    if bad.any():
+        raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=float(a[bad][0])))
+    return a, scalar
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """What the audit needs to know about a measure besides its function.
+
+    Attributes
+    ----------
+    name
+        Registry key, e.g. ``"garbe"``.
+    label
+        Display name, e.g. ``"GARBE"``.
+    function
+        The kernel; its signature depends on the kind (:class:`RateMeasure`,
+        :class:`ScoreMeasure`).
+    higher_is_fairer
+        Direction: True if a higher value means a fairer system.
+    bounds
+        Declared theoretical (lower, upper) bounds; ``None`` for an
+        unbounded side.
+    ideal
+        Value for a perfectly fair system (all groups equal).
+    fmr_term, fnmr_term
+        What the terms A and B are, in words.
+    share
+        How to compute the relative contribution of the alpha (FMR) term:
+        ``"linear"`` for ``alpha*A + (1-alpha)*B`` forms, ``"log"`` for
+        ``A**alpha * B**(1-alpha)``, ``"fmr"`` / ``"fnmr"`` for measures of one
+        error type only (share 1 / 0 at every alpha), or a function
+        ``(A, B, alpha) -> share``.
+    citation
+        Paper and equation numbers.
+    undefined
+        When the measure is undefined and what the function then does.
+    module
+        The module that defines the function.
+    properties
+        Which of the :data:`PROPERTIES` the measure has (``{name: bool}``).
+    needs
+        The rates the measure reads: ``("fmr", "fnmr")`` by default,
+        ``("fmr",)`` or ``("fnmr",)`` for measures of one error type (derived
+        from ``share`` when not given).
+    """
+
+    name: str
+    label: str
+    function: Callable[..., MeasureResult]
+    higher_is_fairer: bool
+    bounds: tuple[float | None, float | None]
+    ideal: float
+    fmr_term: str
+    fnmr_term: str
+    share: str | Callable = "linear"
+    citation: str = ""
+    undefined: str = "never undefined"
+    module: str = field(default="", compare=False)
+    properties: Mapping[str, bool] = field(default_factory=dict, compare=False)
+    needs: tuple[str, ...] | None = None
+
+    #: ``"rates"`` or ``"scores"``: which input the kind reads.
+    inputs = ""
+
+    def __post_init__(self):
+        if not callable(self.share) and self.share not in SHARES:
+            raise ValueError(BAD_SHARE.format(share=self.share))
+        for name in self.properties:
+            if name not in PROPERTIES:
+                raise ValueError(UNKNOWN_PROPERTY.format(name=name, names=list(PROPERTIES)))
+        object.__setattr__(self, "properties", dict(self.properties))
+        needs = self.needs
+        if needs is None:
+            needs = (
+                _NEEDS.get(self.share, ("fmr", "fnmr"))
+                if isinstance(self.share, str)
+                else ("fmr", "fnmr")
+            )
+        needs = tuple(needs)
+        if (
+            not needs
+            or any(n not in ("fmr", "fnmr") for n in needs)
+            or len(set(needs)) < len(needs)
+        ):
+            raise ValueError(BAD_NEEDS.format(needs=self.needs))
+        object.__setattr__(self, "needs", needs)
+        if not self.module:
+            object.__setattr__(self, "module", getattr(self.function, "__module__", "") or "")
+
+    @property
+    def worst(self) -> float:
+        """Value for a maximally unfair system: the bound away from the ideal (inf if unbounded)."""
+        if self.higher_is_fairer:
+            return -np.inf if self.bounds[0] is None else float(self.bounds[0])
+        return np.inf if self.bounds[1] is None else float(self.bounds[1])
+
+    @property
+    def bounded(self) -> bool:
+        """True if both bounds are declared finite."""
+        return self.bounds[0] is not None and self.bounds[1] is not None
+
+    def alpha_share(self, fmr_term, fnmr_term, alpha) -> np.ndarray:
+        """Relative contribution of the alpha-weighted FMR term to the measure."""
+        rule = self.share if callable(self.share) else SHARES[self.share]
+        return rule(fmr_term, fnmr_term, alpha)
+
+
+def _as(name: str, field_name: str, value, dtype: str) -> np.ndarray:
+    if value is None:
+        raise MeasureContractError(
+            BAD_FIELD.format(name=name, field=field_name, dtype=dtype, reason="it is None")
+        )
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as error:
+        raise MeasureContractError(
+            BAD_FIELD.format(name=name, field=field_name, dtype=dtype, reason=error)
+        ) from None
+
+
+def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) -> MeasureResult:
+    """``result`` checked against the contract and normalised to float64 / bool arrays.
+
+    Shapes are ``(n,)``, or ``(n_alpha, n)`` when ``n_alpha`` is given (a
+    term that does not depend on alpha may be returned as ``(n,)`` and is
+    broadcast).  Non-finite values must be flagged undefined
+    (:class:`MeasureContractError` otherwise); finite values outside the
+    declared bounds are flagged undefined with a :class:`MeasureBoundsWarning`.
+    """
+    if not isinstance(result, MeasureResult):
+        raise MeasureContractError(NOT_A_RESULT.format(name=spec.name, kind=type(result).__name__))
+    shape = (n,) if n_alpha is None else (n_alpha, n)
+    fields = {}
+    for name, dtype in (
+        ("value", "float64"),
+        ("fmr_term", "float64"),
+        ("fnmr_term", "float64"),
+        ("undefined", "bool"),
+    ):
+        array = _as(spec.name, name, getattr(result, name), dtype)
+        if array.shape != shape and not (n_alpha is not None and array.shape == (n,)):
+            raise MeasureContractError(
+                BAD_RESULT_SHAPE.format(
+                    name=spec.name,
+                    field=name,
+                    shape=array.shape,
+                    expected=shape,
+                    per_alpha="" if n_alpha is None else ", per alpha",
+                )
+            )
+        fields[name] = np.broadcast_to(array, shape).copy()
+    value, undefined = fields["value"], fields["undefined"]
+    loose = ~np.isfinite(value) & ~undefined
+    if loose.any():
+        first = np.argwhere(loose)[0]
+        raise MeasureContractError(
+            UNFLAGGED_NONFINITE.format(
+                name=spec.name,
+                count=int(loose.sum()),
+                algorithm=int(first[-1]),
+                value=float(value[tuple(first)]),
+            )
+        )
+    low, high = spec.bounds
+    outside = np.zeros(shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        if low is not None:
+            outside |= value < low - BOUNDS_RTOL * max(1.0, abs(low))
+        if high is not None:
+            outside |= value > high + BOUNDS_RTOL * max(1.0, abs(high))
+    outside &= ~undefined
+    if outside.any():
+        first = np.argwhere(outside)[0]
+        warnings.warn(
+            OUT_OF_BOUNDS.format(
+                name=spec.name,
+                count=int(outside.sum()),
+                bounds=list(spec.bounds),
+                algorithm=int(first[-1]),
+                value=float(value[tuple(first)]),
+            ),
+            MeasureBoundsWarning,
+            stacklevel=4,
+        )
+        undefined = undefined | outside
+    return MeasureResult(value, fields["fmr_term"], fields["fnmr_term"], undefined)
+
+
+def _accepts(function: Callable, keyword: str) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return keyword in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
+@dataclass(frozen=True)
+class RateMeasure(MeasureSpec):
+    """A measure of per-group FMR and FNMR: ``measure(fmr, fnmr, *, alpha, zero_division)``.
+
+    ``vectorised_alpha`` declares that the function itself broadcasts a
+    column of alphas (shape (n_alphas, 1)) against its terms; otherwise an
+    array of alphas is evaluated one alpha at a time, with the same result.
+    A function without a ``zero_division`` keyword gets the policy applied to
+    the ``undefined`` mask it returns.
+    """
+
+    vectorised_alpha: bool = False
+    inputs = "rates"
+
+    def __call__(self, fmr, fnmr, *, alpha=0.5, zero_division="warn") -> MeasureResult:
+        grid, scalar = alphas(alpha)
+        check_zero_division(zero_division)
+        fmr, fnmr = as_rates(fmr, fnmr)
+        n = fmr.shape[0]
+        native = _accepts(self.function, "zero_division")
+        options = {"zero_division": zero_division} if native else {}
+        if scalar:
+            result = self.function(fmr, fnmr, alpha=float(grid[0]), **options)
+            result = check_result(self, result, n)
+        elif self.vectorised_alpha:
+            result = self.function(fmr, fnmr, alpha=grid[:, None], **options)
+            result = check_result(self, result, n, len(grid))
+        else:
+            parts = [
+                check_result(self, self.function(fmr, fnmr, alpha=float(a), **options), n)
+                for a in grid
+            ]
+            result = MeasureResult(
+                *(
+                    np.stack([getattr(p, f) for p in parts])
+                    for f in MeasureResult.__dataclass_fields__
+                )
+            )
+        if not native:
+            result = _apply_policy(self, result, zero_division)
+        return result
+
+
+def _apply_policy(spec: MeasureSpec, result: MeasureResult, zero_division) -> MeasureResult:
+    undefined = result.undefined
+    if not undefined.any():
+        return result
+    message = USER_UNDEFINED.format(
+        name=spec.name, count=int(undefined.any(axis=0).sum()), total=undefined.shape[-1]
+    )
+    if zero_division == "raise":
+        raise UndefinedMeasureError(message)
+    if zero_division == "warn":
+        warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
+    if not isinstance(zero_division, str):
+        value = np.where(undefined, float(zero_division), result.value)
+        return MeasureResult(value, result.fmr_term, result.fnmr_term, undefined)
+    return result
+
+
+@dataclass(frozen=True)
+class ScoreMeasure(MeasureSpec):
+    """A measure that needs comparison scores: ``measure(stats, **options)``.
+
+    ``stats`` is the :class:`audit.scores.ScoreStats` of a score table (built
+    once and shared by every measure).
+    """
+
+    inputs = "scores"
+
+    def __call__(self, stats, **options) -> MeasureResult:
+        result = self.function(stats, **options)
+        return check_result(self, result, len(stats.algorithms))
