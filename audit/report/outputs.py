@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 
 
@@ -69,13 +70,17 @@ def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
 
 
 def header_markdown(header: dict) -> str:
-    """The run header as a Markdown block for the top of a report."""
-    params = ", ".join(f"`{k}={v!r}`" for k, v in header["parameters"].items()) or "none"
+    """The run header as a Markdown block for the top of a report (every value escaped)."""
+    params = (
+        ", ".join(markdown_code(f"{k}={v!r}") for k, v in header["parameters"].items()) or "none"
+    )
     return (
-        f"**Input**: `{header['input_file']}` ({header['input_bytes']:,} bytes)  \n"
-        f"**sha256**: `{header['input_sha256']}`  \n"
+        f"**Input**: {markdown_code(header['input_file'])} ({header['input_bytes']:,} bytes)  \n"
+        f"**sha256**: {markdown_code(header['input_sha256'])}  \n"
         f"**Parameters**: {params}  \n"
-        f"**audit** {header['audit_version']} · Python {header['python']} · numpy "
-        f"{header['numpy']} · pandas {header['pandas']} · matplotlib {header['matplotlib']}  \n"
-        f"**Run at**: {header['date']}"
+        f"**audit** {escape_markdown(header['audit_version'])} · Python "
+        f"{escape_markdown(header['python'])} · numpy {escape_markdown(header['numpy'])} · "
+        f"pandas {escape_markdown(header['pandas'])} · matplotlib "
+        f"{escape_markdown(header['matplotlib'])}  \n"
+        f"**Run at**: {escape_markdown(header['date'])}"
     )
