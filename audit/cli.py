@@ -409,8 +409,11 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     if args.command == "scores":
         if parameters.get("scores_path"):
             from audit.scores import read_scores
+            from audit.scores.orientation import orientation_warning
 
-            read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+            table = read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+            if (warning := orientation_warning(table)) is not None:
+                print(f"audit: warning: {warning}", file=sys.stderr)
         return
     from audit.sources.annex15 import annex15_path
     from audit.tables.rates import read_rates
