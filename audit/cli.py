@@ -472,8 +472,8 @@ def main(argv: list[str] | None = None) -> int:
         check_report_name(name)
         parameters = _parameters(args)
         _check_parameters(notebooks[args.command], args.parameter, parameters)
-        check_reports_root(args.reports_dir)
         _preflight(args, parameters)
+        check_reports_root(args.reports_dir)
         folder = run_report(
             name,
             notebooks=notebooks[args.command],

@@ -13,6 +13,9 @@ import pandas as pd
 from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 
+#: Salt of the SVG element ids: fixed, so that identical figures give identical files.
+SVG_HASHSALT = "audit"
+
 
 def _slug(name: str) -> str:
     keep = [c if c.isalnum() or c in "-_." else "_" for c in name]
@@ -20,16 +23,22 @@ def _slug(name: str) -> str:
 
 
 def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150) -> list[Path]:
-    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``."""
+    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``.
+
+    The same figure gives the same bytes every time: no date in either file and
+    a fixed ``svg.hashsalt`` for the SVG's element ids.
+    """
+    import matplotlib
+
     folder = Path(output_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for suffix in ("png", "svg"):
-        path = folder / f"{_slug(name)}.{suffix}"
-        fig.savefig(
-            path, dpi=dpi, bbox_inches="tight", metadata={"Date": None} if suffix == "svg" else None
-        )
-        paths.append(path)
+    with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
+        for suffix in ("png", "svg"):
+            path = folder / f"{_slug(name)}.{suffix}"
+            metadata = {"Date": None} if suffix == "svg" else {"Software": None}
+            fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata=metadata)
+            paths.append(path)
     return paths
 
 
