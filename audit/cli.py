@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -41,24 +42,95 @@ NEEDS_RATES_MEASURE = (
     "(see 'audit measures'); use 'audit scores' for score measures"
 )
 BAD_TARGET = "target FMR must lie in (0, 1], got {value!r}"
+BAD_NUMBER = "expected a finite number or 'none', got {text!r}"
+NO_MEASURES = "--measures {text!r} names no measure; give comma-separated names or leave it out"
+BAD_PARAMETER = "parameter {key}: expected {expected}, got {text!r}"
+BAD_PARAMETER_VALUE = "parameter {key}: {rule}, got {value!r}"
+
+#: The words a boolean -p value may be (any case).
+BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+#: Value rules of notebook parameters, checked before any kernel starts.
+_RULES = {
+    "n_replicates": ("must be a positive whole number", lambda v: v >= 1),
+    "verdict_replicates": ("must be a positive whole number", lambda v: v >= 1),
+    "n_random": ("must be a positive whole number", lambda v: v >= 1),
+    "sweep_points": ("must be a whole number of at least 2", lambda v: v >= 2),
+    "bootstrap_replicates": ("must be a whole number of at least 0", lambda v: v >= 0),
+    "seed": ("must be a whole number of at least 0", lambda v: v >= 0),
+    "alpha_step": ("must lie in (0, 1]", lambda v: 0 < v <= 1),
+    "sweep_min": ("must lie in (0, 1]", lambda v: 0 < v <= 1),
+    "sweep_max": ("must lie in (0, 1]", lambda v: 0 < v <= 1),
+    "floor_lower": ("must be positive or none", lambda v: v is None or v > 0),
+    "max_accuracy": ("must be positive or none", lambda v: v is None or v > 0),
+    "uncertainty_method": (
+        "must be one of 'auto', 'counts', 'transcription', 'none'",
+        lambda v: v in ("auto", "counts", "transcription", "none"),
+    ),
+}
+
+
+def _no_constant(name: str):
+    raise ValueError(name)
 
 
 def _value(text: str):
-    """A -p value as JSON when it parses (numbers, lists, true/false/null), else a string."""
+    """A -p value as JSON when it parses (numbers, lists, true/false/null), else a string.
+
+    NaN and infinities are not JSON and stay strings (refused where a number is due).
+    """
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return json.loads(text, parse_constant=_no_constant)
+    except ValueError:
         return text
 
 
+def _typed(key: str, text: str, default):
+    """A -p value typed by the notebook's declared default; ValueError naming the key."""
+    kind = type(default)
+    word = text.strip().lower()
+    if kind is bool:
+        if word not in BOOLEANS:
+            expected = "true or false (or yes/no, 1/0)"
+            raise ValueError(BAD_PARAMETER.format(key=key, expected=expected, text=text))
+        return BOOLEANS[word]
+    value = _value(text)
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(BAD_PARAMETER.format(key=key, expected="a whole number", text=text))
+    elif kind is float:
+        if word in ("none", "null") and key in ("floor_lower", "max_accuracy"):
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(BAD_PARAMETER.format(key=key, expected="a number", text=text))
+        value = float(value)
+    elif kind is list:
+        if not isinstance(value, list):
+            raise ValueError(BAD_PARAMETER.format(key=key, expected="a JSON list", text=text))
+    elif kind is str:
+        value = text
+    return value
+
+
 def _optional_float(text: str) -> float | None:
-    """A number, or ``none`` for no value."""
+    """A finite number, or ``none`` for no value."""
     if text.strip().lower() == "none":
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
+        value = float("nan")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(BAD_NUMBER.format(text=text))
+    return value
+
+
+def _finite_float(text: str) -> float:
+    """A finite number."""
+    value = _optional_float(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(BAD_NUMBER.format(text=text))
+    return value
 
 
 def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = True) -> None:
@@ -167,14 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scores.add_argument(
         "--target-fmr",
-        type=float,
+        type=_finite_float,
         default=None,
         metavar="FMR",
         help="operating point: pooled FMR target (default: 0.001)",
     )
     scores.add_argument(
         "--alpha",
-        type=float,
+        type=_finite_float,
         default=None,
         help="weight of the FMR term in the rate measures (default: 0.5)",
     )
@@ -202,7 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _pareto_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--measure", default="garbe", help="fairness measure (default: garbe)")
     parser.add_argument(
-        "--alpha", type=float, default=0.5, help="weight of the FMR term, in [0, 1] (default: 0.5)"
+        "--alpha",
+        type=_finite_float,
+        default=0.5,
+        help="weight of the FMR term, in [0, 1] (default: 0.5)",
     )
     parser.add_argument(
         "--weights",
@@ -239,11 +314,36 @@ def _parameters(args: argparse.Namespace) -> dict:
         parameters["max_accuracy"] = args.max_accuracy
     if parameters.get("weights") not in (None, "equal", "counts"):
         parameters["weights"] = str(Path(parameters["weights"]).resolve())  # kernels run elsewhere
-    if getattr(args, "measures", None):
+    if getattr(args, "measures", None) is not None:
         parameters["measures"] = [m.strip() for m in args.measures.split(",") if m.strip()]
+        if not parameters["measures"]:
+            raise ValueError(NO_MEASURES.format(text=args.measures))
     for key, value in args.parameter:
         parameters[key] = _value(value)
     return parameters
+
+
+def _check_parameters(notebooks, given: list, parameters: dict) -> None:
+    """Type the -p values by the notebooks' declared defaults and check their rules."""
+    import ast
+
+    import papermill
+
+    from audit.report.runner import notebook_path
+
+    defaults = {}
+    for notebook in notebooks:
+        for key, spec in papermill.inspect_notebook(str(notebook_path(notebook))).items():
+            try:
+                defaults.setdefault(key, ast.literal_eval(spec["default"]))
+            except (ValueError, SyntaxError):
+                defaults.setdefault(key, None)
+    for key, text in given:
+        if key in defaults and defaults[key] is not None:
+            parameters[key] = _typed(key, text, defaults[key])
+    for key, (rule, ok) in _RULES.items():
+        if key in parameters and not ok(parameters[key]):
+            raise ValueError(BAD_PARAMETER_VALUE.format(key=key, rule=rule, value=parameters[key]))
 
 
 def _list_measures() -> int:
@@ -289,7 +389,8 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
 
     from audit.measures.contract import RateMeasure
     from audit.measures.kernels import check_alpha
-    from audit.measures.registry import get_measure, load_measure_module
+    from audit.measures.modules import import_measure_modules
+    from audit.measures.registry import get_measure
 
     if parameters.get("measure_modules"):
         # user modules import from the current folder, here and in the notebook kernels
@@ -298,8 +399,7 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
             p for p in (here, os.environ.get("PYTHONPATH", "")) if p
         )
         sys.path.insert(0, here)
-        for module in parameters["measure_modules"]:
-            load_measure_module(module)
+        import_measure_modules(parameters["measure_modules"])
     if "alpha" in parameters:
         check_alpha(parameters["alpha"])
     for name in [parameters.get("measure"), *parameters.get("measures", [])]:
@@ -310,8 +410,11 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     if args.command == "scores":
         if parameters.get("scores_path"):
             from audit.scores import read_scores
+            from audit.scores.orientation import orientation_warning
 
-            read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+            table = read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+            if (warning := orientation_warning(table)) is not None:
+                print(f"audit: warning: {warning}", file=sys.stderr)
         return
     from audit.sources.annex15 import annex15_path
     from audit.tables.rates import read_rates
@@ -331,7 +434,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from audit.analysis.accuracy import WeightsError
-    from audit.report.runner import NotebookFailed, run_report
+    from audit.report.runner import (
+        NotebookFailed,
+        check_report_name,
+        check_reports_root,
+        plain_reason,
+        run_report,
+    )
     from audit.sources.annex15 import DataError
     from audit.sources.voxceleb import VoxCelebError
     from audit.tables.rates import RatesError
@@ -347,8 +456,6 @@ def main(argv: list[str] | None = None) -> int:
             path = annex15_path()
             print(f"{path}\nsha256 {sha256sum(path)} (verified)")
             return 0
-        parameters = _parameters(args)
-        _preflight(args, parameters)
         notebooks = {
             "report": ("ffmc", "pareto"),
             "ffmc": ("ffmc",),
@@ -356,11 +463,18 @@ def main(argv: list[str] | None = None) -> int:
             "scores": ("scores",),
         }
         given = getattr(args, "scores", None) or getattr(args, "data", None)
-        name = args.name or (
-            Path(given).stem
+        name = (
+            args.name
+            if args.name is not None
+            else Path(given).stem
             if given
             else {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
         )
+        check_report_name(name)
+        parameters = _parameters(args)
+        _check_parameters(notebooks[args.command], args.parameter, parameters)
+        _preflight(args, parameters)
+        check_reports_root(args.reports_dir)
         folder = run_report(
             name,
             notebooks=notebooks[args.command],
@@ -382,6 +496,9 @@ def main(argv: list[str] | None = None) -> int:
         OSError,
     ) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        if isinstance(error, OSError) and error.errno is not None:
+            where = error.filename if error.filename is not None else "input/output"
+            message = f"{where}: {plain_reason(error)}"
         print(f"audit: error: {message}", file=sys.stderr)
         return 2
     print(f"report written to {folder}\nopen {folder / 'index.html'}")

@@ -1,7 +1,5 @@
 """The measure contract: one call signature per kind, alpha arrays, zero_division, checked outputs."""
 
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,12 +22,10 @@ from audit.measures.kernels import (
     UndefinedMeasureWarning,
 )
 from audit.measures.registry import (
-    BAD_MODULE,
     BAD_PROBE,
     evaluate,
     evaluate_many,
     get_measure,
-    load_measure_module,
     measure_names,
     register,
     unregister,
@@ -204,19 +200,3 @@ def test_values_outside_the_declared_bounds_are_flagged_and_named():
         name="big", count=1, bounds=[0.0, 1.0], algorithm=1, value=2.0
     )
     assert result.undefined.tolist() == [False, True]
-
-
-@pytest.mark.parametrize(
-    ("source", "reason"),
-    [
-        ("raise RuntimeError('no licence')", "RuntimeError: no licence"),
-        ("import sys\nsys.exit(3)", "SystemExit: 3"),
-    ],
-)
-def test_a_failing_measure_module_is_named(tmp_path, monkeypatch, source, reason):
-    (tmp_path / "failing_measures.py").write_text(source)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ImportError) as error:
-        load_measure_module("failing_measures")
-    assert str(error.value) == BAD_MODULE.format(name="failing_measures", reason=reason)
-    sys.modules.pop("failing_measures", None)

@@ -82,26 +82,17 @@ def test_pareto_report_values_read_back(pareto_report, small_table):
     )
 
 
-def test_failed_notebook_leaves_no_report(small_table, tmp_path, capsys):
-    code = main(
-        [
-            "pareto",
-            "--data",
-            str(small_table),
-            "--reports-dir",
-            str(tmp_path),
-            "--name",
+def test_failed_notebook_leaves_no_report(small_table, tmp_path):
+    with pytest.raises(NotebookFailed) as error:
+        run_report(
             "broken",
-            "--no-progress",
-            "-p",
-            "n_replicates",
-            "0",
-        ]
-    )
-    assert code == 1
-    err = capsys.readouterr().err
-    assert "notebook pareto_downselect.ipynb failed in cell" in err
-    assert "n_replicates must be a positive whole number, got 0" in err
+            notebooks=("pareto",),
+            reports_root=tmp_path,
+            progress=False,
+            parameters={"data_path": str(small_table), "n_replicates": 0},
+        )
+    assert "notebook pareto_downselect.ipynb failed in cell" in str(error.value)
+    assert "n_replicates must be a positive whole number, got 0" in str(error.value)
     assert not (tmp_path / "broken").exists()
     assert (tmp_path / ".broken.failed" / "pareto.ipynb").is_file()
 

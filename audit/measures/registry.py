@@ -185,15 +185,15 @@ def rate_measure(measure: str | MeasureSpec) -> RateMeasure:
 def load_measure_module(dotted: str) -> list[str]:
     """Import a user module (by dotted name) that registers measures; return the new names.
 
-    Whatever the import raises (a syntax error, a failed registration, even
-    ``sys.exit``) becomes an :class:`ImportError` naming the module.
+    An :class:`ImportError` names the module; any other failure of the
+    module's own code is left to :func:`audit.measures.modules.import_measure_modules`,
+    which the command line and the notebooks use.
     """
     before = set(_REGISTRY)
     try:
         importlib.import_module(dotted)
-    except (Exception, SystemExit) as error:
-        reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        raise ImportError(BAD_MODULE.format(name=dotted, reason=reason)) from error
+    except ImportError as error:
+        raise ImportError(BAD_MODULE.format(name=dotted, reason=error)) from error
     return [name for name in _REGISTRY if name not in before]
 
 

@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
+
+#: Salt of the SVG element ids: fixed, so that identical figures give identical files.
+SVG_HASHSALT = "audit"
 
 
 def _slug(name: str) -> str:
@@ -19,16 +23,22 @@ def _slug(name: str) -> str:
 
 
 def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150) -> list[Path]:
-    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``."""
+    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``.
+
+    The same figure gives the same bytes every time: no date in either file and
+    a fixed ``svg.hashsalt`` for the SVG's element ids.
+    """
+    import matplotlib
+
     folder = Path(output_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for suffix in ("png", "svg"):
-        path = folder / f"{_slug(name)}.{suffix}"
-        fig.savefig(
-            path, dpi=dpi, bbox_inches="tight", metadata={"Date": None} if suffix == "svg" else None
-        )
-        paths.append(path)
+    with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
+        for suffix in ("png", "svg"):
+            path = folder / f"{_slug(name)}.{suffix}"
+            metadata = {"Date": None} if suffix == "svg" else {"Software": None}
+            fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata=metadata)
+            paths.append(path)
     return paths
 
 
@@ -69,13 +79,17 @@ def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
 
 
 def header_markdown(header: dict) -> str:
-    """The run header as a Markdown block for the top of a report."""
-    params = ", ".join(f"`{k}={v!r}`" for k, v in header["parameters"].items()) or "none"
+    """The run header as a Markdown block for the top of a report (every value escaped)."""
+    params = (
+        ", ".join(markdown_code(f"{k}={v!r}") for k, v in header["parameters"].items()) or "none"
+    )
     return (
-        f"**Input**: `{header['input_file']}` ({header['input_bytes']:,} bytes)  \n"
-        f"**sha256**: `{header['input_sha256']}`  \n"
+        f"**Input**: {markdown_code(header['input_file'])} ({header['input_bytes']:,} bytes)  \n"
+        f"**sha256**: {markdown_code(header['input_sha256'])}  \n"
         f"**Parameters**: {params}  \n"
-        f"**audit** {header['audit_version']} · Python {header['python']} · numpy "
-        f"{header['numpy']} · pandas {header['pandas']} · matplotlib {header['matplotlib']}  \n"
-        f"**Run at**: {header['date']}"
+        f"**audit** {escape_markdown(header['audit_version'])} · Python "
+        f"{escape_markdown(header['python'])} · numpy {escape_markdown(header['numpy'])} · "
+        f"pandas {escape_markdown(header['pandas'])} · matplotlib "
+        f"{escape_markdown(header['matplotlib'])}  \n"
+        f"**Run at**: {escape_markdown(header['date'])}"
     )

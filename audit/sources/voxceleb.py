@@ -22,7 +22,7 @@ loader still takes each side's labels from its own speaker and lets
 
 bt4vt's own EER (``bt4vt.metrics.compute_eer`` on ``sklearn.metrics.det_curve``)
 takes the threshold minimising ``|FNR - FPR|`` among scikit-learn's DET points
-and reports ``max(FPR, FNR)``; :func:`audit.score_measures.eer_table` reports
+and reports ``max(FPR, FNR)``; :func:`audit.measures.scores.eer_table` reports
 the mean of the two at the observed threshold minimising the gap, so the two
 differ by at most half the gap between FMR and FNMR at that point (one step of
 the coarser rate).  bt4vt groups trials by the *reference* speaker only; here

@@ -312,7 +312,7 @@ def _score_results(frame: pd.DataFrame, algorithms: pd.Index, replicate) -> dict
     out = {}
     for name, rows in frame.groupby("measure", sort=False):
         rows = rows.set_index(rows["algorithm"].astype(str)).reindex(algorithms.astype(str))
-        if rows["value"].isna().all():
+        if rows["measure"].isna().any():  # an algorithm without a row; NaN values are undefined
             raise ValueError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
         out[str(name)] = {
             part: (

@@ -557,7 +557,7 @@ def score_bootstrap(
         Optional function turning a (resampled) score table into tidy rows
         ``algorithm``, ``measure``, ``value`` (and optionally ``fmr_term``,
         ``fnmr_term``, ``undefined``) for measures that need the scores, e.g.
-        :func:`audit.score_measures.evaluate_scores`; their intervals and
+        :func:`audit.measures.registry.evaluate_scores`; their intervals and
         ranking stability join those of the rate measures (direction from the
         registry, lower-is-fairer if unregistered).
     unit

@@ -37,6 +37,24 @@ def _at_alpha(detail: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return detail[detail["alpha"] == nearest]
 
 
+def _histogram_bins(values: np.ndarray, bins: int) -> dict:
+    """``bins`` and ``range`` for :meth:`~matplotlib.axes.Axes.hist` that work for any values.
+
+    Values equal to within a few ulps (a few algorithms, a measure that barely
+    varies) cannot be cut into ``bins`` finite bins; they get one bar of a visible
+    width around their centre instead of numpy's "Too many bins for data range".
+    """
+    if len(values) == 0:
+        return {"bins": bins}
+    try:
+        np.histogram_bin_edges(values, bins=bins)
+    except ValueError:
+        centre = float(np.mean([values.min(), values.max()]))
+        half = max(abs(centre) * 1e-6, float(values.max() - values.min()), 1e-12)
+        return {"bins": 1, "range": (centre - half, centre + half)}
+    return {"bins": bins}
+
+
 def plot_distribution(
     detail: pd.DataFrame, *, alpha: float = 0.5, label: str = "value", bins: int = 20, ax=None
 ):
@@ -44,7 +62,7 @@ def plot_distribution(
     ax = _axes(ax)
     values = _at_alpha(detail, alpha)["value"].to_numpy(dtype="float64")
     finite = values[np.isfinite(values)]
-    ax.hist(finite, bins=bins, color="0.4", edgecolor="white")
+    ax.hist(finite, color="0.4", edgecolor="white", **_histogram_bins(finite, bins))
     ax.set_xlabel(f"{label} (alpha = {alpha:g})")
     ax.set_ylabel("algorithms")
     missing = len(values) - len(finite)

@@ -1,0 +1,58 @@
+"""Import user measure modules so that any failure is one clear line naming the module.
+
+:func:`audit.measures.registry.load_measure_module` turns an ImportError into a
+message; a module can also raise anything else while it registers its measures,
+or call ``sys.exit``. Both the command line (before any notebook kernel starts)
+and the notebooks' import cell go through :func:`import_measure_modules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from audit.measures.registry import load_measure_module
+
+MODULE_RAISED = "measure module {name!r} raised {kind} on import: {reason}"
+MODULE_EXITED = "measure module {name!r} called sys.exit({code!r}) on import"
+
+
+class MeasureModuleError(ImportError):
+    """A user measure module could not be imported; the message names it."""
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text or "(no message)"
+
+
+def import_measure_modules(names: Iterable[str]) -> list[str]:
+    """Import each dotted module name in ``names``; return the measures they registered.
+
+    Raises
+    ------
+    MeasureModuleError
+        A module could not be found, raised any exception, or called ``sys.exit``.
+
+    Examples
+    --------
+    >>> import_measure_modules(["no.such.module"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    audit.measures.modules.MeasureModuleError: cannot import measure module 'no.such.module': ...
+    """
+    added: list[str] = []
+    for name in names:
+        try:
+            added += load_measure_module(name)
+        except ImportError as error:
+            raise MeasureModuleError(_one_line(error)) from None
+        except SystemExit as error:
+            raise MeasureModuleError(MODULE_EXITED.format(name=name, code=error.code)) from None
+        except Exception as error:  # noqa: BLE001 - any failure of user code, named
+            raise MeasureModuleError(
+                MODULE_RAISED.format(name=name, kind=type(error).__name__, reason=_one_line(error))
+            ) from None
+    return added
+
+
+__all__ = ["MODULE_EXITED", "MODULE_RAISED", "MeasureModuleError", "import_measure_modules"]

@@ -1,0 +1,59 @@
+"""Safe text for the reports: every user-supplied string (group and algorithm labels,
+file names, parameters, measure names and citations) goes through here before it
+enters Markdown or HTML, so that a label such as ``<script>...</script>`` or
+``[x](javascript:...)`` is shown as written and never runs or links.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+#: Markdown punctuation that can start emphasis, links, code, headings, lists or tables.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
+
+
+def escape_html(text: object) -> str:
+    """``text`` as HTML text or attribute content: ``& < > " '`` replaced by entities.
+
+    >>> escape_html("<b>x</b> & 'y'")
+    '&lt;b&gt;x&lt;/b&gt; &amp; &#x27;y&#x27;'
+    """
+    return html.escape(str(text), quote=True)
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as literal Markdown: no tag, link, emphasis or code can form from it.
+
+    Markdown punctuation is backslash-escaped, HTML specials become entities and
+    line breaks become spaces (a label never starts a new block).
+
+    >>> escape_markdown("<script>alert(1)</script>")
+    '&lt;script&gt;alert\\\\(1\\\\)&lt;/script&gt;'
+    >>> escape_markdown("[x](javascript:y) *b*")
+    '\\\\[x\\\\]\\\\(javascript\\\\:y\\\\) \\\\*b\\\\*'
+    """
+    flat = " ".join(str(text).splitlines())
+    return escape_html(_MARKDOWN_SPECIAL.sub(r"\\\1", flat))
+
+
+def markdown_code(text: object) -> str:
+    """``text`` in a monospace span, escaped (a backtick in ``text`` cannot end it).
+
+    >>> markdown_code("a`b<i>")
+    '<code>a\\\\`b&lt;i&gt;</code>'
+    """
+    return f"<code>{escape_markdown(text)}</code>"
+
+
+def markdown_list(items, *, code: bool = False, sep: str = ", ") -> str:
+    """The escaped ``items`` joined by ``sep``, each as code when ``code``.
+
+    >>> markdown_list(["F", "<M>"])
+    'F, &lt;M&gt;'
+    """
+    one = markdown_code if code else escape_markdown
+    return sep.join(one(item) for item in items)
+
+
+__all__ = ["escape_html", "escape_markdown", "markdown_code", "markdown_list"]

@@ -1,0 +1,542 @@
+"""Reports that are safe to open and never lost: escaping, small tables, score
+orientation, measure modules that fail, names and parameters refused before any
+work, the lock, the one-step replacement and what killed runs leave behind."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit import cli
+from audit.cli import main
+from audit.report import runner
+from audit.report.text import escape_markdown, markdown_code
+from audit.sources.annex15 import sha256sum
+
+HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "[x](javascript:alert(3))"]
+
+
+@pytest.fixture
+def rates_csv(tmp_path):
+    """3 algorithms x 2 groups, distinct values, a valid wide table."""
+    path = tmp_path / "rates.csv"
+    path.write_text(
+        "Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\n"
+        "a,0.0001,0.011,0.00015,0.013\nb,0.0002,0.023,0.00025,0.029\n"
+        "c,0.0003,0.037,0.00035,0.041\n"
+    )
+    return path
+
+
+# --- escaping ---------------------------------------------------------------------------------
+
+
+def test_escape_markdown_leaves_no_tag_link_or_code():
+    assert escape_markdown(HOSTILE[0]) == r"&lt;script&gt;alert\(1\)&lt;/script&gt;"
+    assert escape_markdown(HOSTILE[2]) == r"\[x\]\(javascript\:alert\(3\)\)"
+    assert escape_markdown("a\nb") == "a b"
+    assert markdown_code("x`<b>") == r"<code>x\`&lt;b&gt;</code>"
+
+
+def test_header_markdown_escapes_file_name_and_parameters(rates_csv, tmp_path):
+    from audit.report.outputs import header_markdown, run_header
+
+    hostile = tmp_path / "<svg onload=alert(1)>.csv"
+    hostile.write_bytes(rates_csv.read_bytes())
+    text = header_markdown(run_header(hostile, {"measure": HOSTILE[0]}))
+    assert "<svg" not in text and "<script" not in text
+    assert "&lt;svg onload=alert\\(1\\)&gt;\\.csv" in text
+
+
+def test_index_page_escapes_the_name():
+    header = {"input_file": "<svg onload=alert(1)>.csv", "parameters": {"m": HOSTILE[1]}}
+    page = runner._index_html(f"audit report: {HOSTILE[0]}", header, [], Path("/nonexistent"))
+    assert "<script>alert" not in page and "<img src=x" not in page and "<svg onload" not in page
+
+
+# --- small tables -----------------------------------------------------------------------------
+
+
+def test_histogram_of_values_equal_to_within_an_ulp():
+    from audit.report.plots.ffmc import _histogram_bins, plot_distribution
+
+    third = 1 / 3
+    values = np.array([third, np.nextafter(third, 1), third])
+    with pytest.raises(ValueError, match="Too many bins"):
+        np.histogram_bin_edges(values, bins=20)  # what the panel met before
+    bins = _histogram_bins(values, 20)
+    assert bins["bins"] == 1
+    assert bins["range"] == pytest.approx((third * (1 - 1e-6), third * (1 + 1e-6)), rel=1e-15)
+    detail = pd.DataFrame({"alpha": 0.5, "value": values})
+    ax = plot_distribution(detail, alpha=0.5)
+    assert len(ax.patches) == 1 and ax.patches[0].get_height() == 3
+    assert _histogram_bins(np.array([0.0, 1.0]), 20) == {"bins": 20}
+
+
+# --- scores -----------------------------------------------------------------------------------
+
+
+def _scores(score, n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    frames = []
+    for algorithm in ("a", "b"):
+        mated = rng.random(n) < 0.3
+        frames.append(
+            pd.DataFrame(
+                {
+                    "algorithm": algorithm,
+                    "score": score(mated, rng),
+                    "mated": mated,
+                    "group": rng.choice(["F", "M"], n),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_all_equal_scores_flag_the_measure_undefined():
+    from audit.measures import UndefinedMeasureWarning
+    from audit.measures.registry import evaluate_scores
+    from audit.scores import rates_at_fmr, read_scores
+    from audit.uncertainty import score_bootstrap
+
+    table = read_scores(_scores(lambda mated, rng: np.full(len(mated), 0.5)))
+    with pytest.warns(UndefinedMeasureWarning, match="SED_G undefined for 2 of 2"):
+        boot = score_bootstrap(
+            table,
+            lambda s: rates_at_fmr(s, 0.001),
+            score_measures=evaluate_scores,
+            unit="comparison",
+            group="group_1",
+            n_replicates=5,
+            seed=0,
+        )
+    sed = boot.intervals[boot.intervals["measure"] == "sed_mean"]
+    assert list(sed["algorithm"]) == ["a", "b"]
+    assert sed["value"].isna().all() and sed["undefined"].all()
+
+
+def test_orientation_warning_names_distance():
+    from audit.scores import read_scores
+    from audit.scores.orientation import FIX_DISTANCE, FIX_SIMILARITY, orientation_warning
+
+    distances = _scores(
+        lambda mated, rng: np.where(mated, 0.2, 0.8) + rng.normal(0, 0.01, len(mated))
+    )
+    as_similarity = read_scores(distances)
+    message = orientation_warning(as_similarity)
+    assert message.startswith(
+        "scores look like distances read as similarities: for 'a', 'b', the median mated score "
+        "is below the median non-mated score ("
+    )
+    assert message.endswith(FIX_DISTANCE)
+    assert orientation_warning(read_scores(distances, higher_is_match=False)) is None
+    similarities = distances.assign(score=-distances["score"])
+    reverse = orientation_warning(read_scores(similarities, higher_is_match=False))
+    assert reverse.startswith("scores look like similarities read as distances: for 'a', 'b'")
+    assert reverse.endswith(FIX_SIMILARITY)
+
+
+def test_cli_warns_on_forgotten_distance(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "d.csv"
+    _scores(lambda mated, rng: np.where(mated, 0.2, 0.8) + rng.normal(0, 0.01, len(mated))).to_csv(
+        path, index=False
+    )
+    monkeypatch.setattr(runner, "run_report", lambda *a, **k: tmp_path)
+    assert main(["scores", "--scores", str(path), "--reports-dir", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("audit: warning: scores look like distances read as similarities")
+    assert "pass --distance" in err
+
+
+# --- measure modules --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "raise RuntimeError('no\\nlicence')",
+            "measure module 'audit_test_raises' raised RuntimeError on import: no licence",
+        ),
+        (
+            "import sys\nsys.exit(3)",
+            "measure module 'audit_test_exits' called sys.exit(3) on import",
+        ),
+        ("1 +", None),
+    ],
+    ids=["raises", "exits", "syntax"],
+)
+def test_measure_module_failures_are_one_line(tmp_path, monkeypatch, capsys, body, expected):
+    name = {"raise": "audit_test_raises", "impor": "audit_test_exits"}.get(
+        body[:5], "audit_test_syntax"
+    )
+    (tmp_path / f"{name}.py").write_text(body + "\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setenv("PYTHONPATH", "")
+    code = main(["ffmc", "--measure-module", name, "--reports-dir", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1
+    if expected is None:
+        assert err.startswith(
+            "audit: error: measure module 'audit_test_syntax' raised SyntaxError on import: "
+        )
+    else:
+        assert err == f"audit: error: {expected}\n"
+    assert not (tmp_path / "r").exists()
+
+
+# --- names and parameters, refused before any work -------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b"])
+def test_bad_names_are_refused_before_any_work(tmp_path, rates_csv, capsys, name):
+    code = main(
+        ["pareto", "--data", str(rates_csv), "--name", name, "--reports-dir", str(tmp_path / "r")]
+    )
+    message = runner.EMPTY_NAME if name == "" else runner.BAD_NAME.format(name=name)
+    assert code == 2
+    assert capsys.readouterr().err == f"audit: error: {message}\n"
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ffmc", "--measures", ","], cli.NO_MEASURES.format(text=",")),
+        (
+            ["pareto", "-p", "log_x", "maybe"],
+            cli.BAD_PARAMETER.format(
+                key="log_x", expected="true or false (or yes/no, 1/0)", text="maybe"
+            ),
+        ),
+        (
+            ["pareto", "-p", "n_replicates", "0"],
+            "parameter n_replicates: must be a positive whole number, got 0",
+        ),
+        (
+            ["pareto", "-p", "n_replicates", "2.5"],
+            "parameter n_replicates: expected a whole number, got '2.5'",
+        ),
+        (["pareto", "-p", "alpha", "NaN"], "parameter alpha: expected a number, got 'NaN'"),
+        (["pareto", "-p", "seed", "true"], "parameter seed: expected a whole number, got 'true'"),
+        (
+            ["ffmc", "-p", "uncertainty_method", "bogus"],
+            "parameter uncertainty_method: must be one of 'auto', 'counts', 'transcription', "
+            "'none', got 'bogus'",
+        ),
+    ],
+    ids=[
+        "measures-comma",
+        "log_x-maybe",
+        "replicates-0",
+        "replicates-float",
+        "alpha-nan",
+        "seed-bool",
+        "method",
+    ],
+)
+def test_bad_parameters_are_refused_before_any_kernel(tmp_path, rates_csv, capsys, argv, message):
+    root = tmp_path / "r"
+    assert main([*argv, "--data", str(rates_csv), "--reports-dir", str(root)]) == 2
+    assert capsys.readouterr().err == f"audit: error: {message}\n"
+    assert not root.exists()
+
+
+def test_boolean_words_are_read_as_booleans():
+    assert [cli._typed("log_x", w, False) for w in ("true", "Yes", "1", "false", "NO", "0")] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_max_accuracy_nan_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["pareto", "--max-accuracy", "nan"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"argument --max-accuracy: {cli.BAD_NUMBER.format(text='nan')}\n")
+
+
+def test_reports_dir_that_is_a_file_is_refused_in_plain_words(tmp_path, rates_csv, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["pareto", "--data", str(rates_csv), "--reports-dir", str(blocker / "r")]) == 2
+    expected = runner.CANNOT_WRITE.format(
+        path=blocker / "r", reason="a part of the path is a file, not a folder"
+    )
+    assert capsys.readouterr().err == f"audit: error: {expected}\n"
+
+
+# --- the runner, with notebooks replaced by a fast stand-in -----------------------------------
+
+
+@pytest.fixture
+def fast_notebooks(monkeypatch):
+    """Notebooks that copy the input they were given into the report, so tests can compare."""
+
+    def execute(name, output, parameters, *, progress=True):
+        data = Path(output.parent, parameters["data_path"])
+        output.write_text(json.dumps({"read": data.read_text(), "params": parameters}))
+        return output
+
+    monkeypatch.setattr(runner, "execute", execute)
+    monkeypatch.setattr(runner, "export_html", lambda nb, dest: dest.write_text("<html></html>"))
+    monkeypatch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
+
+
+def _run(rates_csv, root, **kwargs):
+    notes = []
+    folder = runner.run_report(
+        "x",
+        notebooks=("pareto",),
+        parameters={"data_path": str(rates_csv)},
+        reports_root=root,
+        progress=False,
+        notify=notes.append,
+        **kwargs,
+    )
+    return folder, notes
+
+
+def test_input_is_copied_hashed_and_read_once(fast_notebooks, rates_csv, tmp_path):
+    folder, notes = _run(rates_csv, tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["input_file"] == str(rates_csv)
+    assert (
+        manifest["input_sha256"]
+        == sha256sum(folder / "input" / "rates.csv")
+        == sha256sum(rates_csv)
+    )
+    read = json.loads((folder / "pareto.ipynb").read_text())
+    assert read["read"] == rates_csv.read_text()
+    assert read["params"] == {"data_path": "input/rates.csv", "output_dir": "."}
+    assert notes == []
+
+
+def test_input_changed_during_the_run_cannot_split_manifest_and_results(
+    fast_notebooks, rates_csv, tmp_path, monkeypatch
+):
+    real_header = runner.run_header
+
+    def header_then_change(path, parameters):
+        header = real_header(path, parameters)
+        rates_csv.write_text(rates_csv.read_text().replace("0.011", "0.099"))
+        return header
+
+    monkeypatch.setattr(runner, "run_header", header_then_change)
+    before = sha256sum(rates_csv)
+    folder, _ = _run(rates_csv, tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["input_sha256"] == before
+    assert "0.011" in json.loads((folder / "pareto.ipynb").read_text())["read"]
+
+
+def test_second_report_replaces_the_first_by_a_link(fast_notebooks, rates_csv, tmp_path):
+    first, _ = _run(rates_csv, tmp_path)
+    old_version = first.resolve()
+    second, notes = _run(rates_csv, tmp_path)
+    assert second.is_symlink() and second.resolve() != old_version
+    assert not old_version.exists()
+    assert notes == []
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "rates.csv") == [
+        ".x.lock",
+        second.resolve().name,
+        "x",
+    ]
+
+
+def test_folders_follow_the_umask(fast_notebooks, rates_csv, tmp_path):
+    old = os.umask(0o022)
+    try:
+        folder, _ = _run(rates_csv, tmp_path)
+    finally:
+        os.umask(old)
+    assert folder.resolve().stat().st_mode & 0o777 == 0o755
+
+
+def test_a_held_lock_refuses_a_second_run(fast_notebooks, rates_csv, tmp_path):
+    with runner._Lock(tmp_path, "x"), pytest.raises(runner.ReportError) as error:
+        _run(rates_csv, tmp_path)
+    assert str(error.value) == runner.REPORT_BUSY.format(name="x", lock=tmp_path / ".x.lock")
+    assert not (tmp_path / "x").exists()
+
+
+def test_nan_parameter_is_refused_before_any_work(fast_notebooks, rates_csv, tmp_path):
+    with pytest.raises(ValueError) as error:
+        runner.run_report(
+            "x",
+            notebooks=("pareto",),
+            parameters={"data_path": str(rates_csv), "output_dir": float("nan")},
+            reports_root=tmp_path / "r",
+        )
+    assert str(error.value) == runner.NOT_JSON.format(key="output_dir", value=float("nan"))
+    assert not (tmp_path / "r").exists()
+
+
+def test_disk_full_names_the_path(fast_notebooks, rates_csv, tmp_path, monkeypatch):
+    def full(source, destination):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(destination))
+
+    monkeypatch.setattr(runner.shutil, "copyfile", full)
+    with pytest.raises(runner.ReportError) as error:
+        _run(rates_csv, tmp_path)
+    staged = next(tmp_path.glob(".x.failed"))
+    message = str(error.value)
+    assert message.startswith("cannot write ") and message.endswith("rates.csv: the disk is full")
+    assert "Errno" not in message and staged.is_dir()
+    assert not (tmp_path / "x").exists()
+
+
+def test_svg_and_png_are_byte_identical(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from audit.report.outputs import save_figure
+
+    def draw(folder):
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [1, 0], label="a")
+        ax.fill_between([0, 1], [0, 0], [1, 1], alpha=0.2)
+        ax.legend()
+        paths = save_figure(fig, "f", folder)
+        plt.close(fig)
+        return [p.read_bytes() for p in paths]
+
+    assert draw(tmp_path / "one") == draw(tmp_path / "two")
+
+
+# --- killed runs and concurrent runs, in real processes ---------------------------------------
+
+KILLER = textwrap.dedent(
+    """
+    import json, os, signal, sys, time
+    from pathlib import Path
+    from audit.report import runner
+
+    point, tag, hold = sys.argv[1], sys.argv[2], sys.argv[3]
+    real_replace = os.replace
+    calls = {"replace": 0}
+
+    def replace(src, dst):
+        calls["replace"] += 1
+        if point == f"before-replace-{calls['replace']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_replace(src, dst)
+        if point == f"after-replace-{calls['replace']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def execute(name, output, parameters, *, progress=True):
+        output.write_text(tag)
+        if hold != "-":
+            Path(hold, "started").write_text(tag)
+            while not Path(hold, "release").exists():
+                time.sleep(0.01)
+        if point == "in-notebook":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return output
+
+    runner.os.replace = replace
+    runner.execute = execute
+    runner.export_html = lambda nb, dest: dest.write_text(tag)
+    runner.declared_parameters = lambda name: ["data_path", "output_dir"]
+    try:
+        runner.run_report("x", notebooks=("pareto",), parameters={"data_path": sys.argv[4]},
+                          reports_root=sys.argv[5], progress=False)
+    except runner.ReportError as error:
+        print(error, file=sys.stderr)
+        sys.exit(2)
+    """
+)
+
+
+def _finish(process):
+    _, err = process.communicate()
+    return process.returncode, err
+
+
+def _spawn(tmp_path, rates_csv, point, tag, hold="-"):
+    script = tmp_path / "killer.py"
+    script.write_text(KILLER)
+    return subprocess.Popen(
+        [sys.executable, str(script), point, tag, hold, str(rates_csv), str(tmp_path / "r")],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "in-notebook",
+        "before-replace-1",
+        "after-replace-1",
+        "before-replace-2",
+        "after-replace-2",
+    ],
+)
+def test_kill_at_any_point_keeps_a_report_and_the_next_run_tidies(tmp_path, rates_csv, point):
+    """replace 1: staging -> finished version; replace 2: the link swap."""
+    first = _spawn(tmp_path, rates_csv, "none", "old")
+    assert _finish(first)[0] == 0
+    report = tmp_path / "r" / "x"
+    killed = _spawn(tmp_path, rates_csv, point, "new")
+    assert _finish(killed)[0] == -signal.SIGKILL
+    shown = (report / "index.html").read_text()
+    assert "audit report: x" in shown  # a whole report is under the name, old or new
+    assert (report / "pareto.html").read_text() == ("new" if point == "after-replace-2" else "old")
+    leftovers = sorted(p.name for p in (tmp_path / "r").iterdir() if p.name.startswith(".x."))
+    assert len(leftovers) >= 2  # the lock and what the kill left
+    current = report.resolve().name
+    stale = [n for n in leftovers if n not in (".x.lock", current)]
+    assert stale  # the kill left something behind
+    again = _spawn(tmp_path, rates_csv, "none", "third")
+    _, err = again.communicate()
+    assert again.returncode == 0
+    for name in stale:
+        assert f"audit: {runner.REMOVED.format(folder=tmp_path / 'r' / name)}" in err
+    assert (report / "pareto.html").read_text() == "third"
+    remaining = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert remaining == sorted([".x.lock", "x", report.resolve().name])
+
+
+def test_lost_link_is_recovered_from_the_finished_version(tmp_path, rates_csv):
+    assert _finish(_spawn(tmp_path, rates_csv, "none", "old"))[0] == 0
+    report = tmp_path / "r" / "x"
+    version = report.resolve()
+    report.unlink()  # as if killed while an old-layout folder was moved aside
+    notes = []
+    runner._tidy(tmp_path / "r", "x", notes.append)
+    assert report.resolve() == version
+    assert notes == [runner.RECOVERED.format(name="x", folder=version)]
+
+
+def test_two_concurrent_runs_one_refused(tmp_path, rates_csv):
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    first = _spawn(tmp_path, rates_csv, "none", "first", str(hold))
+    while not (hold / "started").exists():
+        assert first.poll() is None
+    second = _spawn(tmp_path, rates_csv, "none", "second")
+    _, err = second.communicate()
+    (hold / "release").write_text("")
+    assert _finish(first)[0] == 0
+    assert second.returncode == 2
+    lock = tmp_path / "r" / ".x.lock"
+    assert err == runner.REPORT_BUSY.format(name="x", lock=lock) + "\n"
+    assert (tmp_path / "r" / "x" / "pareto.html").read_text() == "first"
