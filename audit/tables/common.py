@@ -16,6 +16,8 @@ import codecs
 import csv
 import io
 import os
+import re
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +49,26 @@ MAX_BYTES = 2**30
 #: Bytes read at a time, so that an endless input stops at the first bad chunk.
 _CHUNK = 2**20
 _PARQUET_MAGIC = b"PAR1"
+BOOLEAN = "{where}, column {column!r}: {value!r} is a boolean, not a number{more}"
+COMPLEX = "{where}, column {column!r}: {value!r} is a complex number, not a real one{more}"
+UNDERFLOW = (
+    "{where}, column {column!r}: {value!r} is too small for a 64-bit float (it would be "
+    "read as {read!r}){more}"
+)
+OVERFLOW = (
+    "{where}, column {column!r}: {value!r} is too large for a 64-bit float (it would be "
+    "read as inf){more}"
+)
+COUNT_TOO_LARGE = (
+    "{where}, column {column!r}: {value!r} is larger than the largest count a 64-bit "
+    "integer holds (9223372036854775807){more}"
+)
+
+#: Largest count: a 64-bit signed integer.
+INT64_MAX = int(np.iinfo(np.int64).max)
+_DECIMAL = re.compile(r"^\s*\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+_MANTISSA_DIGIT = re.compile(r"^[^eE]*[1-9]")
+_SPELLED_INF = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 
 
 class Source:
@@ -246,3 +268,135 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
             EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
         )
     return raw.astype(str).reset_index(drop=True)
+
+
+def _raise_at(
+    mask: np.ndarray,
+    message: str,
+    frame: pd.DataFrame,
+    raw: pd.Series,
+    column: str,
+    source: Source,
+    error: type[Exception],
+    **extra,
+) -> None:
+    if mask.any():
+        at, count = first(mask)
+        value = raw.iloc[at]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise error(
+            message.format(
+                where=source.where(frame, at),
+                column=column,
+                value=value,
+                more=more(count),
+                **{k: v[at] if isinstance(v, np.ndarray) else v for k, v in extra.items()},
+            )
+        )
+
+
+def refuse_non_real(
+    frame: pd.DataFrame, column: str, source: Source, error: type[Exception]
+) -> None:
+    """Refuse booleans (:data:`BOOLEAN`) and complex numbers (:data:`COMPLEX`) in a
+    numeric column: pandas would read ``True`` as 1.0 and drop an imaginary part."""
+    raw = frame[column]
+    kind = raw.dtype.kind
+    if kind == "b" or isinstance(raw.dtype, pd.BooleanDtype):
+        _raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
+    if kind == "c":
+        _raise_at(np.ones(len(raw), bool), COMPLEX, frame, raw, column, source, error)
+    if kind == "O":
+        types = raw.map(type)
+        boolean = types.map(lambda t: issubclass(t, (bool, np.bool_))).to_numpy(bool)
+        _raise_at(boolean, BOOLEAN, frame, raw, column, source, error)
+        complex_ = types.map(lambda t: issubclass(t, (complex, np.complexfloating))).to_numpy(bool)
+        _raise_at(complex_, COMPLEX, frame, raw, column, source, error)
+
+
+def refuse_rounded(
+    frame: pd.DataFrame,
+    column: str,
+    parsed: np.ndarray,
+    source: Source,
+    error: type[Exception],
+) -> None:
+    """Refuse written numbers that a 64-bit float cannot hold: ``1e-400`` (read as 0,
+    :data:`UNDERFLOW`; also subnormal values, which keep only a few digits) and
+    ``1e400`` (read as inf, :data:`OVERFLOW`).  Only text cells can hold them."""
+    raw = frame[column]
+    if raw.dtype.kind != "O":
+        return
+    tiny = np.finfo(np.float64).tiny
+    with np.errstate(invalid="ignore"):
+        small = (np.abs(parsed) < tiny) & ~np.isnan(parsed)
+        large = np.isinf(parsed)
+    if not (small.any() or large.any()):
+        return
+    text = raw.map(lambda v: str(v).strip().lower() if isinstance(v, str) else "")
+    nonzero = text.map(lambda t: bool(_MANTISSA_DIGIT.match(t))).to_numpy(bool)
+    spelled_inf = text.isin(_SPELLED_INF).to_numpy(bool)
+    _raise_at(
+        small & nonzero, UNDERFLOW, frame, raw, column, source, error, read=parsed.astype(object)
+    )
+    _raise_at(large & ~spelled_inf, OVERFLOW, frame, raw, column, source, error)
+
+
+def _whole(value) -> int | str:
+    """An exact non-negative whole number within int64, or why not ("bad", "large")."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bad"
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        return "bad" if value < 0 else ("large" if value > INT64_MAX else value)
+    if isinstance(value, (float, np.floating)):
+        text = repr(float(value))
+    else:
+        text = str(value)
+    if not _DECIMAL.match(text) and not isinstance(value, (float, np.floating)):
+        return "bad"
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        return "bad"
+    if not number.is_finite() or number < 0 or number != number.to_integral_value():
+        return "bad"
+    return "large" if number > INT64_MAX else int(number)
+
+
+def whole_numbers(
+    frame: pd.DataFrame,
+    column: str,
+    source: Source,
+    error: type[Exception],
+    message: str,
+) -> np.ndarray:
+    """A count column as exact int64: every cell a whole number ``0 <= n <= 2**63 - 1``
+    written exactly (``"12"``, ``"1.2e1"``, ``12.0``), else ``error`` with ``message``
+    (not whole, negative, text, a boolean) or :data:`COUNT_TOO_LARGE`.  Nothing goes
+    through a float, so ``9223372036854775808`` cannot wrap round."""
+    raw = frame[column]
+    if raw.dtype.kind in "iu":
+        values = raw.to_numpy()
+        bad = values < 0
+        _raise_at(bad, message, frame, raw, column, source, error)
+        large = values > INT64_MAX if raw.dtype.kind == "u" else np.zeros(len(values), bool)
+        _raise_at(large, COUNT_TOO_LARGE, frame, raw, column, source, error)
+        return values.astype(np.int64)
+    if raw.dtype.kind == "f":
+        values = raw.to_numpy(dtype="float64", na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.isfinite(values) & (values >= 0) & (values == np.round(values)))
+            _raise_at(bad, message, frame, raw, column, source, error)
+            _raise_at(values >= 2.0**63, COUNT_TOO_LARGE, frame, raw, column, source, error)
+        return values.astype(np.int64)
+    codes, uniques = pd.factorize(raw.to_numpy(dtype=object), use_na_sentinel=True)
+    verdicts = [_whole(value) for value in uniques]
+    kinds = np.array(
+        [0 if isinstance(v, int) else (1 if v == "bad" else 2) for v in verdicts] + [1],
+        dtype=np.int8,
+    )[codes]  # code -1 (missing) picks the last entry: bad
+    _raise_at(kinds == 1, message, frame, raw, column, source, error)
+    _raise_at(kinds == 2, COUNT_TOO_LARGE, frame, raw, column, source, error)
+    numbers = np.array([v if isinstance(v, int) else 0 for v in verdicts] + [0], dtype=np.int64)
+    return numbers[codes]
