@@ -306,7 +306,10 @@ def refuse_non_real(
         _raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
     if kind == "c":
         _raise_at(np.ones(len(raw), bool), COMPLEX, frame, raw, column, source, error)
-    if kind == "O":
+    if kind == "O" and not source.csv:  # a CSV cell is text: "True" is refused as not a number
+        present = set(map(type, raw.to_numpy(dtype=object)))
+        if not any(issubclass(t, (bool, np.bool_, complex, np.complexfloating)) for t in present):
+            return
         types = raw.map(type)
         boolean = types.map(lambda t: issubclass(t, (bool, np.bool_))).to_numpy(bool)
         _raise_at(boolean, BOOLEAN, frame, raw, column, source, error)

@@ -303,11 +303,15 @@ def _check_complete(
             )
         )
     groups = pd.unique(tidy["group"])
-    per_algorithm = tidy.groupby("algorithm", sort=False)["group"].agg(set)
-    for algorithm, present in per_algorithm.items():
+    # no row repeats, so an algorithm lacks a group exactly when it has fewer rows
+    codes, algorithms = pd.factorize(tidy["algorithm"], sort=False)
+    short = np.bincount(codes, minlength=len(algorithms)) < len(groups)
+    for index in np.flatnonzero(short)[:1]:
+        algorithm = algorithms[index]
+        present = set(tidy["group"].to_numpy(dtype=object)[codes == index])
         missing = [g for g in groups if g not in present]
         if missing:
-            at = int(np.flatnonzero((tidy["algorithm"] == algorithm).to_numpy())[0])
+            at = int(np.flatnonzero(codes == index)[0])
             raise RatesError(
                 MISSING_GROUPS.format(
                     source=source.name,
@@ -392,7 +396,8 @@ def _from_wide(
     tidy["algorithm"] = tidy["algorithm"].astype("string")
     group_col = pd.array(np.tile(np.array(groups, dtype=object), n_alg), dtype="string")
     for i, name in enumerate(attributes):
-        tidy[name] = pd.array([g.split(".")[i] for g in group_col], dtype="string")
+        part = np.array([g.split(".")[i] for g in groups], dtype=object)
+        tidy[name] = pd.array(np.tile(part, n_alg), dtype="string")
     tidy["group"] = group_col
     tidy["fmr"] = fmr.ravel()
     tidy["fnmr"] = fnmr.ravel()
