@@ -306,7 +306,9 @@ def refuse_non_real(
         _raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
     if kind == "c":
         _raise_at(np.ones(len(raw), bool), COMPLEX, frame, raw, column, source, error)
-    if kind == "O" and not source.csv:  # a CSV cell is text: "True" is refused as not a number
+    if kind == "O" and not getattr(
+        source, "csv", False
+    ):  # a CSV cell is text: "True" is refused as not a number
         present = set(map(type, raw.to_numpy(dtype=object)))
         if not any(issubclass(t, (bool, np.bool_, complex, np.complexfloating)) for t in present):
             return
