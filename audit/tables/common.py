@@ -35,7 +35,7 @@ RAGGED_ROW = (
 )
 TOO_LARGE = (
     "{source}: larger than the limit of {limit} bytes; pass a larger max_bytes "
-    "(audit check --max-bytes) to read it"
+    "(read_rates(..., max_bytes=...)) to read it"
 )
 BAD_MAX_BYTES = "max_bytes must be a positive whole number of bytes, got {value!r}"
 NUL_BYTE = "{source}: byte {offset} is a NUL byte; a CSV is text, and this file is not"
