@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from audit.tables import common as tables
 from audit.tables import rates
 from audit.tables.rates import RatesError, rate_matrices, read_rates
 
@@ -261,7 +262,7 @@ def test_input_frame_is_not_altered():
 
 def test_empty_file(tmp_path):
     path = write(tmp_path, "")
-    assert refused(path).startswith(f"{path}: cannot be read as CSV: ")
+    assert refused(path) == tables.NO_HEADER.format(source=str(path))
 
 
 def test_blank_lines_keep_the_line_numbers(tmp_path):

@@ -69,6 +69,8 @@ COUNTS_UNKNOWN_COLUMNS = (
     "n_mated and/or n_nonmated, and optionally algorithm"
 )
 COUNTS_BAD_COUNT = "{where}, column {column!r}: {value!r} is not a non-negative whole number"
+COUNTS_TOO_LARGE = tables.COUNT_TOO_LARGE
+COUNTS_BOOLEAN = tables.BOOLEAN
 COUNTS_BAD_WEIGHT = "{where}, column {column!r}: {value!r} is not a finite non-negative number"
 COUNTS_EMPTY_LABEL = "{where}, column {column!r}: the label is empty"
 COUNTS_DUPLICATE = "{where}: {key} repeats (first at {first})"
@@ -112,9 +114,13 @@ class _Where:
             return f"{self.name}, group {frame['group'].iloc[position]!r}"
         return f"{self.name}, row {frame.index[position]!r}"
 
+    where = __call__  # the interface of audit.tables.common.Source
 
-def _read_counts(path: str | os.PathLike) -> tuple[pd.DataFrame, _Where]:
-    frame, source = tables.read_table(path, WeightsError)
+
+def _read_counts(
+    path: str | os.PathLike, *, max_bytes: int = tables.MAX_BYTES
+) -> tuple[pd.DataFrame, _Where]:
+    frame, source = tables.read_table(path, WeightsError, max_bytes=max_bytes)
     return frame, _Where(source.name, "csv", source)
 
 
@@ -148,16 +154,19 @@ def _from_mapping(weights: Mapping) -> tuple[pd.DataFrame, _Where]:
 
 
 def _parse_counts(frame: pd.DataFrame, column: str, where: _Where, *, whole: bool) -> np.ndarray:
+    tables.refuse_non_real(frame, column, where, WeightsError)
+    if whole:  # exact: no count passes through a float on its way in
+        counts = tables.whole_numbers(frame, column, where, WeightsError, COUNTS_BAD_COUNT)
+        return counts.astype("float64")
     raw = frame[column]
     parsed = pd.to_numeric(raw.where(~_blank(raw), None), errors="coerce").to_numpy(
         dtype="float64", na_value=np.nan
     )
+    tables.refuse_rounded(frame, column, parsed, where, WeightsError)
     ok = np.isfinite(parsed) & (parsed >= 0)
-    if whole:
-        ok &= parsed == np.round(parsed)
     if not ok.all():
         at = int(np.flatnonzero(~ok)[0])
-        message = COUNTS_BAD_COUNT if whole else COUNTS_BAD_WEIGHT
+        message = COUNTS_BAD_WEIGHT
         value = raw.iloc[at]
         value = value.item() if isinstance(value, np.generic) else value
         raise WeightsError(message.format(where=where(frame, at), column=column, value=value))

@@ -72,6 +72,10 @@ CROSSING_WINDOW = (0.2, 0.8)
 BOUNDS_ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Rate scales of the FFMC.2 adversarial search.
 SCALES = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+#: Most "k of n groups" patterns in the FFMC.2 search (all of them up to this many groups).
+MAX_SPLITS = 16
+#: Largest number of rate values (cases x groups) evaluated at once in the FFMC.2 search.
+CHUNK_VALUES = 2**20
 #: Tolerance for "within the bounds" and "bound attained".
 TOLERANCE = 1e-9
 CRITERIA = ("FFMC.1", "FFMC.2", "FFMC.3")
@@ -322,10 +326,21 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     return CriterionResult(m.name, "FFMC.1", passed, evidence, summary, detail, by_alpha)
 
 
+def _splits(n_groups: int) -> list[int]:
+    """How many groups carry the errors in the "k of n" patterns: every k from 1 to
+    n - 1 up to :data:`MAX_SPLITS` groups, beyond that 1, 2, n - 2, n - 1 and k
+    spaced geometrically between (at most :data:`MAX_SPLITS` values), so that the
+    search stays linear in the number of groups."""
+    if n_groups <= MAX_SPLITS:
+        return list(range(1, n_groups))
+    inner = np.geomspace(3, n_groups - 3, MAX_SPLITS - 4).round().astype(int)
+    return sorted({1, 2, *inner.tolist(), n_groups - 2, n_groups - 1})
+
+
 def _patterns(n_groups: int) -> list[tuple[str, np.ndarray]]:
     """Unit-scale rate vectors of the structured search: (name, vector in [0, 1])."""
     out = [("equal", np.ones(n_groups))]
-    for k in range(1, n_groups):
+    for k in _splits(n_groups):
         split = np.zeros(n_groups)
         split[:k] = 1.0
         out.append((f"{k}_of_{n_groups}_groups", split))
@@ -337,6 +352,29 @@ def _patterns(n_groups: int) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+class _Pairs:
+    """One side of every (fmr, fnmr) pair of pool vectors, made row block by row block
+    (``pairs[start:stop]``): the pool squared is never held at once."""
+
+    def __init__(self, pool: np.ndarray, *, first: bool):
+        self.pool, self.first = pool, first
+        self.shape = (len(pool) ** 2, pool.shape[1])
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        index = np.arange(len(self))[rows]
+        return self.pool[index // len(self.pool) if self.first else index % len(self.pool)]
+
+
+def _blocks(fmr, fnmr) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+    """The search cases in blocks of at most :data:`CHUNK_VALUES` values."""
+    step = max(1, CHUNK_VALUES // max(1, fmr.shape[1]))
+    for start in range(0, len(fmr), step):
+        yield np.asarray(fmr[start : start + step]), np.asarray(fnmr[start : start + step])
+
+
 def _search_space(
     fmr_real: np.ndarray, fnmr_real: np.ndarray, *, seed: int, n_random: int
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -345,8 +383,7 @@ def _search_space(
     rng = np.random.default_rng(seed)
     vectors = [s * v for _, v in _patterns(n_groups) for s in SCALES]
     pool = np.unique(np.array(vectors), axis=0)
-    i, j = np.meshgrid(np.arange(len(pool)), np.arange(len(pool)), indexing="ij")
-    families = [("structured", pool[i.ravel()], pool[j.ravel()])]
+    families = [("structured", _Pairs(pool, first=True), _Pairs(pool, first=False))]
     families.append(
         (
             "uniform",
@@ -416,8 +453,12 @@ def ffmc2(
     real_all = []
     for family, fmr, fnmr in _search_space(fmr_real, fnmr_real, seed=seed, n_random=n_random):
         for alpha in alphas:
-            result, _ = _call(m, fmr, fnmr, alpha)
-            value = np.asarray(result.value, dtype="float64")
+            values, undefined = [], 0
+            for fmr_block, fnmr_block in _blocks(fmr, fnmr):
+                result, _ = _call(m, fmr_block, fnmr_block, alpha)
+                values.append(np.asarray(result.value, dtype="float64"))
+                undefined += int(np.asarray(result.undefined).sum())
+            value = np.concatenate(values)
             finite = np.isfinite(value)
             n_infinite += int(np.isinf(value).sum())
             finite_values.append(value[finite])
@@ -427,7 +468,7 @@ def ffmc2(
                     "alpha": float(alpha),
                     "n": len(value),
                     "n_finite": int(finite.sum()),
-                    "n_undefined": int(np.asarray(result.undefined).sum()),
+                    "n_undefined": undefined,
                     "min": float(value[finite].min()) if finite.any() else np.nan,
                     "max": float(value[finite].max()) if finite.any() else np.nan,
                 }

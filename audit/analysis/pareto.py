@@ -60,6 +60,13 @@ NAN_POINTS = (
     "points hold {count} NaN value(s); an undefined value cannot be ranked: drop or "
     "fill those points first"
 )
+TOO_MANY_PAIRS = (
+    "points of shape {shape} with {k} criteria need {pairs} pairwise comparisons, above "
+    "the limit of {limit}; only 1 or 2 criteria (with finite values when rtol or atol is "
+    "set, and rtol < 1; got rtol={rtol!r}) take the O(n log n) frontier"
+)
+#: Largest number of pairwise comparisons the frontier of 3 or more criteria makes.
+MAX_PAIRS = 20_000_000
 BAD_TOLERANCE = "rtol and atol must be finite and non-negative, got rtol={rtol!r}, atol={atol!r}"
 UNDEFINED_FAIRNESS = (
     "{measure} (alpha={alpha}) is undefined for {count} of {total} algorithm(s): {algorithms}. "
@@ -143,6 +150,10 @@ def efficient(
     array([ True,  True,  True, False, False])
     >>> efficient(pts, higher_is_better=[False, True], weak=True)
     array([ True,  True,  True,  True, False])
+
+    One or two criteria take an O(n log n) sweep (sort by the first
+    criterion, keep the running best of the second); three or more compare
+    every pair, up to :data:`MAX_PAIRS` pairs.
     """
     p = np.asarray(points, dtype="float64")
     if p.ndim < 2 or p.shape[-1] < 1:
@@ -158,8 +169,15 @@ def efficient(
     if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
         raise ValueError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
     p = np.where(directions, -p, p)  # now lower is better on every criterion
+    if k <= 2 and rtol < 1 and not ((rtol or atol) and np.isinf(p).any()):
+        return _efficient_sweep(p, weak=weak, rtol=rtol, atol=atol)
     n = p.shape[-2]
     batch = p.shape[:-2]
+    pairs = int(np.prod(batch, dtype=np.int64)) * n * n
+    if pairs > MAX_PAIRS:
+        raise ValueError(
+            TOO_MANY_PAIRS.format(shape=p.shape, pairs=pairs, limit=MAX_PAIRS, k=k, rtol=rtol)
+        )
     # Pairwise relations, [..., i, j] = relation of candidate j to candidate i,
     # accumulated one criterion at a time to keep memory at (..., n, n).
     at_least = np.ones((*batch, n, n), dtype=bool)  # j at least as good as i everywhere
@@ -167,13 +185,7 @@ def efficient(
     better_everywhere = np.ones((*batch, n, n), dtype=bool)
     for c in range(k):
         col = p[..., c]
-        mine, theirs = col[..., :, None], col[..., None, :]
-        with np.errstate(invalid="ignore"):  # inf - inf when both are infinite
-            tied = mine == theirs
-            if rtol or atol:
-                scale = np.maximum(np.abs(mine), np.abs(theirs))
-                tied |= np.abs(mine - theirs) <= atol + rtol * scale
-        better = (theirs < mine) & ~tied
+        tied, better = _relations(col[..., :, None], col[..., None, :], rtol, atol)
         at_least &= better | tied
         better_somewhere |= better
         better_everywhere &= better
@@ -182,6 +194,73 @@ def efficient(
     else:
         dominated = at_least & better_somewhere
     return ~dominated.any(axis=-1)
+
+
+def _relations(mine, theirs, rtol: float, atol: float) -> tuple[np.ndarray, np.ndarray]:
+    """(``theirs`` tied with ``mine``, ``theirs`` strictly better): the one definition of
+    a tie and a win that both frontier algorithms use, elementwise."""
+    with np.errstate(invalid="ignore"):  # inf - inf when both are infinite
+        tied = mine == theirs
+        if rtol or atol:
+            scale = np.maximum(np.abs(mine), np.abs(theirs))
+            tied = tied | (np.abs(mine - theirs) <= atol + rtol * scale)
+    return tied, (theirs < mine) & ~tied
+
+
+def _prefix_length(ordered: np.ndarray, mine: np.ndarray, test) -> np.ndarray:
+    """For each of ``mine`` (..., n), how many of the sorted values ``ordered`` (..., n)
+    pass ``test(mine, value)``; the passing values are a prefix (a value that passes
+    passes for every smaller value), found by a binary search per point."""
+    n = ordered.shape[-1]
+    lo = np.zeros(mine.shape, dtype=np.intp)
+    hi = np.full(mine.shape, n, dtype=np.intp)
+    while (open_ := lo < hi).any():
+        mid = (lo + hi) // 2
+        value = np.take_along_axis(ordered, np.minimum(mid, n - 1), axis=-1)
+        ok = test(mine, value)
+        lo = np.where(open_ & ok, mid + 1, lo)
+        hi = np.where(open_ & ~ok, mid, hi)
+    return lo
+
+
+def _efficient_sweep(p: np.ndarray, *, weak: bool, rtol: float, atol: float) -> np.ndarray:
+    """:func:`efficient` for 1 or 2 lower-is-better criteria in O(n log n) per batch.
+
+    Sort by the first criterion.  The points at least as good as ``i`` on it,
+    and those strictly better, are prefixes of that order (one binary search
+    each); ``i`` is dominated when the best second criterion within the right
+    prefix beats it (or, for a strict win on the first, ties it): a running
+    minimum.  Ties and wins are :func:`_relations`'s, exactly those of the
+    pairwise comparison.
+    """
+
+    def tied_or_better(mine, theirs):
+        tied, better = _relations(mine, theirs, rtol, atol)
+        return tied | better
+
+    def better(mine, theirs):
+        return _relations(mine, theirs, rtol, atol)[1]
+
+    first = p[..., 0]
+    order = np.argsort(first, axis=-1, kind="stable")
+    ordered = np.take_along_axis(first, order, axis=-1)
+    strictly = _prefix_length(ordered, first, better)  # strictly better on criterion 0
+    if p.shape[-1] == 1:
+        return strictly == 0
+    second = np.take_along_axis(p[..., 1], order, axis=-1)
+    running = np.minimum.accumulate(second, axis=-1)
+    pad = np.full((*running.shape[:-1], 1), np.inf)
+    best = np.concatenate([pad, running], axis=-1)  # best[m]: min over the first m points
+    mine = p[..., 1]
+    best_strict = np.take_along_axis(best, strictly, axis=-1)
+    if weak:
+        return ~((strictly > 0) & better(mine, best_strict))
+    at_least = _prefix_length(ordered, first, tied_or_better)  # at least as good on 0
+    best_tied = np.take_along_axis(best, at_least, axis=-1)
+    dominated = ((strictly > 0) & tied_or_better(mine, best_strict)) | (
+        (at_least > 0) & better(mine, best_tied)
+    )
+    return ~dominated
 
 
 def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd.Series, str, str]:

@@ -3,27 +3,80 @@
 :mod:`audit.rates` and :mod:`audit.scores` read a CSV with every cell as text
 (no value is converted, guessed or dropped before it is validated), Parquet as
 it is, or a DataFrame, and point at problems by file, CSV line (or DataFrame
-row) and column.
+row) and column.  A CSV is split by one CSV parser (header and rows alike), a
+row with more or fewer fields than the header is refused, reads stop at
+``max_bytes`` (:data:`MAX_BYTES` by default) and at the first NUL byte, and
+every number check is shared here (:func:`number_problems`,
+:func:`whole_numbers`) so that every reader refuses the same values.
 """
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import os
+import re
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
+CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
+CANNOT_READ_PARQUET = "{source}: cannot be read as Parquet: {reason}"
 DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
 EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+NO_HEADER = "{source}: the file is empty; a table starts with a header line of column names"
+RAGGED_ROW = (
+    "{source}, line {line}: {found} field(s), but the header (line {header_line}) has "
+    "{expected}; every row needs one field per column (a comma inside a value needs quotes)"
+)
+TOO_LARGE = (
+    "{source}: larger than the limit of {limit} bytes; pass a larger max_bytes "
+    "(read_rates(..., max_bytes=...)) to read it"
+)
+BAD_MAX_BYTES = "max_bytes must be a positive whole number of bytes, got {value!r}"
+NUL_BYTE = "{source}: byte {offset} is a NUL byte; a CSV is text, and this file is not"
+NOT_PARQUET = (
+    "{source}: named .parquet but is not a Parquet file (it does not start with the "
+    "Parquet magic bytes PAR1)"
+)
+
+#: Default largest file read (bytes): :func:`read_table`'s ``max_bytes``.
+MAX_BYTES = 2**30
+#: Bytes read at a time, so that an endless input stops at the first bad chunk.
+_CHUNK = 2**20
+_PARQUET_MAGIC = b"PAR1"
+BOOLEAN = "{where}, column {column!r}: {value!r} is a boolean, not a number{more}"
+COMPLEX = "{where}, column {column!r}: {value!r} is a complex number, not a real one{more}"
+UNDERFLOW = (
+    "{where}, column {column!r}: {value!r} is too small for a 64-bit float (it would be "
+    "read as {read!r}){more}"
+)
+OVERFLOW = (
+    "{where}, column {column!r}: {value!r} is too large for a 64-bit float (it would be "
+    "read as inf){more}"
+)
+COUNT_TOO_LARGE = (
+    "{where}, column {column!r}: {value!r} is larger than the largest count a 64-bit "
+    "integer holds (9223372036854775807){more}"
+)
+
+#: Largest count: a 64-bit signed integer.
+INT64_MAX = int(np.iinfo(np.int64).max)
+_DECIMAL = re.compile(r"^\s*\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+_MANTISSA_DIGIT = re.compile(r"^[^eE]*[1-9]")
+_SPELLED_INF = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 
 
 class Source:
     """Where a table came from, to name a row of it in messages.
 
-    ``lines`` holds the file line of every row of a CSV (blank lines, which
-    carry no data, are not rows, so rows and lines need not be consecutive).
+    ``lines`` holds the file line on which every row of a CSV starts (blank
+    lines, which carry no data, are not rows, and a quoted value may span
+    several lines, so rows and lines need not be consecutive).
     """
 
     def __init__(self, name: str, *, csv: bool, lines: np.ndarray | None = None):
@@ -39,52 +92,153 @@ class Source:
         return f"{self.name}, row {frame.index[position]}"
 
 
-def read_table(
-    source: str | os.PathLike | pd.DataFrame, error: type[Exception]
-) -> tuple[pd.DataFrame, Source]:
-    """A CSV as text cells, a Parquet file, or a (shallow copy of a) DataFrame.
+def _check_max_bytes(max_bytes) -> int:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
+        raise ValueError(BAD_MAX_BYTES.format(value=max_bytes))
+    return int(max_bytes)
 
-    Raises ``error`` with :data:`CANNOT_READ` when the file cannot be read and
-    :data:`DUPLICATE_COLUMN` when a CSV header repeats a name (pandas would
-    rename the second one silently).
+
+def _read_text(path: Path, name: str, max_bytes: int, error: type[Exception]) -> str:
+    """The file as text, read chunk by chunk: refused at the first NUL byte, the
+    first byte that is not UTF-8, or the first byte past ``max_bytes``."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    parts: list[str] = []
+    read = 0
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(min(_CHUNK, max_bytes + 1 - read))
+            if not chunk:
+                break
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                raise error(NUL_BYTE.format(source=name, offset=read + nul))
+            read += len(chunk)
+            if read > max_bytes:
+                raise error(TOO_LARGE.format(source=name, limit=max_bytes))
+            parts.append(decoder.decode(chunk))
+        parts.append(decoder.decode(b"", final=True))
+    return "".join(parts)
+
+
+def _parse_csv(text: str, name: str, error: type[Exception]) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every cell of a CSV as text, and the line on which each row starts.
+
+    The header and the rows are split by the same CSV parser (:mod:`csv`), so a
+    quoted name may hold a comma or a newline; a row whose number of fields
+    differs from the header's is refused with its line (never shifted into
+    an index or padded).  Blank lines are skipped, keeping the numbers of the
+    lines after them.
     """
-    if isinstance(source, pd.DataFrame):
-        return source.copy(deep=False), Source("<DataFrame>", csv=False)
-    path = Path(source)
-    name = str(path)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    header_line = 0
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    line = 1  # the line on which the next record starts
     try:
-        if path.suffix.lower() == ".parquet":
-            return pd.read_parquet(path), Source(name, csv=False)
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            header = handle.readline().rstrip("\r\n").split(",")
-        frame = pd.read_csv(
-            path,
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            encoding="utf-8-sig",
-            skip_blank_lines=False,
-        )
-    except (
-        OSError,
-        UnicodeDecodeError,
-        pd.errors.ParserError,
-        pd.errors.EmptyDataError,
-        ImportError,
-    ) as reason:
-        raise error(CANNOT_READ.format(source=name, reason=reason)) from reason
+        for record in reader:
+            start, line = line, reader.line_num + 1
+            if not record:  # a blank line
+                continue
+            if header is None:
+                header, header_line = record, start
+                continue
+            if len(record) != len(header):
+                raise error(
+                    RAGGED_ROW.format(
+                        source=name,
+                        line=start,
+                        found=len(record),
+                        header_line=header_line,
+                        expected=len(header),
+                    )
+                )
+            rows.append(record)
+            lines.append(start)
+    except csv.Error as reason:
+        raise error(CANNOT_READ_LINE.format(source=name, line=line, reason=reason)) from reason
+    if header is None:
+        raise error(NO_HEADER.format(source=name))
     seen: set[str] = set()
     for column in header:
         if column in seen:
             raise error(DUPLICATE_COLUMN.format(source=name, column=column))
         seen.add(column)
-    # a blank line is no row, but the lines after it keep their numbers
-    empty = (
-        (frame == "").all(axis=1).to_numpy(dtype=bool) if len(frame.columns) else np.zeros(0, bool)
+    cells = list(zip(*rows, strict=True)) if rows else [()] * len(header)
+    frame = pd.DataFrame(
+        {
+            column: pd.Series(values, dtype=object)
+            for column, values in zip(header, cells, strict=True)
+        },
+        index=pd.RangeIndex(len(rows)),
     )
-    lines = np.arange(2, len(frame) + 2)[~empty]
-    frame = frame.loc[~empty].reset_index(drop=True)
+    return frame, np.asarray(lines, dtype=np.int64)
+
+
+def _read_parquet(path: Path, name: str, max_bytes: int, error: type[Exception]) -> pd.DataFrame:
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            magic = handle.read(len(_PARQUET_MAGIC))
+    except OSError as reason:
+        raise error(CANNOT_READ_PARQUET.format(source=name, reason=reason)) from reason
+    if magic != _PARQUET_MAGIC:
+        raise error(NOT_PARQUET.format(source=name))
+    if size > max_bytes:
+        raise error(TOO_LARGE.format(source=name, limit=max_bytes))
+    try:
+        frame = pd.read_parquet(path)
+    except ImportError as reason:
+        raise error(CANNOT_READ_PARQUET.format(source=name, reason=reason)) from reason
+    except Exception as reason:  # pyarrow's own errors (ArrowInvalid, ...) have no common base
+        raise error(
+            CANNOT_READ_PARQUET.format(source=name, reason=f"{type(reason).__name__}: {reason}")
+        ) from reason
+    return frame
+
+
+def read_table(
+    source: str | os.PathLike | pd.DataFrame,
+    error: type[Exception],
+    *,
+    max_bytes: int = MAX_BYTES,
+) -> tuple[pd.DataFrame, Source]:
+    """A CSV as text cells, a Parquet file, or a (shallow copy of a) DataFrame.
+
+    Raises ``error`` with :data:`CANNOT_READ` when the file cannot be read,
+    :data:`RAGGED_ROW` when a row's number of fields differs from the
+    header's, :data:`DUPLICATE_COLUMN` when a header repeats a name (pandas
+    would rename the second one silently), :data:`TOO_LARGE` past
+    ``max_bytes`` and :data:`NOT_PARQUET` for a ``.parquet`` file that is
+    not one.
+    """
+    if isinstance(source, pd.DataFrame):
+        frame = source.copy(deep=False)
+        name = "<DataFrame>"
+        _unique_columns(frame, name, error)
+        return frame, Source(name, csv=False)
+    max_bytes = _check_max_bytes(max_bytes)
+    path = Path(source)
+    name = str(path)
+    if path.suffix.lower() == ".parquet":
+        frame = _read_parquet(path, name, max_bytes, error)
+        _unique_columns(frame, name, error)
+        return frame, Source(name, csv=False)
+    try:
+        text = _read_text(path, name, max_bytes, error)
+    except (OSError, UnicodeDecodeError) as reason:
+        raise error(CANNOT_READ.format(source=name, reason=reason)) from reason
+    frame, lines = _parse_csv(text, name, error)
     return frame, Source(name, csv=True, lines=lines)
+
+
+def _unique_columns(frame: pd.DataFrame, name: str, error: type[Exception]) -> None:
+    columns = [str(c) for c in frame.columns]
+    seen: set[str] = set()
+    for column in columns:
+        if column in seen:
+            raise error(DUPLICATE_COLUMN.format(source=name, column=column))
+        seen.add(column)
 
 
 def blank(values: pd.Series) -> np.ndarray:
@@ -114,3 +268,140 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
             EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
         )
     return raw.astype(str).reset_index(drop=True)
+
+
+def _raise_at(
+    mask: np.ndarray,
+    message: str,
+    frame: pd.DataFrame,
+    raw: pd.Series,
+    column: str,
+    source: Source,
+    error: type[Exception],
+    **extra,
+) -> None:
+    if mask.any():
+        at, count = first(mask)
+        value = raw.iloc[at]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise error(
+            message.format(
+                where=source.where(frame, at),
+                column=column,
+                value=value,
+                more=more(count),
+                **{k: v[at] if isinstance(v, np.ndarray) else v for k, v in extra.items()},
+            )
+        )
+
+
+def refuse_non_real(
+    frame: pd.DataFrame, column: str, source: Source, error: type[Exception]
+) -> None:
+    """Refuse booleans (:data:`BOOLEAN`) and complex numbers (:data:`COMPLEX`) in a
+    numeric column: pandas would read ``True`` as 1.0 and drop an imaginary part."""
+    raw = frame[column]
+    kind = raw.dtype.kind
+    if kind == "b" or isinstance(raw.dtype, pd.BooleanDtype):
+        _raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
+    if kind == "c":
+        _raise_at(np.ones(len(raw), bool), COMPLEX, frame, raw, column, source, error)
+    if kind == "O" and not getattr(
+        source, "csv", False
+    ):  # a CSV cell is text: "True" is refused as not a number
+        present = set(map(type, raw.to_numpy(dtype=object)))
+        if not any(issubclass(t, (bool, np.bool_, complex, np.complexfloating)) for t in present):
+            return
+        types = raw.map(type)
+        boolean = types.map(lambda t: issubclass(t, (bool, np.bool_))).to_numpy(bool)
+        _raise_at(boolean, BOOLEAN, frame, raw, column, source, error)
+        complex_ = types.map(lambda t: issubclass(t, (complex, np.complexfloating))).to_numpy(bool)
+        _raise_at(complex_, COMPLEX, frame, raw, column, source, error)
+
+
+def refuse_rounded(
+    frame: pd.DataFrame,
+    column: str,
+    parsed: np.ndarray,
+    source: Source,
+    error: type[Exception],
+) -> None:
+    """Refuse written numbers that a 64-bit float cannot hold: ``1e-400`` (read as 0,
+    :data:`UNDERFLOW`; also subnormal values, which keep only a few digits) and
+    ``1e400`` (read as inf, :data:`OVERFLOW`).  Only text cells can hold them."""
+    raw = frame[column]
+    if raw.dtype.kind != "O":
+        return
+    tiny = np.finfo(np.float64).tiny
+    with np.errstate(invalid="ignore"):
+        small = (np.abs(parsed) < tiny) & ~np.isnan(parsed)
+        large = np.isinf(parsed)
+    if not (small.any() or large.any()):
+        return
+    text = raw.map(lambda v: str(v).strip().lower() if isinstance(v, str) else "")
+    nonzero = text.map(lambda t: bool(_MANTISSA_DIGIT.match(t))).to_numpy(bool)
+    spelled_inf = text.isin(_SPELLED_INF).to_numpy(bool)
+    _raise_at(
+        small & nonzero, UNDERFLOW, frame, raw, column, source, error, read=parsed.astype(object)
+    )
+    _raise_at(large & ~spelled_inf, OVERFLOW, frame, raw, column, source, error)
+
+
+def _whole(value) -> int | str:
+    """An exact non-negative whole number within int64, or why not ("bad", "large")."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bad"
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        return "bad" if value < 0 else ("large" if value > INT64_MAX else value)
+    if isinstance(value, (float, np.floating)):
+        text = repr(float(value))
+    else:
+        text = str(value)
+    if not _DECIMAL.match(text) and not isinstance(value, (float, np.floating)):
+        return "bad"
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        return "bad"
+    if not number.is_finite() or number < 0 or number != number.to_integral_value():
+        return "bad"
+    return "large" if number > INT64_MAX else int(number)
+
+
+def whole_numbers(
+    frame: pd.DataFrame,
+    column: str,
+    source: Source,
+    error: type[Exception],
+    message: str,
+) -> np.ndarray:
+    """A count column as exact int64: every cell a whole number ``0 <= n <= 2**63 - 1``
+    written exactly (``"12"``, ``"1.2e1"``, ``12.0``), else ``error`` with ``message``
+    (not whole, negative, text, a boolean) or :data:`COUNT_TOO_LARGE`.  Nothing goes
+    through a float, so ``9223372036854775808`` cannot wrap round."""
+    raw = frame[column]
+    if raw.dtype.kind in "iu":
+        values = raw.to_numpy()
+        bad = values < 0
+        _raise_at(bad, message, frame, raw, column, source, error)
+        large = values > INT64_MAX if raw.dtype.kind == "u" else np.zeros(len(values), bool)
+        _raise_at(large, COUNT_TOO_LARGE, frame, raw, column, source, error)
+        return values.astype(np.int64)
+    if raw.dtype.kind == "f":
+        values = raw.to_numpy(dtype="float64", na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.isfinite(values) & (values >= 0) & (values == np.round(values)))
+            _raise_at(bad, message, frame, raw, column, source, error)
+            _raise_at(values >= 2.0**63, COUNT_TOO_LARGE, frame, raw, column, source, error)
+        return values.astype(np.int64)
+    codes, uniques = pd.factorize(raw.to_numpy(dtype=object), use_na_sentinel=True)
+    verdicts = [_whole(value) for value in uniques]
+    kinds = np.array(
+        [0 if isinstance(v, int) else (1 if v == "bad" else 2) for v in verdicts] + [1],
+        dtype=np.int8,
+    )[codes]  # code -1 (missing) picks the last entry: bad
+    _raise_at(kinds == 1, message, frame, raw, column, source, error)
+    _raise_at(kinds == 2, COUNT_TOO_LARGE, frame, raw, column, source, error)
+    numbers = np.array([v if isinstance(v, int) else 0 for v in verdicts] + [0], dtype=np.int64)
+    return numbers[codes]

@@ -67,6 +67,39 @@ MISSING_GROUPS = (
     "{source}: algorithm {algorithm!r} (first at {where}) has no row for group(s) "
     "{groups}; every algorithm needs every group"
 )
+BOOLEAN = tables.BOOLEAN
+COMPLEX = tables.COMPLEX
+UNDERFLOW = tables.UNDERFLOW
+OVERFLOW = tables.OVERFLOW
+COUNT_TOO_LARGE = tables.COUNT_TOO_LARGE
+RAGGED_ROW = tables.RAGGED_ROW
+TOO_LARGE = tables.TOO_LARGE
+NOT_PARQUET = tables.NOT_PARQUET
+ZERO_COUNT = (
+    "{where}, column {column!r}: 0 {kind} comparisons, so the {rate} of this row is "
+    "undefined (0/0); every (algorithm, group) needs at least one{more}"
+)
+IMPOSSIBLE_RATE = (
+    "{where}, column {column!r}: {value!r} with {count_column} {count} means "
+    "{product:.10g} {kind} comparisons in error, which is not a whole number within "
+    "{rule}; correct the rate or the count, or allow more with "
+    "read_rates(..., count_tolerance=<comparisons>){more}"
+)
+AS_WRITTEN = "the rounding of the rate as written (+-{tolerance:.3g})"
+GIVEN_TOLERANCE = "count_tolerance={tolerance!r}"
+BAD_TOLERANCE = (
+    "count_tolerance must be a non-negative number of comparisons (inf: no check) or None, "
+    "got {value!r}"
+)
+ATTRIBUTE_CONTRADICTS_GROUP = (
+    "{where}, column {column!r}: {value!r} contradicts group {group!r}, which has "
+    "{column} {expected!r} at {first}; the attribute columns must agree with the group "
+    "column"
+)
+GROUPS_SHARE_ATTRIBUTES = (
+    "{where}: group {group!r} has the attribute values {values} of group {other!r} "
+    "(at {first}); two groups with the same attributes cannot be told apart"
+)
 WRONG_ATTRIBUTE_COUNT = (
     "{source}: column {column!r} has {found} dot-separated group part(s), "
     "but {expected} attribute name(s) were given: {attributes}"
@@ -86,6 +119,7 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
         raise RatesError(
             MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
         )
+    tables.refuse_non_real(frame, column, source, RatesError)
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     text = raw.astype("string").str.strip().str.lower()
     spelled_nan = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(
@@ -104,6 +138,7 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
         raise RatesError(
             MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
         )
+    tables.refuse_rounded(frame, column, parsed, source, RatesError)
     outside = ~((parsed >= 0.0) & (parsed <= 1.0))
     if outside.any():
         at, more = _first(outside)
@@ -123,16 +158,122 @@ def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
         raise RatesError(
             MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
         )
-    parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    bad = ~(np.isfinite(parsed) & (parsed >= 0) & (parsed == np.round(parsed)))
-    if bad.any():
-        at, more = _first(bad)
+    tables.refuse_non_real(frame, column, source, RatesError)
+    return tables.whole_numbers(frame, column, source, RatesError, BAD_COUNT)
+
+
+def _resolution(value) -> float:
+    """Half a unit in the last written digit of a rate: ``"0.333"`` -> 0.0005 (a float
+    counts as its shortest repr)."""
+    text = repr(float(value)) if not isinstance(value, str) else value.strip().lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    try:
+        power = int(exponent) if exponent else 0
+    except ValueError:
+        power = 0
+    return 0.5 * 10.0 ** (power - decimals)
+
+
+def _check_counts(
+    tidy: pd.DataFrame, frame: pd.DataFrame, source: _Source, count_tolerance: float | None
+) -> None:
+    """Refuse zero counts and rates that no whole number of errors out of the count gives."""
+    for rate, count_column, kind in (
+        ("fnmr", "n_mated", "mated"),
+        ("fmr", "n_nonmated", "non-mated"),
+    ):
+        if count_column not in tidy:
+            continue
+        counts = tidy[count_column].to_numpy()
+        zero = counts == 0
+        if zero.any():
+            at, more = _first(zero)
+            raise RatesError(
+                ZERO_COUNT.format(
+                    where=source.where(frame, at),
+                    column=count_column,
+                    kind=kind,
+                    rate=rate.upper(),
+                    more=_more(more),
+                )
+            )
+        rates = tidy[rate].to_numpy(dtype="float64")
+        n = counts.astype("float64")
+        product = rates * n
+        off = np.abs(product - np.round(product))
+        if count_tolerance is None:
+            raw = frame[rate]
+            codes, uniques = pd.factorize(raw.to_numpy(dtype=object))
+            half = np.array([_resolution(v) for v in uniques])[codes]
+            allowed = n * half * (1 + 1e-9) + 1e-9 * np.maximum(1.0, product)
+        else:
+            allowed = np.full(len(n), count_tolerance)
+        bad = off > allowed
+        if bad.any():
+            at, more = _first(bad)
+            tolerance = float(allowed[at])
+            rule = (
+                AS_WRITTEN.format(tolerance=tolerance)
+                if count_tolerance is None
+                else GIVEN_TOLERANCE.format(tolerance=count_tolerance)
+            )
+            value = frame[rate].iloc[at]
+            value = value.item() if isinstance(value, np.generic) else value
+            raise RatesError(
+                IMPOSSIBLE_RATE.format(
+                    where=source.where(frame, at),
+                    column=rate,
+                    value=value,
+                    count_column=count_column,
+                    count=int(counts[at]),
+                    product=float(product[at]),
+                    kind=kind,
+                    rule=rule,
+                    more=_more(more),
+                )
+            )
+
+
+def _check_attributes(
+    tidy: pd.DataFrame, attributes: tuple[str, ...], frame: pd.DataFrame, source: _Source
+) -> None:
+    """With both a group column and attribute columns, each group must have one set of
+    attribute values and each set of values one group."""
+    group = tidy["group"]
+    first_of_group = pd.Series(np.arange(len(tidy))).groupby(group.to_numpy()).transform("first")
+    first_of_group = first_of_group.to_numpy()
+    for name in attributes:
+        values = tidy[name].to_numpy(dtype=object)
+        expected = values[first_of_group]
+        differ = values != expected
+        if differ.any():
+            at = int(np.flatnonzero(differ)[0])
+            raise RatesError(
+                ATTRIBUTE_CONTRADICTS_GROUP.format(
+                    where=source.where(frame, at),
+                    column=name,
+                    value=values[at],
+                    group=group.iloc[at],
+                    expected=expected[at],
+                    first=source.where(frame, int(first_of_group[at])),
+                )
+            )
+    key = tidy[list(attributes)].astype(str).agg("\x1f".join, axis=1).to_numpy(dtype=object)
+    first_of_key = pd.Series(np.arange(len(tidy))).groupby(key).transform("first").to_numpy()
+    groups = group.to_numpy(dtype=object)
+    clash = groups != groups[first_of_key]
+    if clash.any():
+        at = int(np.flatnonzero(clash)[0])
         raise RatesError(
-            BAD_COUNT.format(
-                where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)
+            GROUPS_SHARE_ATTRIBUTES.format(
+                where=source.where(frame, at),
+                group=groups[at],
+                values={name: tidy[name].iloc[at] for name in attributes},
+                other=groups[first_of_key[at]],
+                first=source.where(frame, int(first_of_key[at])),
             )
         )
-    return parsed.astype("int64")
 
 
 def _labels(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
@@ -162,11 +303,15 @@ def _check_complete(
             )
         )
     groups = pd.unique(tidy["group"])
-    per_algorithm = tidy.groupby("algorithm", sort=False)["group"].agg(set)
-    for algorithm, present in per_algorithm.items():
+    # no row repeats, so an algorithm lacks a group exactly when it has fewer rows
+    codes, algorithms = pd.factorize(tidy["algorithm"], sort=False)
+    short = np.bincount(codes, minlength=len(algorithms)) < len(groups)
+    for index in np.flatnonzero(short)[:1]:
+        algorithm = algorithms[index]
+        present = set(tidy["group"].to_numpy(dtype=object)[codes == index])
         missing = [g for g in groups if g not in present]
         if missing:
-            at = int(np.flatnonzero((tidy["algorithm"] == algorithm).to_numpy())[0])
+            at = int(np.flatnonzero(codes == index)[0])
             raise RatesError(
                 MISSING_GROUPS.format(
                     source=source.name,
@@ -251,7 +396,8 @@ def _from_wide(
     tidy["algorithm"] = tidy["algorithm"].astype("string")
     group_col = pd.array(np.tile(np.array(groups, dtype=object), n_alg), dtype="string")
     for i, name in enumerate(attributes):
-        tidy[name] = pd.array([g.split(".")[i] for g in group_col], dtype="string")
+        part = np.array([g.split(".")[i] for g in groups], dtype=object)
+        tidy[name] = pd.array(np.tile(part, n_alg), dtype="string")
     tidy["group"] = group_col
     tidy["fmr"] = fmr.ravel()
     tidy["fnmr"] = fnmr.ravel()
@@ -261,7 +407,10 @@ def _from_wide(
 
 
 def _from_long(
-    frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None
+    frame: pd.DataFrame,
+    source: _Source,
+    attributes: Sequence[str] | None,
+    count_tolerance: float | None = None,
 ) -> pd.DataFrame:
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
@@ -298,6 +447,8 @@ def _from_long(
         tidy[name] = _labels(frame, name, source)
     if "group" in columns:
         tidy["group"] = _labels(frame, "group", source)
+        if attributes:
+            _check_attributes(tidy, attributes, frame, source)
     else:
         tidy["group"] = tidy[list(attributes)].agg(".".join, axis=1).astype("string")
     for name in RATE_COLUMNS:
@@ -305,12 +456,17 @@ def _from_long(
     for name in COUNT_COLUMNS:
         if name in columns:
             tidy[name] = _counts(frame, name, source)
+    _check_counts(tidy, frame, source, count_tolerance)
     _check_complete(tidy, np.arange(len(tidy)), frame, source)
     return tidy
 
 
 def read_rates(
-    source: str | os.PathLike | pd.DataFrame, *, attributes: Sequence[str] | None = None
+    source: str | os.PathLike | pd.DataFrame,
+    *,
+    attributes: Sequence[str] | None = None,
+    count_tolerance: float | None = None,
+    max_bytes: int = tables.MAX_BYTES,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -324,7 +480,15 @@ def read_rates(
         one name per dot-separated part of the group label (default
         ``("gender", "race")`` for two parts, none otherwise). Long layout:
         the attribute columns (default: whichever of ``gender`` and ``race``
-        are present).
+        are present); with a ``group`` column too, they must agree with it.
+    count_tolerance
+        With counts, a rate times its count must be a whole number of
+        errors: within the rounding of the rate as written (``None``,
+        default: ``0.333`` with 10 comparisons gives 3.33 +- 0.005, refused),
+        or within this many comparisons (``inf``: rates not checked against
+        counts).
+    max_bytes
+        Largest file read (default :data:`audit.tables.common.MAX_BYTES`, 1 GiB).
 
     Returns
     -------
@@ -350,12 +514,18 @@ def read_rates(
     0         a     F  0.0001  0.01
     1         a     M  0.0002  0.02
     """
-    frame, where = tables.read_table(source, RatesError)
+    if count_tolerance is not None and not (
+        isinstance(count_tolerance, (int, float, np.integer, np.floating))
+        and not isinstance(count_tolerance, bool)
+        and count_tolerance >= 0
+    ):
+        raise ValueError(BAD_TOLERANCE.format(value=count_tolerance))
+    frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes)
     columns = [str(c) for c in frame.columns]
     if any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
         tidy = _from_wide(frame, where, attributes)
     elif {"fmr", "fnmr"} & set(columns) or "algorithm" in columns:
-        tidy = _from_long(frame, where, attributes)
+        tidy = _from_long(frame, where, attributes, count_tolerance)
     else:
         raise RatesError(UNKNOWN_LAYOUT.format(source=where.name, columns=columns))
     groups = list(pd.unique(tidy["group"]))

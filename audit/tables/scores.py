@@ -39,6 +39,10 @@ MIXED_GROUP_COLUMNS = (
 MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
 NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
 NOT_FINITE = "{where}, column {column!r}: {value!r} is not finite{more}"
+BOOLEAN = tables.BOOLEAN
+COMPLEX = tables.COMPLEX
+UNDERFLOW = tables.UNDERFLOW
+OVERFLOW = tables.OVERFLOW
 BAD_MATED = "{where}, column 'mated': {value!r} is not a mated flag (True/False or 1/0){more}"
 EMPTY_LABEL = tables.EMPTY_LABEL
 DOTTED_ATTRIBUTE = (
@@ -74,6 +78,7 @@ class ScoresError(ValueError):
 
 
 def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
+    tables.refuse_non_real(frame, "score", source, ScoresError)
     raw = frame["score"]
     if pd.api.types.is_float_dtype(raw.dtype) or pd.api.types.is_integer_dtype(raw.dtype):
         values = raw.to_numpy(dtype="float64", na_value=np.nan)
@@ -115,6 +120,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
                     where=source.where(frame, at), column="score", more=_more(more)
                 )
             )
+    tables.refuse_rounded(frame, "score", values, source, ScoresError)
     infinite = np.isinf(values)
     if infinite.any():
         at, more = _first(infinite)

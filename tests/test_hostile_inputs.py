@@ -1,0 +1,468 @@
+"""Hostile and careless inputs: every one is read exactly as written or refused with its message.
+
+Issue 11's cases (a shifted, merged or invented column; counts, rates and
+floats that cannot be what they say; endless or mislabelled files) and
+hypothesis round-trips: any valid table reads back identical from CSV and
+Parquet, and a single corrupted cell is refused, never silently changed.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from audit.analysis import accuracy
+from audit.analysis.accuracy import WeightsError, read_counts
+from audit.analysis.ffmc import _search_space
+from audit.analysis.pareto import MAX_PAIRS, TOO_MANY_PAIRS, efficient
+from audit.tables import common as tables
+from audit.tables import rates
+from audit.tables import scores as SR
+from audit.tables.rates import RatesError, read_rates
+from audit.tables.scores import ScoresError, read_scores
+
+WIDE = "Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\n"
+LONG = "algorithm,group,fmr,fnmr,n_mated,n_nonmated\n"
+
+
+def write(tmp_path, text: str, name: str = "rates.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def refused(source, error=RatesError, read=read_rates, **options) -> str:
+    with pytest.raises(error) as caught:
+        read(source, **options)
+    return str(caught.value)
+
+
+# --------------------------------------------------------------------- shape of the CSV
+
+
+def test_extra_field_on_every_row_is_refused_not_shifted_into_the_index(tmp_path):
+    path = write(tmp_path, WIDE + "a,0.1,0.2,0.3,0.4,0.5\nb,0.1,0.2,0.3,0.4,0.5\n")
+    assert refused(path) == tables.RAGGED_ROW.format(
+        source=str(path), line=2, found=6, header_line=1, expected=5
+    )
+
+
+def test_extra_field_blames_its_own_line_not_the_next(tmp_path):
+    path = write(tmp_path, WIDE + "a,0.1,0.2,0.3,0.4\nb,0.1,0.2,0.3,0.4,9\nc,0.1,0.2,0.3,0.4\n")
+    assert refused(path) == tables.RAGGED_ROW.format(
+        source=str(path), line=3, found=6, header_line=1, expected=5
+    )
+
+
+def test_missing_field_is_refused_not_padded(tmp_path):
+    path = write(tmp_path, WIDE + "a,0.1,0.2,0.3,0.4\nb,0.1,0.2,0.3\n")
+    assert refused(path) == tables.RAGGED_ROW.format(
+        source=str(path), line=3, found=4, header_line=1, expected=5
+    )
+
+
+def test_quoted_duplicate_header_is_refused_with_its_name(tmp_path):
+    path = write(tmp_path, '"FMR.F",Algorithm,FNMR.F,FMR.F,FMR.M,FNMR.M\n')
+    assert refused(path) == tables.DUPLICATE_COLUMN.format(source=str(path), column="FMR.F")
+
+
+def test_quoted_header_with_a_comma_is_read(tmp_path):
+    path = write(
+        tmp_path,
+        'Algorithm,"FMR.F,x","FNMR.F,x",FMR.M,FNMR.M\na,0.1,0.2,0.3,0.4\nb,0.1,0.2,0.3,0.4\n',
+    )
+    table = read_rates(path, attributes=())
+    assert table["group"].unique().tolist() == ["F,x", "M"]
+    assert table["fnmr"].tolist() == [0.2, 0.4, 0.2, 0.4]
+
+
+def test_line_numbers_survive_a_quoted_newline(tmp_path):
+    path = write(tmp_path, WIDE + '"a\nb",0.1,0.2,0.3,0.4\n"c",0.1,x,0.3,0.4\n')
+    assert refused(path) == rates.NOT_NUMERIC.format(
+        where=f"{path}, line 4", column="FNMR.F", value="x", more=""
+    )
+    path = write(tmp_path, WIDE + '"a\nb",0.1,0.2,0.3,0.4\nc,0.1,0.2,0.3\n')
+    assert refused(path) == tables.RAGGED_ROW.format(
+        source=str(path), line=4, found=4, header_line=1, expected=5
+    )
+
+
+def test_a_name_with_a_quoted_newline_is_kept(tmp_path):
+    path = write(tmp_path, WIDE + '"a\nb",0.1,0.2,0.3,0.4\nc,0.1,0.2,0.3,0.4\n')
+    assert read_rates(path)["algorithm"].unique().tolist() == ["a\nb", "c"]
+
+
+def test_unterminated_quote_names_the_line(tmp_path):
+    path = write(tmp_path, WIDE + 'a,0.1,0.2,0.3,0.4\n"b,0.1,0.2,0.3,0.4\n')
+    message = refused(path)
+    assert message.startswith(f"{path}, line 3: cannot be read as CSV: ")
+
+
+def test_dev_zero_stops_at_the_first_chunk():
+    assert refused("/dev/zero") == tables.NUL_BYTE.format(source="/dev/zero", offset=0)
+
+
+def test_size_limit_and_its_option(tmp_path):
+    text = WIDE + "a,0.1,0.2,0.3,0.4\nb,0.1,0.2,0.3,0.4\n"
+    path = write(tmp_path, text)
+    assert refused(path, max_bytes=20) == tables.TOO_LARGE.format(source=str(path), limit=20)
+    assert len(read_rates(path, max_bytes=len(text))) == 4
+    with pytest.raises(ValueError) as caught:
+        read_rates(path, max_bytes=0)
+    assert str(caught.value) == tables.BAD_MAX_BYTES.format(value=0)
+
+
+def test_parquet_that_is_not_parquet(tmp_path):
+    path = write(tmp_path, WIDE + "a,0.1,0.2,0.3,0.4\n", name="rates.parquet")
+    assert refused(path) == tables.NOT_PARQUET.format(source=str(path))
+    path = write(tmp_path, "PAR1 but not really", name="scores.parquet")
+    message = refused(path, ScoresError, read_scores)
+    assert message.startswith(f"{path}: cannot be read as Parquet: ")
+
+
+# --------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize(
+    ("cell", "message", "extra"),
+    [
+        ("1e-400", tables.UNDERFLOW, {"read": 0.0}),
+        ("-1e-320", tables.UNDERFLOW, {"read": -1e-320}),
+        ("1e400", tables.OVERFLOW, {}),
+    ],
+)
+def test_underflow_and_overflow_are_refused(tmp_path, cell, message, extra):
+    path = write(tmp_path, WIDE + f"a,{cell},0.2,0.3,0.4\nb,0.1,0.2,0.3,0.4\n")
+    assert refused(path) == message.format(
+        where=f"{path}, line 2", column="FMR.F", value=cell, more="", **extra
+    )
+
+
+def test_zero_written_many_ways_is_zero(tmp_path):
+    path = write(tmp_path, WIDE + "a,0e-400,0.000,-0,0.4\nb,0.1,0.2,0.3,0.4\n")
+    assert read_rates(path)["fmr"].tolist()[:2] == [0.0, 0.0]
+
+
+def test_booleans_from_a_dataframe_are_refused():
+    frame = pd.DataFrame(
+        {"Algorithm": ["a", "b"], "FMR.F": [True, False], "FNMR.F": [0.1, 0.1]}
+        | {"FMR.M": [0.1, 0.1], "FNMR.M": [0.1, 0.1]}
+    )
+    assert refused(frame) == tables.BOOLEAN.format(
+        where="<DataFrame>, row 0", column="FMR.F", value=True, more=" (and 1 more such cell(s))"
+    )
+    mixed = frame.assign(**{"FMR.F": pd.Series([0.1, True], dtype=object)})
+    assert refused(mixed) == tables.BOOLEAN.format(
+        where="<DataFrame>, row 1", column="FMR.F", value=True, more=""
+    )
+
+
+def test_booleans_from_parquet_are_refused(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {"algorithm": ["a", "a"], "group": ["F", "M"], "fmr": [True, False], "fnmr": [0.1, 0.2]}
+    )
+    path = tmp_path / "rates.parquet"
+    frame.to_parquet(path)
+    assert refused(path) == tables.BOOLEAN.format(
+        where=f"{path}, row 0", column="fmr", value=True, more=" (and 1 more such cell(s))"
+    )
+
+
+def test_complex_numbers_are_refused():
+    frame = pd.DataFrame(
+        {"algorithm": ["a", "a"], "group": ["F", "M"], "fmr": [0.1 + 0.5j, 0.1], "fnmr": [0.1, 0.2]}
+    )
+    assert refused(frame) == tables.COMPLEX.format(
+        where="<DataFrame>, row 0",
+        column="fmr",
+        value=0.1 + 0.5j,
+        more=" (and 1 more such cell(s))",
+    )
+
+
+def test_score_booleans_and_underflow_are_refused(tmp_path):
+    frame = pd.DataFrame(
+        {"algorithm": ["a", "a"], "score": [True, False], "mated": [True, False], "group": "F"}
+    )
+    assert refused(frame, ScoresError, read_scores) == SR.BOOLEAN.format(
+        where="<DataFrame>, row 0", column="score", value=True, more=" (and 1 more such cell(s))"
+    )
+    path = write(tmp_path, "algorithm,score,mated,group\na,1e-400,1,F\na,0.5,0,F\n", "s.csv")
+    assert refused(path, ScoresError, read_scores) == SR.UNDERFLOW.format(
+        where=f"{path}, line 2", column="score", value="1e-400", read=0.0, more=""
+    )
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("1e30", tables.COUNT_TOO_LARGE),
+        ("9223372036854775808", tables.COUNT_TOO_LARGE),
+        ("99999999999999999999999", tables.COUNT_TOO_LARGE),
+        ("2.5", rates.BAD_COUNT),
+        ("-3", rates.BAD_COUNT),
+        ("1e-400", rates.BAD_COUNT),
+        ("1_0", rates.BAD_COUNT),
+        ("nan", rates.BAD_COUNT),
+        ("True", rates.BAD_COUNT),
+    ],
+)
+def test_counts_must_be_exact_int64(tmp_path, cell, message):
+    path = write(tmp_path, LONG + f"a,F,0,0,{cell},10\na,M,0,0,10,10\n")
+    assert refused(path) == message.format(
+        where=f"{path}, line 2", column="n_mated", value=cell, more=""
+    )
+
+
+def test_largest_int64_count_is_kept_exactly(tmp_path):
+    path = write(tmp_path, LONG + "a,F,0,0,9223372036854775807,10\na,M,0,0,10,1.2e1\n")
+    table = read_rates(path)
+    assert table["n_mated"].tolist() == [9223372036854775807, 10]
+    assert table["n_nonmated"].tolist() == [10, 12]
+
+
+def test_zero_comparisons_refused_at_read_time(tmp_path):
+    path = write(tmp_path, LONG + "a,F,0.1,0.1,10,10\na,M,0.1,0,0,10\n")
+    assert refused(path) == rates.ZERO_COUNT.format(
+        where=f"{path}, line 3", column="n_mated", kind="mated", rate="FNMR", more=""
+    )
+
+
+def test_rate_impossible_given_its_count(tmp_path):
+    path = write(tmp_path, LONG + "a,F,0.1,0.333,10,10\na,M,0.1,0.3,10,10\n")
+    assert refused(path) == rates.IMPOSSIBLE_RATE.format(
+        where=f"{path}, line 2",
+        column="fnmr",
+        value="0.333",
+        count_column="n_mated",
+        count=10,
+        product=3.33,
+        kind="mated",
+        rule=rates.AS_WRITTEN.format(tolerance=10 * 0.0005 * (1 + 1e-9) + 1e-9 * 3.33),
+        more="",
+    )
+    # rounded as written: 1/3 of 10 printed to 4 decimals, 0.3333 * 10 = 3.333 +- 0.0005 * 10
+    path = write(tmp_path, LONG + "a,F,0.1,0.3333,3,10\na,M,0.1,0.3,10,10\n")
+    assert read_rates(path)["fnmr"].tolist() == [0.3333, 0.3]
+    path = write(tmp_path, LONG + "a,F,0.1,0.333,10,10\na,M,0.1,0.3,10,10\n")
+    assert read_rates(path, count_tolerance=0.5)["fnmr"].tolist() == [0.333, 0.3]
+    assert refused(path, count_tolerance=0.1) == rates.IMPOSSIBLE_RATE.format(
+        where=f"{path}, line 2",
+        column="fnmr",
+        value="0.333",
+        count_column="n_mated",
+        count=10,
+        product=3.33,
+        kind="mated",
+        rule=rates.GIVEN_TOLERANCE.format(tolerance=0.1),
+        more="",
+    )
+    with pytest.raises(ValueError) as caught:
+        read_rates(path, count_tolerance=float("nan"))
+    assert str(caught.value).startswith("count_tolerance must be")
+
+
+def test_attribute_column_contradicting_the_group(tmp_path):
+    path = write(
+        tmp_path,
+        "algorithm,group,gender,fmr,fnmr\na,F,F,0.1,0.1\na,M,M,0.1,0.1\n"
+        "b,F,F,0.1,0.1\nb,M,F,0.1,0.1\n",
+    )
+    assert refused(path) == rates.ATTRIBUTE_CONTRADICTS_GROUP.format(
+        where=f"{path}, line 5",
+        column="gender",
+        value="F",
+        group="M",
+        expected="M",
+        first=f"{path}, line 3",
+    )
+    path = write(tmp_path, "algorithm,group,gender,fmr,fnmr\na,F,F,0.1,0.1\na,W,F,0.1,0.1\n")
+    assert refused(path) == rates.GROUPS_SHARE_ATTRIBUTES.format(
+        where=f"{path}, line 3",
+        group="W",
+        values={"gender": "F"},
+        other="F",
+        first=f"{path}, line 2",
+    )
+
+
+# --------------------------------------------------------------------- counts files
+
+
+def test_counts_file_refuses_huge_and_boolean_counts(tmp_path):
+    algorithms, groups = pd.Index(["a"]), pd.Index(["F", "M"])
+    path = write(tmp_path, "group,n_mated\nF,10\nM,9223372036854775808\n", "counts.csv")
+    with pytest.raises(WeightsError) as caught:
+        read_counts(path, algorithms, groups)
+    assert str(caught.value) == accuracy.COUNTS_TOO_LARGE.format(
+        where=f"{path}, line 3", column="n_mated", value="9223372036854775808", more=""
+    )
+    frame = pd.DataFrame({"group": ["F", "M"], "n_mated": [True, 3]})
+    with pytest.raises(WeightsError) as caught:
+        read_counts(frame, algorithms, groups)
+    assert str(caught.value) == accuracy.COUNTS_BOOLEAN.format(
+        where="<DataFrame>, row 0", column="n_mated", value=True, more=""
+    )
+    path = write(tmp_path, "group,n_mated\nF,10\nM,10,11\n", "ragged.csv")
+    with pytest.raises(WeightsError) as caught:
+        read_counts(path, algorithms, groups)
+    assert str(caught.value) == tables.RAGGED_ROW.format(
+        source=str(path), line=3, found=3, header_line=1, expected=2
+    )
+
+
+# --------------------------------------------------------------------- scale guards
+
+
+def test_ffmc_search_grows_linearly_with_the_groups():
+    rng = np.random.default_rng(0)
+    sizes = {}
+    for n_groups in (16, 100, 1000):
+        real = rng.uniform(0, 1, (3, n_groups))
+        families = _search_space(real, real, seed=0, n_random=10)
+        structured = families[0][1]
+        sizes[n_groups] = len(structured)
+    assert sizes[100] == sizes[1000]  # cases do not grow with the groups, only their width
+    assert sizes[16] == 127**2  # every k of 16, as before the bound: 127 distinct vectors
+    assert sizes[1000] == 134**2  # 16 patterns of k, whatever the number of groups
+
+
+def test_frontier_of_many_points_does_not_build_a_matrix():
+    rng = np.random.default_rng(0)
+    points = rng.uniform(0, 1, (200_000, 2))
+    mask = efficient(points, higher_is_better=[False, False])
+    order = np.argsort(points[:, 0])
+    best = np.minimum.accumulate(points[order, 1])
+    expected = np.zeros(len(points), bool)
+    expected[order] = points[order, 1] <= best  # distinct values: strictly the running best
+    np.testing.assert_array_equal(mask, expected)
+
+
+def test_frontier_of_three_criteria_is_bounded():
+    points = np.zeros((5000, 3))
+    with pytest.raises(ValueError) as caught:
+        efficient(points, higher_is_better=[False] * 3)
+    assert str(caught.value) == TOO_MANY_PAIRS.format(
+        shape=(5000, 3), pairs=25_000_000, limit=MAX_PAIRS, k=3, rtol=0.0
+    )
+
+
+def _pairwise(points, directions, weak, rtol, atol):
+    """The frontier by its definition: every pair compared (a literal oracle)."""
+    p = np.where(directions, -np.asarray(points, float), np.asarray(points, float))
+    n = len(p)
+    keep = np.ones(n, bool)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            tied = [
+                p[j, c] == p[i, c]
+                or (
+                    (rtol or atol)
+                    and abs(p[j, c] - p[i, c]) <= atol + rtol * max(abs(p[j, c]), abs(p[i, c]))
+                )
+                for c in range(p.shape[1])
+            ]
+            better = [p[j, c] < p[i, c] and not tied[c] for c in range(p.shape[1])]
+            if weak and all(better):
+                keep[i] = False
+            if not weak and all(b or t for b, t in zip(better, tied, strict=True)) and any(better):
+                keep[i] = False
+    return keep
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    points=st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 1e-4, 1e-4 * (1 + 1e-12), 2e-4, 0.5, 1.0, -1.0]),
+            st.sampled_from([0.0, 1e-4, 1e-4 * (1 + 5e-10), 3e-4, 0.5, 1.0, 2.0]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    directions=st.tuples(st.booleans(), st.booleans()),
+    weak=st.booleans(),
+    tolerance=st.sampled_from([(0.0, 0.0), (1e-9, 0.0), (0.0, 1e-4), (0.3, 0.0)]),
+)
+def test_sweep_frontier_equals_the_pairwise_definition(points, directions, weak, tolerance):
+    rtol, atol = tolerance
+    got = efficient(points, higher_is_better=list(directions), weak=weak, rtol=rtol, atol=atol)
+    np.testing.assert_array_equal(got, _pairwise(points, directions, weak, rtol, atol))
+
+
+# --------------------------------------------------------------------- round trips
+
+labels = st.text(
+    alphabet=string.ascii_letters + string.digits + ' ,"\n-_<>&', min_size=1, max_size=8
+)
+rate = st.one_of(
+    st.sampled_from([0.0, 1.0, 1e-300, 0.1, 1 / 3]),
+    st.floats(min_value=0.0, max_value=1.0, allow_subnormal=False),
+)
+
+
+@st.composite
+def long_tables(draw):
+    algorithms = draw(st.lists(labels, min_size=1, max_size=4, unique=True))
+    groups = draw(st.lists(labels, min_size=2, max_size=4, unique=True))
+    n = len(algorithms) * len(groups)
+    return pd.DataFrame(
+        {
+            "algorithm": np.repeat(algorithms, len(groups)).astype(object),
+            "group": np.tile(groups, len(algorithms)).astype(object),
+            "fmr": draw(st.lists(rate, min_size=n, max_size=n)),
+            "fnmr": draw(st.lists(rate, min_size=n, max_size=n)),
+        }
+    )
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(frame=long_tables())
+def test_any_valid_table_reads_back_identical_from_csv_and_parquet(tmp_path, frame):
+    expected = read_rates(frame)
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    pd.testing.assert_frame_equal(read_rates(path), expected, check_like=False, check_exact=True)
+    pytest.importorskip("pyarrow")
+    parquet = tmp_path / "t.parquet"
+    frame.to_parquet(parquet)
+    pd.testing.assert_frame_equal(read_rates(parquet), expected, check_exact=True)
+    assert expected["fmr"].tolist() == frame["fmr"].tolist()
+    assert expected["algorithm"].tolist() == frame["algorithm"].tolist()
+
+
+CORRUPTIONS = ["", "x", "1e-400", "1e400", "-0.5", "nan", "1.5", '"', "0.1,0.2", "True"]
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    frame=long_tables(),
+    row=st.integers(min_value=0),
+    column=st.sampled_from(["fmr", "fnmr"]),
+    corruption=st.sampled_from(CORRUPTIONS),
+)
+def test_a_single_corrupted_cell_is_refused_never_changed(tmp_path, frame, row, column, corruption):
+    row %= len(frame)
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    lines = path.read_text().split("\n")
+    corrupted = frame.astype({column: object})
+    corrupted.loc[row, column] = "@@CELL@@"
+    corrupted.to_csv(path, index=False)
+    text = path.read_text().replace("@@CELL@@", corruption)
+    path.write_text(text)
+    del lines
+    with pytest.raises(RatesError):
+        read_rates(path)
