@@ -148,6 +148,9 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
                 "-p",
                 "verdict_replicates",
                 "3",
+                "-p",
+                "measures",
+                '["fdr", "ir", "garbe", "user_ncv"]',
             ]
         )
     finally:
