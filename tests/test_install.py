@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import venv
 import zipfile
 from pathlib import Path
@@ -37,14 +38,24 @@ def _run(command, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    source = tmp_path_factory.mktemp("source")
+def private_tmp():
+    """A temporary folder of this module's own: pytest's numbered base folder is pruned by
+    other pytest sessions of the same user, which must not remove the venv under our feet."""
+    folder = Path(tempfile.mkdtemp(prefix="audit-install-test-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def wheel(private_tmp):
+    source = private_tmp / "source"
+    source.mkdir()
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
     for name in ("audit", "notebooks"):
         shutil.copytree(REPOSITORY / name, source / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPOSITORY / name, source / name)
-    out = tmp_path_factory.mktemp("dist")
+    out = private_tmp / "dist"
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)])
     (path,) = out.glob("*.whl")
     return path
@@ -67,9 +78,9 @@ def test_wheel_holds_the_notebooks_and_every_module(wheel):
 
 
 @pytest.fixture(scope="module")
-def installed(wheel, tmp_path_factory):
+def installed(wheel, private_tmp):
     """``(python, audit)`` executables of a fresh venv holding the wheel."""
-    env = tmp_path_factory.mktemp("venv")
+    env = private_tmp / "venv"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
     _run(
