@@ -32,6 +32,9 @@ NOTEBOOKS = ["ffmc_audit.ipynb", "pareto_downselect.ipynb", "scores_audit.ipynb"
 
 
 def _run(command, **kwargs):
+    # without PYTHONPATH, which the report runner sets in this process for its kernels: on
+    # it pip would find the checkout's audit "already installed", and Python import it
+    kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     done = subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)
     assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
     return done
