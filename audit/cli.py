@@ -152,7 +152,7 @@ def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = 
         metavar="DIR",
         type=Path,
         default=None,
-        help="parent folder of reports (default: reports/ in the project)",
+        help="parent folder of reports (default: reports/ in the current folder)",
     )
     parser.add_argument(
         "--measure-module",

@@ -1,12 +1,21 @@
-"""Every path and pinned source the package uses, in one place."""
+"""Every path and pinned source the package uses, in one place.
+
+No path is derived from where the package is installed: the notebooks are
+package data (``audit.notebooks``, kept at the repository's top-level
+``notebooks/`` folder), fetched data goes to the user's cache folder, and
+reports to ``reports/`` under the working folder.
+"""
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 from pathlib import Path
 
-#: The repository root when running from a checkout (``audit/`` sits beneath it).
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+import pooch
+
+#: Sub-folder of the user's cache folder (e.g. ``~/.cache/audit`` on Linux).
+CACHE_NAME = "audit"
 
 #: Environment variable naming a folder (or a file) that holds a local copy of the data.
 DATA_DIR_ENV = "AUDIT_DATA_DIR"
@@ -27,18 +36,25 @@ ANNEX15_SIZE = 24_068
 
 
 def cache_dir() -> Path:
-    """Folder where fetched data is cached (git-ignored ``data/cache`` by default)."""
+    """Folder where fetched data is cached: ``AUDIT_CACHE_DIR`` if set, else the
+    user's cache folder (``pooch.os_cache("audit")``: ``$XDG_CACHE_HOME/audit``,
+    by default ``~/.cache/audit``, on Linux)."""
     env = os.environ.get(CACHE_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    return PROJECT_ROOT / "data" / "cache"
+    return Path(pooch.os_cache(CACHE_NAME))
 
 
 def reports_dir() -> Path:
-    """Default parent folder of generated reports."""
-    return PROJECT_ROOT / "reports"
+    """Default parent folder of generated reports: ``reports/`` under the working folder."""
+    return Path.cwd() / "reports"
 
 
 def notebooks_dir() -> Path:
-    """Folder of the parameterised notebooks shipped with the package."""
-    return PROJECT_ROOT / "notebooks"
+    """Folder of the parameterised notebooks shipped with the package (``audit.notebooks``).
+
+    In the repository they live at the top-level ``notebooks/`` folder, which the
+    build maps onto the ``audit.notebooks`` package, so an editable install and an
+    installed wheel find them the same way.
+    """
+    return Path(str(importlib.resources.files("audit.notebooks")))

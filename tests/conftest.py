@@ -1,8 +1,16 @@
-"""Shared fixtures: the real Annex 15 table, located offline through AUDIT_DATA_DIR."""
+"""Shared fixtures and builders: the real Annex 15 table, located offline through
+AUDIT_DATA_DIR; small synthetic rates and score tables; a loopback HTTP server for the
+download tests."""
 
 from __future__ import annotations
 
+import functools
+import http.server
+import threading
+
 import matplotlib
+import numpy as np
+import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
@@ -30,9 +38,85 @@ def annex15_matrices(annex15):
     return rate_matrices(annex15)
 
 
+def synthetic(
+    n=4000, groups=("F", "M", "X"), seed=0, round_to=None, algorithms=("a", "b"), subjects=False
+):
+    """A score table (similarities) of ``len(algorithms) * n`` comparisons: 30% mated, 30%
+    of the non-mated pairs across groups (``group_1`` != ``group_2``), group "M" shifted up
+    by 0.3; with ``subjects``, ``subject_1``/``subject_2`` ids (30 per group, a mated pair
+    shares its subject)."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for algorithm in algorithms:
+        g1 = rng.choice(groups, n)
+        mated = rng.random(n) < 0.3
+        g2 = np.where(mated | (rng.random(n) < 0.7), g1, rng.choice(groups, n))
+        score = rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M")
+        if round_to is not None:
+            score = np.round(score, round_to)
+        frame = pd.DataFrame(
+            {"algorithm": algorithm, "score": score, "mated": mated, "group_1": g1, "group_2": g2}
+        )
+        if subjects:
+            s1 = np.char.add(g1, rng.integers(0, 30, n).astype(str))
+            frame["subject_1"] = s1
+            frame["subject_2"] = np.where(
+                mated, s1, np.char.add(g2, rng.integers(0, 30, n).astype(str))
+            )
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="session")
+def small_table(tmp_path_factory):
+    """A CSV of six algorithms x four groups in the wide layout, all rates positive."""
+    rng = np.random.default_rng(7)
+    groups = ["F.Asian", "F.White", "M.Asian", "M.White"]
+    frame = {"Algorithm": [f"alg-{i}" for i in range(6)]}
+    for group in groups:
+        frame[f"FNMR.{group}"] = np.round(rng.uniform(0.002, 0.05, 6), 4)
+        frame[f"FMR.{group}"] = 10.0 ** (rng.integers(-50, -33, 6) / 10)  # Annex 15-like grid
+    path = tmp_path_factory.mktemp("data") / "small.csv"
+    pd.DataFrame(frame).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_scores(tmp_path_factory):
+    """A CSV of distance scores (lower is a match): two systems x 6,000 comparisons with
+    subject ids and cross-group impostor pairs (:func:`synthetic`, negated)."""
+    frame = synthetic(6000, seed=3, algorithms=("sys-a", "sys-b"), subjects=True)
+    frame["score"] = -frame["score"]
+    path = tmp_path_factory.mktemp("scores") / "small.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002  (the base class's name)
+        pass
+
+
+@pytest.fixture
+def http_folder(tmp_path):
+    """``(folder, base_url)``: a folder served over HTTP on 127.0.0.1 for this test only."""
+    folder = tmp_path / "served"
+    folder.mkdir()
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield folder, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

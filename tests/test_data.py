@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 
@@ -17,42 +18,83 @@ def test_pinned_copy_checksum(annex15_file):
     assert annex15_file.stat().st_size == config.ANNEX15_SIZE
 
 
-def test_fetch_verifies_and_caches(annex15_file, tmp_path):
+def test_fetch_verifies_and_caches(annex15_file, http_folder, tmp_path):
+    served, base = http_folder
+    shutil.copy(annex15_file, served / "annex15.csv")
     cache = tmp_path / "cache"
-    path = fetch_annex15(url=annex15_file.as_uri(), cache=cache)
+    path = fetch_annex15(url=f"{base}/annex15.csv", cache=cache)
     assert path == cache / config.ANNEX15_FILENAME
     assert sha256sum(path) == config.ANNEX15_SHA256
     assert os.listdir(cache) == [config.ANNEX15_FILENAME]
     # a second call uses the verified cache, without the source
-    assert fetch_annex15(url=(tmp_path / "gone.csv").as_uri(), cache=cache) == path
+    assert fetch_annex15(url=f"{base}/gone.csv", cache=cache) == path
 
 
-def test_checksum_mismatch_is_refused_and_not_cached(annex15_file, tmp_path):
-    tampered = tmp_path / "tampered.csv"
-    tampered.write_bytes(annex15_file.read_bytes().replace(b"0.0033", b"0.0034", 1))
+def test_checksum_mismatch_is_refused_and_not_cached(annex15_file, http_folder, tmp_path):
+    served, base = http_folder
+    tampered = annex15_file.read_bytes().replace(b"0.0033", b"0.0034", 1)
+    (served / "tampered.csv").write_bytes(tampered)
     cache = tmp_path / "cache"
+    url = f"{base}/tampered.csv"
     with pytest.raises(DataError) as error:
-        fetch_annex15(url=tampered.as_uri(), cache=cache)
-    assert "is not the pinned Annex 15 transcription" in str(error.value)
-    assert f"expected {config.ANNEX15_SHA256}" in str(error.value)
+        fetch_annex15(url=url, cache=cache)
+    assert str(error.value) == data.CHECKSUM_MISMATCH.format(
+        path=url,
+        actual=hashlib.sha256(tampered).hexdigest(),
+        expected=config.ANNEX15_SHA256,
+        commit=config.ANNEX15_COMMIT,
+    )
     assert os.listdir(cache) == []  # no half-written or wrong file left behind
 
 
-def test_failed_download_leaves_nothing(tmp_path):
+def test_failed_download_leaves_nothing(http_folder, tmp_path):
+    _, base = http_folder
     cache = tmp_path / "cache"
-    url = (tmp_path / "missing.csv").as_uri()
+    url = f"{base}/missing.csv"
     with pytest.raises(DataError) as error:
         fetch_annex15(url=url, cache=cache)
-    assert str(error.value).startswith(data.DOWNLOAD_FAILED.format(url=url, reason="")[:-1])
+    assert str(error.value).startswith(data.DOWNLOAD_FAILED.format(url=url, reason="404"))
     assert os.listdir(cache) == []
 
 
-def test_corrupted_cache_is_refused(annex15_file, tmp_path):
+def test_corrupted_cache_is_refused_not_replaced(annex15_file, http_folder, tmp_path):
+    served, base = http_folder
+    shutil.copy(annex15_file, served / "annex15.csv")
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / config.ANNEX15_FILENAME).write_text("Algorithm\n")
-    with pytest.raises(DataError, match="sha256 is"):
-        fetch_annex15(url=annex15_file.as_uri(), cache=cache)
+    cached = cache / config.ANNEX15_FILENAME
+    cached.write_text("Algorithm\n")
+    with pytest.raises(DataError) as error:
+        fetch_annex15(url=f"{base}/annex15.csv", cache=cache)
+    assert str(error.value) == data.CHECKSUM_MISMATCH.format(
+        path=cached,
+        actual=hashlib.sha256(b"Algorithm\n").hexdigest(),
+        expected=config.ANNEX15_SHA256,
+        commit=config.ANNEX15_COMMIT,
+    )
+    assert cached.read_text() == "Algorithm\n"
+
+
+def test_default_cache_is_the_user_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv(config.CACHE_DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert config.cache_dir() == tmp_path / "xdg" / "audit"
+    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path / "mine"))
+    assert config.cache_dir() == tmp_path / "mine"
+
+
+def test_default_reports_folder_is_under_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert config.reports_dir() == tmp_path / "reports"
+
+
+def test_notebooks_are_package_data():
+    folder = config.notebooks_dir()
+    assert sorted(p.name for p in folder.glob("*.ipynb")) == [
+        "ffmc_audit.ipynb",
+        "pareto_downselect.ipynb",
+        "scores_audit.ipynb",
+    ]
 
 
 @pytest.mark.parametrize("layout", ["folder", "parent", "file"])

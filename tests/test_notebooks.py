@@ -1,8 +1,14 @@
-"""The notebooks, executed by papermill on a small synthetic table into a temporary folder."""
+"""The notebooks, executed by papermill on a small synthetic table into a temporary folder.
+
+Replicate counts are small (``n_replicates``, ``verdict_replicates``,
+``bootstrap_replicates``): these tests check that the notebooks run and write what
+they should; the replicate statistics are tested in test_uncertainty.py.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,21 +24,6 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def small_table(tmp_path_factory):
-    """Six algorithms x four groups in the wide layout, all rates positive."""
-    rng = np.random.default_rng(7)
-    groups = ["F.Asian", "F.White", "M.Asian", "M.White"]
-    frame = {"Algorithm": [f"alg-{i}" for i in range(6)]}
-    for group in groups:
-        frame[f"FNMR.{group}"] = np.round(rng.uniform(0.002, 0.05, 6), 4)
-        frame[f"FMR.{group}"] = 10.0 ** (rng.integers(-50, -33, 6) / 10)  # Annex 15-like grid
-    frame = pd.DataFrame(frame)
-    path = tmp_path_factory.mktemp("data") / "small.csv"
-    frame.to_csv(path, index=False)
-    return path
-
-
-@pytest.fixture(scope="module")
 def pareto_report(small_table, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
     folder = run_report(
@@ -40,7 +31,7 @@ def pareto_report(small_table, tmp_path_factory):
         notebooks=("pareto",),
         reports_root=root,
         progress=False,
-        parameters={"data_path": str(small_table), "max_accuracy": 0.03},
+        parameters={"data_path": str(small_table), "max_accuracy": 0.03, "n_replicates": 50},
     )
     return folder
 
@@ -118,10 +109,9 @@ def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
 
 def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     """A measure module outside the package, passed by dotted name, goes through the audit."""
-    from audit.config import PROJECT_ROOT
     from audit.measures.registry import measure_names, unregister
 
-    monkeypatch.chdir(PROJECT_ROOT)
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures importable
     monkeypatch.setenv("PYTHONPATH", "")
     before = set(measure_names())
     try:
@@ -143,6 +133,15 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
                 "-p",
                 "alpha_step",
                 "0.05",
+                "-p",
+                "n_replicates",
+                "50",
+                "-p",
+                "verdict_replicates",
+                "3",
+                "-p",
+                "measures",
+                '["fdr", "ir", "garbe", "user_ncv"]',
             ]
         )
     finally:
@@ -172,35 +171,11 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     assert "user_ncv" in set(intervals["measure"])
 
 
-def test_scores_report_on_synthetic_distances(tmp_path):
+def test_scores_report_on_synthetic_distances(small_scores, tmp_path):
     """The scores notebook on a small table of distance scores with cross-group impostor pairs."""
     from audit.scores import rates_at_fmr, read_scores
 
-    rng = np.random.default_rng(3)
-    frames = []
-    for algorithm in ("sys-a", "sys-b"):
-        n = 6000
-        g1 = rng.choice(["F", "M", "X"], n)
-        mated = rng.random(n) < 0.3
-        g2 = np.where(mated | (rng.random(n) < 0.7), g1, rng.choice(["F", "M", "X"], n))
-        distance = -(rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M"))
-        s1 = np.char.add(g1, rng.integers(0, 30, n).astype(str))
-        s2 = np.where(mated, s1, np.char.add(g2, rng.integers(0, 30, n).astype(str)))
-        frames.append(
-            pd.DataFrame(
-                {
-                    "algorithm": algorithm,
-                    "score": distance,
-                    "mated": mated,
-                    "group_1": g1,
-                    "group_2": g2,
-                    "subject_1": s1,
-                    "subject_2": s2,
-                }
-            )
-        )
-    path = tmp_path / "scores.csv"
-    pd.concat(frames).to_csv(path, index=False)
+    path = small_scores
     code = main(
         [
             "scores",
@@ -211,10 +186,15 @@ def test_scores_report_on_synthetic_distances(tmp_path):
             "0.01",
             "--reports-dir",
             str(tmp_path / "reports"),
+            "--name",
+            "scores",
             "--no-progress",
             "-p",
             "sweep_points",
             "5",
+            "-p",
+            "bootstrap_replicates",
+            "20",
         ]
     )
     assert code == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_scores import synthetic
+from conftest import synthetic
 
 from audit import scores as S
 from audit.measures import scores as M

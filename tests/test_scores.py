@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import synthetic
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,30 +25,6 @@ from audit.scores import (
 from audit.scores import stats as stats_module
 from audit.scores import thresholds as thresholds_module
 from audit.tables import scores as SR
-
-
-def synthetic(n=4000, groups=("F", "M", "X"), seed=0, round_to=None, algorithms=("a", "b")):
-    rng = np.random.default_rng(seed)
-    frames = []
-    for algorithm in algorithms:
-        g1 = rng.choice(groups, n)
-        mated = rng.random(n) < 0.3
-        g2 = np.where(mated | (rng.random(n) < 0.7), g1, rng.choice(groups, n))
-        score = rng.normal(size=n) + 2.5 * mated + 0.3 * (g1 == "M")
-        if round_to is not None:
-            score = np.round(score, round_to)
-        frames.append(
-            pd.DataFrame(
-                {
-                    "algorithm": algorithm,
-                    "score": score,
-                    "mated": mated,
-                    "group_1": g1,
-                    "group_2": g2,
-                }
-            )
-        )
-    return pd.concat(frames, ignore_index=True)
 
 
 def literal_rates(frame, threshold, higher_is_match=True):

@@ -1,8 +1,9 @@
 """End to end on real scores: bt4vt's VoxCeleb1-H files, fetched from PyPI at test time.
 
 The data tests download the pinned bt4vt 1.0.1 wheel (about 24 MB, GPL, never
-stored in the repository) from PyPI with ``pip download`` into the git-ignored
-cache, once.  When the download fails (no network, PyPI or pip unavailable)
+stored in the repository) from PyPI's file host into the user's cache folder
+(``AUDIT_CACHE_DIR`` moves it), once.  When the download fails (no network, PyPI
+unavailable, a timeout)
 they are skipped with the failure as the reason; a wheel that downloads but
 fails its checksum is an error, not a skip.  CI reaches PyPI, so there they run.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import subprocess
+import os
+import socket
 import warnings
 
 import numpy as np
@@ -42,29 +44,50 @@ def folder():
     return fetch_or_skip()
 
 
-def test_failed_download_skips_with_the_reason(tmp_path, monkeypatch):
-    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path))
-    failed = subprocess.CompletedProcess(
-        [], 1, stdout="", stderr="ERROR: No matching distribution found"
-    )
-    monkeypatch.setattr(voxceleb.subprocess, "run", lambda *args, **kwargs: failed)
+def test_failed_download_skips_with_the_reason(http_folder, tmp_path, monkeypatch):
+    _, base = http_folder
+    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(voxceleb, "BT4VT_URL", f"{base}/{voxceleb.BT4VT_WHEEL}")
     with pytest.raises(voxceleb.DownloadError) as raised:
         voxceleb.fetch_bt4vt()
+    assert str(raised.value).startswith(
+        voxceleb.DOWNLOAD_FAILED.format(
+            version=voxceleb.BT4VT_VERSION, url=voxceleb.BT4VT_URL, reason="404 Client Error"
+        ).split(". The VoxCeleb")[0]
+    )
     assert str(raised.value).endswith(
-        ": ERROR: No matching distribution found. The VoxCeleb scores are fetched from PyPI "
-        "at run time and never stored in the repository"
+        ". The VoxCeleb scores are fetched from PyPI at run time and never stored in the repository"
     )
     with pytest.raises(pytest.skip.Exception) as skipped:
         fetch_or_skip()
     assert str(skipped.value) == SKIP_REASON.format(error=raised.value)
+    assert os.listdir(tmp_path / "cache" / "bt4vt") == []  # no half file left behind
 
-    def unreachable(*args, **kwargs):
-        raise subprocess.TimeoutExpired("pip", 600)
-
-    monkeypatch.setattr(voxceleb.subprocess, "run", unreachable)
+    with socket.socket() as closed:  # a port nothing listens on: the connection is refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setattr(voxceleb, "BT4VT_URL", f"http://127.0.0.1:{port}/{voxceleb.BT4VT_WHEEL}")
     with pytest.raises(pytest.skip.Exception) as skipped:
         fetch_or_skip()
-    assert "timed out after 600 seconds" in str(skipped.value)
+    assert "Connection refused" in str(skipped.value)
+
+
+def test_a_download_failing_its_checksum_is_an_error_and_not_kept(
+    http_folder, tmp_path, monkeypatch
+):
+    served, base = http_folder
+    (served / voxceleb.BT4VT_WHEEL).write_bytes(b"not the wheel")
+    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(voxceleb, "BT4VT_URL", f"{base}/{voxceleb.BT4VT_WHEEL}")
+    with pytest.raises(voxceleb.VoxCelebError) as raised:
+        fetch_or_skip()
+    assert not isinstance(raised.value, voxceleb.DownloadError)
+    assert str(raised.value) == voxceleb.CHECKSUM_MISMATCH.format(
+        path=voxceleb.BT4VT_URL,
+        found=hashlib.sha256(b"not the wheel").hexdigest(),
+        expected=voxceleb.BT4VT_SHA256,
+    )
+    assert os.listdir(tmp_path / "cache" / "bt4vt") == []
 
 
 def test_a_wheel_failing_its_checksum_is_an_error_not_a_skip(tmp_path, monkeypatch):

@@ -2,20 +2,19 @@
 
 The CSV's source repository carries a licence that forbids redistribution, so
 the project never ships it: :func:`fetch_annex15` downloads it from the pinned
-commit, verifies its sha256, and caches it in a git-ignored folder.  For offline
-use set ``AUDIT_DATA_DIR`` to a folder holding a copy (or to the file itself);
-the copy is verified the same way.
+commit into the user's cache folder (:func:`audit.config.cache_dir`), verified by
+its sha256 (:func:`audit.sources.download.fetch`).  For offline use set
+``AUDIT_DATA_DIR`` to a folder holding a copy (or to the file itself); the copy is
+verified the same way.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
-import urllib.request
 from pathlib import Path
 
 from audit import config
+from audit.sources.download import fetch, sha256sum
 
 CHECKSUM_MISMATCH = (
     "{path}: sha256 is {actual}, expected {expected}. The file is not the pinned "
@@ -31,15 +30,6 @@ DOWNLOAD_FAILED = "could not download the Annex 15 CSV from {url}: {reason}"
 
 class DataError(RuntimeError):
     """The data could not be found, fetched or verified."""
-
-
-def sha256sum(path: str | os.PathLike) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verify(path: str | os.PathLike, expected: str = config.ANNEX15_SHA256) -> Path:
@@ -82,31 +72,29 @@ def fetch_annex15(
 ) -> Path:
     """Download the Annex 15 CSV into the cache and verify it.
 
-    The download goes to a temporary file in the cache folder and is renamed
-    into place only once its checksum matches, so an interrupted or corrupted
+    The download goes to a temporary file in the cache folder and is moved into
+    place only once its checksum matches, so an interrupted or corrupted
     download never becomes the cached file.  Returns the cached path (without
-    downloading again when a verified copy is already there).
+    downloading again when a verified copy is already there); a cached file
+    with another checksum is refused, not replaced.
     """
     folder = Path(cache) if cache is not None else config.cache_dir()
-    target = folder / config.ANNEX15_FILENAME
-    if target.is_file():
-        return verify(target, expected_sha256)
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, partial = tempfile.mkstemp(dir=folder, prefix=".partial-", suffix=".csv")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            try:
-                with urllib.request.urlopen(url, timeout=60) as response:
-                    while block := response.read(1 << 16):
-                        out.write(block)
-            except OSError as error:
-                raise DataError(DOWNLOAD_FAILED.format(url=url, reason=error)) from error
-        verify(partial, expected_sha256)
-        os.replace(partial, target)
-    finally:
-        if os.path.exists(partial):
-            os.unlink(partial)
-    return target
+
+    def mismatch(path: str, actual: str) -> DataError:
+        return DataError(
+            CHECKSUM_MISMATCH.format(
+                path=path, actual=actual, expected=expected_sha256, commit=config.ANNEX15_COMMIT
+            )
+        )
+
+    return fetch(
+        url,
+        folder=folder,
+        filename=config.ANNEX15_FILENAME,
+        sha256=expected_sha256,
+        failed=lambda error: DataError(DOWNLOAD_FAILED.format(url=url, reason=error)),
+        mismatch=mismatch,
+    )
 
 
 def annex15_path() -> Path:

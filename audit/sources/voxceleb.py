@@ -4,9 +4,10 @@ The PyPI package ``bt4vt`` 1.0.1 (Hutiri et al., GPL-3.0-or-later) ships the
 scores of two speaker-verification systems, ResNetSE34L and ResNetSE34V2, on
 the 550,894 trials of the VoxCeleb1-H list, with a speaker metadata file
 (gender and nationality per speaker).  Because of its licence the project
-never vendors them: :func:`fetch_bt4vt` downloads the pinned wheel with
-``pip download --no-deps bt4vt==1.0.1`` into the git-ignored cache
-(``audit.config.cache_dir() / "bt4vt"``), checks its sha256 and unzips it;
+never vendors them: :func:`fetch_bt4vt` downloads the pinned wheel from its
+PyPI files address (:data:`BT4VT_URL`) into the user's cache folder
+(``audit.config.cache_dir() / "bt4vt"``), verified by its sha256
+(:func:`audit.sources.download.fetch`), and unzips it;
 :func:`load_voxceleb` turns the files into a validated score table
 (:func:`audit.scores.read_scores`).
 
@@ -31,8 +32,6 @@ the group of both sides is checked to be the same.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,11 +41,16 @@ import pandas as pd
 
 from audit import config
 from audit.scores import read_scores
-from audit.sources.annex15 import sha256sum
+from audit.sources.download import fetch
 
 BT4VT_VERSION = "1.0.1"
 BT4VT_WHEEL = f"bt4vt-{BT4VT_VERSION}-py3-none-any.whl"
 BT4VT_SHA256 = "8d6b2b8b054066ed5c58f2865dad209ca46f11cf21b4cadc07db1e116c44bd3e"
+#: The wheel's address on PyPI's file host (as listed by https://pypi.org/simple/bt4vt/).
+BT4VT_URL = (
+    "https://files.pythonhosted.org/packages/4b/95/"
+    f"9ba1c0f87d5805606fc2bf341b8f33b329f3e24dfe7a263f3093a0a62bf9/{BT4VT_WHEEL}"
+)
 #: System name -> score file inside the wheel's ``bt4vt/data`` folder.
 SYSTEMS = {
     "ResNetSE34L": "resnetse34l_H-eval_scores.csv",
@@ -57,7 +61,7 @@ N_TRIALS = 550_894
 ATTRIBUTES = {"gender": "Gender", "nationality": "Nationality"}
 
 DOWNLOAD_FAILED = (
-    "could not download bt4vt=={version} with pip ({command}): {reason}. The VoxCeleb "
+    "could not download bt4vt=={version} from {url}: {reason}. The VoxCeleb "
     "scores are fetched from PyPI at run time and never stored in the repository"
 )
 CHECKSUM_MISMATCH = "{path}: sha256 {found} does not match the pinned {expected}"
@@ -71,7 +75,7 @@ class VoxCelebError(RuntimeError):
 
 
 class DownloadError(VoxCelebError):
-    """The pinned bt4vt wheel could not be downloaded (no network, PyPI or pip unavailable).
+    """The pinned bt4vt wheel could not be downloaded (no network, PyPI unavailable, a timeout).
 
     Only this failure may be taken as "data not available"; a wheel that is
     downloaded but fails its checksum raises the plain :class:`VoxCelebError`.
@@ -88,45 +92,35 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
 
     The returned folder holds ``bt4vt/data/`` (score and metadata files) and
     ``bt4vt/metrics.py`` (used by the tests to cross-check the EERs).  Raises
-    :class:`DownloadError` when pip cannot download the wheel and
-    :class:`VoxCelebError` when its sha256 is not the pinned one.
+    :class:`DownloadError` when the wheel cannot be downloaded and
+    :class:`VoxCelebError` when its sha256 is not the pinned one (a cached wheel
+    with another sha256 is refused, not replaced). ``force`` downloads and
+    unzips again.
     """
     folder = bt4vt_dir()
     wheel = folder / BT4VT_WHEEL
     root = folder / "unzipped"
-    if force or not wheel.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        command = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--disable-pip-version-check",
-            f"bt4vt=={BT4VT_VERSION}",
-            "-d",
-            str(folder),
-        ]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise DownloadError(
-                DOWNLOAD_FAILED.format(
-                    version=BT4VT_VERSION, command=" ".join(command), reason=error
-                )
-            ) from error
-        if done.returncode != 0 or not wheel.exists():
-            reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
-            raise DownloadError(
-                DOWNLOAD_FAILED.format(
-                    version=BT4VT_VERSION, command=" ".join(command), reason=reason[0]
-                )
-            )
-    found = sha256sum(wheel)
-    if found != BT4VT_SHA256:
-        raise VoxCelebError(
-            CHECKSUM_MISMATCH.format(path=wheel, found=found, expected=BT4VT_SHA256)
+    if force:
+        wheel.unlink(missing_ok=True)
+
+    def failed(error: Exception) -> DownloadError:
+        return DownloadError(
+            DOWNLOAD_FAILED.format(version=BT4VT_VERSION, url=BT4VT_URL, reason=error)
         )
+
+    def mismatch(path: str, found: str) -> VoxCelebError:
+        return VoxCelebError(
+            CHECKSUM_MISMATCH.format(path=path, found=found, expected=BT4VT_SHA256)
+        )
+
+    fetch(
+        BT4VT_URL,
+        folder=folder,
+        filename=BT4VT_WHEEL,
+        sha256=BT4VT_SHA256,
+        failed=failed,
+        mismatch=mismatch,
+    )
     marker = root / "bt4vt" / "data" / METADATA
     if force or not marker.exists():
         with zipfile.ZipFile(wheel) as archive:
@@ -203,7 +197,11 @@ def load_voxceleb(
             {"algorithm": system, "score": raw["sc"].to_numpy(), "mated": raw["lab"].to_numpy()}
         )
         for side, column in (("1", "ref_file"), ("2", "com_file")):
-            speaker = raw[column].str.split("/", n=1).str[0]
+            # split each distinct file name once (a file recurs in many trials)
+            codes, files = pd.factorize(raw[column], use_na_sentinel=False)
+            speaker = pd.Series(
+                pd.Series(files, dtype=object).str.split("/", n=1).str[0].to_numpy()[codes]
+            )
             known = speaker.isin(meta.index).to_numpy()
             if not known.all():
                 at = int(np.flatnonzero(~known)[0])

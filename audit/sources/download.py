@@ -1,0 +1,88 @@
+"""Hash-verified download of one pinned file into a cache folder, through pooch.
+
+:func:`fetch` is the one download path of the package: :mod:`pooch` streams the
+file to a temporary name in the cache folder and moves it into place only once
+its sha256 is the pinned one, so an interrupted, failed or corrupted download
+never becomes the cached file.  A file already in the cache is verified, never
+silently replaced.  The caller names the errors to raise, so each source keeps
+its own messages and error classes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pooch
+import requests
+
+#: Seconds to wait for the server to answer or send the next block.
+TIMEOUT = 60
+
+
+def sha256sum(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fetch(
+    url: str,
+    *,
+    folder: str | os.PathLike,
+    filename: str,
+    sha256: str,
+    failed: Callable[[Exception], Exception],
+    mismatch: Callable[[str, str], Exception],
+) -> Path:
+    """Download ``url`` once into ``folder / filename``, verified by ``sha256``.
+
+    Parameters
+    ----------
+    url
+        An ``http(s)`` address.
+    folder, filename
+        Where the verified file is kept (the folder is created if needed).
+    sha256
+        The pinned hex digest.
+    failed
+        Builds the error raised when the download fails (no network, an HTTP
+        error, a timeout), from the underlying exception.
+    mismatch
+        Builds the error raised when a file's sha256 is not ``sha256``, from the
+        file's location (the cached path, or ``url`` for a download) and its
+        actual digest.
+
+    Returns
+    -------
+    pathlib.Path
+        The cached file, verified.
+    """
+    target = Path(folder) / filename
+    if target.is_file():
+        actual = sha256sum(target)
+        if actual != sha256:
+            raise mismatch(str(target), actual)
+        return target
+    # stream=False: the body is read whole, so even an error response closes its socket
+    http = pooch.HTTPDownloader(progressbar=False, timeout=TIMEOUT, stream=False)
+
+    def download(address: str, output_file: str, instance) -> None:
+        try:
+            http(address, output_file, instance)
+        except (requests.RequestException, OSError) as error:
+            raise failed(error) from error
+        actual = sha256sum(output_file)
+        if actual != sha256:  # pooch would refuse it too; this names the digest found
+            raise mismatch(address, actual)
+
+    return Path(
+        pooch.retrieve(
+            url, known_hash=f"sha256:{sha256}", fname=filename, path=folder, downloader=download
+        )
+    )
