@@ -87,7 +87,7 @@ def plot_intervals(
     if kind:
         ax.set_title(f"{_label(measure)}: {kind} uncertainty", fontsize=10)
     if created:
-        ax.figure.tight_layout()
+        ax.figure.set_layout_engine("constrained")  # applied when drawn, once
     return ax
 
 
@@ -237,5 +237,5 @@ def plot_statistics(
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    fig.set_layout_engine("constrained")  # applied when drawn, once
     return fig
