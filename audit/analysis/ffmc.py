@@ -52,6 +52,7 @@ report carries.
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -538,8 +539,40 @@ def _finite_range(value: np.ndarray, axis) -> tuple[np.ndarray, np.ndarray, np.n
     )
 
 
+#: FFMC.2's data-free searches already made, by measure and search parameters (at most
+#: :data:`_SYNTHETIC_SIZE`); they depend on neither the table nor the replicate.
+_SYNTHETIC: OrderedDict[tuple, dict] = OrderedDict()
+_SYNTHETIC_SIZE = 64
+
+
 def _synthetic_search(m: Measure, n_groups: int, alphas, *, seed: int, n_random: int) -> dict:
-    """FFMC.2 over the search families that do not depend on the data (all but "real")."""
+    """FFMC.2 over the search families that do not depend on the data (all but "real").
+
+    Remembered per (measure function, share rule, bounds, groups, alphas, seed,
+    draws): a rerun of the audit on another table or replicate reuses it.
+    """
+    key = (
+        m.name,
+        m.function,
+        m.share,
+        m.bounds,
+        getattr(m, "vectorised_alpha", False),
+        n_groups,
+        tuple(float(a) for a in alphas),
+        seed,
+        n_random,
+    )
+    if key in _SYNTHETIC:
+        _SYNTHETIC.move_to_end(key)
+        return _SYNTHETIC[key]
+    found = _search(m, n_groups, alphas, seed=seed, n_random=n_random)
+    _SYNTHETIC[key] = found
+    if len(_SYNTHETIC) > _SYNTHETIC_SIZE:
+        _SYNTHETIC.popitem(last=False)
+    return found
+
+
+def _search(m: Measure, n_groups: int, alphas, *, seed: int, n_random: int) -> dict:
     empty = np.zeros((0, n_groups))
     rows, lows, highs, n_infinite = [], [], [], 0
     for family, fmr, fnmr in _search_space(empty, empty, seed=seed, n_random=n_random):
@@ -551,7 +584,7 @@ def _synthetic_search(m: Measure, n_groups: int, alphas, *, seed: int, n_random:
         lows.append(low)
         highs.append(high)
         n_infinite += int(n_inf)
-    return {"rows": rows, "low": min(lows), "high": max(highs), "n_infinite": n_infinite}
+    return {"rows": tuple(rows), "low": min(lows), "high": max(highs), "n_infinite": n_infinite}
 
 
 def _ffmc2_bounds(m: Measure, synthetic: dict, fmr: np.ndarray, fnmr: np.ndarray, alphas) -> dict:
@@ -605,8 +638,8 @@ def _ffmc2(
 ) -> CriterionResult:
     """:func:`ffmc2` on the rate matrices of a table and the data-free part of the search."""
     bounds = _ffmc2_bounds(m, synthetic, fmr_real, fnmr_real, alphas)
-    rows = synthetic["rows"] + _family_rows("real", alphas, bounds["value"], bounds["undefined"])
-    detail = pd.DataFrame(rows)
+    rows = [*synthetic["rows"], *_family_rows("real", alphas, bounds["value"], bounds["undefined"])]
+    detail = pd.DataFrame([dict(row) for row in rows])
     detail["family"] = detail["family"].astype("string")
     lo, hi = m.bounds
     observed_min, observed_max = float(bounds["observed_min"]), float(bounds["observed_max"])

@@ -29,6 +29,7 @@ the call, not deep inside a table or a plot.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
@@ -360,6 +361,19 @@ def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) 
 
 
 def _accepts(function: Callable, keyword: str) -> bool:
+    """Whether ``function`` takes ``keyword`` (remembered per function: signatures are slow)."""
+    try:
+        return _accepts_cached(function, keyword)
+    except TypeError:  # an unhashable callable
+        return _signature_accepts(function, keyword)
+
+
+@functools.lru_cache(maxsize=256)
+def _accepts_cached(function: Callable, keyword: str) -> bool:
+    return _signature_accepts(function, keyword)
+
+
+def _signature_accepts(function: Callable, keyword: str) -> bool:
     try:
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):

@@ -39,6 +39,10 @@ from audit.uncertainty.replicates import (
     transcription_redraws,
 )
 
+#: Replicates whose frontiers :func:`frontier_membership` finds in one call of
+#: :func:`audit.analysis.pareto.efficient`.
+FRONTIER_BLOCK = 8
+
 
 def frontier_membership(
     fairness,
@@ -71,7 +75,21 @@ def frontier_membership(
     points = np.stack([accuracy, fair_axis], axis=-1)
     missing = np.isnan(points).any(axis=-1)
     points = np.where(missing[..., None], np.inf, points)
-    mask = np.asarray(efficient(points, higher_is_better=[False, False], weak=weak, rtol=tie_rtol))
+    # pareto.efficient on blocks of replicates: its pairwise comparisons stay in cache
+    flat = points.reshape(-1, *points.shape[-2:])
+    mask = np.concatenate(
+        [
+            np.asarray(
+                efficient(
+                    flat[i : i + FRONTIER_BLOCK],
+                    higher_is_better=[False, False],
+                    weak=weak,
+                    rtol=tie_rtol,
+                )
+            )
+            for i in range(0, len(flat), FRONTIER_BLOCK)
+        ]
+    ).reshape(missing.shape)
     return mask & ~missing
 
 
