@@ -50,7 +50,9 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
                 fig.savefig(path, dpi=dpi, bbox_inches=bbox, metadata=metadata)
                 paths.append(path)
                 if engine is not None:
-                    fig.set_layout_engine("none")  # laid out by the first drawing: keep it
+                    # laid out by the first drawing: keep it, without an engine (whose
+                    # mere presence makes savefig draw twice)
+                    fig.set_layout_engine(None)
     finally:
         if engine is not None:
             fig.set_layout_engine(engine)
