@@ -293,3 +293,20 @@ def test_no_measures(annex15):
 
 def test_a_single_name_is_accepted(annex15):
     assert len(ffmc.ffmc_table(annex15, "garbe", n_random=100)) == 3
+
+
+def test_batched_verdicts_are_those_of_each_table(annex15, annex15_matrices):
+    """ffmc_verdicts on stacked tables gives what ffmc_table gives each table alone."""
+    from audit.uncertainty.summary import replicate_table
+
+    _, _, fmr, fnmr = annex15_matrices
+    rng = np.random.default_rng(3)
+    fmrs = np.stack([fmr, fmr * rng.uniform(0.5, 2.0, fmr.shape), fmr])
+    fnmrs = np.stack([fnmr, fnmr, np.clip(fnmr * rng.uniform(0.0, 3.0, fnmr.shape), 0, 1)])
+    fmrs[2][:, 0] = 0.0
+    names = ["fdr", "ir", "garbe", "nrb"]
+    batched = ffmc.ffmc_verdicts(fmrs, fnmrs, names, n_random=200)
+    for i in range(3):
+        alone = ffmc.ffmc_table(replicate_table(annex15, fmrs[i], fnmrs[i]), names, n_random=200)
+        expected = alone.set_index(["measure", "criterion"])["passed"].astype("float64")
+        assert batched[i].tolist() == expected.tolist()

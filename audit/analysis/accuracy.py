@@ -389,11 +389,53 @@ def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
             "group": pd.array(np.tile(groups.to_numpy(), shape[0]), dtype="string"),
         }
     )
-    for column, name in (("n_mated", "w_fnmr"), ("n_nonmated", "w_fmr")):
-        w = arrays.get(column, np.ones(shape))
-        out[name] = (w / w.sum(axis=-1, keepdims=True)).ravel()
+    for name, w in _normalised(arrays, shape).items():
+        out[name] = w.ravel()
     out.attrs["weights"] = _describe(descriptions)
     return out
+
+
+def _normalised(arrays: dict[str, np.ndarray], shape) -> dict[str, np.ndarray]:
+    """The weights of each rate summing to 1 over the groups: ``w_fnmr`` and ``w_fmr``."""
+    out = {}
+    for column, name in (("n_mated", "w_fnmr"), ("n_nonmated", "w_fmr")):
+        w = arrays.get(column, np.ones(shape))
+        out[name] = w / w.sum(axis=-1, keepdims=True)
+    return out
+
+
+def weight_matrices(table: pd.DataFrame, *, weights="equal") -> dict[str, np.ndarray]:
+    """The normalised group weights of :func:`group_weights` as (algorithm x group) arrays.
+
+    Returns ``{"w_fnmr": array, "w_fmr": array}``, rows and columns in the
+    order of :func:`audit.tables.rates.rate_matrices`; :func:`weighted_total`
+    turns them and rates of any leading shape (e.g. replicates) into totals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from audit.tables.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
+    ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
+    >>> weight_matrices(t, weights={"F": 1, "M": 3})["w_fnmr"]
+    array([[0.25, 0.75]])
+    """
+    _, _, fmr, _, arrays, _ = _resolve(table, weights)
+    return _normalised(arrays, fmr.shape)
+
+
+def weighted_total(rates, weights) -> np.ndarray:
+    r"""The weighted average of group rates over the last axis, :math:`\sum_g w_g r_g / \sum_g w_g`.
+
+    ``rates`` may carry leading batch axes (e.g. replicates of shape
+    (n_replicates, n_algorithms, n_groups)); ``weights`` broadcasts against it.
+
+    >>> weighted_total([[0.01, 0.03]], [[1.0, 3.0]])
+    array([0.025])
+    """
+    rates = np.asarray(rates, dtype="float64")
+    weights = np.asarray(weights, dtype="float64")
+    return (weights * rates).sum(axis=-1) / weights.sum(axis=-1)
 
 
 def _describe(descriptions: dict[str, str]) -> str:
@@ -461,8 +503,7 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     algorithms, _, fmr, fnmr, arrays, descriptions = _resolve(table, weights)
     totals = {}
     for column, rates in (("n_nonmated", fmr), ("n_mated", fnmr)):
-        w = arrays.get(column, np.ones(rates.shape))
-        totals[column] = (w * rates).sum(axis=-1) / w.sum(axis=-1)
+        totals[column] = weighted_total(rates, arrays.get(column, np.ones(rates.shape)))
     out = pd.DataFrame(
         {"total_fmr": totals["n_nonmated"], "total_fnmr": totals["n_mated"]}, index=algorithms
     )
@@ -472,4 +513,11 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     return out
 
 
-__all__ = ["WeightsError", "group_weights", "overall_rates", "read_counts"]
+__all__ = [
+    "WeightsError",
+    "group_weights",
+    "overall_rates",
+    "read_counts",
+    "weight_matrices",
+    "weighted_total",
+]

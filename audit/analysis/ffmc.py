@@ -52,6 +52,7 @@ report carries.
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -59,8 +60,9 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.quality import data_quality, floor_sensitivity
+from audit.analysis.quantiles import nanmedian, nanquantile
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, RateMeasure
-from audit.measures.kernels import UndefinedMeasureWarning
+from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
 from audit.measures.registry import Measure, get_measure, measure_names
 from audit.tables.rates import rate_matrices
 
@@ -236,10 +238,53 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     m = _measure(measure)
     grid = _grid(alpha_grid)
     algorithms, _, fmr, fnmr = rate_matrices(table)
-    n = len(algorithms)
-    result, n_warnings = _call(m, fmr, fnmr, grid)
+    return _ffmc1(m, algorithms, fmr, fnmr, grid)
+
+
+def _ffmc1_arrays(m: Measure, fmr: np.ndarray, fnmr: np.ndarray, grid: np.ndarray):
+    """The measure over the whole grid for rates of shape (..., n_algorithms, n_groups).
+
+    One call of the measure for every alpha and every leading batch (e.g.
+    replicate): returns ``(result, share, n_warnings)`` with arrays of shape
+    (n_alphas, ..., n_algorithms).
+    """
+    shape = fmr.shape[:-1]
+    n_groups = fmr.shape[-1]
+    result, n_warnings = _call(m, fmr.reshape(-1, n_groups), fnmr.reshape(-1, n_groups), grid)
     share = m.alpha_share(result.fmr_term, result.fnmr_term, grid[:, None])
     share = np.broadcast_to(share, result.value.shape)
+    full = (len(grid), *shape)
+    parts = [
+        np.broadcast_to(getattr(result, f), result.value.shape).reshape(full)
+        for f in ("value", "fmr_term", "fnmr_term", "undefined")
+    ]
+    return MeasureResult(*parts), share.reshape(full), n_warnings
+
+
+def _ffmc1_verdict(grid: np.ndarray, share: np.ndarray) -> dict[str, np.ndarray]:
+    """FFMC.1's median share, crossing, monotonicity and verdict from shares of shape
+    (n_alphas, ..., n_algorithms), per leading batch."""
+    median = nanmedian(share, axis=-1)
+    steps = np.diff(median, axis=0)
+    if len(steps) == 0:
+        rising = np.ones(median.shape[1:], dtype=bool)
+    else:
+        lowest = np.min(np.where(np.isnan(steps), np.inf, steps), axis=0)
+        rising = ~np.isnan(steps).all(axis=0) & (lowest >= -TOLERANCE)
+    monotone = rising & ~np.isnan(median[1:]).all(axis=0)
+    crossing = np.asarray(first_crossing(grid, median))
+    lo, hi = CROSSING_WINDOW
+    with np.errstate(invalid="ignore"):
+        passed = np.isfinite(crossing) & (lo <= crossing) & (crossing <= hi) & monotone
+    return {"median": median, "monotone": monotone, "crossing": crossing, "passed": passed}
+
+
+def _ffmc1(
+    m: Measure, algorithms: pd.Index, fmr: np.ndarray, fnmr: np.ndarray, grid: np.ndarray
+) -> CriterionResult:
+    """:func:`ffmc1` on the rate matrices of a table."""
+    n = len(algorithms)
+    result, share, n_warnings = _ffmc1_arrays(m, fmr, fnmr, grid)
     columns = {
         "value": result.value,
         "fmr_term": result.fmr_term,
@@ -256,42 +301,41 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
         }
     )
     detail["algorithm"] = detail["algorithm"].astype("string")
-    share = columns["share"]
     value = columns["value"]
+    verdict = _ffmc1_verdict(grid, share)
+    share_q25, share_q75 = nanquantile(share, [0.25, 0.75], axis=1)
+    value_q25, value_q75 = nanquantile(value, [0.25, 0.75], axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN, as wanted
         by_alpha = pd.DataFrame(
             {
                 "alpha": grid,
-                "share_median": np.nanmedian(share, axis=1),
+                "share_median": verdict["median"],
                 "share_mean": np.nanmean(share, axis=1),
-                "share_q25": np.nanquantile(share, 0.25, axis=1),
-                "share_q75": np.nanquantile(share, 0.75, axis=1),
+                "share_q25": share_q25,
+                "share_q75": share_q75,
                 "value_min": np.nanmin(value, axis=1),
-                "value_q25": np.nanquantile(value, 0.25, axis=1),
-                "value_median": np.nanmedian(value, axis=1),
-                "value_q75": np.nanquantile(value, 0.75, axis=1),
+                "value_q25": value_q25,
+                "value_median": nanmedian(value, axis=1),
+                "value_q75": value_q75,
                 "value_max": np.nanmax(value, axis=1),
                 "n_undefined": undefined.sum(axis=1),
             }
         )
-        half = int(np.argmin(np.abs(grid - 0.5)))
-        median_a = float(np.nanmedian(columns["fmr_term"][half]))
-        median_b = float(np.nanmedian(columns["fnmr_term"][half]))
+    half = int(np.argmin(np.abs(grid - 0.5)))
+    median_a = float(nanmedian(columns["fmr_term"][half]))
+    median_b = float(nanmedian(columns["fnmr_term"][half]))
     median = by_alpha["share_median"].to_numpy()
-    steps = np.diff(median)
-    monotone = (
-        bool(len(steps) == 0 or np.nanmin(steps) >= -TOLERANCE) and not np.isnan(median[1:]).all()
-    )
+    monotone = bool(verdict["monotone"])
     with np.errstate(invalid="ignore"):
         own_steps = np.diff(share, axis=0)
     fraction_monotone = float(
         np.mean((np.nan_to_num(own_steps, nan=0.0) >= -TOLERANCE).all(axis=0))
     )
-    crossing = first_crossing(grid, median)
+    crossing = float(verdict["crossing"])
     crossing_mean = first_crossing(grid, by_alpha["share_mean"].to_numpy())
     lo, hi = CROSSING_WINDOW
-    passed = bool(np.isfinite(crossing) and lo <= crossing <= hi and monotone)
+    passed = bool(verdict["passed"])
     ratio = median_a / median_b if np.isfinite(median_b) and median_b != 0.0 else np.nan
     summary = {
         "crossing_alpha": crossing,
@@ -446,58 +490,167 @@ def ffmc2(
     """
     m = _measure(measure)
     _, _, fmr_real, fnmr_real = rate_matrices(table)
+    synthetic = _synthetic_search(m, fmr_real.shape[-1], alphas, seed=seed, n_random=n_random)
+    return _ffmc2(m, synthetic, fmr_real, fnmr_real, alphas, seed=seed)
+
+
+def _values(m: Measure, fmr: np.ndarray, fnmr: np.ndarray, alphas) -> tuple[np.ndarray, np.ndarray]:
+    """Values and undefined flags of ``m`` at every alpha: shape (n_alphas, n_cases).
+
+    The cases go in blocks (:func:`_blocks`), one call per alpha with a scalar
+    alpha, as the criterion is defined (a power with a scalar exponent may
+    round differently from one with an array of exponents).
+    """
+    values, undefined = [], []
+    for alpha in alphas:
+        parts = [_call(m, f, g, alpha)[0] for f, g in _blocks(fmr, fnmr)]
+        values.append(np.concatenate([np.asarray(r.value, dtype="float64") for r in parts]))
+        undefined.append(np.concatenate([np.asarray(r.undefined, dtype=bool) for r in parts]))
+    shape = (len(values), len(fmr))
+    return np.reshape(values, shape), np.reshape(undefined, shape)
+
+
+def _family_rows(family: str, alphas, value: np.ndarray, undefined: np.ndarray) -> list[dict]:
     rows = []
-    finite_values = []
-    n_infinite = 0
-    real_half: np.ndarray | None = None
-    real_all = []
-    for family, fmr, fnmr in _search_space(fmr_real, fnmr_real, seed=seed, n_random=n_random):
-        for alpha in alphas:
-            values, undefined = [], 0
-            for fmr_block, fnmr_block in _blocks(fmr, fnmr):
-                result, _ = _call(m, fmr_block, fnmr_block, alpha)
-                values.append(np.asarray(result.value, dtype="float64"))
-                undefined += int(np.asarray(result.undefined).sum())
-            value = np.concatenate(values)
-            finite = np.isfinite(value)
-            n_infinite += int(np.isinf(value).sum())
-            finite_values.append(value[finite])
-            rows.append(
-                {
-                    "family": family,
-                    "alpha": float(alpha),
-                    "n": len(value),
-                    "n_finite": int(finite.sum()),
-                    "n_undefined": undefined,
-                    "min": float(value[finite].min()) if finite.any() else np.nan,
-                    "max": float(value[finite].max()) if finite.any() else np.nan,
-                }
-            )
-            if family == "real":
-                real_all.append(value[finite])
-                if alpha == 0.5:
-                    real_half = value
-    if real_half is None:
-        real_half, _ = _call(m, fmr_real, fnmr_real, 0.5)
-        real_half = np.asarray(real_half.value, dtype="float64")
-    detail = pd.DataFrame(rows)
-    detail["family"] = detail["family"].astype("string")
-    observed = np.concatenate(finite_values)
-    lo, hi = m.bounds
-    observed_min, observed_max = float(observed.min()), float(observed.max())
-    within = bool(
-        (lo is None or observed_min >= lo - TOLERANCE)
-        and (hi is None or observed_max <= hi + TOLERANCE)
-        and (n_infinite == 0 or not m.bounded)
+    for i, alpha in enumerate(alphas):
+        v = value[i]
+        finite = np.isfinite(v)
+        rows.append(
+            {
+                "family": family,
+                "alpha": float(alpha),
+                "n": len(v),
+                "n_finite": int(finite.sum()),
+                "n_undefined": int(undefined[i].sum()),
+                "min": float(v[finite].min()) if finite.any() else np.nan,
+                "max": float(v[finite].max()) if finite.any() else np.nan,
+            }
+        )
+    return rows
+
+
+def _finite_range(value: np.ndarray, axis) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smallest and largest finite value (+inf / -inf when none) and the count of infinite ones."""
+    finite = np.isfinite(value)
+    return (
+        np.min(np.where(finite, value, np.inf), axis=axis, initial=np.inf),
+        np.max(np.where(finite, value, -np.inf), axis=axis, initial=-np.inf),
+        np.isinf(value).sum(axis=axis),
     )
-    lower_attained = lo is not None and abs(observed_min - lo) <= TOLERANCE
-    upper_attained = hi is not None and abs(observed_max - hi) <= TOLERANCE
+
+
+#: FFMC.2's data-free searches already made, by measure and search parameters (at most
+#: :data:`_SYNTHETIC_SIZE`); they depend on neither the table nor the replicate.
+_SYNTHETIC: OrderedDict[tuple, dict] = OrderedDict()
+_SYNTHETIC_SIZE = 64
+
+
+def _synthetic_search(m: Measure, n_groups: int, alphas, *, seed: int, n_random: int) -> dict:
+    """FFMC.2 over the search families that do not depend on the data (all but "real").
+
+    Remembered per (measure function, share rule, bounds, groups, alphas, seed,
+    draws): a rerun of the audit on another table or replicate reuses it.
+    """
+    key = (
+        m.name,
+        m.function,
+        m.share,
+        m.bounds,
+        getattr(m, "vectorised_alpha", False),
+        n_groups,
+        tuple(float(a) for a in alphas),
+        seed,
+        n_random,
+    )
+    if key in _SYNTHETIC:
+        _SYNTHETIC.move_to_end(key)
+        return _SYNTHETIC[key]
+    found = _search(m, n_groups, alphas, seed=seed, n_random=n_random)
+    _SYNTHETIC[key] = found
+    if len(_SYNTHETIC) > _SYNTHETIC_SIZE:
+        _SYNTHETIC.popitem(last=False)
+    return found
+
+
+def _search(m: Measure, n_groups: int, alphas, *, seed: int, n_random: int) -> dict:
+    empty = np.zeros((0, n_groups))
+    rows, lows, highs, n_infinite = [], [], [], 0
+    for family, fmr, fnmr in _search_space(empty, empty, seed=seed, n_random=n_random):
+        if family == "real":
+            continue
+        value, undefined = _values(m, fmr, fnmr, alphas)
+        rows += _family_rows(family, alphas, value, undefined)
+        low, high, n_inf = _finite_range(value, None)
+        lows.append(low)
+        highs.append(high)
+        n_infinite += int(n_inf)
+    return {"rows": tuple(rows), "low": min(lows), "high": max(highs), "n_infinite": n_infinite}
+
+
+def _ffmc2_bounds(m: Measure, synthetic: dict, fmr: np.ndarray, fnmr: np.ndarray, alphas) -> dict:
+    """FFMC.2's evidence and verdict for real rates of shape (..., n_algorithms, n_groups),
+    per leading batch (e.g. replicate), given the data-free part of the search."""
+    batch, n_groups = fmr.shape[:-2], fmr.shape[-1]
+    value, undefined = _values(m, fmr.reshape(-1, n_groups), fnmr.reshape(-1, n_groups), alphas)
+    full = (len(value), *fmr.shape[:-1])
+    value, undefined = value.reshape(full), undefined.reshape(full)
+    axes = (0, value.ndim - 1)
+    real_low, real_high, real_inf = _finite_range(value, axes)
+    at_half = [i for i, alpha in enumerate(alphas) if alpha == 0.5]
+    if at_half:
+        half = value[at_half[-1]]
+    else:
+        half, _ = _values(m, fmr.reshape(-1, n_groups), fnmr.reshape(-1, n_groups), [0.5])
+        half = half[0].reshape(fmr.shape[:-1])
+    half_low, half_high, _ = _finite_range(half, -1)
+    observed_min = np.minimum(synthetic["low"], real_low)
+    observed_max = np.maximum(synthetic["high"], real_high)
+    n_infinite = synthetic["n_infinite"] + real_inf
+    lo, hi = m.bounds
+    within = np.ones(batch, dtype=bool)
+    if lo is not None:
+        within &= observed_min >= lo - TOLERANCE
+    if hi is not None:
+        within &= observed_max <= hi + TOLERANCE
+    if m.bounded:
+        within &= n_infinite == 0
+    lower = np.zeros(batch, dtype=bool) if lo is None else np.abs(observed_min - lo) <= TOLERANCE
+    upper = np.zeros(batch, dtype=bool) if hi is None else np.abs(observed_max - hi) <= TOLERANCE
+    return {
+        "value": value,
+        "undefined": undefined,
+        "observed_min": observed_min,
+        "observed_max": observed_max,
+        "n_infinite": n_infinite,
+        "within": within,
+        "lower_attained": lower,
+        "upper_attained": upper,
+        "passed": within & lower & upper & m.bounded,
+        "real_min_half": np.where(np.isfinite(half_low), half_low, np.nan),
+        "real_max_half": np.where(np.isfinite(half_high), half_high, np.nan),
+        "real_min": np.where(np.isfinite(real_low), real_low, np.nan),
+        "real_max": np.where(np.isfinite(real_high), real_high, np.nan),
+    }
+
+
+def _ffmc2(
+    m: Measure, synthetic: dict, fmr_real: np.ndarray, fnmr_real: np.ndarray, alphas, *, seed: int
+) -> CriterionResult:
+    """:func:`ffmc2` on the rate matrices of a table and the data-free part of the search."""
+    bounds = _ffmc2_bounds(m, synthetic, fmr_real, fnmr_real, alphas)
+    rows = [*synthetic["rows"], *_family_rows("real", alphas, bounds["value"], bounds["undefined"])]
+    detail = pd.DataFrame([dict(row) for row in rows])
+    detail["family"] = detail["family"].astype("string")
+    lo, hi = m.bounds
+    observed_min, observed_max = float(bounds["observed_min"]), float(bounds["observed_max"])
+    n_infinite = int(bounds["n_infinite"])
+    within = bool(bounds["within"])
+    lower_attained = bool(bounds["lower_attained"])
+    upper_attained = bool(bounds["upper_attained"])
     n_groups = fmr_real.shape[1]
     at_equal, _ = _call(m, np.full((1, n_groups), 1e-4), np.full((1, n_groups), 1e-2), 0.5)
     ideal_at_equal = float(at_equal.value[0])
-    real_finite = real_half[np.isfinite(real_half)]
-    real_every = np.concatenate(real_all) if real_all else real_finite
-    passed = bool(m.bounded and within and lower_attained and upper_attained)
+    passed = bool(bounds["passed"])
     summary = {
         "declared_lower": np.nan if lo is None else float(lo),
         "declared_upper": np.nan if hi is None else float(hi),
@@ -510,10 +663,10 @@ def ffmc2(
         "ideal": float(m.ideal),
         "worst": float(m.worst),
         "ideal_at_equal": ideal_at_equal,
-        "real_min_half": float(real_finite.min()) if len(real_finite) else np.nan,
-        "real_max_half": float(real_finite.max()) if len(real_finite) else np.nan,
-        "real_min": float(real_every.min()) if len(real_every) else np.nan,
-        "real_max": float(real_every.max()) if len(real_every) else np.nan,
+        "real_min_half": float(bounds["real_min_half"]),
+        "real_max_half": float(bounds["real_max_half"]),
+        "real_min": float(bounds["real_min"]),
+        "real_max": float(bounds["real_max"]),
         "seed": seed,
     }
     declared = (
@@ -542,14 +695,14 @@ FFMC3_CASES = ("one_fnmr_zero", "one_fmr_zero", "all_fnmr_zero", "all_fmr_zero",
 
 
 def _zero_cases(fmr: np.ndarray, fnmr: np.ndarray) -> Iterable[tuple[str, np.ndarray, np.ndarray]]:
-    n_groups = fmr.shape[1]
+    n_groups = fmr.shape[-1]
     for g in range(n_groups):
         f = fnmr.copy()
-        f[:, g] = 0.0
+        f[..., g] = 0.0
         yield "one_fnmr_zero", fmr, f
     for g in range(n_groups):
         f = fmr.copy()
-        f[:, g] = 0.0
+        f[..., g] = 0.0
         yield "one_fmr_zero", f, fnmr
     yield "all_fnmr_zero", fmr, np.zeros_like(fnmr)
     yield "all_fmr_zero", np.zeros_like(fmr), fnmr
@@ -570,20 +723,40 @@ def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) ->
     """
     m = _measure(measure)
     _, _, fmr, fnmr = rate_matrices(table)
+    return _ffmc3(m, fmr, fnmr, alpha)
+
+
+def _ffmc3_counts(m: Measure, fmr: np.ndarray, fnmr: np.ndarray, alpha: float) -> dict:
+    """FFMC.3's counts per case for rates of shape (..., n_algorithms, n_groups), per
+    leading batch (e.g. replicate)."""
+    batch, n_groups = fmr.shape[:-2], fmr.shape[-1]
     counts = {
         case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0) for case in FFMC3_CASES
     }
-    for case, f, g in _zero_cases(fmr, fnmr):
+    flat = (-1, n_groups)
+    for case, f, g in _zero_cases(fmr.reshape(flat), fnmr.reshape(flat)):
         result, n_warn = _call(m, f, g, alpha)
-        value = np.asarray(result.value, dtype="float64")
-        flagged = np.asarray(result.undefined, dtype=bool)
+        value = np.asarray(result.value, dtype="float64").reshape(fmr.shape[:-1])
+        flagged = np.asarray(result.undefined, dtype=bool).reshape(fmr.shape[:-1])
         finite = np.isfinite(value)
         c = counts[case]
-        c["n"] += len(value)
-        c["n_finite"] += int(finite.sum())
-        c["n_flagged"] += int(flagged.sum())
-        c["n_computed"] += int((finite & ~flagged).sum())
+        c["n"] += value.shape[-1]
+        c["n_finite"] += finite.sum(axis=-1)
+        c["n_flagged"] += flagged.sum(axis=-1)
+        c["n_computed"] += (finite & ~flagged).sum(axis=-1)
         c["n_warnings"] += n_warn
+    one = [counts[case] for case in ("one_fnmr_zero", "one_fmr_zero")]
+    counts["passed"] = np.logical_and.reduce(
+        [np.broadcast_to(c["n_computed"] == c["n"], batch) for c in one]
+    )
+    return counts
+
+
+def _ffmc3(m: Measure, fmr: np.ndarray, fnmr: np.ndarray, alpha: float) -> CriterionResult:
+    """:func:`ffmc3` on the rate matrices of a table."""
+    counts = _ffmc3_counts(m, fmr, fnmr, alpha)
+    passed = bool(counts.pop("passed"))
+    counts = {case: {k: int(v) for k, v in c.items()} for case, c in counts.items()}
     detail = pd.DataFrame([{"case": case, **c} for case, c in counts.items()])
     detail["case"] = detail["case"].astype("string")
     detail["fraction_finite"] = detail["n_finite"] / detail["n"]
@@ -593,9 +766,6 @@ def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) ->
     for case in FFMC3_CASES:
         summary[f"finite_{case}"] = float(by_case.loc[case, "fraction_finite"])
         summary[f"computed_{case}"] = float(by_case.loc[case, "fraction_computed"])
-    passed = bool(
-        summary["computed_one_fnmr_zero"] == 1.0 and summary["computed_one_fmr_zero"] == 1.0
-    )
     all_zero = by_case.loc["all_zero"]
     if all_zero["n_finite"] == all_zero["n"] and all_zero["n_flagged"] > 0:
         edge = (
@@ -671,18 +841,80 @@ def ffmc_table(
 def _criteria(
     table: pd.DataFrame, chosen: list[Measure], *, alpha_grid, seed: int, n_random: int
 ) -> dict[tuple[str, str], CriterionResult]:
-    """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion)."""
+    """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion).
+
+    The rate matrices are built once and shared by every criterion and measure.
+    """
+    grid = _grid(alpha_grid)
+    algorithms, _, fmr, fnmr = rate_matrices(table)
     results: dict[tuple[str, str], CriterionResult] = {}
     for m in chosen:
         if not isinstance(m, RateMeasure):
             continue
+        synthetic = _synthetic_search(m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random)
         for result in (
-            ffmc1(table, m, alpha_grid=alpha_grid),
-            ffmc2(table, m, seed=seed, n_random=n_random),
-            ffmc3(table, m),
+            _ffmc1(m, algorithms, fmr, fnmr, grid),
+            _ffmc2(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS, seed=seed),
+            _ffmc3(m, fmr, fnmr, 0.5),
         ):
             results[(m.name, result.criterion)] = result
     return results
+
+
+def ffmc_verdicts(
+    fmr, fnmr, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
+) -> pd.DataFrame:
+    """The FFMC verdicts of many rate tables at once (e.g. replicates), without the evidence.
+
+    The verdicts are those :func:`ffmc_table` gives each table (same pass
+    rules, same code), computed for all tables together: each measure is
+    called once per criterion (and per FFMC.3 case) on the stacked rates, and
+    FFMC.2's data-free search is done once.
+
+    Parameters
+    ----------
+    fmr, fnmr
+        Rates of shape (n_tables, n_algorithms, n_groups), e.g. the replicates
+        of :class:`audit.uncertainty.UncertaintyResult`.
+    measures, alpha_grid, seed, n_random
+        As for :func:`ffmc_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (``measure``, ``criterion``), one float column per table:
+        1.0 passed, 0.0 failed, NaN not applicable (a scores measure).
+
+    Examples
+    --------
+    >>> fmr = np.array([[[1e-4, 2e-4], [1e-4, 3e-4]]]); fnmr = np.array([[[0.02, 0.03], [0.02, 0.04]]])
+    >>> ffmc_verdicts(fmr, fnmr, ["garbe"], n_random=50).to_numpy().ravel().tolist()
+    [1.0, 1.0, 1.0]
+    """
+    chosen = _rates_measures(measures)
+    grid = _grid(alpha_grid)
+    fmr = np.asarray(fmr, dtype="float64")
+    fnmr = np.asarray(fnmr, dtype="float64")
+    n_tables = fmr.shape[0]
+    rows, index = [], []
+    for m in chosen:
+        if not isinstance(m, RateMeasure):
+            rows += [np.full(n_tables, np.nan)] * len(CRITERIA)
+        else:
+            _, share, _ = _ffmc1_arrays(m, fmr, fnmr, grid)
+            synthetic = _synthetic_search(
+                m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
+            )
+            rows += [
+                _ffmc1_verdict(grid, share)["passed"],
+                _ffmc2_bounds(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS)["passed"],
+                _ffmc3_counts(m, fmr, fnmr, 0.5)["passed"],
+            ]
+        index += [(m.name, criterion) for criterion in CRITERIA]
+    return pd.DataFrame(
+        np.asarray(rows, dtype="float64"),
+        index=pd.MultiIndex.from_tuples(index, names=["measure", "criterion"]),
+    )
 
 
 def _assemble(

@@ -36,6 +36,7 @@ from audit.measures.kernels import (
     as_rates,
     check_alpha,
     check_zero_division,
+    combine,
     max_min_ratio,
     report_undefined,
 )
@@ -229,7 +230,7 @@ def nrb(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     a, a_undefined = normalised_reliability_bias(fmr, zero_division=zero_division, _rate="FMR")
     b, b_undefined = normalised_reliability_bias(fnmr, zero_division=zero_division, _rate="FNMR")
     undefined = a_undefined | b_undefined
-    value = alpha * a + (1.0 - alpha) * b
+    value = combine(a, b, alpha)
     if isinstance(zero_division, str):
         value = np.where(undefined, np.nan, value)
     else:

@@ -29,6 +29,7 @@ the call, not deep inside a table or a plot.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
@@ -97,30 +98,42 @@ class MeasureBoundsWarning(UserWarning):
 
 def _linear_share(fmr_term, fnmr_term, alpha):
     """Share of ``alpha * A`` in ``alpha * A + (1 - alpha) * B``."""
-    a = alpha * np.asarray(fmr_term, dtype="float64")
-    b = (1.0 - alpha) * np.asarray(fnmr_term, dtype="float64")
+    a = np.multiply(alpha, np.asarray(fmr_term, dtype="float64"))
+    b = np.multiply(1.0 - np.asarray(alpha), np.asarray(fnmr_term, dtype="float64"))
     with np.errstate(invalid="ignore", divide="ignore"):
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape:
+            b += a  # a + b in place: the same values, one array fewer
+            return np.divide(a, b, out=a)
         return a / (a + b)
 
 
 def _log_share(fmr_term, fnmr_term, alpha):
     """Share of ``alpha * log A`` in ``log(A**alpha * B**(1-alpha))`` (for products of ratios)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        a = alpha * np.log(np.asarray(fmr_term, dtype="float64"))
-        b = (1.0 - alpha) * np.log(np.asarray(fnmr_term, dtype="float64"))
+        a = np.multiply(alpha, np.log(np.asarray(fmr_term, dtype="float64")))
+        b = np.multiply(1.0 - np.asarray(alpha), np.log(np.asarray(fnmr_term, dtype="float64")))
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape:
+            b += a  # a + b in place: the same values, one array fewer
+            return np.divide(a, b, out=a)
         return a / (a + b)
+
+
+def _constant_share(term, alpha, constant: float) -> np.ndarray:
+    """``constant`` (NaN where the term is NaN) at every alpha: computed once, broadcast
+    over the alphas (a read-only view)."""
+    term = np.asarray(term, dtype="float64")
+    share = np.where(np.isnan(term), np.nan, constant)
+    return np.broadcast_to(share, np.broadcast_shapes(term.shape, np.shape(alpha)))
 
 
 def _fmr_only_share(fmr_term, fnmr_term, alpha):
     """Measures of the FMRs alone: the FMR term is the whole measure at every alpha."""
-    a = np.asarray(fmr_term, dtype="float64") + 0.0 * np.asarray(alpha)
-    return np.where(np.isnan(a), np.nan, 1.0)
+    return _constant_share(fmr_term, alpha, 1.0)
 
 
 def _fnmr_only_share(fmr_term, fnmr_term, alpha):
     """Measures of the FNMRs alone: the FMR term contributes nothing at any alpha."""
-    b = np.asarray(fnmr_term, dtype="float64") + 0.0 * np.asarray(alpha)
-    return np.where(np.isnan(b), np.nan, 0.0)
+    return _constant_share(fnmr_term, alpha, 0.0)
 
 
 SHARES: dict[str, Callable] = {
@@ -301,10 +314,12 @@ def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) 
                     per_alpha="" if n_alpha is None else ", per alpha",
                 )
             )
-        fields[name] = np.broadcast_to(array, shape).copy()
+        # a term that does not depend on alpha is broadcast (a read-only view, not a copy)
+        fields[name] = array if array.shape == shape else np.broadcast_to(array, shape)
     value, undefined = fields["value"], fields["undefined"]
-    loose = ~np.isfinite(value) & ~undefined
-    if loose.any():
+    finite = np.isfinite(value)
+    loose = ~finite & ~undefined if not finite.all() else None
+    if loose is not None and loose.any():
         first = np.argwhere(loose)[0]
         raise MeasureContractError(
             UNFLAGGED_NONFINITE.format(
@@ -315,6 +330,12 @@ def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) 
             )
         )
     low, high = spec.bounds
+    flat = value.ravel()  # NaN (flagged) left out of the extremes, without a warning
+    lowest, highest = (np.fmin.reduce(flat), np.fmax.reduce(flat)) if flat.size else (0.0, 0.0)
+    below = low is not None and lowest < low - BOUNDS_RTOL * max(1.0, abs(low))
+    above = high is not None and highest > high + BOUNDS_RTOL * max(1.0, abs(high))
+    if not (below or above):  # every value within the bounds: nothing to flag
+        return MeasureResult(value, fields["fmr_term"], fields["fnmr_term"], undefined)
     outside = np.zeros(shape, dtype=bool)
     with np.errstate(invalid="ignore"):
         if low is not None:
@@ -340,6 +361,19 @@ def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) 
 
 
 def _accepts(function: Callable, keyword: str) -> bool:
+    """Whether ``function`` takes ``keyword`` (remembered per function: signatures are slow)."""
+    try:
+        return _accepts_cached(function, keyword)
+    except TypeError:  # an unhashable callable
+        return _signature_accepts(function, keyword)
+
+
+@functools.lru_cache(maxsize=256)
+def _accepts_cached(function: Callable, keyword: str) -> bool:
+    return _signature_accepts(function, keyword)
+
+
+def _signature_accepts(function: Callable, keyword: str) -> bool:
     try:
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):

@@ -66,6 +66,25 @@ class MeasureResult:
     undefined: np.ndarray
 
 
+def combine(a, b, alpha) -> np.ndarray:
+    """``alpha * a + (1 - alpha) * b`` as a new array, computed with one temporary.
+
+    ``alpha`` may be a column of alphas (shape (n_alphas, 1)) broadcast against
+    the terms (shape (n,)); the values are those of the plain expression.
+
+    >>> combine(np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.25)
+    array([0.25, 0.75])
+    """
+    value = np.multiply(alpha, a)
+    other = np.multiply(1.0 - np.asarray(alpha), b)
+    if isinstance(value, np.ndarray) and value.shape == np.broadcast_shapes(
+        value.shape, np.shape(other)
+    ):
+        value += other
+        return value
+    return value + other
+
+
 def check_alpha(alpha):
     """``alpha`` refused unless it lies in [0, 1] (for measure authors too).
 
@@ -185,7 +204,8 @@ def fdr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     fmr, fnmr = as_rates(fmr, fnmr)
     a = fmr.max(axis=-1) - fmr.min(axis=-1)
     b = fnmr.max(axis=-1) - fnmr.min(axis=-1)
-    value = 1.0 - (alpha * a + (1.0 - alpha) * b)
+    value = combine(a, b, alpha)
+    np.subtract(1.0, value, out=value)
     return MeasureResult(value, a, b, np.zeros(len(a), dtype=bool))
 
 
@@ -230,8 +250,9 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
     b, b_undefined = max_min_ratio(fnmr)
     undefined = a_undefined | b_undefined
     with np.errstate(invalid="ignore"):
-        value = a**alpha * b ** (1.0 - alpha)
-    value = np.where(undefined, np.nan, value)
+        value = a**alpha
+        value *= b ** (1.0 - alpha)  # in place: the same values, one array fewer
+    value[..., undefined] = np.nan
     total = len(value)
     report_undefined(
         IR_UNDEFINED.format(count=int(a_undefined.sum()), total=total, rate="FMR", eq=4),
@@ -275,5 +296,5 @@ def garbe(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResu
     fmr, fnmr = as_rates(fmr, fnmr)
     a, a_undefined = gini(fmr, zero_division=zero_division, _rate="FMR")
     b, b_undefined = gini(fnmr, zero_division=zero_division, _rate="FNMR")
-    value = alpha * a + (1.0 - alpha) * b
+    value = combine(a, b, alpha)
     return MeasureResult(value, a, b, a_undefined | b_undefined)

@@ -27,19 +27,48 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
 
     The same figure gives the same bytes every time: no date in either file and
     a fixed ``svg.hashsalt`` for the SVG's element ids.
+
+    The figure is laid out once, by one engine: a figure with a layout
+    engine (the package's plots use constrained layout) is laid out by the
+    PNG's drawing and that layout is kept for the SVG, with no second pass
+    (``bbox_inches="tight"``); a figure without an engine is cropped by
+    ``bbox_inches="tight"`` alone.  Show the saved PNG with
+    :func:`saved_image` rather than drawing the figure again.
     """
     import matplotlib
 
     folder = Path(output_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
+    engine = fig.get_layout_engine()
+    bbox = "tight" if engine is None else None
     paths = []
-    with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
-        for suffix in ("png", "svg"):
-            path = folder / f"{_slug(name)}.{suffix}"
-            metadata = {"Date": None} if suffix == "svg" else {"Software": None}
-            fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata=metadata)
-            paths.append(path)
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
+            for suffix in ("png", "svg"):
+                path = folder / f"{_slug(name)}.{suffix}"
+                metadata = {"Date": None} if suffix == "svg" else {"Software": None}
+                fig.savefig(path, dpi=dpi, bbox_inches=bbox, metadata=metadata)
+                paths.append(path)
+                if engine is not None:
+                    # laid out by the first drawing: keep it, without an engine (whose
+                    # mere presence makes savefig draw twice)
+                    fig.set_layout_engine(None)
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
     return paths
+
+
+def saved_image(paths):
+    """The PNG written by :func:`save_figure`, for a notebook to display.
+
+    ``display(saved_image(save_figure(fig, ...)))`` shows the saved file
+    instead of rendering the figure a third time.
+    """
+    from IPython.display import Image
+
+    png = next(Path(p) for p in paths if Path(p).suffix == ".png")
+    return Image(filename=str(png))
 
 
 def save_table(

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from audit.analysis.accuracy import read_counts
+from audit.analysis.accuracy import _from_table, read_counts
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
@@ -97,13 +97,11 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     """
     algorithms, groups, _, _ = rate_matrices(table)
     if counts is None:
-        out = []
         for column, kind in (("n_mated", "mated"), ("n_nonmated", "non-mated")):
             if column not in table.columns:
                 raise ValueError(NO_COUNTS.format(column=column, kind=kind))
-            wide = table.pivot(index="algorithm", columns="group", values=column)
-            out.append(wide.loc[algorithms, groups].to_numpy(dtype="int64"))
-        return out[0], out[1]
+        arrays = _from_table(table, algorithms, groups)  # the counts the accuracy reads
+        return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
     if not isinstance(counts, (pd.DataFrame, str, os.PathLike)):
         counts = pd.DataFrame(counts)
     arrays = read_counts(counts, algorithms, groups)

@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from audit.analysis.accuracy import group_weights
+from audit.analysis.accuracy import weight_matrices, weighted_total
 from audit.analysis.ffmc import first_crossing
 from audit.analysis.pareto import (  # one tie tolerance for every frontier
     TIE_RTOL,
     efficient,
 )
+from audit.analysis.quantiles import nanmedian, nanpercentile
 from audit.measures.kernels import MeasureResult
 from audit.measures.registry import Measure, get_measure
 from audit.tables.rates import rate_matrices
@@ -37,6 +38,12 @@ from audit.uncertainty.replicates import (
     replicate_measures,
     transcription_redraws,
 )
+
+#: Replicates whose frontiers :func:`frontier_membership` finds in one call of
+#: :func:`audit.analysis.pareto.efficient` (its O(n log n) sweep is batched; the
+#: pairwise comparison it falls back to when an undefined value is set to inf
+#: stays small and in cache).
+FRONTIER_BLOCK = 64
 
 
 def frontier_membership(
@@ -70,7 +77,21 @@ def frontier_membership(
     points = np.stack([accuracy, fair_axis], axis=-1)
     missing = np.isnan(points).any(axis=-1)
     points = np.where(missing[..., None], np.inf, points)
-    mask = np.asarray(efficient(points, higher_is_better=[False, False], weak=weak, rtol=tie_rtol))
+    # pareto.efficient, batched over blocks of replicates
+    flat = points.reshape(-1, *points.shape[-2:])
+    mask = np.concatenate(
+        [
+            np.asarray(
+                efficient(
+                    flat[i : i + FRONTIER_BLOCK],
+                    higher_is_better=[False, False],
+                    weak=weak,
+                    rtol=tie_rtol,
+                )
+            )
+            for i in range(0, len(flat), FRONTIER_BLOCK)
+        ]
+    ).reshape(missing.shape)
     return mask & ~missing
 
 
@@ -79,18 +100,12 @@ def fnmr_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
 
     ``weights`` is read exactly as :func:`audit.accuracy.overall_rates` reads
     it (``"equal"``, ``"counts"``, a counts file or frame, a mapping), so the
-    replicate totals are those of the Pareto report; an array is used as it is.
+    replicate totals are those of the Pareto report
+    (:func:`audit.analysis.accuracy.weight_matrices`); an array is used as it is.
     """
     if isinstance(weights, np.ndarray):
         return np.atleast_2d(weights.astype("float64"))
-    algorithms, groups, _, _ = rate_matrices(table)
-    frame = group_weights(table, weights=weights)
-    wide = frame.pivot(index="algorithm", columns="group", values="w_fnmr")
-    return wide.loc[algorithms.astype(str), groups.astype(str)].to_numpy(dtype="float64")
-
-
-def _total(rates: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    return (rates * weights).sum(axis=-1) / weights.sum(axis=-1)
+    return weight_matrices(table, weights=weights)["w_fnmr"]
 
 
 # ------------------------------------------------------------------------- summaries
@@ -98,9 +113,7 @@ def _total(rates: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def _percentiles(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     tail = 100.0 * (1.0 - level) / 2.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns -> NaN
-        low, high = np.nanpercentile(values, [tail, 100.0 - tail], axis=0)
+    low, high = nanpercentile(values, [tail, 100.0 - tail], axis=0)  # all-NaN columns -> NaN
     return low, high
 
 
@@ -111,20 +124,49 @@ def _ranks(values: np.ndarray, higher_is_fairer: bool) -> np.ndarray:
     return stats.rankdata(key, axis=-1, method="average")
 
 
-def _crossing(measure: Measure, fmr_term, fnmr_term, grid, statistic) -> np.ndarray:
-    """First alpha of ``grid`` where the statistic (over algorithms) of the alpha share
-    surpasses 1/2, per replicate (:func:`audit.ffmc.first_crossing`, as FFMC.1 reads it)."""
-    summaries = np.empty((len(grid), fmr_term.shape[0]))
-    for i, alpha in enumerate(grid):
-        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            share = np.asarray(measure.alpha_share(fmr_term, fnmr_term, alpha))
-            if statistic in (np.nanmedian, np.nanmean) and not np.isnan(share).any():
-                # same value, much faster
-                summaries[i] = (np.median if statistic is np.nanmedian else np.mean)(share, axis=-1)
-            else:
-                summaries[i] = statistic(share, axis=-1)
-    return first_crossing(grid, summaries)
+#: Alphas whose shares are computed together when looking for the crossings.
+CROSSING_CHUNK = 16
+
+
+def _crossing(measure: Measure, fmr_term, fnmr_term, grid) -> dict[str, np.ndarray]:
+    """First alpha of ``grid`` where the median and the mean (over algorithms) of the alpha
+    share surpass 1/2, per replicate (:func:`audit.ffmc.first_crossing`, as FFMC.1 reads it).
+
+    The shares of a block of alphas are computed at once, shape (n_alphas, n_replicates,
+    n_algorithms), and summarised along the algorithms; the blocks go up the grid until
+    every replicate has crossed on both statistics (the alphas after a replicate's first
+    crossing cannot change it).  A measure of one error type has the same share at every
+    alpha: it is computed once.
+    """
+    grid = np.asarray(grid, dtype="float64")
+    fmr_term = np.asarray(fmr_term, dtype="float64")
+    fnmr_term = np.asarray(fnmr_term, dtype="float64")
+    constant = measure.share in ("fmr", "fnmr")
+    column = (-1, *[1] * fmr_term.ndim)
+    batch = fmr_term.shape[:-1]
+    found = {"median": np.full(batch, np.nan), "mean": np.full(batch, np.nan)}
+    for start in range(0, len(grid), CROSSING_CHUNK):
+        alphas = grid[start : start + CROSSING_CHUNK]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            at = alphas[:1] if constant else alphas
+            share = np.asarray(measure.alpha_share(fmr_term, fnmr_term, at.reshape(column)))
+        share = np.broadcast_to(share, (len(at), *fmr_term.shape))
+        if np.isnan(share).any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows -> NaN
+                summaries = {
+                    "median": nanmedian(share, axis=-1),
+                    "mean": np.nanmean(share, axis=-1),
+                }
+        else:  # same values, no NaN to leave out
+            summaries = {"median": np.median(share, axis=-1), "mean": np.mean(share, axis=-1)}
+        for name, summary in summaries.items():
+            summary = np.broadcast_to(summary, (len(alphas), *batch))
+            crossing = np.asarray(first_crossing(alphas, summary))
+            found[name] = np.where(np.isnan(found[name]), crossing, found[name])
+        if not (np.isnan(found["median"]).any() or np.isnan(found["mean"]).any()):
+            break
+    return found
 
 
 def _statistics(
@@ -138,22 +180,20 @@ def _statistics(
             r = results[measure.name]
             name = measure.name
             values = r.value
+            q05, q95 = nanpercentile(values, [5, 95], axis=-1)
             out[f"{name}.min"] = np.nanmin(values, axis=-1)
-            out[f"{name}.q05"] = np.nanpercentile(values, 5, axis=-1)
-            out[f"{name}.median"] = np.nanmedian(values, axis=-1)
-            out[f"{name}.q95"] = np.nanpercentile(values, 95, axis=-1)
+            out[f"{name}.q05"] = q05
+            out[f"{name}.median"] = nanmedian(values, axis=-1)
+            out[f"{name}.q95"] = q95
             out[f"{name}.max"] = np.nanmax(values, axis=-1)
             for term in ("fmr_term", "fnmr_term"):
                 terms = np.asarray(getattr(r, term), dtype="float64")
-                out[f"{name}.{term}.median"] = np.nanmedian(terms, axis=-1)
+                out[f"{name}.{term}.median"] = nanmedian(terms, axis=-1)
                 out[f"{name}.{term}.max"] = np.nanmax(terms, axis=-1)
             out[f"{name}.undefined"] = r.undefined.sum(axis=-1).astype("float64")
-            out[f"{name}.crossing.median"] = _crossing(
-                measure, r.fmr_term, r.fnmr_term, grid, np.nanmedian
-            )
-            out[f"{name}.crossing.mean"] = _crossing(
-                measure, r.fmr_term, r.fnmr_term, grid, np.nanmean
-            )
+            crossing = _crossing(measure, r.fmr_term, r.fnmr_term, grid)
+            out[f"{name}.crossing.median"] = crossing["median"]
+            out[f"{name}.crossing.mean"] = crossing["mean"]
     out["frontier.size"] = frontier.sum(axis=-1).astype("float64")
     return out
 
@@ -229,6 +269,7 @@ def _analyse(
     alpha_grid,
     params,
     extra: Mapping[str, tuple[bool, MeasureResult, MeasureResult]] | None = None,
+    matrices: tuple | None = None,
 ) -> UncertaintyResult:
     level = _check_level(level)
     chosen = _rate_measures(measures)
@@ -236,7 +277,7 @@ def _analyse(
     if fair_measure.name not in {m.name for m in chosen}:
         chosen.append(fair_measure)
     grid = ALPHA_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
-    algorithms, groups, fmr0, fnmr0 = rate_matrices(table)
+    algorithms, groups, fmr0, fnmr0 = rate_matrices(table) if matrices is None else matrices
     point = replicate_measures(fmr0[None], fnmr0[None], chosen, alpha=alpha)
     reps = replicate_measures(fmr_reps, fnmr_reps, chosen, alpha=alpha)
     n_rep = fmr_reps.shape[0]
@@ -291,8 +332,8 @@ def _analyse(
         best0 = int(np.argmin(point_rank))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # one algorithm: no correlation
-            spearman_median = float(np.nanmedian(spearman))
-            spearman_low = float(np.nanpercentile(spearman, 100.0 * (1.0 - level) / 2.0))
+            spearman_median = float(nanmedian(spearman))
+            spearman_low = float(nanpercentile(spearman, 100.0 * (1.0 - level) / 2.0))
         rank_summary.append(
             {
                 "measure": name,
@@ -306,7 +347,7 @@ def _analyse(
 
     w = fnmr_weights(table, weights)
     fair_point, fair_reps = point[fair_measure.name].value, reps[fair_measure.name].value
-    acc_point, acc_reps = _total(fnmr0, w)[None], _total(fnmr_reps, w)
+    acc_point, acc_reps = weighted_total(fnmr0, w)[None], weighted_total(fnmr_reps, w)
     on_point = frontier_membership(
         fair_point, acc_point, higher_is_fairer=fair_measure.higher_is_fairer
     )[0]
@@ -336,9 +377,7 @@ def _analyse(
     stat_rows = []
     for name, values in stat_reps.items():
         low, high = _percentiles(values[:, None], level)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            median = float(np.nanmedian(values))
+        median = float(nanmedian(values))
         stat_rows.append(
             {
                 "statistic": name,
@@ -416,7 +455,8 @@ def transcription_sensitivity(
     0         a         True                   1.0
     1         b         True                   1.0
     """
-    _, _, fmr, fnmr = rate_matrices(table)
+    matrices = rate_matrices(table)
+    _, _, fmr, fnmr = matrices
     fmr_reps, fnmr_reps = transcription_redraws(
         fmr,
         fnmr,
@@ -450,6 +490,7 @@ def transcription_sensitivity(
         weights=weights,
         alpha_grid=alpha_grid,
         params=params,
+        matrices=matrices,
     )
 
 

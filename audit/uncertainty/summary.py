@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from audit.analysis.ffmc import ffmc_table
+from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
 from audit.uncertainty.results import (
@@ -45,29 +45,35 @@ def verdict_stability(
 
     Runs the FFMC audit (:func:`audit.ffmc.ffmc_table`, or ``criteria``, a
     function with the same signature) on the point table and on the first
-    ``n_replicates`` replicates of ``result`` (fewer than for the measures:
-    the audit is slower than the measures), and returns one row per
+    ``n_replicates`` replicates of ``result``, and returns one row per
     (measure, criterion): the point verdict ``passed`` (NA where the
     criterion does not apply), ``share_passed`` over the replicates and
-    ``agreement``, the share agreeing with the point verdict.
+    ``agreement``, the share agreeing with the point verdict.  The default
+    audit runs on all replicates at once (:func:`audit.analysis.ffmc.ffmc_verdicts`,
+    the same verdicts); a given ``criteria`` runs once per replicate table.
     """
-    if criteria is None:
-        criteria = ffmc_table
     n = min(_check_replicates(n_replicates), result.fmr.shape[0])
-    point = criteria(table, measures, alpha_grid=alpha_grid, seed=seed)
+    point = (criteria or ffmc_table)(table, measures, alpha_grid=alpha_grid, seed=seed)
     keys = ["measure", "criterion"]
-    verdicts = []
-    for i in range(n):
-        replicate = criteria(
-            replicate_table(table, result.fmr[i], result.fnmr[i]),
-            measures,
-            alpha_grid=alpha_grid,
-            seed=seed,
+    if criteria is None:
+        # every replicate at once: the verdicts ffmc_table gives each replicate table
+        passed = ffmc_verdicts(
+            result.fmr[:n], result.fnmr[:n], measures, alpha_grid=alpha_grid, seed=seed
         )
-        verdicts.append(
-            replicate.set_index(keys)["passed"].astype("boolean").astype("float64")
-        )  # NA (not applicable) -> NaN
-    passed = pd.concat(verdicts, axis=1).reindex(point.set_index(keys).index)
+    else:
+        verdicts = []
+        for i in range(n):
+            replicate = criteria(
+                replicate_table(table, result.fmr[i], result.fnmr[i]),
+                measures,
+                alpha_grid=alpha_grid,
+                seed=seed,
+            )
+            verdicts.append(
+                replicate.set_index(keys)["passed"].astype("boolean").astype("float64")
+            )  # NA (not applicable) -> NaN
+        passed = pd.concat(verdicts, axis=1)
+    passed = passed.reindex(point.set_index(keys).index)
     out = point[keys + ["passed"]].copy()
     out["passed"] = out["passed"].astype("boolean")
     with warnings.catch_warnings():

@@ -64,7 +64,7 @@ def plot_intervals(
         rows = rows.head(top)
     created = ax is None
     if created:
-        _, ax = plt.subplots(figsize=(6.5, max(3.0, 0.16 * len(rows) + 1.0)))
+        _, ax = plt.subplots(figsize=(6.5, max(3.0, 0.16 * len(rows) + 1.0)), layout="constrained")
     y = np.arange(len(rows))[::-1]
     ax.hlines(
         y,
@@ -86,8 +86,6 @@ def plot_intervals(
     kind = rows.attrs.get("kind")
     if kind:
         ax.set_title(f"{_label(measure)}: {kind} uncertainty", fontsize=10)
-    if created:
-        ax.figure.tight_layout()
     return ax
 
 
@@ -181,7 +179,7 @@ def plot_frontier_probability(frontier: pd.DataFrame, *, ax=None, logx: bool = T
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 5.0))
+        _, ax = plt.subplots(figsize=(7.0, 5.0), layout="constrained")
     add_frontier_probability(ax, frontier, **options)
     if logx:
         ax.set_xscale("log")
@@ -221,7 +219,7 @@ def plot_statistics(
     rows = int(np.ceil(len(names) / columns))
     width = min(columns, len(names))
     if fig is None:
-        fig = plt.figure(figsize=(3.2 * width, 2.5 * rows))
+        fig = plt.figure(figsize=(3.2 * width, 2.5 * rows), layout="constrained")
     axes = fig.subplots(rows, width, squeeze=False).ravel()
     values = point.set_index("statistic")["value"] if point is not None else {}
     for ax, name in zip(axes, names, strict=False):
@@ -237,5 +235,4 @@ def plot_statistics(
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
     return fig
