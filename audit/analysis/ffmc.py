@@ -59,9 +59,12 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.quality import data_quality, floor_sensitivity
+from audit.measures import onesided
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, RateMeasure
 from audit.measures.kernels import UndefinedMeasureWarning
 from audit.measures.registry import Measure, get_measure, measure_names
+from audit.tables.layouts import RATES as RATE_COLUMNS
+from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 
 #: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
@@ -632,14 +635,25 @@ def _criteria(
 ) -> dict[tuple[str, str], CriterionResult]:
     """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion)."""
     results: dict[tuple[str, str], CriterionResult] = {}
+    available = available_rates(table)
     for m in chosen:
         if not isinstance(m, RateMeasure):
             continue
-        for result in (
-            ffmc1(table, m, alpha_grid=alpha_grid),
-            ffmc2(table, m, seed=seed, n_random=n_random),
-            ffmc3(table, m),
-        ):
+        if available != RATE_COLUMNS:  # one-sided: FFMC.2-3 only, of the measures that apply
+            if onesided.applicability(m, available)[0] == onesided.NOT_APPLICABLE:
+                continue
+            completed = onesided.completed_table(table)
+            criteria = (
+                ffmc2(completed, m, seed=seed, n_random=n_random),
+                ffmc3(completed, m),
+            )
+        else:
+            criteria = (
+                ffmc1(table, m, alpha_grid=alpha_grid),
+                ffmc2(table, m, seed=seed, n_random=n_random),
+                ffmc3(table, m),
+            )
+        for result in criteria:
             results[(m.name, result.criterion)] = result
     return results
 
@@ -669,6 +683,17 @@ def _assemble(
                 )
             continue
         for criterion in CRITERIA:
+            if (m.name, criterion) not in results:  # one-sided table
+                rows.append(
+                    {
+                        "measure": m.name,
+                        "label": m.label,
+                        "criterion": criterion,
+                        "passed": pd.NA,
+                        "evidence": onesided.not_audited(m, available_rates(table), criterion),
+                    }
+                )
+                continue
             result = results[(m.name, criterion)]
             numbers = {k: v for k, v in result.summary.items() if k not in ("seed", "alpha")}
             rows.append(

@@ -75,3 +75,35 @@ def one_term_inputs(
     if "fmr" in available:
         return fmr, np.full_like(fmr, _PLACEHOLDER), one_term_alpha("fmr")
     return np.full_like(fnmr, _PLACEHOLDER), fnmr, one_term_alpha("fnmr")
+
+
+FFMC1_ONE_SIDED = (
+    "not applicable: the table has {rate} only, so there is no balance of an FMR and an FNMR "
+    "term to weigh as alpha varies"
+)
+NOT_AUDITED = "not applicable: the measure {note}"
+
+
+def completed_table(table):
+    """A one-sided table with the absent rate set equal in every group, for FFMC.2-3.
+
+    FFMC.2 (bounds) and FFMC.3 (zero errors) judge a measure's formula near
+    the table's rates; the absent rate, equal in every group, keeps its term
+    at the ideal.  Never shown or saved: only the criteria read it.
+    """
+    from audit.tables.layouts import RATES, available_rates
+
+    available = available_rates(table)
+    out = table.copy()
+    for rate in RATES:
+        if rate not in available:
+            out[rate] = _PLACEHOLDER
+    return out
+
+
+def not_audited(spec: MeasureSpec, available: tuple[str, ...], criterion: str) -> str:
+    """Why ``criterion`` was not run on ``spec`` for a one-sided table."""
+    status, note = applicability(spec, available)
+    if status == NOT_APPLICABLE:
+        return NOT_AUDITED.format(note=note)
+    return FFMC1_ONE_SIDED.format(rate=available[0].upper())

@@ -234,3 +234,20 @@ def check_plausible(table: pd.DataFrame, units: str | None, source: Source) -> N
 def default_accuracy(table: pd.DataFrame) -> str:
     """The Pareto accuracy axis a table allows: total FNMR when it has FNMRs, else total FMR."""
     return "total_fnmr" if "fnmr" in available_rates(table) else "total_fmr"
+
+
+ACCURACY_ABSENT = (
+    "the table has no {rate}, so {accuracy!r} cannot be the accuracy axis; use "
+    "accuracy={other!r} (command line: --accuracy {other})"
+)
+
+
+def check_accuracy(table: pd.DataFrame, accuracy: str) -> None:
+    """Refuse a total-rate accuracy axis whose rate a one-sided table lacks."""
+    rate = {"total_fnmr": "fnmr", "total_fmr": "fmr"}.get(accuracy)
+    if rate is not None and rate not in available_rates(table):
+        raise ValueError(
+            ACCURACY_ABSENT.format(
+                rate=rate.upper(), accuracy=accuracy, other=default_accuracy(table)
+            )
+        )
