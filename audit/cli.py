@@ -9,6 +9,8 @@ import math
 import sys
 from pathlib import Path
 
+from audit.tables.layouts import parse_list
+
 DESCRIPTION = """\
 Audit the fairness measures used to judge biometric recognition systems.
 
@@ -133,14 +135,44 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _table_options(parser: argparse.ArgumentParser) -> None:
+    """How to read a rates table: units, column names, attributes, wide separator."""
+    parser.add_argument(
+        "--units",
+        choices=("fraction", "percent"),
+        default=None,
+        help="units of the rates: 'percent' divides them by 100 (recorded in the manifest); "
+        "'fraction' also silences the implausibly-high-rates warning (default: fraction)",
+    )
+    parser.add_argument(
+        "--columns",
+        metavar="MAP",
+        default=None,
+        help="the table's names for ours, e.g. algorithm=system,group=nationality",
+    )
+    parser.add_argument(
+        "--attributes",
+        metavar="NAMES",
+        default=None,
+        help="comma-separated attribute names making up a group, e.g. gender,race",
+    )
+    parser.add_argument(
+        "--separator",
+        default=".",
+        help="separator between FMR/FNMR and the group in wide column names "
+        "(default: '.'; '_' reads FMR_African)",
+    )
+
+
 def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = True) -> None:
     if data:
         parser.add_argument(
             "--data",
             metavar="PATH",
-            help="rates table (CSV or Parquet, wide or long layout); "
-            "default: the verified Annex 15 CSV",
+            help="rates table (CSV or Parquet, wide or long layout; FMR and FNMR, or one "
+            "of them); default: the verified Annex 15 CSV",
         )
+        _table_options(parser)
     parser.add_argument(
         "--name",
         default=None,
@@ -262,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read and validate a rates table; print what was read.",
     )
     check.add_argument("path", type=Path)
+    _table_options(check)
     sub.add_parser(
         "fetch",
         help="download and verify the Annex 15 CSV",
@@ -286,6 +319,20 @@ def _pareto_options(parser: argparse.ArgumentParser) -> None:
         "n_mated/n_nonmated columns) or a counts CSV (default: equal)",
     )
     parser.add_argument(
+        "--accuracy",
+        choices=("auto", "total_fnmr", "total_fmr"),
+        default=None,
+        help="accuracy axis of the frontier (default: auto, total FNMR when the table "
+        "has FNMRs, else total FMR)",
+    )
+    parser.add_argument(
+        "--undefined",
+        choices=("raise", "exclude"),
+        default=None,
+        help="algorithms whose measure is undefined: 'raise' stops with their names "
+        "(default), 'exclude' leaves them out and lists them",
+    )
+    parser.add_argument(
         "--max-accuracy",
         type=_optional_float,
         default=0.01,
@@ -307,9 +354,15 @@ def _parameters(args: argparse.Namespace) -> dict:
         parameters["target_fmr"] = args.target_fmr
     if args.measure_module:
         parameters["measure_modules"] = list(args.measure_module)
-    for key in ("measure", "alpha", "weights"):
+    for key in ("measure", "alpha", "weights", "units", "accuracy", "undefined"):
         if getattr(args, key, None) is not None:
             parameters[key] = getattr(args, key)
+    if getattr(args, "columns", None):
+        parameters["columns"] = args.columns
+    if getattr(args, "attributes", None):
+        parameters["attributes"] = list(parse_list(args.attributes))
+    if getattr(args, "separator", ".") != ".":
+        parameters["separator"] = args.separator
     if hasattr(args, "max_accuracy"):
         parameters["max_accuracy"] = args.max_accuracy
     if parameters.get("weights") not in (None, "equal", "counts"):
@@ -363,23 +416,45 @@ def _list_measures() -> int:
     return 0
 
 
-def _check(path: Path) -> int:
+def _read_options(parameters: dict) -> dict:
+    """The read_rates keywords among the parameters."""
+    keys = ("units", "columns", "attributes", "separator")
+    return {k: parameters[k] for k in keys if k in parameters}
+
+
+def _check(args: argparse.Namespace) -> int:
+    from audit.measures.registry import applicable_measures
     from audit.sources.annex15 import sha256sum
+    from audit.tables.layouts import available_rates
     from audit.tables.rates import read_rates
 
-    table = read_rates(path)
+    path = args.path
+    options = {
+        "units": args.units,
+        "columns": args.columns,
+        "attributes": parse_list(args.attributes),
+        "separator": args.separator,
+    }
+    table = read_rates(path, **options)
     algorithms = table["algorithm"].nunique()
     groups = list(dict.fromkeys(table["group"]))
     print(f"{path}: valid; sha256 {sha256sum(path)}")
     print(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
     print("groups: " + ", ".join(groups))
     print("columns: " + ", ".join(table.columns))
-    for column in ("fmr", "fnmr"):
+    print(f"units: {table.attrs['units']}")
+    for column in available_rates(table):
         values = table[column]
         print(
             f"{column}: min {values.min():.3g}, median {values.median():.3g}, "
             f"max {values.max():.3g}, zeros {(values == 0).sum()}"
         )
+    for column in ("fmr", "fnmr"):
+        if column not in table.columns:
+            print(f"{column}: absent ({available_rates(table)[0].upper()}-only table)")
+    for row in applicable_measures(table).itertuples():
+        note = f": {row.note}" if row.note else ""
+        print(f"measure {row.measure}: {row.status}{note}")
     return 0
 
 
@@ -419,14 +494,32 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     from audit.sources.annex15 import annex15_path
     from audit.tables.rates import read_rates
 
-    table = read_rates(parameters.get("data_path") or annex15_path())
+    table = read_rates(parameters.get("data_path") or annex15_path(), **_read_options(parameters))
+    if parameters.get("accuracy") not in (None, "auto"):
+        from audit.tables.layouts import check_accuracy
+
+        check_accuracy(table, parameters["accuracy"])
     if parameters.get("weights") not in (None, "equal"):
         from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
 
 
+def _warning_sentence(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one sentence on stderr, without the file and line it was raised at."""
+    print(f"audit: warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # every warning shown, each as a sentence
+        warnings.showwarning = _warning_sentence
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -449,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "measures":
             return _list_measures()
         if args.command == "check":
-            return _check(args.path)
+            return _check(args)
         if args.command == "fetch":
             from audit.sources.annex15 import annex15_path, sha256sum
 

@@ -52,11 +52,11 @@ def test_check_valid_table(annex15_file, capsys):
 
 def test_check_bad_table_exits_2_with_the_message(tmp_path, capsys):
     path = tmp_path / "bad.csv"
-    path.write_text("Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\na,0.1,0.1,0.1,1.7\n")
+    path.write_text("Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\na,0.1,0.1,0.1,170\n")
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     expected = rates.OUT_OF_RANGE.format(
-        where=f"{path}, line 2", column="FNMR.M", value="1.7", more=""
+        where=f"{path}, line 2", column="FNMR.M", value="170", more=""
     )
     assert err == f"audit: error: {expected}\n"
 

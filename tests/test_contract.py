@@ -89,8 +89,10 @@ def test_evaluate_many_is_one_tidy_frame_of_evaluate(annex15):
         "fmr_term",
         "fnmr_term",
         "undefined",
+        "rule",
     ]
     assert len(many) == 3 * 2 * 126
+    assert (many["rule"] == "").all()  # both rates: no one-term rule
     garbe = many[(many["measure"] == "garbe") & (many["alpha"] == 0.5)].set_index("algorithm")
     alone = evaluate(annex15, "garbe", alpha=0.5)
     np.testing.assert_array_equal(garbe["value"].to_numpy(), alone["value"].to_numpy())

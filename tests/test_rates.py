@@ -120,8 +120,10 @@ def test_wide_unknown_column(tmp_path):
 
 
 def test_long_missing_and_unknown_columns(tmp_path):
-    path = write(tmp_path, "algorithm,group,fmr\na,F,0.1\n")
-    assert refused(path) == rates.MISSING_COLUMN.format(source=str(path), column="fnmr", hint="")
+    path = write(tmp_path, "algorithm,group\na,F\n")  # one rate is enough (one-sided), none is not
+    assert refused(path) == rates.MISSING_COLUMN.format(
+        source=str(path), column="fmr", hint=" (and 'fnmr': give one or both)"
+    )
     path = write(tmp_path, "algorithm,group,fmr,fnmr,site\na,F,0.1,0.1,x\n")
     assert refused(path) == rates.UNKNOWN_COLUMNS.format(
         source=str(path),

@@ -61,9 +61,12 @@ import pandas as pd
 
 from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.analysis.quantiles import nanmedian, nanquantile
+from audit.measures import onesided
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, RateMeasure
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
 from audit.measures.registry import Measure, get_measure, measure_names
+from audit.tables.layouts import RATES as RATE_COLUMNS
+from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 
 #: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
@@ -848,15 +851,28 @@ def _criteria(
     grid = _grid(alpha_grid)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     results: dict[tuple[str, str], CriterionResult] = {}
+    available = available_rates(table)
     for m in chosen:
         if not isinstance(m, RateMeasure):
             continue
-        synthetic = _synthetic_search(m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random)
-        for result in (
-            _ffmc1(m, algorithms, fmr, fnmr, grid),
-            _ffmc2(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS, seed=seed),
-            _ffmc3(m, fmr, fnmr, 0.5),
-        ):
+        if available != RATE_COLUMNS:  # one-sided: FFMC.2-3 only, of the measures that apply
+            if onesided.applicability(m, available)[0] == onesided.NOT_APPLICABLE:
+                continue
+            completed = onesided.completed_table(table)
+            criteria = (
+                ffmc2(completed, m, seed=seed, n_random=n_random),
+                ffmc3(completed, m),
+            )
+        else:
+            synthetic = _synthetic_search(
+                m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
+            )
+            criteria = (
+                _ffmc1(m, algorithms, fmr, fnmr, grid),
+                _ffmc2(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS, seed=seed),
+                _ffmc3(m, fmr, fnmr, 0.5),
+            )
+        for result in criteria:
             results[(m.name, result.criterion)] = result
     return results
 
@@ -942,6 +958,17 @@ def _assemble(
                 )
             continue
         for criterion in CRITERIA:
+            if (m.name, criterion) not in results:  # one-sided table
+                rows.append(
+                    {
+                        "measure": m.name,
+                        "label": m.label,
+                        "criterion": criterion,
+                        "passed": pd.NA,
+                        "evidence": onesided.not_audited(m, available_rates(table), criterion),
+                    }
+                )
+                continue
             result = results[(m.name, criterion)]
             numbers = {k: v for k, v in result.summary.items() if k not in ("seed", "alpha")}
             rows.append(

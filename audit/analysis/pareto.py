@@ -49,6 +49,7 @@ import pandas as pd
 from audit.analysis.accuracy import overall_rates
 from audit.measures.contract import RateMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
+from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
 
 # Error messages: constants, so that tests can check them exactly.
@@ -70,8 +71,8 @@ MAX_PAIRS = 20_000_000
 BAD_TOLERANCE = "rtol and atol must be finite and non-negative, got rtol={rtol!r}, atol={atol!r}"
 UNDEFINED_FAIRNESS = (
     "{measure} (alpha={alpha}) is undefined for {count} of {total} algorithm(s): {algorithms}. "
-    "An undefined value must not enter the frontier: pass undefined='exclude' to leave "
-    "them out (they are then listed in the output){keep}"
+    "An undefined value must not enter the frontier: pass undefined='exclude' (command "
+    "line: --undefined exclude) to leave them out (they are then listed in the output){keep}"
 )
 KEEP_HINT = ", or undefined='keep' to use the measure's documented convention ({convention})"
 UNDEFINED_ACCURACY = "the accuracy {name!r} is missing or NaN for algorithm(s) {algorithms}"
@@ -363,6 +364,8 @@ def frontier_frame(
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, RateMeasure):
         raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
+    if isinstance(accuracy, str):
+        check_accuracy(table, accuracy)
     overall = overall_rates(table, weights=weights)
     # Undefined values are handled below, by the `undefined` policy, not by a warning.
     values = evaluate(table, spec, alpha=alpha, zero_division="flag")
@@ -382,7 +385,12 @@ def frontier_frame(
         if undefined == "exclude":
             excluded = [str(a) for a in algorithms[flagged]]
         else:
-            keep = "" if undefined == "keep" else KEEP_HINT.format(convention=spec.undefined)
+            # 'keep' is offered only when the convention gives every flagged value a number
+            keep = (
+                ""
+                if undefined == "keep" or np.isnan(fairness[flagged]).any()
+                else KEEP_HINT.format(convention=spec.undefined)
+            )
             raise ValueError(
                 UNDEFINED_FAIRNESS.format(
                     measure=spec.label,
@@ -421,6 +429,7 @@ def frontier_frame(
                 else f"user-supplied accuracy {acc_name!r}; no group weights used"
             ),
             "excluded": excluded,
+            "rule": values.attrs.get("rule", ""),
             "n_candidates": int(kept.sum()),
             "n_frontier": int(frame["on_frontier"].sum()),
         }

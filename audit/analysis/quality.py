@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.measures.onesided import NOT_APPLICABLE, applicability, one_term_inputs
 from audit.measures.registry import Measure, get_measure, measure_names
+from audit.tables.layouts import RATES, available_rates
 from audit.tables.rates import rate_matrices
 
 #: A minimum value is reported as a floor when at least this fraction of cells sit on it.
@@ -110,8 +112,14 @@ def floor_sensitivity(
         chosen = [get_measure(n) for n in measure_names(inputs="rates")]
     else:
         chosen = [m if isinstance(m, Measure) else get_measure(m) for m in measures]
+    available = available_rates(table)
+    if available != RATES:  # one-sided: the measures that apply, the absent rate equal
+        chosen = [m for m in chosen if applicability(m, available)[0] != NOT_APPLICABLE]
+        fmr, fnmr, _ = one_term_inputs(fmr, fnmr, available)
     rows = []
     for rate, matrix in (("fmr", fmr), ("fnmr", fnmr)):
+        if rate not in available:
+            continue
         floor, on_floor = _floor(matrix)
         if not np.isfinite(floor):
             continue
@@ -193,7 +201,8 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
     with, the floor (a minimum value many cells share), and the cells at
     exactly 0 and exactly 1. Each finding names the measures it affects:
     for the floor, the measures :func:`floor_sensitivity` finds affected;
-    for zeros, the measures not declared ``defined_at_zero``.
+    for zeros, the measures not declared ``defined_at_zero`` that read the
+    rate (their ``needs``).  A one-sided table has rows for its one rate.
 
     Returns
     -------
@@ -220,10 +229,19 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
     else:
         chosen = [m if isinstance(m, Measure) else get_measure(m) for m in measures]
     sensitivity = floor_sensitivity(table, chosen, factor=factor)
-    not_at_zero = ", ".join(m.name for m in chosen if m.properties.get("defined_at_zero") is False)
+    not_at_zero = {
+        rate: ", ".join(
+            m.name
+            for m in chosen
+            if m.properties.get("defined_at_zero") is False and rate in m.needs
+        )
+        for rate in RATES
+    }
     n_alg = len(algorithms)
     rows = []
     for rate, matrix in (("fmr", fmr), ("fnmr", fnmr)):
+        if rate not in available_rates(table):
+            continue
         total = matrix.size
         label = rate.upper()
         distinct = np.unique(matrix)
@@ -323,7 +341,7 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
                     cells=int(hit.sum()),
                     algorithms=int(hit.any(axis=1).sum()),
                     detail=f"{int(hit.sum())} {label} cell(s) exactly {target:g}",
-                    affects=not_at_zero if (check == "zero" and hit.any()) else "",
+                    affects=not_at_zero[rate] if (check == "zero" and hit.any()) else "",
                 )
             )
     out = pd.DataFrame(rows)

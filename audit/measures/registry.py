@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from audit.measures import onesided
 from audit.measures.builtins import BUILTINS
 from audit.measures.contract import (
     MeasureContractError,
@@ -36,6 +37,8 @@ from audit.measures.contract import (
     alphas,
 )
 from audit.scores import score_stats
+from audit.tables.layouts import RATES as RATE_COLUMNS
+from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 
 NEEDS_SCORES = (
@@ -220,6 +223,66 @@ def _frame(result, algorithms: pd.Index, grid: np.ndarray, scalar: bool) -> pd.D
     )
 
 
+def _inputs(table: pd.DataFrame, spec: RateMeasure, fmr, fnmr, grid: np.ndarray):
+    """Rates and alphas for ``spec`` on ``table``, and the one-term rule ('' if none).
+
+    Refuses a measure that is not applicable to a one-sided table
+    (:mod:`audit.measures.onesided`).
+    """
+    available = available_rates(table)
+    if available == RATE_COLUMNS:
+        return fmr, fnmr, grid, ""
+    status, note = onesided.applicability(spec, available)
+    if status == onesided.NOT_APPLICABLE:
+        raise ValueError(
+            onesided.NOT_APPLICABLE_HERE.format(
+                name=spec.name, source=table.attrs.get("source", "the table"), reason=note
+            )
+        )
+    fmr, fnmr, alpha = onesided.one_term_inputs(fmr, fnmr, available)
+    if status == onesided.ONE_TERM:
+        grid = np.full_like(grid, alpha)
+    return fmr, fnmr, grid, note
+
+
+def _absent(result, table: pd.DataFrame):
+    """The term of a rate the table does not have, as NaN."""
+    available = available_rates(table)
+    fmr_term = result.fmr_term if "fmr" in available else np.full_like(result.fmr_term, np.nan)
+    fnmr_term = result.fnmr_term if "fnmr" in available else np.full_like(result.fnmr_term, np.nan)
+    return type(result)(result.value, fmr_term, fnmr_term, result.undefined)
+
+
+def applicable_measures(
+    table: pd.DataFrame, measures: Iterable[str | MeasureSpec] | None = None
+) -> pd.DataFrame:
+    """Which rate measures apply to ``table``, and how: one row per measure.
+
+    Columns ``measure``, ``label``, ``needs`` (e.g. ``"fmr, fnmr"``),
+    ``status`` (``"computed"``, ``"one term"`` or ``"not applicable"``) and
+    ``note`` (the one-term rule or the reason; empty when computed on both
+    rates).  ``measures`` defaults to every registered rate measure.
+    """
+    specs = [
+        rate_measure(m) for m in (measure_names(inputs="rates") if measures is None else measures)
+    ]
+    available = available_rates(table)
+    rows = []
+    for spec in specs:
+        status, note = onesided.applicability(spec, available)
+        rows.append(
+            {
+                "measure": spec.name,
+                "label": spec.label,
+                "needs": ", ".join(spec.needs),
+                "status": status,
+                "note": note,
+            }
+        )
+    out = pd.DataFrame(rows, columns=["measure", "label", "needs", "status", "note"])
+    return out.astype("string")
+
+
 def evaluate(
     table: pd.DataFrame,
     measure: str | MeasureSpec,
@@ -231,7 +294,10 @@ def evaluate(
 
     Columns: ``value``, ``fmr_term`` (A), ``fnmr_term`` (B) and ``undefined``.
     With an array of alphas the index is (``alpha``, algorithm), one block
-    per alpha, equal to the scalar call at each alpha.
+    per alpha, equal to the scalar call at each alpha.  On a one-sided table
+    a two-term measure is computed on its available term
+    (:mod:`audit.measures.onesided`), and ``attrs["rule"]`` states the rule
+    (empty otherwise); a measure that does not apply is refused.
 
     Examples
     --------
@@ -244,8 +310,11 @@ def evaluate(
     spec = rate_measure(measure)
     grid, scalar = alphas(alpha)
     algorithms, _, fmr, fnmr = rate_matrices(table)
-    result = spec(fmr, fnmr, alpha=alpha, zero_division=zero_division)
-    return _frame(result, algorithms, grid, scalar)
+    fmr, fnmr, used, rule = _inputs(table, spec, fmr, fnmr, grid)
+    result = spec(fmr, fnmr, alpha=used[0] if scalar else used, zero_division=zero_division)
+    out = _frame(_absent(result, table), algorithms, grid, scalar)
+    out.attrs["rule"] = rule
+    return out
 
 
 def evaluate_many(
@@ -258,9 +327,12 @@ def evaluate_many(
     """Several rate measures on one rates table, as one tidy frame.
 
     The rate matrices are built once.  ``measures`` defaults to every
-    registered rate measure.  Returns one row per (measure, alpha,
-    algorithm): ``measure``, ``alpha``, ``algorithm``, ``value``,
-    ``fmr_term``, ``fnmr_term``, ``undefined``.
+    registered rate measure that applies to the table
+    (:func:`applicable_measures`; one named explicitly that does not apply
+    is refused).  Returns one row per (measure, alpha, algorithm):
+    ``measure``, ``alpha``, ``algorithm``, ``value``, ``fmr_term``,
+    ``fnmr_term``, ``undefined`` and ``rule`` (on a one-sided table, the
+    one-term rule a value was computed by; empty otherwise).
 
     Examples
     --------
@@ -274,15 +346,17 @@ def evaluate_many(
     2      ir    0.0  4.00000
     3      ir    1.0  4.00000
     """
-    specs = [
-        rate_measure(m) for m in (measure_names(inputs="rates") if measures is None else measures)
-    ]
+    if measures is None:
+        listed = applicable_measures(table)
+        measures = listed.loc[listed["status"] != onesided.NOT_APPLICABLE, "measure"].tolist()
+    specs = [rate_measure(m) for m in measures]
     grid, _ = alphas(alpha)
-    algorithms, _, fmr, fnmr = rate_matrices(table)
+    algorithms, _, fmr_table, fnmr_table = rate_matrices(table)
     n = len(algorithms)
     frames = []
     for spec in specs:
-        result = spec(fmr, fnmr, alpha=grid, zero_division=zero_division)
+        fmr, fnmr, used, rule = _inputs(table, spec, fmr_table, fnmr_table, grid)
+        result = _absent(spec(fmr, fnmr, alpha=used, zero_division=zero_division), table)
         frames.append(
             pd.DataFrame(
                 {
@@ -293,12 +367,13 @@ def evaluate_many(
                     "fmr_term": result.fmr_term.ravel(),
                     "fnmr_term": result.fnmr_term.ravel(),
                     "undefined": result.undefined.ravel(),
+                    "rule": rule,
                 }
             )
         )
     out = pd.concat(frames, ignore_index=True)
-    out["measure"] = out["measure"].astype("string")
-    out["algorithm"] = out["algorithm"].astype("string")
+    for column in ("measure", "algorithm", "rule"):
+        out[column] = out[column].astype("string")
     return out
 
 

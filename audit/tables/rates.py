@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from audit.tables import common as tables
+from audit.tables import layouts
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
@@ -183,7 +184,7 @@ def _check_counts(
         ("fnmr", "n_mated", "mated"),
         ("fmr", "n_nonmated", "non-mated"),
     ):
-        if count_column not in tidy:
+        if count_column not in tidy or rate not in tidy:
             continue
         counts = tidy[count_column].to_numpy()
         zero = counts == 0
@@ -350,8 +351,9 @@ def _from_wide(
     for _column, match in matches.items():
         if match.group(2) not in groups:
             groups.append(match.group(2))
+    kinds = [k for k in ("FMR", "FNMR") if any(m.group(1) == k for m in matches.values())]
     for group in groups:
-        for kind in ("FMR", "FNMR"):
+        for kind in kinds:  # a one-sided table holds one kind; a two-sided one both, per group
             if f"{kind}.{group}" not in columns:
                 raise RatesError(
                     MISSING_COLUMN.format(
@@ -389,9 +391,8 @@ def _from_wide(
         raise RatesError(EMPTY.format(source=source.name))
     algorithms = _labels(frame, "Algorithm", source)
     parsed = {c: _numbers(frame, c, source) for c in columns if c != "Algorithm"}  # file order
-    fmr = np.column_stack([parsed[f"FMR.{g}"] for g in groups])
-    fnmr = np.column_stack([parsed[f"FNMR.{g}"] for g in groups])
-    n_alg, n_grp = fmr.shape
+    stacked = {k: np.column_stack([parsed[f"{k}.{g}"] for g in groups]) for k in kinds}
+    n_alg, n_grp = stacked[kinds[0]].shape
     tidy = pd.DataFrame({"algorithm": np.repeat(algorithms.to_numpy(), n_grp)})
     tidy["algorithm"] = tidy["algorithm"].astype("string")
     group_col = pd.array(np.tile(np.array(groups, dtype=object), n_alg), dtype="string")
@@ -399,8 +400,8 @@ def _from_wide(
         part = np.array([g.split(".")[i] for g in groups], dtype=object)
         tidy[name] = pd.array(np.tile(part, n_alg), dtype="string")
     tidy["group"] = group_col
-    tidy["fmr"] = fmr.ravel()
-    tidy["fnmr"] = fnmr.ravel()
+    for kind, values in stacked.items():
+        tidy[kind.lower()] = values.ravel()
     positions = np.repeat(np.arange(n_alg), n_grp)
     _check_complete(tidy, positions, frame, source)
     return tidy
@@ -417,9 +418,16 @@ def _from_long(
     if attributes is None:
         attributes = tuple(a for a in ANNEX15_ATTRIBUTES if a in columns)
     attributes = tuple(attributes)
-    for required in ("algorithm", *RATE_COLUMNS, *attributes):
+    for required in ("algorithm", *attributes):
         if required not in columns:
             raise RatesError(MISSING_COLUMN.format(source=source.name, column=required, hint=""))
+    rates = [r for r in RATE_COLUMNS if r in columns]  # one of them makes a one-sided table
+    if not rates:
+        raise RatesError(
+            MISSING_COLUMN.format(
+                source=source.name, column="fmr", hint=" (and 'fnmr': give one or both)"
+            )
+        )
     if "group" not in columns and not attributes:
         raise RatesError(
             MISSING_COLUMN.format(
@@ -451,7 +459,7 @@ def _from_long(
             _check_attributes(tidy, attributes, frame, source)
     else:
         tidy["group"] = tidy[list(attributes)].agg(".".join, axis=1).astype("string")
-    for name in RATE_COLUMNS:
+    for name in rates:
         tidy[name] = _numbers(frame, name, source)
     for name in COUNT_COLUMNS:
         if name in columns:
@@ -467,6 +475,9 @@ def read_rates(
     attributes: Sequence[str] | None = None,
     count_tolerance: float | None = None,
     max_bytes: int = tables.MAX_BYTES,
+    columns: Mapping[str, str] | str | None = None,
+    separator: str = ".",
+    units: str | None = None,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -489,14 +500,26 @@ def read_rates(
         counts).
     max_bytes
         Largest file read (default :data:`audit.tables.common.MAX_BYTES`, 1 GiB).
+    columns
+        The user's column names for ours, ``{"algorithm": "system", "group":
+        "nationality"}`` or ``"algorithm=system,group=nationality"``.
+    separator
+        What separates ``FMR``/``FNMR`` from the group in a wide column name
+        (default ``"."``; ``"_"`` reads ``FMR_African``).
+    units
+        ``"percent"`` divides every rate by 100; ``"fraction"`` says the
+        rates are fractions; ``None`` (default) reads fractions and, for
+        a file, warns (:class:`~audit.tables.layouts.ImplausibleRatesWarning`)
+        when a median rate exceeds 0.2.  See :mod:`audit.tables.layouts`.
 
     Returns
     -------
     pandas.DataFrame
         One row per (algorithm, group), in input order, with columns
-        ``algorithm``, the attributes, ``group``, ``fmr``, ``fnmr`` (float64)
-        and ``n_mated``/``n_nonmated`` (int64) when given. ``attrs["source"]``
-        names the input.
+        ``algorithm``, the attributes, ``group``, ``fmr``, ``fnmr`` (float64;
+        a one-sided table has one of the two) and ``n_mated``/``n_nonmated``
+        (int64) when given. ``attrs["source"]`` names the input,
+        ``attrs["units"]`` the units read.
 
     Raises
     ------
@@ -521,6 +544,9 @@ def read_rates(
     ):
         raise ValueError(BAD_TOLERANCE.format(value=count_tolerance))
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes)
+    frame = layouts.prepare(
+        frame, where, RatesError, columns=columns, separator=separator, units=units
+    )
     columns = [str(c) for c in frame.columns]
     if any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
         tidy = _from_wide(frame, where, attributes)
@@ -532,6 +558,8 @@ def read_rates(
     if len(groups) < 2:
         raise RatesError(TOO_FEW_GROUPS.format(source=where.name, count=len(groups), groups=groups))
     tidy.attrs["source"] = where.name
+    tidy.attrs["units"] = units or "fraction"
+    layouts.check_plausible(tidy, units, where)
     return tidy
 
 
@@ -539,15 +567,17 @@ def rate_matrices(table: pd.DataFrame) -> tuple[pd.Index, pd.Index, np.ndarray, 
     """The per-group rates of a validated table as two (algorithm x group) arrays.
 
     Returns ``(algorithms, groups, fmr, fnmr)``; rows follow the table's order
-    of algorithms, columns its order of groups.
+    of algorithms, columns its order of groups.  The rate a one-sided table
+    lacks is all NaN.
     """
     algorithms = pd.Index(pd.unique(table["algorithm"]), name="algorithm")
     groups = pd.Index(pd.unique(table["group"]), name="group")
-    fmr = table.pivot(index="algorithm", columns="group", values="fmr")
-    fnmr = table.pivot(index="algorithm", columns="group", values="fnmr")
-    return (
-        algorithms,
-        groups,
-        fmr.loc[algorithms, groups].to_numpy(dtype="float64"),
-        fnmr.loc[algorithms, groups].to_numpy(dtype="float64"),
-    )
+    matrices = [
+        table.pivot(index="algorithm", columns="group", values=rate)
+        .loc[algorithms, groups]
+        .to_numpy(dtype="float64")
+        if rate in table.columns
+        else np.full((len(algorithms), len(groups)), np.nan)
+        for rate in RATE_COLUMNS
+    ]
+    return algorithms, groups, matrices[0], matrices[1]

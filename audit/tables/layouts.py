@@ -1,0 +1,256 @@
+"""The shapes of the field's rates tables: column names, units and one-sided tables.
+
+:func:`audit.tables.rates.read_rates` calls :func:`prepare` on the raw table
+before it tells the layout apart, and :func:`check_plausible` on the tidy
+table it returns.  :func:`prepare`
+
+* refuses a leading unnamed column (the index ``DataFrame.to_csv`` writes
+  unless told ``index=False``) with a hint, rather than dropping it;
+* renames the user's columns to ours (``columns={"algorithm": "system",
+  "group": "nationality"}``), refusing a mapped column that is not there;
+* reads wide rate columns written with another separator (``FMR_African``
+  with ``separator="_"``);
+* divides rates given in percent by 100 (``units="percent"``), and refuses a
+  fraction table with a value above 1 with a hint when every value lies in
+  [0, 100] (the table then looks like percent).
+
+A rates table may hold one error rate only (an FMR-only table, as in NIST's
+FRVT 1:1 demographic results, or an FNMR-only one): :func:`available_rates`
+says which rates a tidy table has.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from audit.tables.common import Source
+
+RATES = ("fmr", "fnmr")
+UNITS = ("fraction", "percent")
+_WIDE = re.compile(r"^(FMR|FNMR)\.(.+)$")
+
+# Error messages: constants, so that tests can check them exactly.
+INDEX_COLUMN = (
+    "{source}: the first column has no name ({column!r}): it looks like the index pandas "
+    "writes with DataFrame.to_csv(); write the file with to_csv(index=False), or give the "
+    "column a name and map or remove it (nothing is dropped silently)"
+)
+MAPPED_MISSING = (
+    "{source}: column {theirs!r} (given for {ours!r} in the column mapping) is missing; "
+    "the columns are {columns}"
+)
+MAPPED_CLASH = (
+    "{source}: the column mapping renames {theirs!r} to {ours!r}, but the table already "
+    "has a column {ours!r}"
+)
+BAD_MAPPING = (
+    "column mapping {text!r}: expected comma-separated ours=theirs pairs, "
+    "e.g. 'algorithm=system,group=nationality'"
+)
+BAD_SEPARATOR = "separator must be a non-empty string, got {separator!r}"
+BAD_UNITS = "units must be 'fraction' or 'percent', got {units!r}"
+OUT_OF_PERCENT = (
+    "{where}, column {column!r}: {value!r} lies outside [0, 100] (the table was read "
+    "with units='percent'){more}"
+)
+LOOKS_PERCENT = (
+    "{where}, column {column!r}: {value!r} lies outside [0, 1]{more}; every rate in the "
+    "table lies in [0, 100], so it looks like percent: read it with units='percent' "
+    "(command line: --units percent)"
+)
+IMPLAUSIBLE = (
+    "{source}: the median {rate} is {median:.3g}. Error rates above 0.2 are unusual at a "
+    "real operating point, and a table in percent whose values all happen to be at most 1 "
+    "looks exactly like this. If the table is in percent, read it with units='percent' "
+    "(command line: --units percent); if these rates are fractions, say so with "
+    "units='fraction' (command line: --units fraction), which silences this warning"
+)
+
+
+class ImplausibleRatesWarning(UserWarning):
+    """A rates table whose median FMR or FNMR is implausibly high for a fraction."""
+
+
+def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:
+    """``"algorithm=system,group=nationality"`` as ``{"algorithm": "system", ...}``.
+
+    >>> parse_mapping("algorithm=system, group=nationality")
+    {'algorithm': 'system', 'group': 'nationality'}
+    """
+    if text is None:
+        return {}
+    if isinstance(text, Mapping):
+        return {str(k): str(v) for k, v in text.items()}
+    mapping = {}
+    for part in str(text).split(","):
+        ours, sep, theirs = part.partition("=")
+        if not sep or not ours.strip() or not theirs.strip() or ours.strip() in mapping:
+            raise ValueError(BAD_MAPPING.format(text=text))
+        mapping[ours.strip()] = theirs.strip()
+    return mapping
+
+
+def parse_list(text: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """``"gender,race"`` as ``("gender", "race")``; ``None`` stays ``None``.
+
+    >>> parse_list("gender, race")
+    ('gender', 'race')
+    """
+    if text is None:
+        return None
+    if isinstance(text, str):
+        return tuple(p.strip() for p in text.split(",") if p.strip())
+    return tuple(text)
+
+
+def check_units(units: str | None) -> None:
+    """Refuse units other than ``None``, ``"fraction"`` and ``"percent"``."""
+    if units is not None and units not in UNITS:
+        raise ValueError(BAD_UNITS.format(units=units))
+
+
+def _first(mask: np.ndarray) -> tuple[int, str]:
+    positions = np.flatnonzero(mask)
+    more = len(positions) - 1
+    return int(positions[0]), (f" (and {more} more such cell(s))" if more > 0 else "")
+
+
+def rate_columns(columns) -> list[str]:
+    """The columns of a raw table that hold rates (long ``fmr``/``fnmr``, wide ``FMR.<g>``)."""
+    return [c for c in columns if c in RATES or _WIDE.match(c)]
+
+
+def prepare(
+    frame: pd.DataFrame,
+    source: Source,
+    error: type[Exception],
+    *,
+    columns: Mapping[str, str] | str | None = None,
+    separator: str = ".",
+    units: str | None = None,
+) -> pd.DataFrame:
+    """The raw table with our column names and rates as fractions; see the module docstring."""
+    check_units(units)
+    if not isinstance(separator, str) or not separator:
+        raise ValueError(BAD_SEPARATOR.format(separator=separator))
+    names = [str(c) for c in frame.columns]
+    if names and (names[0] == "" or re.match(r"^Unnamed: \d+$", names[0])):
+        raise error(INDEX_COLUMN.format(source=source.name, column=names[0]))
+    mapping = parse_mapping(columns)
+    renames = {}
+    for ours, theirs in mapping.items():
+        if theirs not in names:
+            raise error(
+                MAPPED_MISSING.format(source=source.name, theirs=theirs, ours=ours, columns=names)
+            )
+        if ours in names and ours != theirs and ours not in mapping.values():
+            raise error(MAPPED_CLASH.format(source=source.name, theirs=theirs, ours=ours))
+        renames[theirs] = ours
+    names = [renames.get(c, c) for c in names]
+    if separator != ".":
+        pattern = re.compile(rf"^(FMR|FNMR){re.escape(separator)}(.+)$")
+        names = [pattern.sub(r"\1.\2", c) for c in names]
+    if "algorithm" in names and "Algorithm" not in names and any(_WIDE.match(c) for c in names):
+        names = ["Algorithm" if c == "algorithm" else c for c in names]
+    frame = frame.copy(deep=False)
+    frame.columns = names
+    rates = rate_columns(names)
+    parsed = {}
+    for c in rates:
+        if names.count(c) != 1:
+            continue
+        numbers = pd.to_numeric(frame[c], errors="coerce")
+        if pd.api.types.is_bool_dtype(numbers) or pd.api.types.is_complex_dtype(numbers):
+            continue  # not real numbers: the reader refuses the column, naming the cell
+        parsed[c] = numbers.to_numpy(dtype="float64", na_value=np.nan)
+    if units == "percent":
+        for column, values in parsed.items():
+            outside = ~np.isnan(values) & ~((values >= 0.0) & (values <= 100.0))
+            if outside.any():
+                at, more = _first(outside)
+                raise error(
+                    OUT_OF_PERCENT.format(
+                        where=source.where(frame, at),
+                        column=column,
+                        value=frame[column].iloc[at],
+                        more=more,
+                    )
+                )
+        for column, values in parsed.items():
+            raw = frame[column].astype(object).to_numpy()
+            frame[column] = np.where(np.isnan(values), raw, values / 100.0)
+        return frame
+    numbers = [v[~np.isnan(v)] for v in parsed.values()]
+    every = np.concatenate(numbers) if numbers else np.zeros(0)
+    if every.size and (every > 1.0).any() and ((every >= 0.0) & (every <= 100.0)).all():
+        for column, values in parsed.items():
+            above = values > 1.0
+            if above.any():
+                at, more = _first(above)
+                raise error(
+                    LOOKS_PERCENT.format(
+                        where=source.where(frame, at),
+                        column=column,
+                        value=frame[column].iloc[at],
+                        more=more,
+                    )
+                )
+    return frame
+
+
+def available_rates(table: pd.DataFrame) -> tuple[str, ...]:
+    """The error rates a tidy rates table holds: ``("fmr", "fnmr")``, ``("fmr",)`` or ``("fnmr",)``.
+
+    >>> available_rates(pd.DataFrame(columns=["algorithm", "group", "fmr"]))
+    ('fmr',)
+    """
+    return tuple(r for r in RATES if r in table.columns)
+
+
+def check_plausible(table: pd.DataFrame, units: str | None, source: Source) -> None:
+    """Warn (:class:`ImplausibleRatesWarning`) when a file's median rate exceeds 0.2.
+
+    Only for files read without ``units``: a DataFrame built in code says
+    what it holds, and so does ``units="fraction"``.
+    """
+    if units is not None or source.name == "<DataFrame>":
+        return
+    for rate in available_rates(table):
+        median = float(np.median(table[rate].to_numpy(dtype="float64")))
+        if median > 0.2:
+            warnings.warn(
+                IMPLAUSIBLE.format(
+                    source=table.attrs.get("source", "<DataFrame>"),
+                    rate=rate.upper(),
+                    median=median,
+                ),
+                ImplausibleRatesWarning,
+                stacklevel=3,
+            )
+
+
+def default_accuracy(table: pd.DataFrame) -> str:
+    """The Pareto accuracy axis a table allows: total FNMR when it has FNMRs, else total FMR."""
+    return "total_fnmr" if "fnmr" in available_rates(table) else "total_fmr"
+
+
+ACCURACY_ABSENT = (
+    "the table has no {rate}, so {accuracy!r} cannot be the accuracy axis; use "
+    "accuracy={other!r} (command line: --accuracy {other})"
+)
+
+
+def check_accuracy(table: pd.DataFrame, accuracy: str) -> None:
+    """Refuse a total-rate accuracy axis whose rate a one-sided table lacks."""
+    rate = {"total_fnmr": "fnmr", "total_fmr": "fmr"}.get(accuracy)
+    if rate is not None and rate not in available_rates(table):
+        raise ValueError(
+            ACCURACY_ABSENT.format(
+                rate=rate.upper(), accuracy=accuracy, other=default_accuracy(table)
+            )
+        )

@@ -1,0 +1,245 @@
+"""The field's table shapes: one-sided tables, percent units, foreign column names."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.analysis import ffmc, pareto
+from audit.analysis.quality import data_quality
+from audit.cli import main
+from audit.measures import onesided
+from audit.measures.kernels import gini
+from audit.measures.registry import applicable_measures, evaluate, evaluate_many
+from audit.tables import layouts, rates
+from audit.tables.rates import RatesError, read_rates
+
+GROUPS = ["A", "B", "C", "D"]
+FMR = np.array([[1e-5, 2e-5, 4e-5, 8e-5], [3e-5, 3e-5, 3e-5, 6e-5], [1e-4, 1e-5, 1e-5, 1e-5]])
+FNMR = np.array([[0.01, 0.02, 0.02, 0.04], [0.03, 0.01, 0.01, 0.01], [0.02, 0.02, 0.02, 0.02]])
+
+
+def wide(rate_kinds=("FMR",), separator="."):
+    frame = pd.DataFrame({"Algorithm": ["a", "b", "c"]})
+    for kind in rate_kinds:
+        values = FMR if kind == "FMR" else FNMR
+        for j, g in enumerate(GROUPS):
+            frame[f"{kind}{separator}{g}"] = values[:, j]
+    return frame
+
+
+def write(tmp_path, text, name="t.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_fmr_only_wide_and_long_read_the_same():
+    w = read_rates(wide())
+    assert list(w.columns) == ["algorithm", "group", "fmr"]
+    np.testing.assert_array_equal(w["fmr"].to_numpy(), FMR.ravel())
+    long = pd.DataFrame(
+        {"algorithm": np.repeat(["a", "b", "c"], 4), "group": GROUPS * 3, "fmr": FMR.ravel()}
+    )
+    pd.testing.assert_frame_equal(read_rates(long), w, check_like=True)
+    assert layouts.available_rates(w) == ("fmr",)
+
+
+def test_fnmr_only_long():
+    t = read_rates(
+        pd.DataFrame(
+            {"algorithm": np.repeat(["a", "b", "c"], 4), "group": GROUPS * 3, "fnmr": FNMR.ravel()}
+        )
+    )
+    assert layouts.available_rates(t) == ("fnmr",)
+    assert layouts.default_accuracy(t) == "total_fnmr"
+
+
+def test_two_sided_wide_still_needs_both_rates_per_group(tmp_path):
+    path = write(tmp_path, "Algorithm,FMR.F,FNMR.F,FMR.M\nx,0.1,0.1,0.1\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == rates.MISSING_COLUMN.format(
+        source=str(path), column="FNMR.M", hint=" (group 'M' has an FMR column)"
+    )
+
+
+def test_measures_on_an_fmr_only_table_follow_their_needs():
+    t = read_rates(wide())
+    listed = applicable_measures(t).set_index("measure")
+    assert listed.loc["std_fmr", "status"] == onesided.COMPUTED
+    assert listed.loc["garbe", "status"] == onesided.ONE_TERM
+    assert listed.loc["std_fnmr", "status"] == onesided.NOT_APPLICABLE
+    assert listed.loc["std_fnmr", "note"] == onesided.NEEDS_MISSING.format(
+        missing="FNMR", rate="FMR"
+    )
+    # GARBE on one term is the Gini of the group FMRs (Howard et al. eq. 7), at every alpha
+    values = evaluate_many(t, ["garbe", "ir"], alpha=[0.0, 0.5])
+    garbe = values[values["measure"] == "garbe"]
+    np.testing.assert_allclose(garbe["value"].to_numpy(), np.tile(gini(FMR)[0], 2))
+    assert garbe["fnmr_term"].isna().all()
+    ir = values[values["measure"] == "ir"]["value"].to_numpy()[:3]
+    np.testing.assert_allclose(ir, [8.0, 2.0, 10.0])  # max FMR / min FMR
+    assert (
+        values["rule"] == onesided.ONE_TERM_RULE.format(rate="FMR", other="FNMR", alpha=1)
+    ).all()
+    assert "std_fnmr" not in set(evaluate_many(t)["measure"])
+    with pytest.raises(ValueError) as error:
+        evaluate(t, "std_fnmr")
+    assert str(error.value) == onesided.NOT_APPLICABLE_HERE.format(
+        name="std_fnmr",
+        source="<DataFrame>",
+        reason=onesided.NEEDS_MISSING.format(missing="FNMR", rate="FMR"),
+    )
+
+
+def test_one_term_equals_the_two_sided_measure_at_alpha_one():
+    both = read_rates(wide(("FMR", "FNMR")))
+    one = read_rates(wide())
+    for name in ("fdr", "ir", "garbe", "nrb"):
+        np.testing.assert_allclose(
+            evaluate(one, name)["value"].to_numpy(),
+            evaluate(both, name, alpha=1.0)["value"].to_numpy(),
+        )
+
+
+def test_ffmc_on_a_one_sided_table_lists_ffmc1_not_applicable():
+    t = read_rates(wide())
+    table = ffmc.ffmc_table(t, ["garbe", "std_fnmr"], n_random=20).set_index(
+        ["measure", "criterion"]
+    )
+    assert table.loc[("garbe", "FFMC.1"), "evidence"] == onesided.FFMC1_ONE_SIDED.format(rate="FMR")
+    assert pd.isna(table.loc[("garbe", "FFMC.1"), "passed"])
+    assert bool(table.loc[("garbe", "FFMC.2"), "passed"])  # bounded in [0, 1]
+    assert pd.isna(table.loc[("std_fnmr", "FFMC.3"), "passed"])
+    assert table.loc[("std_fnmr", "FFMC.3"), "evidence"].startswith("not applicable: the measure")
+
+
+def test_data_quality_zero_affects_only_measures_reading_that_rate():
+    t = read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": ["a", "a"],
+                "group": ["F", "M"],
+                "fmr": [1e-5, 2e-5],
+                "fnmr": [0.0, 0.5],
+            }
+        )
+    )
+    zeros = data_quality(t, ["ir", "ser", "nrb", "nrb_fmr", "nrb_fnmr"]).query("check == 'zero'")
+    assert zeros.set_index("rate")["affects"].to_dict() == {
+        "fmr": "",
+        "fnmr": "ir, nrb, nrb_fnmr",
+    }
+    one = data_quality(read_rates(wide()), ["garbe"])
+    assert set(one["rate"]) == {"fmr"}
+
+
+def test_pareto_on_fmr_only_takes_total_fmr():
+    t = read_rates(wide())
+    frame = pareto.frontier_frame(t, "garbe", accuracy=layouts.default_accuracy(t))
+    np.testing.assert_allclose(frame["accuracy"].to_numpy(), FMR.mean(axis=1))
+    assert frame.attrs["rule"].startswith("FMR-only table")
+    with pytest.raises(ValueError) as error:
+        pareto.frontier_frame(t, "garbe")
+    assert str(error.value) == layouts.ACCURACY_ABSENT.format(
+        rate="FNMR", accuracy="total_fnmr", other="total_fmr"
+    )
+
+
+def test_keep_is_not_offered_when_the_convention_is_nan():
+    t = read_rates(wide(("FMR", "FNMR")).assign(**{"FNMR.A": [0.0, 0.01, 0.02]}))
+    with pytest.raises(ValueError) as error:
+        pareto.frontier_frame(t, "ir")
+    assert "undefined='keep'" not in str(error.value)
+    assert "--undefined exclude" in str(error.value)
+
+
+def test_percent_units_divide_by_100_and_are_recorded(tmp_path):
+    path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.5,4.5\na,M,0.25,3\n")
+    t = read_rates(path, units="percent")
+    np.testing.assert_allclose(t["fmr"].to_numpy(), [0.005, 0.0025])
+    np.testing.assert_allclose(t["fnmr"].to_numpy(), [0.045, 0.03])
+    assert t.attrs["units"] == "percent"
+
+
+def test_a_percent_table_read_as_fraction_gets_the_hint(tmp_path):
+    path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.5,4.5\na,M,0.25,3\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == layouts.LOOKS_PERCENT.format(
+        where=f"{path}, line 2", column="fnmr", value="4.5", more=" (and 1 more such cell(s))"
+    )
+
+
+def test_a_value_above_100_in_percent_is_refused(tmp_path):
+    path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.5,140\na,M,0.25,3\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path, units="percent")
+    assert str(error.value) == layouts.OUT_OF_PERCENT.format(
+        where=f"{path}, line 2", column="fnmr", value="140", more=""
+    )
+
+
+def test_percent_values_at_most_one_warn_unless_units_are_given(tmp_path):
+    # Chouchane et al. (seed 004) Table 1: two systems in percent, every value at most 1
+    path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.68,0.9\na,M,0.72,0.7\n")
+    with pytest.warns(layouts.ImplausibleRatesWarning) as record:
+        read_rates(path)
+    assert str(record[0].message) == layouts.IMPLAUSIBLE.format(
+        source=str(path), rate="FMR", median=0.7
+    )
+    assert read_rates(path, units="fraction")["fmr"].tolist() == [0.68, 0.72]
+    np.testing.assert_allclose(read_rates(path, units="percent")["fmr"], [0.0068, 0.0072])
+
+
+def test_a_leading_unnamed_index_column_is_refused(tmp_path):
+    path = write(tmp_path, ",algorithm,group,fmr,fnmr\n0,a,F,0.1,0.1\n1,a,M,0.1,0.2\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == layouts.INDEX_COLUMN.format(source=str(path), column="")
+
+
+def test_column_mapping_and_separator(tmp_path):
+    path = write(
+        tmp_path,
+        "system,nationality,false_match,fnmr\ns1,NG,1e-4,0.01\ns1,DE,2e-4,0.02\n",
+    )
+    t = read_rates(path, columns="algorithm=system,group=nationality,fmr=false_match")
+    assert t["algorithm"].tolist() == ["s1", "s1"]
+    assert t["group"].tolist() == ["NG", "DE"]
+    assert t["fmr"].tolist() == [1e-4, 2e-4]
+    with pytest.raises(RatesError) as error:
+        read_rates(path, columns={"algorithm": "vendor"})
+    assert str(error.value) == layouts.MAPPED_MISSING.format(
+        source=str(path),
+        theirs="vendor",
+        ours="algorithm",
+        columns=["system", "nationality", "false_match", "fnmr"],
+    )
+    under = read_rates(wide(("FMR", "FNMR"), separator="_"), separator="_")
+    pd.testing.assert_frame_equal(under, read_rates(wide(("FMR", "FNMR"))))
+    with pytest.raises(ValueError, match="expected comma-separated"):
+        layouts.parse_mapping("algorithm")
+
+
+def test_cli_check_lists_measures_not_applicable(tmp_path, capsys):
+    path = tmp_path / "fmr_only.csv"
+    wide().to_csv(path, index=False)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "fnmr: absent (FMR-only table)" in out
+    note = onesided.NEEDS_MISSING.format(missing="FNMR", rate="FMR")
+    assert f"measure std_fnmr: not applicable: {note}" in out
+    assert "measure std_fmr: computed" in out
+
+
+def test_cli_warnings_are_sentences_without_paths(tmp_path, capsys):
+    path = write(tmp_path, "algorithm,group,fmr,fnmr\na,F,0.68,0.9\na,M,0.72,0.7\n")
+    assert main(["check", str(path)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "audit: warning: " + layouts.IMPLAUSIBLE.format(
+        source=str(path), rate="FMR", median=0.7
+    )
+    assert not any(".py:" in line for line in err)
+    assert main(["check", "--units", "percent", str(path)]) == 0
+    assert capsys.readouterr().err == ""
