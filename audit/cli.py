@@ -308,9 +308,10 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
         raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))
     if args.command == "scores":
         if parameters.get("scores_path"):
-            from audit.scores import read_scores
+            from audit.tables.scores import check_columns
 
-            read_scores(parameters["scores_path"], higher_is_match=not args.distance)
+            # the header only: the notebook reads (and validates) the rows, once
+            check_columns(parameters["scores_path"], attributes=parameters.get("attributes"))
         return
     from audit.sources.annex15 import annex15_path
     from audit.tables.rates import read_rates

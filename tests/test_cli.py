@@ -139,3 +139,24 @@ def test_scores_takes_no_rates_table(capsys):
         main(["scores", "--data", "x.csv"])
     assert exit_.value.code == 2
     assert "unrecognized arguments: --data" in capsys.readouterr().err
+
+
+def test_scores_file_is_read_once_the_cli_checks_only_its_columns(tmp_path, monkeypatch, capsys):
+    """The rows are read by the report, not before it: the CLI checks the header."""
+    import audit.scores
+    import audit.tables.scores as SR
+    from audit.cli import _parameters, _preflight, build_parser
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the CLI read the rows")
+
+    monkeypatch.setattr(SR, "read_scores", refuse)
+    monkeypatch.setattr(audit.scores, "read_scores", refuse)
+    path = tmp_path / "s.csv"
+    path.write_text("algorithm,score,mated,group\na,0.5,1,F\n")
+    args = build_parser().parse_args(["scores", "--scores", str(path)])
+    _preflight(args, _parameters(args))
+    path.write_text("algorithm,score,group\na,0.5,F\n")
+    assert main(["scores", "--scores", str(path), "--reports-dir", str(tmp_path)]) == 2
+    expected = SR.MISSING_COLUMN.format(source=str(path), column="mated", hint="")
+    assert capsys.readouterr().err == f"audit: error: {expected}\n"

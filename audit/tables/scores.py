@@ -298,6 +298,94 @@ def _read_parquet(source: str | os.PathLike) -> tuple[pd.DataFrame, _Source]:
     return pd.DataFrame(columns, copy=False), _Source(name, csv=False)
 
 
+def _layout(
+    columns: list[str], source_name: str, attributes: Sequence[str] | None, ignore: Sequence[str]
+) -> tuple[tuple[str, ...], list[bool], list[str]]:
+    """Check the column names; return the attribute names, whether each is given per
+    side, and the subject columns."""
+    if len(set(columns)) != len(columns):
+        duplicate = next(c for c in columns if columns.count(c) > 1)
+        raise ScoresError(DUPLICATE_COLUMN.format(source=source_name, column=duplicate))
+    for required in ("algorithm", "score", "mated"):
+        if required not in columns:
+            hint = " (the system that produced each score)" if required == "algorithm" else ""
+            raise ScoresError(MISSING_COLUMN.format(source=source_name, column=required, hint=hint))
+    names = tuple(attributes) if attributes is not None else ("group",)
+    group_columns: list[str] = []
+    two_sided: list[bool] = []
+    for name in names:
+        single = name in columns
+        sides = f"{name}_1" in columns or f"{name}_2" in columns
+        if single and sides:
+            raise ScoresError(
+                MIXED_GROUP_COLUMNS.format(
+                    source=source_name, single=name, sides=[f"{name}_1", f"{name}_2"]
+                )
+            )
+        if sides:
+            for column in (f"{name}_1", f"{name}_2"):
+                if column not in columns:
+                    raise ScoresError(
+                        MISSING_COLUMN.format(
+                            source=source_name,
+                            column=column,
+                            hint=" (a group given per side needs both sides)",
+                        )
+                    )
+            group_columns += [f"{name}_1", f"{name}_2"]
+            two_sided.append(True)
+        elif single:
+            group_columns.append(name)
+            two_sided.append(False)
+        else:
+            hint = (
+                " (give a group column, group_1 and group_2, or attribute columns and "
+                "read_scores(..., attributes=[...]))"
+                if attributes is None
+                else ""
+            )
+            raise ScoresError(MISSING_COLUMN.format(source=source_name, column=name, hint=hint))
+    subjects = [c for c in SUBJECT_COLUMNS if c in columns]
+    if len(subjects) == 1:
+        missing = next(c for c in SUBJECT_COLUMNS if c not in columns)
+        raise ScoresError(
+            MISSING_COLUMN.format(
+                source=source_name, column=missing, hint=" (subjects are given for both sides)"
+            )
+        )
+    known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
+    unknown = [c for c in columns if c not in known]
+    if unknown:
+        raise ScoresError(UNKNOWN_COLUMNS.format(source=source_name, columns=unknown))
+    return names, two_sided, subjects
+
+
+def check_columns(
+    source: str | os.PathLike,
+    *,
+    attributes: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+) -> list[str]:
+    """The column names of a score file, checked as :func:`read_scores` checks them,
+    reading only its header (CSV) or schema (Parquet); returns the names."""
+    name = str(source)
+    try:
+        if name.lower().endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            columns = list(pq.read_schema(source).names)
+        else:
+            with open(source, encoding="utf-8-sig", newline="") as handle:
+                columns = handle.readline().rstrip("\r\n").split(",")
+    except (OSError, UnicodeDecodeError, ImportError, ValueError) as reason:
+        raise ScoresError(CANNOT_READ.format(source=name, reason=reason)) from reason
+    if len(set(columns)) != len(columns):
+        duplicate = next(c for c in columns if columns.count(c) > 1)
+        raise ScoresError(DUPLICATE_COLUMN.format(source=name, column=duplicate))
+    _layout(columns, name, attributes, ignore)
+    return columns
+
+
 def read_scores(
     source: str | os.PathLike | pd.DataFrame,
     *,
@@ -358,62 +446,27 @@ def read_scores(
         frame, where = _read_parquet(source)
     else:
         frame, where = tables.read_table(source, ScoresError)
+    return validate(
+        frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
+    )
+
+
+def validate(
+    frame: pd.DataFrame,
+    where: _Source,
+    *,
+    higher_is_match: bool = True,
+    attributes: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+) -> pd.DataFrame:
+    """:func:`read_scores` of a frame already read from ``where`` (for readers of
+    chunks, which name their rows by the frame's index)."""
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns):
         duplicate = next(c for c in columns if columns.count(c) > 1)
         raise ScoresError(DUPLICATE_COLUMN.format(source=where.name, column=duplicate))
     frame.columns = columns
-    for required in ("algorithm", "score", "mated"):
-        if required not in columns:
-            hint = " (the system that produced each score)" if required == "algorithm" else ""
-            raise ScoresError(MISSING_COLUMN.format(source=where.name, column=required, hint=hint))
-    names = tuple(attributes) if attributes is not None else ("group",)
-    group_columns: list[str] = []
-    two_sided: list[bool] = []
-    for name in names:
-        single = name in columns
-        sides = f"{name}_1" in columns or f"{name}_2" in columns
-        if single and sides:
-            raise ScoresError(
-                MIXED_GROUP_COLUMNS.format(
-                    source=where.name, single=name, sides=[f"{name}_1", f"{name}_2"]
-                )
-            )
-        if sides:
-            for column in (f"{name}_1", f"{name}_2"):
-                if column not in columns:
-                    raise ScoresError(
-                        MISSING_COLUMN.format(
-                            source=where.name,
-                            column=column,
-                            hint=" (a group given per side needs both sides)",
-                        )
-                    )
-            group_columns += [f"{name}_1", f"{name}_2"]
-            two_sided.append(True)
-        elif single:
-            group_columns.append(name)
-            two_sided.append(False)
-        else:
-            hint = (
-                " (give a group column, group_1 and group_2, or attribute columns and "
-                "read_scores(..., attributes=[...]))"
-                if attributes is None
-                else ""
-            )
-            raise ScoresError(MISSING_COLUMN.format(source=where.name, column=name, hint=hint))
-    subjects = [c for c in SUBJECT_COLUMNS if c in columns]
-    if len(subjects) == 1:
-        missing = next(c for c in SUBJECT_COLUMNS if c not in columns)
-        raise ScoresError(
-            MISSING_COLUMN.format(
-                source=where.name, column=missing, hint=" (subjects are given for both sides)"
-            )
-        )
-    known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
-    unknown = [c for c in columns if c not in known]
-    if unknown:
-        raise ScoresError(UNKNOWN_COLUMNS.format(source=where.name, columns=unknown))
+    names, two_sided, subjects = _layout(columns, where.name, attributes, ignore)
     if len(frame) == 0:
         raise ScoresError(EMPTY.format(source=where.name))
 
