@@ -173,6 +173,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="operating point: pooled FMR target (default: 0.001)",
     )
     scores.add_argument(
+        "--memory",
+        default="4GB",
+        metavar="SIZE",
+        help="memory budget (default: 4GB); Parquet score data larger than this, a folder "
+        "or a glob of Parquet files is read in streaming passes, row group by row group, "
+        "into rate tables (no notebook)",
+    )
+    scores.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the streaming passes on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786)",
+    )
+    scores.add_argument(
         "--alpha",
         type=float,
         default=None,
@@ -283,6 +296,78 @@ def _check(path: Path) -> int:
     return 0
 
 
+def _streams(args: argparse.Namespace) -> bool:
+    """Whether ``audit scores`` reads its scores in streaming passes."""
+    if args.command != "scores" or not getattr(args, "scores", None):
+        return False
+    from audit.scores.streaming import data_bytes, parse_memory
+
+    budget = parse_memory(args.memory)
+    text = str(args.scores)
+    if args.scheduler or any(ch in text for ch in "*?[") or Path(text).is_dir():
+        return True
+    return text.lower().endswith(".parquet") and data_bytes(text) > budget
+
+
+def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> Path:
+    """Rates at the target FMR, the sweep and the rate measures, by the streaming
+    engine, as CSV tables in ``<reports>/<name>/tables``."""
+    import numpy as np
+
+    from audit import config
+    from audit.measures.registry import evaluate, measure_names
+    from audit.report.outputs import save_table
+    from audit.scores.streaming import StreamingScores
+
+    client = None
+    if args.scheduler:
+        from distributed import Client
+
+        client = Client(args.scheduler)
+    try:
+        engine = StreamingScores(
+            args.scores,
+            memory=args.memory,
+            higher_is_match=not args.distance,
+            attributes=parameters.get("attributes"),
+            engine="dask" if client is not None else "streaming",
+            client=client,
+            progress=not args.no_progress,
+        )
+        target = parameters.get("target_fmr", 1e-3)
+        targets = np.geomspace(
+            parameters.get("sweep_min", 1e-3),
+            parameters.get("sweep_max", 0.1),
+            parameters.get("sweep_points", 21),
+        )
+        sweep = engine.sweep(np.unique(np.append(targets, target)))
+    finally:
+        if client is not None:
+            client.close()
+    rates = sweep[sweep["target_fmr"] == target].drop(
+        columns=["target_fmr", "threshold", "attained_fmr"]
+    )
+    rates = rates.reset_index(drop=True)
+    folder = Path(args.reports_dir or config.reports_dir()) / name
+    save_table(sweep, "sweep", folder)
+    save_table(rates, "rates_at_fmr", folder)
+    alpha = parameters.get("alpha", 0.5)
+    measures = _measures_table(rates, measure_names(inputs="rates"), evaluate, alpha)
+    save_table(measures, "measures", folder)
+    return folder
+
+
+def _measures_table(rates, names, evaluate, alpha):
+    import pandas as pd
+
+    frames = []
+    for measure in names:
+        frame = evaluate(rates, measure, alpha=alpha).rename_axis("algorithm").reset_index()
+        frame.insert(1, "measure", measure)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
 def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     """Refuse bad input and options here, before a notebook kernel starts."""
     import os
@@ -307,7 +392,7 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     if parameters.get("target_fmr") is not None and not 0.0 < parameters["target_fmr"] <= 1.0:
         raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))
     if args.command == "scores":
-        if parameters.get("scores_path"):
+        if parameters.get("scores_path") and not _streams(args):
             from audit.tables.scores import check_columns
 
             # the header only: the notebook reads (and validates) the rows, once
@@ -357,10 +442,14 @@ def main(argv: list[str] | None = None) -> int:
         }
         given = getattr(args, "scores", None) or getattr(args, "data", None)
         name = args.name or (
-            Path(given).stem
+            (Path(given).parent.name if any(ch in str(given) for ch in "*?[") else Path(given).stem)
             if given
             else {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
         )
+        if _streams(args):
+            folder = _streamed_scores(args, parameters, name)
+            print(f"tables written to {folder / 'tables'}")
+            return 0
         folder = run_report(
             name,
             notebooks=notebooks[args.command],

@@ -133,3 +133,37 @@ def test_memory_sizes():
         with pytest.raises(ValueError) as error:
             ST.parse_memory(bad)
         assert str(error.value) == ST.BAD_MEMORY.format(value=bad)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["ties", "one group per side", "subjects"])
+def test_dask_on_a_local_cluster_equals_in_memory(dask_client, tmp_path, case):
+    frame = synthetic(**CASES[case])
+    frame["score"] = -frame["score"]  # distances
+    table = read_scores(frame, higher_is_match=False)
+    for i, part in enumerate(chunks(frame, 5000)):
+        part.to_parquet(tmp_path / f"part-{i}.parquet", row_group_size=2000)
+    streamed = StreamingScores(tmp_path, engine="dask", client=dask_client, higher_is_match=False)
+    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), sweep(table, TARGETS), check_exact=True)
+    grid = [-2.0, -0.5, 0.0, 1.0]
+    pd.testing.assert_frame_equal(
+        streamed.rates_at_thresholds(grid), rates_at_thresholds(table, grid), check_exact=True
+    )
+    tiny = StreamingScores(
+        chunks(frame, 3000), engine="dask", client=dask_client, higher_is_match=False, memory=64
+    )
+    pd.testing.assert_frame_equal(
+        tiny.thresholds_at_fmr(TARGETS), thresholds_at_fmr(table, TARGETS), check_exact=True
+    )
