@@ -266,18 +266,27 @@ class _Chunk:
 
 
 def _codes(table: pd.DataFrame, algorithms: list, groups: list) -> _Chunk:
-    a_map = np.array([algorithms.index(x) for x in table["algorithm"].cat.categories], np.intp)
-    categories = list(table["group_1"].cat.categories)
-    g_map = np.array([groups.index(x) for x in categories], dtype=np.intp)
+    n_g = len(groups)
+    small = np.int16 if 2 * n_g < 2**15 else np.int32
+    a_map = np.array([algorithms.index(x) for x in table["algorithm"].cat.categories], np.int32)
+    g_map = np.array([groups.index(x) for x in table["group_1"].cat.categories], dtype=small)
     g1 = g_map[table["group_1"].cat.codes.to_numpy()]
     g2 = g_map[table["group_2"].cat.codes.to_numpy()]
     mated = table["mated"].to_numpy()
-    n_g = len(groups)
-    segment = np.where(mated, g1, np.where(g1 == g2, g1 + n_g, 2 * n_g))
+    nonmated = ~mated
+    segment = g1 + nonmated.view(np.int8).astype(small) * small(n_g)
+    cross = g1 != g2
+    cross &= nonmated
+    segment[cross] = 2 * n_g
     score = table["score"].to_numpy().astype(np.float64)
     if not table.attrs["higher_is_match"]:
         np.negative(score, out=score)
-    return _Chunk(score, a_map[table["algorithm"].cat.codes.to_numpy()], segment, ~mated)
+    algorithm = table["algorithm"].cat.codes.to_numpy()
+    if len(a_map) > 1 or (len(a_map) and a_map[0] != 0):
+        algorithm = a_map[algorithm]
+    else:
+        algorithm = np.zeros(len(score), dtype=np.int8)
+    return _Chunk(score, algorithm, segment, nonmated)
 
 
 def _pass_counts(piece: _Piece, options: _Options) -> _Counts:
@@ -292,13 +301,13 @@ def _pass_counts(piece: _Piece, options: _Options) -> _Counts:
     chunk = _codes(table, algorithms, groups)
     width = 2 * len(groups) + 1
     counts = np.bincount(
-        chunk.algorithm * width + chunk.segment, minlength=len(algorithms) * width
+        chunk.algorithm.astype(np.intp) * width + chunk.segment, minlength=len(algorithms) * width
     ).reshape(len(algorithms), width)
     low = np.array(
         [chunk.score[chunk.algorithm == a].min(initial=np.inf) for a in range(len(algorithms))]
     )
     top = (_key(chunk.score[chunk.nonmated]) >> np.uint64(64 - _BITS)).astype(np.intp)
-    top += chunk.algorithm[chunk.nonmated] << _BITS
+    top += chunk.algorithm[chunk.nonmated].astype(np.intp) << _BITS
     histogram = np.bincount(top, minlength=len(algorithms) << _BITS).reshape(
         len(algorithms), 1 << _BITS
     )
@@ -317,34 +326,44 @@ class _Bracket:
     shift: int  # the bracket holds keys low .. low + 2**shift - 1
 
 
-def _in_bracket(key: np.ndarray, bracket: _Bracket) -> np.ndarray:
-    inside = key >= np.uint64(bracket.low)
-    inside &= (key - np.uint64(bracket.low)) >> np.uint64(bracket.shift) == 0
-    return inside
+def _inside(chunk: _Chunk, brackets: list[_Bracket]) -> tuple[np.ndarray, np.ndarray]:
+    """The pooled non-mated keys of the chunk that fall in a bracket, and the index of
+    that bracket (the brackets are disjoint)."""
+    keys, which = [], []
+    for a in sorted({b.algorithm for b in brackets}):
+        mine = [i for i, b in enumerate(brackets) if b.algorithm == a]
+        mine.sort(key=lambda i: brackets[i].low)
+        lows = np.array([brackets[i].low for i in mine], dtype=np.uint64)
+        lasts = np.array(
+            [brackets[i].low + (1 << brackets[i].shift) - 1 for i in mine], dtype=np.uint64
+        )
+        key = _key(chunk.score[chunk.nonmated & (chunk.algorithm == a)])
+        at = np.searchsorted(lows, key, "right") - 1
+        inside = at >= 0
+        inside[inside] = key[inside] <= lasts[at[inside]]
+        keys.append(key[inside])
+        which.append(np.array(mine, dtype=np.intp)[at[inside]])
+    if not keys:
+        return np.zeros(0, np.uint64), np.zeros(0, np.intp)
+    return np.concatenate(keys), np.concatenate(which)
 
 
 def _pass_refine(piece, options, labels, brackets: list[_Bracket]) -> np.ndarray:
     """Histograms (one row per bracket) of the next 16 bits inside each bracket."""
-    chunk = _codes(_read(piece, options), *labels)
-    out = np.zeros((len(brackets), 1 << _BITS), dtype=np.int64)
-    for i, bracket in enumerate(brackets):
-        rows = chunk.nonmated & (chunk.algorithm == bracket.algorithm)
-        key = _key(chunk.score[rows])
-        key = key[_in_bracket(key, bracket)]
-        sub = ((key - np.uint64(bracket.low)) >> np.uint64(bracket.shift - _BITS)).astype(np.intp)
-        out[i] = np.bincount(sub, minlength=1 << _BITS)
-    return out
+    key, which = _inside(_codes(_read(piece, options), *labels), brackets)
+    low = np.array([b.low for b in brackets], dtype=np.uint64)[which]
+    shift = np.array([b.shift - _BITS for b in brackets], dtype=np.uint64)[which]
+    sub = ((key - low) >> shift).astype(np.intp) + (which << _BITS)
+    return np.bincount(sub, minlength=len(brackets) << _BITS).reshape(len(brackets), -1)
 
 
 def _pass_collect(piece, options, labels, brackets: list[_Bracket]) -> list[np.ndarray]:
     """The keys inside each bracket (unsorted)."""
-    chunk = _codes(_read(piece, options), *labels)
-    out = []
-    for bracket in brackets:
-        rows = chunk.nonmated & (chunk.algorithm == bracket.algorithm)
-        key = _key(chunk.score[rows])
-        out.append(key[_in_bracket(key, bracket)])
-    return out
+    key, which = _inside(_codes(_read(piece, options), *labels), brackets)
+    order = np.argsort(which, kind="stable")
+    cuts = np.searchsorted(which[order], np.arange(len(brackets) + 1))
+    key = key[order]
+    return [key[cuts[i] : cuts[i + 1]] for i in range(len(brackets))]
 
 
 def _merge_collect(left: list[np.ndarray], right: list[np.ndarray]) -> list[np.ndarray]:
@@ -365,7 +384,8 @@ def _pass_rates(piece, options, labels, thresholds: list[np.ndarray]):
         score = chunk.score[rows]
         above = np.searchsorted(t, score, "right")  # thresholds <= score
         bins = np.bincount(
-            chunk.segment[rows] * (len(t) + 1) + above, minlength=width * (len(t) + 1)
+            chunk.segment[rows].astype(np.intp) * (len(t) + 1) + above,
+            minlength=width * (len(t) + 1),
         ).reshape(width, len(t) + 1)
         lowest = np.full(len(t) + 1, np.inf)
         np.minimum.at(lowest, above, score)

@@ -190,9 +190,10 @@ def _factorize_small(array: np.ndarray, low: int, high: int) -> tuple[np.ndarray
     table = np.full(high - low + 1, -1, dtype=np.int16)
     uniques: list[int] = []
     for lo in range(0, len(array), _BLOCK):
+        if (table >= 0).all():  # every value of the range seen: no new label can follow
+            break
         block = array[lo : lo + _BLOCK]
-        index = block.astype(np.intp)
-        index -= low
+        index = block if low == 0 else block.astype(np.intp) - low
         present = np.bincount(index, minlength=len(table)) > 0
         new = np.flatnonzero(present & (table < 0))
         if len(new):
@@ -202,9 +203,8 @@ def _factorize_small(array: np.ndarray, low: int, high: int) -> tuple[np.ndarray
                 uniques.append(low + v)
     codes = np.empty(len(array), dtype=np.int16)
     for lo in range(0, len(array), _BLOCK):
-        index = array[lo : lo + _BLOCK].astype(np.intp)
-        index -= low
-        codes[lo : lo + _BLOCK] = table[index]
+        block = array[lo : lo + _BLOCK]
+        codes[lo : lo + _BLOCK] = table[block if low == 0 else block.astype(np.intp) - low]
     return codes, np.array(uniques, dtype=array.dtype)
 
 
