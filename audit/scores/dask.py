@@ -27,20 +27,40 @@ class DaskEngine:
         self.client = client
 
     def map_reduce(self, function: Callable, merge: Callable, items: list, *args, label=""):
-        import dask
+        if self.client is None:
+            from distributed import default_client
 
-        shared = [dask.delayed(arg, traverse=False) for arg in args]
-        parts = [
-            dask.delayed(function, pure=True)(item, *shared) for item in items
-        ]
+            try:
+                self.client = default_client()
+            except ValueError:
+                return self._delayed(function, merge, items, *args)
+        client = self.client
+        shared = [client.scatter(arg, broadcast=True) if _large(arg) else arg for arg in args]
+        parts = client.map(function, items, *[[arg] * len(items) for arg in shared], pure=False)
         while len(parts) > 1:
             parts = [
-                dask.delayed(_merge_all, pure=True)(merge, parts[i : i + _FAN_IN])
+                client.submit(_merge_all, merge, parts[i : i + _FAN_IN], pure=False)
                 for i in range(0, len(parts), _FAN_IN)
             ]
-        if self.client is not None:
-            return self.client.compute(parts[0]).result()
+        return parts[0].result()
+
+    @staticmethod
+    def _delayed(function: Callable, merge: Callable, items: list, *args):
+        """Without a distributed client: Dask's default scheduler."""
+        import dask
+
+        parts = [dask.delayed(function, pure=False)(item, *args) for item in items]
+        while len(parts) > 1:
+            parts = [
+                dask.delayed(_merge_all, pure=False)(merge, parts[i : i + _FAN_IN])
+                for i in range(0, len(parts), _FAN_IN)
+            ]
         return parts[0].compute()
+
+
+def _large(arg) -> bool:
+    """Worth scattering once rather than sending with every task."""
+    return isinstance(arg, list | tuple) and len(arg) > 1000
 
 
 def _merge_all(merge: Callable, parts: list):
