@@ -641,3 +641,15 @@ def test_reader_merges_labels_with_one_text_and_names_a_missing_categorical_cell
     assert str(error.value) == SR.EMPTY_LABEL.format(
         where="<DataFrame>, row 1", column="group", more=""
     )
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
+    rng = np.random.default_rng(seed)
+    x = np.sort(np.round(rng.normal(size=rng.integers(1, 300)), seed % 3))
+    y = np.sort(np.round(rng.normal(1, 1, size=rng.integers(1, 300)), seed % 3))
+    q = np.linspace(0, 1, 200)
+    expected = np.quantile(np.concatenate([x, y]), q)
+    got = thresholds_module._merged_quantiles(x, y, q)
+    # equal as floats (a zero's sign may differ: it takes the same decisions)
+    np.testing.assert_array_equal(got, expected)
