@@ -167,3 +167,15 @@ def test_dask_on_a_local_cluster_equals_in_memory(dask_client, tmp_path, case):
     pd.testing.assert_frame_equal(
         tiny.thresholds_at_fmr(TARGETS), thresholds_at_fmr(table, TARGETS), check_exact=True
     )
+
+
+def test_dask_without_a_cluster_uses_the_default_scheduler():
+    pytest.importorskip("dask")
+    frame = synthetic(3000, round_to=2)
+    streamed = StreamingScores(chunks(frame, 700), engine="dask", memory=256)
+    pd.testing.assert_frame_equal(
+        streamed.sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=True
+    )
+    with pytest.raises(ValueError) as error:
+        StreamingScores(chunks(frame, 700), engine="spark")
+    assert str(error.value) == ST.UNKNOWN_ENGINE.format(name="spark")
