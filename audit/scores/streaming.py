@@ -17,24 +17,28 @@ Dask cluster (:class:`audit.scores.dask.DaskEngine`).
 
 1. **Counts.**  Per (algorithm, segment) counts -- mated and within-group
    non-mated per group, cross-group non-mated -- the smallest score of each
-   algorithm and a histogram of its pooled non-mated scores on the top 16 bits
-   of an order-preserving integer key of the float64 score (``key`` below).
-   The labels are merged in order of first appearance, so groups come out in
-   the order :func:`~audit.scores.read_scores` gives them.
+   algorithm, and two histograms per algorithm (its pooled non-mated scores,
+   all its scores) on the top 16 bits of an order-preserving integer key of
+   the float64 score (the two zeros share a key).  The labels are merged in
+   order of first appearance, so groups come out in the order
+   :func:`~audit.scores.read_scores` gives them.
 2. **Brackets.**  The threshold at a target FMR is set by ``v``, the
    ``(k+1)``-th largest pooled non-mated score (see :mod:`audit.scores`); the
    histogram names the bin holding it.  While a bin holds more scores than the
-   memory allows, a further pass histograms the 16 bits below inside it.
-3. **Collect.**  One pass keeps the pooled non-mated scores inside the
-   brackets only; ``v`` is read off their sort by its rank, and the threshold
-   is the float just above it, as in memory.
-4. **Rates.**  One pass counts, per segment, the scores at or above each
-   threshold, and the smallest score at or above it (the reported threshold).
+   memory allows, a further pass histograms the 16 bits below inside it (down
+   to a single key, whose scores need not be kept: they are all ``v``).
+3. **Collect.**  One pass keeps the scores inside the brackets only, with
+   their segments, and counts per segment the scores above each bracket and
+   the smallest one.  ``v`` is read off the sorted pooled non-mated scores of
+   its bracket by its rank; the threshold ``t*`` is the float just above it, as
+   in memory; the counts at ``t*`` are those above the bracket plus those kept
+   at or above ``t*``, and the reported threshold is the smallest score at or
+   above ``t*``.
 
-So a sweep costs three passes over the data (more only for brackets still too
+So a sweep costs two passes over the data (more only for brackets still too
 full after the first histogram, which takes heavy ties or an extremely narrow
-distribution); :func:`~audit.scores.rates_at_thresholds` one (plus the
-first).  Not streamed yet: the score measures that need whole distributions
+distribution); :func:`~audit.scores.rates_at_thresholds` one more (counts at
+the given thresholds).  Not streamed yet: the score measures that need whole distributions
 (DFI, CEI, SED), the EER and DET points; they need the in-memory engine.
 """
 
@@ -188,7 +192,7 @@ _TOP = np.uint64(1 << 63)
 
 def _key(score: np.ndarray) -> np.ndarray:
     """uint64 keys whose integer order is the float order of ``score`` (float64)."""
-    bits = score.view(np.uint64)
+    bits = (score + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0: the zeros share a key
     negative = (bits & _TOP) != 0
     return np.where(negative, ~bits, bits | _TOP)
 
@@ -217,7 +221,7 @@ class _Counts:
     order_2: list
     counts: np.ndarray  # (n_alg, 2 * n_groups + 1): mated, within non-mated, cross
     low: np.ndarray  # (n_alg,) smallest score, match orientation
-    histogram: np.ndarray  # (n_alg, 2**_BITS) pooled non-mated scores by top key bits
+    histogram: np.ndarray  # (n_alg, 2, 2**_BITS) pooled non-mated, all scores, by top key bits
     rows: int = 0
 
     def reindex(self, algorithms: list, groups: list) -> _Counts:
@@ -232,7 +236,7 @@ class _Counts:
             counts[np.ix_(a_at, columns)] = self.counts[:, : 2 * old + 1]
         low = np.full(len(algorithms), np.inf)
         low[a_at] = self.low
-        histogram = np.zeros((len(algorithms), 1 << _BITS), dtype=np.int64)
+        histogram = np.zeros((len(algorithms), 2, 1 << _BITS), dtype=np.int64)
         histogram[a_at] = self.histogram
         return _Counts(
             algorithms, groups, self.order_1, self.order_2, counts, low, histogram, self.rows
@@ -306,11 +310,13 @@ def _pass_counts(piece: _Piece, options: _Options) -> _Counts:
     low = np.array(
         [chunk.score[chunk.algorithm == a].min(initial=np.inf) for a in range(len(algorithms))]
     )
-    top = (_key(chunk.score[chunk.nonmated]) >> np.uint64(64 - _BITS)).astype(np.intp)
-    top += chunk.algorithm[chunk.nonmated].astype(np.intp) << _BITS
-    histogram = np.bincount(top, minlength=len(algorithms) << _BITS).reshape(
-        len(algorithms), 1 << _BITS
-    )
+    top = (_key(chunk.score) >> np.uint64(64 - _BITS)).astype(np.intp)
+    top += chunk.algorithm.astype(np.intp) << _BITS
+    size = len(algorithms) << _BITS
+    histogram = np.stack(
+        [np.bincount(top[chunk.nonmated], minlength=size), np.bincount(top, minlength=size)]
+    ).reshape(2, len(algorithms), 1 << _BITS)
+    histogram = histogram.transpose(1, 0, 2).copy()
     return _Counts(
         algorithms, groups, groups[:n_side_1], order_2, counts, low, histogram, len(table)
     )
@@ -326,48 +332,128 @@ class _Bracket:
     shift: int  # the bracket holds keys low .. low + 2**shift - 1
 
 
-def _inside(chunk: _Chunk, brackets: list[_Bracket]) -> tuple[np.ndarray, np.ndarray]:
-    """The pooled non-mated keys of the chunk that fall in a bracket, and the index of
-    that bracket (the brackets are disjoint)."""
-    keys, which = [], []
+@dataclass
+class _Inside:
+    """Rows of a chunk inside the brackets, and what lies above each bracket."""
+
+    key: np.ndarray  # of the rows inside a bracket
+    which: np.ndarray  # their bracket
+    score: np.ndarray
+    segment: np.ndarray
+    nonmated: np.ndarray
+    above: np.ndarray  # (n_brackets, segments): rows above each bracket, per segment
+    lowest_above: np.ndarray  # (n_brackets,): smallest score above each bracket
+
+
+def _inside(chunk: _Chunk, brackets: list[_Bracket], width: int) -> _Inside:
+    """Sort the chunk's rows against the brackets (disjoint within an algorithm)."""
+    parts = []
+    above = np.zeros((len(brackets), width), dtype=np.int64)
+    lowest_above = np.full(len(brackets), np.inf)
     for a in sorted({b.algorithm for b in brackets}):
-        mine = [i for i, b in enumerate(brackets) if b.algorithm == a]
-        mine.sort(key=lambda i: brackets[i].low)
+        mine = sorted(
+            (i for i, b in enumerate(brackets) if b.algorithm == a), key=lambda i: brackets[i].low
+        )
+        mine = np.array(mine, dtype=np.intp)
         lows = np.array([brackets[i].low for i in mine], dtype=np.uint64)
         lasts = np.array(
             [brackets[i].low + (1 << brackets[i].shift) - 1 for i in mine], dtype=np.uint64
         )
-        key = _key(chunk.score[chunk.nonmated & (chunk.algorithm == a)])
+        rows = chunk.algorithm == a
+        score, segment, nonmated = chunk.score[rows], chunk.segment[rows], chunk.nonmated[rows]
+        key = _key(score)
         at = np.searchsorted(lows, key, "right") - 1
         inside = at >= 0
         inside[inside] = key[inside] <= lasts[at[inside]]
-        keys.append(key[inside])
-        which.append(np.array(mine, dtype=np.intp)[at[inside]])
-    if not keys:
-        return np.zeros(0, np.uint64), np.zeros(0, np.intp)
-    return np.concatenate(keys), np.concatenate(which)
+        parts.append(
+            (key[inside], mine[at[inside]], score[inside], segment[inside], nonmated[inside])
+        )
+        # rows above the j-th bracket: those past more than j bracket ends
+        past = np.searchsorted(lasts, key, "left")
+        bins = np.bincount(past * width + segment, minlength=(len(mine) + 1) * width).reshape(
+            len(mine) + 1, width
+        )
+        above[mine] = np.cumsum(bins[::-1], axis=0)[::-1][1:]
+        low = np.full(len(mine) + 1, np.inf)
+        np.minimum.at(low, past, score)
+        lowest_above[mine] = np.minimum.accumulate(low[::-1])[::-1][1:]
+    if not parts:
+        empty = np.zeros(0)
+        return _Inside(
+            empty.astype(np.uint64),
+            empty.astype(np.intp),
+            empty,
+            empty.astype(np.intp),
+            empty.astype(bool),
+            above,
+            lowest_above,
+        )
+    return _Inside(*(np.concatenate(p) for p in zip(*parts, strict=True)), above, lowest_above)
 
 
 def _pass_refine(piece, options, labels, brackets: list[_Bracket]) -> np.ndarray:
-    """Histograms (one row per bracket) of the next 16 bits inside each bracket."""
-    key, which = _inside(_codes(_read(piece, options), *labels), brackets)
-    low = np.array([b.low for b in brackets], dtype=np.uint64)[which]
-    shift = np.array([b.shift - _BITS for b in brackets], dtype=np.uint64)[which]
-    sub = ((key - low) >> shift).astype(np.intp) + (which << _BITS)
-    return np.bincount(sub, minlength=len(brackets) << _BITS).reshape(len(brackets), -1)
+    """Histograms (bracket, pooled non-mated / all scores, bin) of the next 16 bits inside
+    each bracket."""
+    width = 2 * len(labels[1]) + 1
+    found = _inside(_codes(_read(piece, options), *labels), brackets, width)
+    low = np.array([b.low for b in brackets], dtype=np.uint64)[found.which]
+    shift = np.array([b.shift - _BITS for b in brackets], dtype=np.uint64)[found.which]
+    sub = ((found.key - low) >> shift).astype(np.intp) + (found.which << _BITS)
+    size = len(brackets) << _BITS
+    return (
+        np.stack(
+            [np.bincount(sub[found.nonmated], minlength=size), np.bincount(sub, minlength=size)],
+            axis=1,
+        )
+        .reshape(len(brackets), 1 << _BITS, 2)
+        .transpose(0, 2, 1)
+        .copy()
+    )
 
 
-def _pass_collect(piece, options, labels, brackets: list[_Bracket]) -> list[np.ndarray]:
-    """The keys inside each bracket (unsorted)."""
-    key, which = _inside(_codes(_read(piece, options), *labels), brackets)
+@dataclass
+class _Kept:
+    """Per bracket: its pooled non-mated keys and all its scores with their segments
+    (none for a bracket of one key), the counts above it and the smallest score above."""
+
+    keys: list[np.ndarray]
+    scores: list[np.ndarray]
+    segments: list[np.ndarray]
+    above: np.ndarray
+    lowest_above: np.ndarray
+
+
+def _pass_collect(piece, options, labels, brackets: list[_Bracket]) -> _Kept:
+    width = 2 * len(labels[1]) + 1
+    found = _inside(_codes(_read(piece, options), *labels), brackets, width)
+    keep = np.array([b.shift > 0 for b in brackets], dtype=bool)[found.which]
+    which = found.which[keep]
     order = np.argsort(which, kind="stable")
-    cuts = np.searchsorted(which[order], np.arange(len(brackets) + 1))
-    key = key[order]
-    return [key[cuts[i] : cuts[i + 1]] for i in range(len(brackets))]
+    cuts = np.searchsorted(which[order], np.arange(len(brackets) + 1)).tolist()
+    key, score, segment, nonmated = (
+        x[keep][order] for x in (found.key, found.score, found.segment, found.nonmated)
+    )
+    parts = [slice(cuts[i], cuts[i + 1]) for i in range(len(brackets))]
+    return _Kept(
+        [key[p][nonmated[p]] for p in parts],
+        [score[p] for p in parts],
+        [segment[p] for p in parts],
+        found.above,
+        found.lowest_above,
+    )
 
 
-def _merge_collect(left: list[np.ndarray], right: list[np.ndarray]) -> list[np.ndarray]:
-    return [np.concatenate([a, b]) for a, b in zip(left, right, strict=True)]
+def _merge_kept(left: _Kept, right: _Kept) -> _Kept:
+    def join(x, y):
+        return [np.concatenate([a, b]) for a, b in zip(x, y, strict=True)]
+
+    return _Kept(
+        join(left.keys, right.keys),
+        join(left.scores, right.scores),
+        join(left.segments, right.segments),
+        left.above + right.above,
+        np.minimum(left.lowest_above, right.lowest_above),
+    )
 
 
 # --------------------------------------------------------------- pass 4: rates
@@ -563,34 +649,35 @@ class StreamingScores:
         return [algorithms.index(algorithm)]
 
     # -- passes 2 and 3: the (k+1)-th largest pooled non-mated score per target
-    def _cut_points(self, targets: np.ndarray, indices: list[int]) -> dict[int, np.ndarray]:
-        """Internal thresholds ``t*`` per algorithm (before moving to an observed score)."""
+    def _cut_points(self, targets: np.ndarray, indices: list[int]):
+        """Per algorithm: the internal thresholds (match orientation) at the targets, and
+        the counts (segments x targets) at or above them."""
         first = self._pass_1()
         n_g = len(first.groups)
-        wanted = {}  # (a, target index) -> [rank among pooled non-mated, bracket, count]
-        t_star = {}
+        width = 2 * n_g + 1
+        wanted = {}  # (a, target) -> [rank among pooled non-mated, bracket, all scores in it]
+        internal, counts = {}, {}
         for a in indices:
             n = int(first.counts[a, n_g:].sum())
             if n == 0:
                 raise ScoresError(NO_NONMATED.format(algorithm=first.algorithms[a]))
             k = _allowed_false_matches(targets, n)
-            t_star[a] = np.full(len(targets), first.low[a])
-            cumulative = np.cumsum(first.histogram[a])
+            # k >= n: every score is accepted, from the smallest one
+            internal[a] = np.full(len(targets), first.low[a])
+            counts[a] = np.repeat(first.counts[a][:, None], len(targets), axis=1)
+            cumulative = np.cumsum(first.histogram[a, 0])
             for i in np.flatnonzero(k < n).tolist():
                 q = n - 1 - int(k[i])  # 0-based rank, ascending
                 b = int(np.searchsorted(cumulative, q, "right"))
                 before = int(cumulative[b - 1]) if b else 0
                 bracket = _Bracket(a, b << (64 - _BITS), 64 - _BITS)
-                wanted[a, i] = [q - before, bracket, int(first.histogram[a, b])]
-        budget = max(1, self.memory // 4 // 8)  # keys kept in the collect pass
+                wanted[a, i] = [q - before, bracket, int(first.histogram[a, 1, b])]
+        budget = max(1, self.memory // 4 // 16)  # scores (and segments) kept when collecting
         while True:
+            share = budget // max(1, len({w[1] for w in wanted.values()}))
             open_ = sorted(
-                {
-                    w[1]
-                    for w in wanted.values()
-                    if w[1].shift > 0 and w[2] > budget // max(1, len(wanted))
-                },
-                key=lambda b: (b.algorithm, b.low, b.shift),
+                {w[1] for w in wanted.values() if w[1].shift > 0 and w[2] > share},
+                key=lambda b: (b.algorithm, b.low),
             )
             if not open_:
                 break
@@ -606,37 +693,38 @@ class StreamingScores:
             for w in wanted.values():
                 if w[1] in open_:
                     histogram = histograms[open_.index(w[1])]
-                    cumulative = np.cumsum(histogram)
+                    cumulative = np.cumsum(histogram[0])
                     b = int(np.searchsorted(cumulative, w[0], "right"))
                     w[0] -= int(cumulative[b - 1]) if b else 0
                     shift = w[1].shift - _BITS
                     w[1] = _Bracket(w[1].algorithm, w[1].low + (b << shift), shift)
-                    w[2] = int(histogram[b])
-        to_collect = sorted(
-            {w[1] for w in wanted.values() if w[1].shift > 0},
-            key=lambda b: (b.algorithm, b.low, b.shift),
+                    w[2] = int(histogram[1, b])
+        if not wanted:
+            return internal, counts
+        brackets = sorted({w[1] for w in wanted.values()}, key=lambda b: (b.algorithm, b.low))
+        kept = self.engine.map_reduce(
+            _pass_collect,
+            _merge_kept,
+            self.pieces,
+            self.options,
+            self.labels,
+            brackets,
+            label="collect",
         )
-        kept = (
-            self.engine.map_reduce(
-                _pass_collect,
-                _merge_collect,
-                self.pieces,
-                self.options,
-                self.labels,
-                to_collect,
-                label="collect",
-            )
-            if to_collect
-            else []
-        )
-        kept = [np.sort(k) for k in kept]
         for (a, i), (rank, bracket, _) in wanted.items():
+            j = brackets.index(bracket)
             if bracket.shift == 0:
-                key = np.uint64(bracket.low)
+                v = _unkey(np.uint64(bracket.low))
             else:
-                key = kept[to_collect.index(bracket)][rank]
-            t_star[a][i] = np.nextafter(_unkey(key), np.inf)
-        return t_star
+                v = _unkey(np.sort(kept.keys[j])[rank])
+            t_star = np.nextafter(v, np.inf)
+            accepted = kept.scores[j] >= t_star
+            counts[a][:, i] = kept.above[j] + np.bincount(
+                kept.segments[j][accepted], minlength=width
+            )
+            lowest = kept.scores[j][accepted].min(initial=kept.lowest_above[j])
+            internal[a][i] = lowest if np.isfinite(lowest) else t_star
+        return internal, counts
 
     # -- pass 4: counts at thresholds
     def _rates(self, thresholds: dict[int, np.ndarray]) -> tuple[_Stats, dict[int, np.ndarray]]:
@@ -672,9 +760,10 @@ class StreamingScores:
     def _points(self, targets, algorithm=None):
         targets = _targets(targets)
         indices = self._indices(algorithm)
-        t_star = self._cut_points(targets, indices)
-        stats, lowest = self._rates(t_star)
-        internal = {a: np.where(np.isfinite(lowest[a]), lowest[a], t_star[a]) for a in indices}
+        internal, counts = self._cut_points(targets, indices)
+        stats = self._stats()
+        for a in indices:
+            stats.at[a] = ({float(t): i for i, t in enumerate(internal[a])}, counts[a])
         return targets, indices, stats, internal
 
     # -- the public results, as the in-memory functions give them
