@@ -202,9 +202,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", nargs="+", type=float, default=[1e7, 1e8])
     parser.add_argument("--billion", action="store_true", help="add 1e9 rows")
-    parser.add_argument(
-        "--engines", nargs="+", default=["scan", "memory", "streaming", "dask"]
-    )
+    parser.add_argument("--engines", nargs="+", default=["scan", "memory", "streaming", "dask"])
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bench-scale"))
     parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
     parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
@@ -226,7 +224,9 @@ def main(argv=None) -> int:
             started = time.perf_counter()
             generate(folder, rows)
             size = sum(p.stat().st_size for p in folder.glob("*.parquet")) / 2**20
-            print(f"# {rows:.0e} rows: {size:.0f} MB on disk in {time.perf_counter() - started:.0f} s")
+            print(
+                f"# {rows:.0e} rows: {size:.0f} MB on disk in {time.perf_counter() - started:.0f} s"
+            )
         scan = None
         reference = None
         for engine in args.engines:

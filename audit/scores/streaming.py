@@ -38,8 +38,12 @@ Dask cluster (:class:`audit.scores.dask.DaskEngine`).
 So a sweep costs two passes over the data (more only for brackets still too
 full after the first histogram, which takes heavy ties or an extremely narrow
 distribution); :func:`~audit.scores.rates_at_thresholds` one more (counts at
-the given thresholds).  Not streamed yet: the score measures that need whole distributions
-(DFI, CEI, SED), the EER and DET points; they need the in-memory engine.
+the given thresholds).
+
+Not streamed yet: the EER, the DET points and the score measures that read
+whole distributions (DFI, CEI, SED); they need the in-memory engine.  The EER
+and the DET quantiles are order statistics of one group's scores, so they fit
+the same bracketing passes with per-segment histograms.
 """
 
 from __future__ import annotations

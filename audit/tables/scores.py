@@ -248,11 +248,8 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
             EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=_more(more))
         )
     # two values with one text (1 and "1") are one label
-    labels: list[str] = []
     index: dict[str, int] = {}
-    remap = np.array(
-        [index.setdefault(str(u), len(index)) for u in uniques], dtype=np.int64
-    ).reshape(-1)
+    remap = np.array([index.setdefault(str(u), len(index)) for u in uniques], dtype=np.int64)
     labels = list(index)
     dtype = np.int8 if len(labels) <= 127 else np.int16 if len(labels) <= 32767 else np.int32
     if len(labels) == len(remap):
