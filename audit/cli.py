@@ -277,6 +277,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="operating point: pooled FMR target (default: 0.001)",
     )
     scores.add_argument(
+        "--memory",
+        default="4GB",
+        metavar="SIZE",
+        help="memory budget (default: 4GB); Parquet score data larger than this, a folder "
+        "or a glob of Parquet files is read in streaming passes, row group by row group, "
+        "into rate tables (no notebook)",
+    )
+    scores.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the streaming passes on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786)",
+    )
+    scores.add_argument(
         "--alpha",
         type=_finite_float,
         default=None,
@@ -458,6 +471,87 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _streams(args: argparse.Namespace) -> bool:
+    """Whether ``audit scores`` reads its scores in streaming passes."""
+    if args.command != "scores" or not getattr(args, "scores", None):
+        return False
+    from audit.scores.streaming import data_bytes, parse_memory
+
+    budget = parse_memory(args.memory)
+    text = str(args.scores)
+    if args.scheduler or any(ch in text for ch in "*?[") or Path(text).is_dir():
+        return True
+    return text.lower().endswith(".parquet") and data_bytes(text) > budget
+
+
+def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> Path:
+    """Rates at the target FMR, the sweep and the rate measures, by the streaming
+    engine, as CSV tables in ``<reports>/<name>/tables``."""
+    import numpy as np
+
+    from audit.measures.registry import evaluate, measure_names
+    from audit.report.outputs import save_table
+    from audit.report.runner import write_report
+    from audit.scores.streaming import StreamingScores, parquet_files
+
+    client = None
+    if args.scheduler:
+        from distributed import Client
+
+        client = Client(args.scheduler)
+    try:
+        engine = StreamingScores(
+            args.scores,
+            memory=args.memory,
+            higher_is_match=not args.distance,
+            attributes=parameters.get("attributes"),
+            engine="dask" if client is not None else "streaming",
+            client=client,
+            progress=not args.no_progress,
+        )
+        target = parameters.get("target_fmr", 1e-3)
+        targets = np.geomspace(
+            parameters.get("sweep_min", 1e-3),
+            parameters.get("sweep_max", 0.1),
+            parameters.get("sweep_points", 21),
+        )
+        sweep = engine.sweep(np.unique(np.append(targets, target)))
+    finally:
+        if client is not None:
+            client.close()
+    rates = sweep[sweep["target_fmr"] == target].drop(
+        columns=["target_fmr", "threshold", "attained_fmr"]
+    )
+    rates = rates.reset_index(drop=True)
+    alpha = parameters.get("alpha", 0.5)
+    measures = _measures_table(rates, measure_names(inputs="rates"), evaluate, alpha)
+    manifest = {
+        "engine": "dask" if args.scheduler else "streaming",
+        "scores": str(args.scores),
+        "files": [{"path": f, "bytes": Path(f).stat().st_size} for f in parquet_files(args.scores)],
+        "parameters": {k: v for k, v in parameters.items() if k != "scores_path"},
+    }
+
+    def write(folder: Path) -> None:
+        save_table(sweep, "sweep", folder)
+        save_table(rates, "rates_at_fmr", folder)
+        save_table(measures, "measures", folder)
+        (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
+
+    return write_report(name, write, reports_root=args.reports_dir)
+
+
+def _measures_table(rates, names, evaluate, alpha):
+    import pandas as pd
+
+    frames = []
+    for measure in names:
+        frame = evaluate(rates, measure, alpha=alpha).rename_axis("algorithm").reset_index()
+        frame.insert(1, "measure", measure)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
 def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     """Refuse bad input and options here, before a notebook kernel starts."""
     import os
@@ -483,13 +577,12 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     if parameters.get("target_fmr") is not None and not 0.0 < parameters["target_fmr"] <= 1.0:
         raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))
     if args.command == "scores":
-        if parameters.get("scores_path"):
-            from audit.scores import read_scores
-            from audit.scores.orientation import orientation_warning
+        if parameters.get("scores_path") and not _streams(args):
+            from audit.tables.scores import check_columns
 
-            table = read_scores(parameters["scores_path"], higher_is_match=not args.distance)
-            if (warning := orientation_warning(table)) is not None:
-                print(f"audit: warning: {warning}", file=sys.stderr)
+            # the header only: the notebook reads (and validates) the rows, once, and
+            # shows the orientation warning (distances read as similarities, or the reverse)
+            check_columns(parameters["scores_path"], attributes=parameters.get("attributes"))
         return
     from audit.sources.annex15 import annex15_path
     from audit.tables.rates import read_rates
@@ -556,18 +649,22 @@ def _main(argv: list[str] | None) -> int:
             "scores": ("scores",),
         }
         given = getattr(args, "scores", None) or getattr(args, "data", None)
-        name = (
-            args.name
-            if args.name is not None
-            else Path(given).stem
-            if given
-            else {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
-        )
+        if args.name is not None:
+            name = args.name
+        elif given:
+            glob = any(ch in str(given) for ch in "*?[")
+            name = Path(given).parent.name if glob else Path(given).stem
+        else:
+            name = {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
         check_report_name(name)
         parameters = _parameters(args)
         _check_parameters(notebooks[args.command], args.parameter, parameters)
         _preflight(args, parameters)
         check_reports_root(args.reports_dir)
+        if _streams(args):
+            folder = _streamed_scores(args, parameters, name)
+            print(f"tables written to {folder / 'tables'}")
+            return 0
         folder = run_report(
             name,
             notebooks=notebooks[args.command],

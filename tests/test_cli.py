@@ -139,3 +139,68 @@ def test_scores_takes_no_rates_table(capsys):
         main(["scores", "--data", "x.csv"])
     assert exit_.value.code == 2
     assert "unrecognized arguments: --data" in capsys.readouterr().err
+
+
+def test_scores_file_is_read_once_the_cli_checks_only_its_columns(tmp_path, monkeypatch, capsys):
+    """The rows are read by the report, not before it: the CLI checks the header."""
+    import audit.scores
+    import audit.tables.scores as SR
+    from audit.cli import _parameters, _preflight, build_parser
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the CLI read the rows")
+
+    monkeypatch.setattr(SR, "read_scores", refuse)
+    monkeypatch.setattr(audit.scores, "read_scores", refuse)
+    path = tmp_path / "s.csv"
+    path.write_text("algorithm,score,mated,group\na,0.5,1,F\n")
+    args = build_parser().parse_args(["scores", "--scores", str(path)])
+    _preflight(args, _parameters(args))
+    path.write_text("algorithm,score,group\na,0.5,F\n")
+    assert main(["scores", "--scores", str(path), "--reports-dir", str(tmp_path)]) == 2
+    expected = SR.MISSING_COLUMN.format(source=str(path), column="mated", hint="")
+    assert capsys.readouterr().err == f"audit: error: {expected}\n"
+
+
+def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
+    """A glob of Parquet files (or data over --memory) takes the streaming engine; its
+    rates equal the in-memory ones."""
+    import numpy as np
+    import pandas as pd
+
+    from audit.scores import rates_at_fmr, read_scores
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    frame = pd.DataFrame(
+        {
+            "algorithm": rng.choice(["a", "b"], n),
+            "score": rng.normal(size=n).astype("float32"),
+            "mated": rng.random(n) < 0.3,
+            "group": rng.choice(["F", "M"], n),
+        }
+    )
+    frame.loc[frame["mated"], "score"] += 2
+    (tmp_path / "run").mkdir()
+    frame.iloc[:2500].to_parquet(tmp_path / "run" / "a.parquet")
+    frame.iloc[2500:].to_parquet(tmp_path / "run" / "b.parquet")
+    glob = str(tmp_path / "run" / "*.parquet")
+    argv = ["scores", "--scores", glob, "--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    assert main([*argv, "--target-fmr", "0.01"]) == 0
+    tables = tmp_path / "r" / "run" / "tables"
+    assert capsys.readouterr().out == f"tables written to {tables}\n"
+    rates = pd.read_csv(tables / "rates_at_fmr.csv")
+    expected = rates_at_fmr(read_scores(frame), 0.01)
+    # the CSV holds 10 significant digits; tests/test_streaming.py checks every bit
+    np.testing.assert_allclose(rates["fnmr"], expected["fnmr"], rtol=1e-9)
+    np.testing.assert_allclose(rates["fmr"], expected["fmr"], rtol=1e-9)
+    assert list(rates["group"]) == list(expected["group"])
+    measures = pd.read_csv(tables / "measures.csv")
+    assert {"garbe", "fdr"} <= set(measures["measure"])
+    one = tmp_path / "one.parquet"
+    frame.to_parquet(one)
+    assert (
+        main(["scores", "--scores", str(one), "--memory", "1kB", *argv[3:], "--target-fmr", "0.05"])
+        == 0
+    )
+    assert (tmp_path / "r" / "one" / "tables" / "sweep.csv").exists()

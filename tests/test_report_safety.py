@@ -147,16 +147,22 @@ def test_orientation_warning_names_distance():
     assert reverse.endswith(FIX_SIMILARITY)
 
 
-def test_cli_warns_on_forgotten_distance(tmp_path, monkeypatch, capsys):
+def test_forgotten_distance_is_warned_in_the_report_not_by_a_second_read(tmp_path, monkeypatch):
+    """The CLI reads only the header; the notebook, which reads the rows once, warns."""
     path = tmp_path / "d.csv"
     _scores(lambda mated, rng: np.where(mated, 0.2, 0.8) + rng.normal(0, 0.01, len(mated))).to_csv(
         path, index=False
     )
+    from audit.tables import scores as score_tables
+
+    def no_rows(*args, **kwargs):
+        raise AssertionError("the CLI read the score rows")
+
+    monkeypatch.setattr(score_tables, "read_scores", no_rows)
     monkeypatch.setattr(runner, "run_report", lambda *a, **k: tmp_path)
     assert main(["scores", "--scores", str(path), "--reports-dir", str(tmp_path / "r")]) == 0
-    err = capsys.readouterr().err
-    assert err.startswith("audit: warning: scores look like distances read as similarities")
-    assert "pass --distance" in err
+    notebook = (runner.notebook_path("scores")).read_text()
+    assert "orientation_warning(table)" in notebook
 
 
 # --- measure modules --------------------------------------------------------------------------

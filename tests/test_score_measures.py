@@ -278,3 +278,24 @@ def test_group_without_within_group_nonmated_is_refused(name):
     assert str(caught.value) == M.NO_SCORES.format(
         measure=name, algorithm="a", group="M", kind="within-group non-mated"
     )
+
+
+def _eer_by_sorting(mated, nonmated):
+    """The EER over every candidate threshold, literally: the oracle of the bisection."""
+    candidates = np.sort(np.concatenate([mated, nonmated, [np.inf]]))
+    fmr = (len(nonmated) - np.searchsorted(nonmated, candidates, "left")) / len(nonmated)
+    fnmr = np.searchsorted(mated, candidates, "left") / len(mated)
+    at = int(np.argmin(np.abs(fmr - fnmr)))
+    return (fmr[at] + fnmr[at]) / 2.0, float(candidates[at]), float(fmr[at]), float(fnmr[at])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_eer_bisection_equals_the_argmin_over_all_candidates(seed):
+    rng = np.random.default_rng(seed)
+    n_m, n_nm = rng.integers(1, 60, 2)
+    spread = [0, 1, 2, 6][seed % 4]  # rounding to few values makes ties and plateaus
+    mated = np.sort(np.round(rng.normal(1.0, 1.0, n_m), spread))
+    nonmated = np.sort(np.round(rng.normal(0.0, 1.0, n_nm), spread))
+    if seed % 5 == 0:
+        nonmated = np.sort(nonmated + 10)  # all impostors above: the crossing at the end
+    assert M._eer_one(mated, nonmated) == _eer_by_sorting(mated, nonmated)

@@ -574,3 +574,59 @@ def test_subject_columns_are_kept_and_checked():
     assert str(error.value) == MISSING_COLUMN.format(
         source="<DataFrame>", column="subject_2", hint=" (subjects are given for both sides)"
     )
+
+
+def test_reader_keeps_float32_and_codes_labels_without_strings(tmp_path):
+    """float32 scores stay float32; integer, categorical and text labels give the same
+    categories in order of first appearance; Parquet and DataFrame agree."""
+    frame = synthetic(500).assign(score=lambda f: f["score"].astype("float32"))
+    table = read_scores(frame)
+    assert table["score"].dtype == np.float32
+    np.testing.assert_array_equal(table["score"].to_numpy(), frame["score"].to_numpy())
+    as_codes = frame.assign(
+        group_1=frame["group_1"].map({"F": 7, "M": -3, "X": 120}).astype("int8"),
+        group_2=frame["group_2"].map({"F": 7, "M": -3, "X": 120}).astype("int8"),
+        algorithm=pd.Categorical(frame["algorithm"], categories=["z", "b", "a"]),
+    )
+    coded = read_scores(as_codes)
+    names = {"F": "7", "M": "-3", "X": "120"}
+    assert list(coded["group_1"].cat.categories) == [
+        names[g] for g in table["group_1"].cat.categories
+    ]
+    np.testing.assert_array_equal(coded["group_2"].cat.codes, table["group_2"].cat.codes)
+    assert list(coded["algorithm"].cat.categories) == ["a", "b"]
+    as_codes.to_parquet(tmp_path / "s.parquet")
+    read = read_scores(tmp_path / "s.parquet")
+    pd.testing.assert_frame_equal(read, coded, check_categorical=True)
+
+
+def test_reader_merges_labels_with_one_text_and_names_a_missing_categorical_cell():
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": [0.9, 0.1, 0.8, 0.2],
+            "mated": [True, False, True, False],
+            "group": pd.array([1, "1", "2", 2], dtype=object),
+        }
+    )
+    table = read_scores(frame)
+    assert list(table["group_1"].cat.categories) == ["1", "2"]
+    np.testing.assert_array_equal(table["group_1"].cat.codes, [0, 0, 1, 1])
+    frame["group"] = pd.Categorical(["x", None, "y", "x"], categories=["y", "x", "w"])
+    with pytest.raises(ScoresError) as error:
+        read_scores(frame)
+    assert str(error.value) == SR.EMPTY_LABEL.format(
+        where="<DataFrame>, row 1", column="group", more=""
+    )
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
+    rng = np.random.default_rng(seed)
+    x = np.sort(np.round(rng.normal(size=rng.integers(1, 300)), seed % 3))
+    y = np.sort(np.round(rng.normal(1, 1, size=rng.integers(1, 300)), seed % 3))
+    q = np.linspace(0, 1, 200)
+    expected = np.quantile(np.concatenate([x, y]), q)
+    got = thresholds_module._merged_quantiles(x, y, q)
+    # equal as floats (a zero's sign may differ: it takes the same decisions)
+    np.testing.assert_array_equal(got, expected)

@@ -94,13 +94,42 @@ def _eer_one(mated: np.ndarray, nonmated: np.ndarray) -> tuple[float, float, flo
     Candidate thresholds are every observed score and ``+inf``; the threshold
     minimising ``|FMR - FNMR|`` is taken (the smallest one on ties) and the
     EER is the mean of FMR and FNMR there (Elobaid et al., eq. 19).
+
+    ``FMR - FNMR`` never increases with the threshold, so the crossing is found
+    by bisection on the two sorted arrays (no sort, no array of candidates):
+    the first candidate where the difference is ``<= 0``, or the one before it
+    if closer to zero -- moved back to the first candidate with the same
+    difference, which is the one ``argmin`` over all candidates would take.
     """
-    candidates = np.concatenate([mated, nonmated, [np.inf]])
-    candidates.sort()
-    fmr = (len(nonmated) - np.searchsorted(nonmated, candidates, "left")) / len(nonmated)
-    fnmr = np.searchsorted(mated, candidates, "left") / len(mated)
-    at = int(np.argmin(np.abs(fmr - fnmr)))
-    return (fmr[at] + fnmr[at]) / 2.0, float(candidates[at]), float(fmr[at]), float(fnmr[at])
+    n_m, n_nm = len(mated), len(nonmated)
+
+    def diff(t: float) -> float:
+        fmr = (n_nm - np.searchsorted(nonmated, t, "left")) / n_nm
+        return fmr - np.searchsorted(mated, t, "left") / n_m
+
+    def first(array: np.ndarray, bound: float) -> float:
+        """Smallest value of ``array`` with ``diff <= bound`` (inf if none)."""
+        lo, hi = 0, len(array)  # diff(array[i]) <= bound for i >= hi
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if diff(array[mid]) <= bound:
+                hi = mid
+            else:
+                lo = mid + 1
+        return float(array[lo]) if lo < len(array) else np.inf
+
+    def smallest(bound: float) -> float:
+        return min(first(mated, bound), first(nonmated, bound))
+
+    at = smallest(0.0)
+    before = [s[i - 1] for s in (mated, nonmated) if (i := np.searchsorted(s, at, "left")) > 0]
+    if before:
+        previous = float(max(before))
+        if abs(diff(previous)) <= abs(diff(at)):
+            at = smallest(diff(previous))
+    fmr = (n_nm - np.searchsorted(nonmated, at, "left")) / n_nm
+    fnmr = np.searchsorted(mated, at, "left") / n_m
+    return (fmr + fnmr) / 2.0, at, float(fmr), float(fnmr)
 
 
 def eer_table(scores) -> pd.DataFrame:

@@ -380,6 +380,35 @@ def _stderr(message: str) -> None:
     print(f"audit: {message}", file=sys.stderr)
 
 
+def write_report(
+    name: str,
+    write: Callable[[Path], None],
+    *,
+    reports_root: str | os.PathLike | None = None,
+    notify: Callable[[str], None] = _stderr,
+) -> Path:
+    """Publish a report that ``write(folder)`` fills without notebooks (e.g. streamed tables).
+
+    The same guarantees as :func:`run_report`: one run per name at a time,
+    leftovers of killed runs tidied, the folder written aside and swapped in
+    one step, an earlier report kept whole if ``write`` fails.
+    """
+    check_report_name(name)
+    root = check_reports_root(reports_root)
+    final = root / name
+    with _Lock(root, name):
+        _tidy(root, name, notify)
+        staging = _new_folder(root, f".{name}.partial-")
+        try:
+            write(staging)
+            _publish(staging, final)
+            return final
+        except BaseException:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
 def run_report(
     name: str = "annex15",
     *,

@@ -138,7 +138,9 @@ def score_stats_from_arrays(
     extra memory: one copy of the scores (the statistics themselves) plus a
     few blocks.  The segments are views of that one buffer.
     """
-    score = np.asarray(score, dtype="float64")
+    score = np.asarray(score)
+    if score.dtype not in (np.float32, np.float64):  # float32 is widened block by block
+        score = score.astype("float64")
     mated = np.asarray(mated, dtype=bool)
     group_1 = np.asarray(group_1)
     group_2 = None if group_2 is None else np.asarray(group_2)
@@ -212,7 +214,7 @@ def score_stats(scores: pd.DataFrame | ScoreStats) -> ScoreStats:
     if isinstance(scores, ScoreStats):
         return scores
     return score_stats_from_arrays(
-        scores["score"].to_numpy(dtype="float64"),
+        scores["score"].to_numpy(),
         scores["mated"].to_numpy(dtype=bool),
         scores["group_1"].cat.codes.to_numpy(),
         scores["group_2"].cat.codes.to_numpy(),

@@ -384,11 +384,49 @@ def rates_at_fmr(scores: pd.DataFrame | ScoreStats, target_fmr: float = 1e-3) ->
     return table
 
 
+def _kth_of_two(x: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The ``k``-th smallest values (0-based, an array) of the union of sorted ``x`` and ``y``:
+    the smallest value with more than ``k`` values at or below it, by bisection in each."""
+
+    def first(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        lo, hi = np.zeros(len(k), np.intp), np.full(len(k), len(a), np.intp)
+        while (lo < hi).any():
+            mid = (lo + hi) // 2
+            live = lo < hi
+            value = a[np.minimum(mid, len(a) - 1)]
+            enough = np.searchsorted(a, value, "right") + np.searchsorted(b, value, "right") > k
+            hi = np.where(live & enough, mid, hi)
+            lo = np.where(live & ~enough, mid + 1, lo)
+        return np.where(lo < len(a), a[np.minimum(lo, len(a) - 1)] if len(a) else np.inf, np.inf)
+
+    return np.minimum(first(x, y), first(y, x))
+
+
+def _merged_quantiles(x: np.ndarray, y: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``numpy.quantile(numpy.concatenate([x, y]), q)`` (method "linear") of sorted ``x``
+    and ``y``, from the order statistics it interpolates, with its formulas."""
+    n = len(x) + len(y)
+    virtual = (n - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    above = virtual >= n - 1
+    previous[above] = n - 1
+    following[above] = n - 1
+    previous, following = previous.astype(np.intp), following.astype(np.intp)
+    gamma = virtual - np.where(above, -1, previous)
+    a, b = _kth_of_two(x, y, previous), _kth_of_two(x, y, following)
+    diff = b - a
+    result = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=result, where=gamma >= 0.5)
+    return result
+
+
 def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
     """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
 
     Thresholds at ``n_points`` quantiles of each group's pooled (mated and
-    within-group non-mated) scores; the rates come from
+    within-group non-mated) scores (``numpy.quantile``'s, read off the two
+    sorted arrays by :func:`_merged_quantiles`, without joining them); the rates come from
     :meth:`ScoreStats.counts`, as everywhere else.  The input of
     :func:`audit.plots.scores.det_curves`.
     """
@@ -399,8 +437,11 @@ def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
         for g, group in enumerate(stats.groups):
             if n_mated[g] == 0 or n_nonmated[g] == 0:
                 continue
-            both = np.concatenate([stats.mated[a][g], stats.nonmated[a][g]])
-            t = np.unique(np.quantile(both, np.linspace(0, 1, n_points)))
+            t = np.unique(
+                _merged_quantiles(
+                    stats.mated[a][g], stats.nonmated[a][g], np.linspace(0, 1, n_points)
+                )
+            )
             false_matches, false_non_matches, _ = stats.counts(a, t)
             rows.append(
                 pd.DataFrame(

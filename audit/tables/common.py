@@ -175,16 +175,21 @@ def _parse_csv(text: str, name: str, error: type[Exception]) -> tuple[pd.DataFra
     return frame, np.asarray(lines, dtype=np.int64)
 
 
-def _read_parquet(path: Path, name: str, max_bytes: int, error: type[Exception]) -> pd.DataFrame:
+def check_parquet(path: Path, name: str, error: type[Exception]) -> int:
+    """Refuse a file that is not Parquet (no ``PAR1`` magic) with ``error``; return its size."""
     try:
-        size = path.stat().st_size
+        size = Path(path).stat().st_size
         with open(path, "rb") as handle:
             magic = handle.read(len(_PARQUET_MAGIC))
     except OSError as reason:
         raise error(CANNOT_READ_PARQUET.format(source=name, reason=reason)) from reason
     if magic != _PARQUET_MAGIC:
         raise error(NOT_PARQUET.format(source=name))
-    if size > max_bytes:
+    return size
+
+
+def _read_parquet(path: Path, name: str, max_bytes: int, error: type[Exception]) -> pd.DataFrame:
+    if check_parquet(path, name, error) > max_bytes:
         raise error(TOO_LARGE.format(source=name, limit=max_bytes))
     try:
         frame = pd.read_parquet(path)

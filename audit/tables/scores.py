@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,10 @@ class ScoresError(ValueError):
 def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     tables.refuse_non_real(frame, "score", source, ScoresError)
     raw = frame["score"]
+    if isinstance(raw.dtype, np.dtype) and raw.dtype.kind == "f":
+        values = raw.to_numpy()  # float32 or float64, as given: no copy
+        if np.isfinite(values).all():
+            return values
     if pd.api.types.is_float_dtype(raw.dtype) or pd.api.types.is_integer_dtype(raw.dtype):
         values = raw.to_numpy(dtype="float64", na_value=np.nan)
         missing = np.isnan(values)
@@ -156,8 +161,239 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     return true
 
 
-def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> pd.Series:
-    return tables.labels(frame, column, source, ScoresError)
+#: Rows per block when coding labels: bounds the temporary integer codes.
+_BLOCK = 1 << 20
+
+
+def _factorize(values) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` (uniques in order of first appearance, -1 for missing) block
+    by block, so that the codes are int32 rather than one int64 per row."""
+    n = len(values)
+    array = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if array.dtype.kind in "iu" and n:
+        low, high = int(array.min()), int(array.max())
+        if high - low < 1 << 15:  # small integers: a lookup table, no hashing
+            return _factorize_small(array, low, high)
+    codes = np.empty(n, dtype=np.int32)
+    index: dict = {}
+    uniques: list = []
+    for lo in range(0, n, _BLOCK):
+        block = values[lo : lo + _BLOCK]
+        local, found = pd.factorize(block, sort=False, use_na_sentinel=True)
+        remap = np.empty(len(found) + 1, dtype=np.int32)
+        remap[-1] = -1
+        for i, value in enumerate(found.tolist() if hasattr(found, "tolist") else found):
+            at = index.get(value)
+            if at is None:
+                at = index[value] = len(uniques)
+                uniques.append(value)
+            remap[i] = at
+        codes[lo : lo + _BLOCK] = remap[local]
+    return codes, np.array(uniques, dtype=object) if uniques else np.array([], dtype=object)
+
+
+def _factorize_small(array: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_factorize` of integers in ``[low, high]`` (a range below 2**15)."""
+    table = np.full(high - low + 1, -1, dtype=np.int16)
+    uniques: list[int] = []
+    for lo in range(0, len(array), _BLOCK):
+        if (table >= 0).all():  # every value of the range seen: no new label can follow
+            break
+        block = array[lo : lo + _BLOCK]
+        index = block if low == 0 else block.astype(np.intp) - low
+        present = np.bincount(index, minlength=len(table)) > 0
+        new = np.flatnonzero(present & (table < 0))
+        if len(new):
+            first = [int(np.argmax(block == low + v)) for v in new.tolist()]
+            for v in new[np.argsort(first, kind="stable")].tolist():
+                table[v] = len(uniques)
+                uniques.append(low + v)
+    codes = np.empty(len(array), dtype=np.int16)
+    for lo in range(0, len(array), _BLOCK):
+        block = array[lo : lo + _BLOCK]
+        codes[lo : lo + _BLOCK] = table[block if low == 0 else block.astype(np.intp) - low]
+    return codes, np.array(uniques, dtype=array.dtype)
+
+
+class _Labels:
+    """A label column as integer codes (``-1`` nowhere) and its distinct labels as text,
+    in order of first appearance: no per-row strings."""
+
+    def __init__(self, codes: np.ndarray, labels: list[str]):
+        self.codes = codes
+        self.labels = labels
+
+    def at(self, position: int) -> str:
+        return self.labels[self.codes[position]]
+
+
+def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
+    """Validate a label column on its distinct values only and return it as codes.
+
+    The labels are the text of each value (``str``), as before; two values with the
+    same text (``1`` and ``"1"``) are one label.  The first empty or missing cell is
+    named with :data:`EMPTY_LABEL`.
+    """
+    raw = frame[column]
+    if isinstance(raw.dtype, pd.CategoricalDtype):
+        codes, used = _factorize(raw.cat.codes.to_numpy())
+        missing = np.flatnonzero(used < 0)
+        if len(missing):  # a missing cell is code -1 of the categorical
+            codes = np.where(codes == missing[0], -1, codes - (codes > missing[0]))
+            used = used[used >= 0]
+        uniques = raw.cat.categories.take(used)
+    else:
+        codes, uniques = _factorize(raw)
+    empty = codes < 0
+    if len(uniques):
+        blank_unique = _blank(pd.Series(np.asarray(uniques, dtype=object), dtype=object))
+        if blank_unique.any():
+            empty |= blank_unique[np.maximum(codes, 0)]
+    if empty.any():
+        at, more = _first(empty)
+        raise ScoresError(
+            EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=_more(more))
+        )
+    # two values with one text (1 and "1") are one label
+    index: dict[str, int] = {}
+    remap = np.array([index.setdefault(str(u), len(index)) for u in uniques], dtype=np.int64)
+    labels = list(index)
+    dtype = np.int8 if len(labels) <= 127 else np.int16 if len(labels) <= 32767 else np.int32
+    if len(labels) == len(remap):
+        out = codes.astype(dtype, copy=False)
+    else:
+        out = remap.astype(dtype)[codes]
+    return _Labels(out, labels)
+
+
+def arrow_frame(table) -> pd.DataFrame:
+    """A pyarrow Table or RecordBatch as a DataFrame, text columns as categoricals.
+
+    Text columns are dictionary-encoded in Arrow, so pandas never holds one
+    Python string per row; numbers stay as stored (float32 scores stay float32).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = {}
+    for name, column in zip(table.schema.names, table.columns, strict=True):
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            column = pc.dictionary_encode(column)
+        columns[name] = column
+    encoded = pa.table(columns) if isinstance(table, pa.Table) else pa.record_batch(columns)
+    return encoded.to_pandas(split_blocks=True, self_destruct=isinstance(table, pa.Table))
+
+
+def _read_parquet(source: str | os.PathLike) -> tuple[pd.DataFrame, _Source]:
+    name = str(source)
+    # no size limit: a score set in Parquet is read column by column, as large as memory allows
+    tables.check_parquet(Path(source), name, ScoresError)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        file = pq.ParquetFile(source)
+        # column by column, handing the decoder's buffers back after each: at most one
+        # column is held twice
+        columns = {}
+        for column in file.schema_arrow.names:
+            columns[column] = arrow_frame(file.read(columns=[column]))[column]
+            pa.default_memory_pool().release_unused()
+    except (OSError, ImportError, ValueError) as reason:
+        raise ScoresError(
+            tables.CANNOT_READ_PARQUET.format(
+                source=name, reason=f"{type(reason).__name__}: {reason}"
+            )
+        ) from reason
+    return pd.DataFrame(columns, copy=False), _Source(name, csv=False)
+
+
+def _layout(
+    columns: list[str], source_name: str, attributes: Sequence[str] | None, ignore: Sequence[str]
+) -> tuple[tuple[str, ...], list[bool], list[str]]:
+    """Check the column names; return the attribute names, whether each is given per
+    side, and the subject columns."""
+    if len(set(columns)) != len(columns):
+        duplicate = next(c for c in columns if columns.count(c) > 1)
+        raise ScoresError(DUPLICATE_COLUMN.format(source=source_name, column=duplicate))
+    for required in ("algorithm", "score", "mated"):
+        if required not in columns:
+            hint = " (the system that produced each score)" if required == "algorithm" else ""
+            raise ScoresError(MISSING_COLUMN.format(source=source_name, column=required, hint=hint))
+    names = tuple(attributes) if attributes is not None else ("group",)
+    group_columns: list[str] = []
+    two_sided: list[bool] = []
+    for name in names:
+        single = name in columns
+        sides = f"{name}_1" in columns or f"{name}_2" in columns
+        if single and sides:
+            raise ScoresError(
+                MIXED_GROUP_COLUMNS.format(
+                    source=source_name, single=name, sides=[f"{name}_1", f"{name}_2"]
+                )
+            )
+        if sides:
+            for column in (f"{name}_1", f"{name}_2"):
+                if column not in columns:
+                    raise ScoresError(
+                        MISSING_COLUMN.format(
+                            source=source_name,
+                            column=column,
+                            hint=" (a group given per side needs both sides)",
+                        )
+                    )
+            group_columns += [f"{name}_1", f"{name}_2"]
+            two_sided.append(True)
+        elif single:
+            group_columns.append(name)
+            two_sided.append(False)
+        else:
+            hint = (
+                " (give a group column, group_1 and group_2, or attribute columns and "
+                "read_scores(..., attributes=[...]))"
+                if attributes is None
+                else ""
+            )
+            raise ScoresError(MISSING_COLUMN.format(source=source_name, column=name, hint=hint))
+    subjects = [c for c in SUBJECT_COLUMNS if c in columns]
+    if len(subjects) == 1:
+        missing = next(c for c in SUBJECT_COLUMNS if c not in columns)
+        raise ScoresError(
+            MISSING_COLUMN.format(
+                source=source_name, column=missing, hint=" (subjects are given for both sides)"
+            )
+        )
+    known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
+    unknown = [c for c in columns if c not in known]
+    if unknown:
+        raise ScoresError(UNKNOWN_COLUMNS.format(source=source_name, columns=unknown))
+    return names, two_sided, subjects
+
+
+def check_columns(
+    source: str | os.PathLike,
+    *,
+    attributes: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+) -> list[str]:
+    """The column names of a score file, checked as :func:`read_scores` checks them,
+    reading only its header (CSV) or schema (Parquet); returns the names."""
+    name = str(source)
+    try:
+        if name.lower().endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            columns = list(pq.read_schema(source).names)
+        else:
+            with open(source, encoding="utf-8-sig", newline="") as handle:
+                columns = handle.readline().rstrip("\r\n").split(",")
+    except (OSError, UnicodeDecodeError, ImportError, ValueError) as reason:
+        raise ScoresError(CANNOT_READ.format(source=name, reason=reason)) from reason
+    if len(set(columns)) != len(columns):
+        duplicate = next(c for c in columns if columns.count(c) > 1)
+        raise ScoresError(DUPLICATE_COLUMN.format(source=name, column=duplicate))
+    _layout(columns, name, attributes, ignore)
+    return columns
 
 
 def read_scores(
@@ -216,63 +452,31 @@ def read_scores(
     1    0.2  False       F       F
     2    0.4  False       M       M
     """
-    frame, where = tables.read_table(source, ScoresError)
+    if isinstance(source, str | os.PathLike) and str(source).lower().endswith(".parquet"):
+        frame, where = _read_parquet(source)
+    else:
+        frame, where = tables.read_table(source, ScoresError)
+    return validate(
+        frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
+    )
+
+
+def validate(
+    frame: pd.DataFrame,
+    where: _Source,
+    *,
+    higher_is_match: bool = True,
+    attributes: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+) -> pd.DataFrame:
+    """:func:`read_scores` of a frame already read from ``where`` (for readers of
+    chunks, which name their rows by the frame's index)."""
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns):
         duplicate = next(c for c in columns if columns.count(c) > 1)
         raise ScoresError(DUPLICATE_COLUMN.format(source=where.name, column=duplicate))
     frame.columns = columns
-    for required in ("algorithm", "score", "mated"):
-        if required not in columns:
-            hint = " (the system that produced each score)" if required == "algorithm" else ""
-            raise ScoresError(MISSING_COLUMN.format(source=where.name, column=required, hint=hint))
-    names = tuple(attributes) if attributes is not None else ("group",)
-    group_columns: list[str] = []
-    two_sided: list[bool] = []
-    for name in names:
-        single = name in columns
-        sides = f"{name}_1" in columns or f"{name}_2" in columns
-        if single and sides:
-            raise ScoresError(
-                MIXED_GROUP_COLUMNS.format(
-                    source=where.name, single=name, sides=[f"{name}_1", f"{name}_2"]
-                )
-            )
-        if sides:
-            for column in (f"{name}_1", f"{name}_2"):
-                if column not in columns:
-                    raise ScoresError(
-                        MISSING_COLUMN.format(
-                            source=where.name,
-                            column=column,
-                            hint=" (a group given per side needs both sides)",
-                        )
-                    )
-            group_columns += [f"{name}_1", f"{name}_2"]
-            two_sided.append(True)
-        elif single:
-            group_columns.append(name)
-            two_sided.append(False)
-        else:
-            hint = (
-                " (give a group column, group_1 and group_2, or attribute columns and "
-                "read_scores(..., attributes=[...]))"
-                if attributes is None
-                else ""
-            )
-            raise ScoresError(MISSING_COLUMN.format(source=where.name, column=name, hint=hint))
-    subjects = [c for c in SUBJECT_COLUMNS if c in columns]
-    if len(subjects) == 1:
-        missing = next(c for c in SUBJECT_COLUMNS if c not in columns)
-        raise ScoresError(
-            MISSING_COLUMN.format(
-                source=where.name, column=missing, hint=" (subjects are given for both sides)"
-            )
-        )
-    known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
-    unknown = [c for c in columns if c not in known]
-    if unknown:
-        raise ScoresError(UNKNOWN_COLUMNS.format(source=where.name, columns=unknown))
+    names, two_sided, subjects = _layout(columns, where.name, attributes, ignore)
     if len(frame) == 0:
         raise ScoresError(EMPTY.format(source=where.name))
 
@@ -280,20 +484,20 @@ def read_scores(
     score = _score_values(frame, where)
     mated = _mated_values(frame, where)
 
-    def parts(side: str) -> list[pd.Series]:
+    def parts(side: str) -> list[_Labels]:
         values = []
         for name, sided in zip(names, two_sided, strict=False):
             column = f"{name}{side}" if sided else name
             value = _label_values(frame, column, where)
             if len(names) > 1:  # joined by ".", later split on it: a dot would be ambiguous
-                dotted = value.str.contains(".", regex=False).to_numpy(bool)
+                dotted = np.array(["." in label for label in value.labels], dtype=bool)
                 if dotted.any():
-                    at, more = _first(dotted)
+                    at, more = _first(dotted[value.codes])
                     raise ScoresError(
                         DOTTED_ATTRIBUTE.format(
                             where=where.where(frame, at),
                             column=column,
-                            value=value.iloc[at],
+                            value=value.at(at),
                             attributes=list(names),
                             more=_more(more),
                         )
@@ -308,12 +512,15 @@ def read_scores(
     group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where)
     table = pd.DataFrame(
         {
-            "algorithm": pd.Categorical(algorithm.to_numpy(), categories=pd.unique(algorithm)),
+            "algorithm": pd.Categorical.from_codes(
+                algorithm.codes, dtype=pd.CategoricalDtype(algorithm.labels, ordered=False)
+            ),
             "score": score,
             "mated": mated,
             "group_1": group_1,
             "group_2": group_2,
-        }
+        },
+        copy=False,
     )
     if subjects:
         first, second = (_label_values(frame, c, where) for c in SUBJECT_COLUMNS)
@@ -327,38 +534,63 @@ def read_scores(
 
 
 def _sides(
-    first: pd.Series,
-    second: pd.Series,
+    first: _Labels,
+    second: _Labels,
     mated: np.ndarray,
     message: str,
     frame: pd.DataFrame,
     where: _Source,
 ) -> tuple[pd.Categorical, pd.Categorical]:
     """The labels of the two sides of each comparison as categoricals over one set of
-    categories (in order of first appearance); a mated pair with two different labels
-    is refused with ``message``."""
-    differ = (first != second).to_numpy(bool) & mated
-    if differ.any():
-        at, more = _first(differ)
-        raise ScoresError(
-            message.format(
-                where=where.where(frame, at),
-                first=first.iloc[at],
-                second=second.iloc[at],
-                more=_more(more),
+    categories (in order of first appearance, first side then second); a mated pair
+    with two different labels is refused with ``message``."""
+    index = {label: i for i, label in enumerate(first.labels)}
+    for label in second.labels:
+        index.setdefault(label, len(index))
+    categories = list(index)
+    dtype = (
+        np.int8 if len(categories) <= 127 else np.int16 if len(categories) <= 32767 else np.int32
+    )
+    codes_1 = first.codes.astype(dtype, copy=False)
+    if second is first:
+        codes_2 = codes_1
+    else:
+        remap = np.array([index[label] for label in second.labels], dtype=dtype)
+        identity = len(remap) == 0 or (remap == np.arange(len(remap))).all()
+        codes_2 = second.codes.astype(dtype, copy=False) if identity else remap[second.codes]
+        differ = codes_1 != codes_2
+        differ &= mated
+        if differ.any():
+            at, more = _first(differ)
+            raise ScoresError(
+                message.format(
+                    where=where.where(frame, at),
+                    first=categories[codes_1[at]],
+                    second=categories[codes_2[at]],
+                    more=_more(more),
+                )
             )
-        )
-    n = len(first)
-    codes, categories = pd.factorize(pd.concat([first, second], ignore_index=True), sort=False)
-    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
+    category_dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
     return (
-        pd.Categorical.from_codes(codes[:n], dtype=dtype),
-        pd.Categorical.from_codes(codes[n:], dtype=dtype),
+        pd.Categorical.from_codes(codes_1, dtype=category_dtype, validate=False),
+        pd.Categorical.from_codes(codes_2, dtype=category_dtype, validate=False),
     )
 
 
-def _join(parts: list[pd.Series]) -> pd.Series:
-    label = parts[0].reset_index(drop=True)
-    for part in parts[1:]:
-        label = label + "." + part.reset_index(drop=True)
-    return label
+def _join(parts: list[_Labels]) -> _Labels:
+    """Labels of several attributes joined by ``"."``, combined on their codes."""
+    if len(parts) == 1:
+        return parts[0]
+    combined = np.zeros(len(parts[0].codes), dtype=np.int64)
+    for part in parts:
+        combined *= len(part.labels)
+        combined += part.codes
+    codes, uniques = pd.factorize(combined, sort=False)
+    labels = []
+    for value in uniques.tolist():
+        names = []
+        for part in reversed(parts):
+            value, code = divmod(value, len(part.labels))
+            names.append(part.labels[code])
+        labels.append(".".join(reversed(names)))
+    return _Labels(codes, labels)

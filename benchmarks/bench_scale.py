@@ -1,0 +1,264 @@
+"""Benchmark: a sweep of per-group rates on score sets of 10^7 to 10^9 comparisons.
+
+Not a test.  Run from the repository root (``pip install -e '.[bench,dask,parquet]'``)::
+
+    .venv/bin/python benchmarks/bench_scale.py                      # 1e7 and 1e8 rows
+    .venv/bin/python benchmarks/bench_scale.py --rows 1e7 --engines memory streaming
+    .venv/bin/python benchmarks/bench_scale.py --billion            # adds 1e9 (about 6 GB of disk)
+
+For each size a synthetic dataset is written (seeded) under ``--dir``
+(default ``/tmp/bench-scale``) as Parquet files of 10^7 rows in row groups of
+2^20 rows: 8 groups, two algorithms, 10% mated, half the non-mated pairs
+cross-group, float32 similarity scores (normal, the mated shifted up, each
+group slightly apart), int8 labels (8 bytes a row in memory).  It is deleted
+afterwards unless ``--keep``.
+
+Each engine runs in its own process, one after the other, on the same files:
+
+``scan``
+    The I/O floor: a pyarrow scan, row group by row group, that only sums the
+    score column.
+``memory``
+    The whole table read and validated (:func:`audit.tables.scores.validate`
+    on the dataset read by pyarrow, as :func:`~audit.scores.read_scores` does
+    for one file), :func:`~audit.scores.score_stats` and
+    :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.
+``streaming``
+    :class:`audit.scores.streaming.StreamingScores` with ``--memory``.
+``dask``
+    The same on a ``distributed.LocalCluster`` of 2 worker processes (1
+    thread each); its peak RSS adds the workers'.
+
+Columns: wall-clock seconds (dataset already on disk, page cache warm from
+the previous engine), peak RSS of the process tree in MB (sampled every 20
+ms), ``x scan`` (time over the scan's), and ``same`` (the sweep equals the
+first engine's, every value).  Targets: 21 FMRs, 0.1% to 10%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROWS_PER_FILE = 10**7
+ROW_GROUP = 1 << 20
+TARGETS = np.logspace(-3, -1, 21)
+
+
+def generate(folder: Path, rows: int, seed: int = 0) -> None:
+    """``rows`` synthetic comparisons as Parquet files under ``folder``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    shift = np.linspace(-0.05, 0.05, 8)
+    for f, start in enumerate(range(0, rows, ROWS_PER_FILE)):
+        n_file = min(ROWS_PER_FILE, rows - start)
+        with pq.ParquetWriter(folder / f"part-{f:04d}.parquet", _schema(pa)) as writer:
+            for lo in range(0, n_file, ROW_GROUP):
+                n = min(ROW_GROUP, n_file - lo)
+                g1 = rng.integers(0, 8, n, dtype=np.int8)
+                mated = rng.random(n) < 0.1
+                cross = ~mated & (rng.random(n) < 0.5)
+                g2 = np.where(cross, rng.integers(0, 8, n, dtype=np.int8), g1).astype(np.int8)
+                score = np.where(mated, rng.normal(0.6, 0.12, n), rng.normal(0.1, 0.1, n))
+                score += shift[g1]
+                algorithm = rng.integers(0, 2, n, dtype=np.int8)
+                score += 0.02 * algorithm
+                table = pa.table(
+                    {
+                        "algorithm": algorithm,
+                        "score": score.astype(np.float32),
+                        "mated": mated,
+                        "group_1": g1,
+                        "group_2": g2,
+                    },
+                    schema=_schema(pa),
+                )
+                writer.write_table(table, row_group_size=ROW_GROUP)
+
+
+def _schema(pa):
+    return pa.schema(
+        [
+            ("algorithm", pa.int8()),
+            ("score", pa.float32()),
+            ("mated", pa.bool_()),
+            ("group_1", pa.int8()),
+            ("group_2", pa.int8()),
+        ]
+    )
+
+
+# ------------------------------------------------------------------ one engine
+
+
+class _Peak:
+    """Peak RSS of this process and its children, sampled in a thread."""
+
+    def __init__(self):
+        import psutil
+
+        self.process = psutil.Process()
+        self.peak = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        import psutil
+
+        while self.running:
+            total = 0
+            for p in [self.process, *self.process.children(recursive=True)]:
+                try:
+                    total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(0.02)
+
+    def stop(self) -> int:
+        self.running = False
+        self.thread.join()
+        return self.peak
+
+
+def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
+    """Run one engine in this process; write its figures (and sweep) to ``out``."""
+    import pyarrow.parquet as pq
+
+    files = sorted(str(p) for p in Path(folder).glob("*.parquet"))
+    sweep = None
+    if engine == "dask":  # the cluster starts before the clock and the memory baseline
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)
+    peak = _Peak()
+    start = time.perf_counter()
+    if engine == "scan":
+        total = 0.0
+        for path in files:
+            file = pq.ParquetFile(path)
+            for g in range(file.num_row_groups):
+                column = file.read_row_group(g, columns=["score"]).column(0)
+                total += float(np.sum(column.to_numpy(), dtype=np.float64))
+    elif engine == "memory":
+        import pyarrow as pa
+
+        from audit.scores import score_stats
+        from audit.scores import sweep as in_memory_sweep
+        from audit.tables.common import Source
+        from audit.tables.scores import arrow_frame, validate
+
+        tables = []
+        for path in files:  # read as read_scores reads one file: column by column
+            file = pq.ParquetFile(path)
+            tables.append(
+                {c: arrow_frame(file.read(columns=[c]))[c] for c in file.schema_arrow.names}
+            )
+            pa.default_memory_pool().release_unused()
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {c: np.concatenate([t[c].to_numpy() for t in tables]) for c in tables[0]}, copy=False
+        )
+        del tables
+        table = validate(frame, Source(folder, csv=False))
+        del frame
+        sweep = in_memory_sweep(score_stats(table), TARGETS)
+    else:
+        from audit.scores.streaming import StreamingScores
+
+        kwargs = {"engine": "dask", "client": client} if engine == "dask" else {}
+        sweep = StreamingScores(folder, memory=memory, **kwargs).sweep(TARGETS)
+    seconds = time.perf_counter() - start
+    rss = peak.stop()
+    if engine == "dask":
+        client.close()
+        cluster.close()
+    if sweep is not None:
+        sweep.to_pickle(out + ".sweep")
+    Path(out).write_text(json.dumps({"seconds": seconds, "peak_mb": rss / 2**20}))
+
+
+# -------------------------------------------------------------------- the table
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", nargs="+", type=float, default=[1e7, 1e8])
+    parser.add_argument("--billion", action="store_true", help="add 1e9 rows")
+    parser.add_argument("--engines", nargs="+", default=["scan", "memory", "streaming", "dask"])
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/bench-scale"))
+    parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
+    parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
+    parser.add_argument("--keep", action="store_true", help="keep the generated datasets")
+    parser.add_argument("--engine", help=argparse.SUPPRESS)  # internal: run one engine
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.engine:
+        run_engine(args.engine, args.data, args.memory, args.out)
+        return 0
+    import pandas as pd
+
+    sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
+    print(f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5}")
+    for rows in sizes:
+        folder = args.dir / f"scores-{rows:.0e}"
+        if not folder.exists():
+            started = time.perf_counter()
+            generate(folder, rows)
+            size = sum(p.stat().st_size for p in folder.glob("*.parquet")) / 2**20
+            print(
+                f"# {rows:.0e} rows: {size:.0f} MB on disk in {time.perf_counter() - started:.0f} s"
+            )
+        scan = None
+        reference = None
+        for engine in args.engines:
+            if engine == "memory" and rows > args.memory_max:
+                continue
+            out = str(args.dir / f"result-{engine}.json")
+            subprocess.run(
+                [sys.executable, __file__, "--engine", engine, "--data", str(folder),
+                 "--out", out, "--memory", args.memory],
+                check=True,
+            )  # fmt: skip
+            figures = json.loads(Path(out).read_text())
+            os.remove(out)
+            same = ""
+            if os.path.exists(out + ".sweep"):
+                sweep = pd.read_pickle(out + ".sweep")
+                os.remove(out + ".sweep")
+                if reference is None:
+                    reference = sweep
+                same = str(sweep.equals(reference))
+            if engine == "scan":
+                scan = figures["seconds"]
+            ratio = f"{figures['seconds'] / scan:.1f}" if scan else ""
+            print(
+                f"{rows:>6.0e} {engine:>10} {figures['seconds']:>8.1f} "
+                f"{figures['peak_mb']:>8.0f} {ratio:>7} {same:>5}",
+                flush=True,
+            )
+        if not args.keep:
+            shutil.rmtree(folder)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
