@@ -162,7 +162,7 @@ def test_installed_report_from_an_empty_folder(installed, annex15_file, small_sc
             "none",
             "-p",
             "verdict_replicates",
-            "0",
+            "1",  # unused: uncertainty_method none runs no replicates
             "-p",
             "n_random",
             "100",

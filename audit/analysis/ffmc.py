@@ -61,6 +61,7 @@ import pandas as pd
 
 from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.analysis.quantiles import nanmedian, nanquantile
+from audit.analysis.text import number
 from audit.measures import onesided
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, RateMeasure
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
@@ -71,6 +72,12 @@ from audit.tables.rates import rate_matrices
 
 #: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
 ALPHA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
+
+#: A finer grid for the crossing statistics over replicates: 0.01 steps, then
+#: 0.001 steps above 0.9 (where the FDR crossing lies).
+FINE_ALPHA_GRID = np.unique(
+    np.round(np.concatenate([np.linspace(0.0, 0.9, 91), np.linspace(0.9, 1.0, 101)]), 6)
+)
 #: FFMC.1 passes when the median crossing alpha lies within this window.
 CROSSING_WINDOW = (0.2, 0.8)
 #: Alphas at which FFMC.2 searches for extreme values.
@@ -209,9 +216,7 @@ def first_crossing(alphas, share):
 
 
 def _fmt(x: float) -> str:
-    if x is None or not np.isfinite(x):
-        return str(x)
-    return f"{x:.4g}"
+    return number(x, 4)
 
 
 def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> CriterionResult:
@@ -283,9 +288,20 @@ def _ffmc1_verdict(grid: np.ndarray, share: np.ndarray) -> dict[str, np.ndarray]
 
 
 def _ffmc1(
-    m: Measure, algorithms: pd.Index, fmr: np.ndarray, fnmr: np.ndarray, grid: np.ndarray
+    m: Measure,
+    algorithms: pd.Index,
+    fmr: np.ndarray,
+    fnmr: np.ndarray,
+    grid: np.ndarray,
+    *,
+    keep_detail: bool = True,
 ) -> CriterionResult:
-    """:func:`ffmc1` on the rate matrices of a table."""
+    """:func:`ffmc1` on the rate matrices of a table.
+
+    ``keep_detail=False`` leaves ``detail`` empty: the per-(algorithm, alpha)
+    frame is what a figure needs, and for 100,000 algorithms it alone would
+    hold hundreds of MB per measure, where the verdict needs only the summaries.
+    """
     n = len(algorithms)
     result, share, n_warnings = _ffmc1_arrays(m, fmr, fnmr, grid)
     columns = {
@@ -295,15 +311,18 @@ def _ffmc1(
         "share": share,
     }
     undefined = result.undefined
-    detail = pd.DataFrame(
-        {
-            "algorithm": np.tile(algorithms.to_numpy(), len(grid)),
-            "alpha": np.repeat(grid, n),
-            **{k: v.ravel() for k, v in columns.items()},
-            "undefined": undefined.ravel(),
-        }
-    )
-    detail["algorithm"] = detail["algorithm"].astype("string")
+    if keep_detail:
+        detail = pd.DataFrame(
+            {
+                "algorithm": np.tile(algorithms.to_numpy(), len(grid)),
+                "alpha": np.repeat(grid, n),
+                **{k: v.ravel() for k, v in columns.items()},
+                "undefined": undefined.ravel(),
+            }
+        )
+        detail["algorithm"] = detail["algorithm"].astype("string")
+    else:
+        detail = pd.DataFrame()
     value = columns["value"]
     verdict = _ffmc1_verdict(grid, share)
     share_q25, share_q75 = nanquantile(share, [0.25, 0.75], axis=1)
@@ -837,12 +856,20 @@ def ffmc_table(
     'criterion  passed\\n   FFMC.1    True\\n   FFMC.2    True\\n   FFMC.3    True'
     """
     chosen = _rates_measures(measures)
-    results = _criteria(table, chosen, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    results = _criteria(
+        table, chosen, alpha_grid=alpha_grid, seed=seed, n_random=n_random, keep_detail=False
+    )
     return _assemble(chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
 
 
 def _criteria(
-    table: pd.DataFrame, chosen: list[Measure], *, alpha_grid, seed: int, n_random: int
+    table: pd.DataFrame,
+    chosen: list[Measure],
+    *,
+    alpha_grid,
+    seed: int,
+    n_random: int,
+    keep_detail: bool = True,
 ) -> dict[tuple[str, str], CriterionResult]:
     """FFMC.1-3 of every rates measure in ``chosen``, keyed by (measure, criterion).
 
@@ -868,7 +895,7 @@ def _criteria(
                 m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
             )
             criteria = (
-                _ffmc1(m, algorithms, fmr, fnmr, grid),
+                _ffmc1(m, algorithms, fmr, fnmr, grid, keep_detail=keep_detail),
                 _ffmc2(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS, seed=seed),
                 _ffmc3(m, fmr, fnmr, 0.5),
             )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from audit.measures.contract import MeasureSpec
+from audit.tables.layouts import RATES, available_rates
 
 COMPUTED = "computed"
 ONE_TERM = "one term"
@@ -91,7 +92,6 @@ def completed_table(table):
     the table's rates; the absent rate, equal in every group, keeps its term
     at the ideal.  Never shown or saved: only the criteria read it.
     """
-    from audit.tables.layouts import RATES, available_rates
 
     available = available_rates(table)
     out = table.copy()

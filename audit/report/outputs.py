@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from audit import __version__
 from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 
@@ -89,8 +90,6 @@ def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
     package and library versions, date."""
     import matplotlib
     import numpy
-
-    from audit import __version__
 
     data_path = Path(data_path)
     return {

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from audit import config
 from audit.report.outputs import run_header
+from audit.sources import voxceleb
 from audit.sources.annex15 import annex15_path
 
 #: The notebooks a report can run, by short name.
@@ -448,8 +449,6 @@ def run_report(
         if parameters.get("scores_path"):
             key = "scores_path"
         else:
-            from audit.sources import voxceleb
-
             voxceleb.fetch_bt4vt()  # pinned and verified by sha256: read in place
             input_file = str(voxceleb.bt4vt_dir() / voxceleb.BT4VT_WHEEL)
     else:

@@ -28,6 +28,12 @@ CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
 CANNOT_READ_PARQUET = "{source}: cannot be read as Parquet: {reason}"
 DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
 EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
+MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
+MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
+NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
+
+#: Spellings of a missing value (compared lower-cased and stripped): read as missing, never as 0.
+SPELLED_NAN = ("nan", "-nan", "+nan", "na", "n/a", "null", "none")
 NO_HEADER = "{source}: the file is empty; a table starts with a header line of column names"
 RAGGED_ROW = (
     "{source}, line {line}: {found} field(s), but the header (line {header_line}) has "
@@ -410,3 +416,9 @@ def whole_numbers(
     _raise_at(kinds == 2, COUNT_TOO_LARGE, frame, raw, column, source, error)
     numbers = np.array([v if isinstance(v, int) else 0 for v in verdicts] + [0], dtype=np.int64)
     return numbers[codes]
+
+
+def spelled_nan(raw: pd.Series) -> np.ndarray:
+    """Where the cells of ``raw`` spell a missing value (:data:`SPELLED_NAN`)."""
+    text = raw.astype("string").str.strip().str.lower()
+    return text.isin(SPELLED_NAN).to_numpy(dtype=bool, na_value=False)

@@ -52,14 +52,14 @@ UNKNOWN_LAYOUT = (
     "wide layout (Algorithm, FMR.<group>, FNMR.<group>, ...) or the long layout "
     "(algorithm, group or attribute columns, fmr, fnmr)"
 )
-MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
+MISSING_COLUMN = tables.MISSING_COLUMN
 UNKNOWN_COLUMNS = (
     "{source}: unknown column(s) {columns}; expected {expected}. Rename or remove them "
     "(nothing is dropped silently){hint}"
 )
 DUPLICATE_COLUMN = tables.DUPLICATE_COLUMN
-MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
-NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
+MISSING_VALUE = tables.MISSING_VALUE
+NOT_NUMERIC = tables.NOT_NUMERIC
 OUT_OF_RANGE = "{where}, column {column!r}: {value!r} lies outside [0, 1]{more}"
 BAD_COUNT = "{where}, column {column!r}: {value!r} is not a non-negative whole number{more}"
 EMPTY_LABEL = tables.EMPTY_LABEL
@@ -122,10 +122,7 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
         )
     tables.refuse_non_real(frame, column, source, RatesError)
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    text = raw.astype("string").str.strip().str.lower()
-    spelled_nan = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(
-        dtype=bool
-    )
+    spelled_nan = tables.spelled_nan(raw)
     bad = np.isnan(parsed) & ~spelled_nan
     if bad.any():
         at, more = _first(bad)

@@ -22,7 +22,7 @@ from audit.tables.common import more as _more
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
 EMPTY = "{source}: the score table has no rows"
-MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
+MISSING_COLUMN = tables.MISSING_COLUMN
 UNKNOWN_COLUMNS = (
     "{source}: unknown column(s) {columns}; expected algorithm, score, mated and the "
     "group column(s). Rename or remove them, or name them in ignore=[...] "
@@ -37,8 +37,8 @@ SUBJECT_COLUMNS = ("subject_1", "subject_2")
 MIXED_GROUP_COLUMNS = (
     "{source}: give the group either as one column {single!r} or as two columns {sides}, not both"
 )
-MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
-NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
+MISSING_VALUE = tables.MISSING_VALUE
+NOT_NUMERIC = tables.NOT_NUMERIC
 NOT_FINITE = "{where}, column {column!r}: {value!r} is not finite{more}"
 BOOLEAN = tables.BOOLEAN
 COMPLEX = tables.COMPLEX
@@ -107,8 +107,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
         bad = np.isnan(values)
         if bad.any():
-            text = raw.astype("string").str.strip().str.lower()
-            spelled = text.isin(["nan", "-nan", "+nan", "na", "n/a", "null", "none"]).to_numpy(bool)
+            spelled = tables.spelled_nan(raw)
             if (bad & ~spelled).any():
                 at, more = _first(bad & ~spelled)
                 raise ScoresError(

@@ -44,7 +44,7 @@ plain-language paragraph), :mod:`~audit.uncertainty.summary` (verdict
 stability and :func:`analyse`, the entry point of the reports).
 """
 
-from audit.uncertainty.checks import ALPHA_GRID, FLOOR_LOWER, HOWARD_2022_CLAIMS
+from audit.uncertainty.checks import CROSSING_GRID, FLOOR_LOWER, HOWARD_2022_CLAIMS
 from audit.uncertainty.claims import check_claims, robustness_summary
 from audit.uncertainty.intervals import binomial_interval, count_matrices, rate_intervals
 from audit.uncertainty.replicates import (
@@ -66,7 +66,7 @@ from audit.uncertainty.results import (
 from audit.uncertainty.summary import analyse, replicate_table, verdict_stability
 
 __all__ = [
-    "ALPHA_GRID",
+    "CROSSING_GRID",
     "FLOOR_LOWER",
     "HOWARD_2022_CLAIMS",
     "UncertaintyResult",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from audit.analysis.ffmc import FINE_ALPHA_GRID
 from audit.measures.contract import RateMeasure
 from audit.measures.registry import get_measure, measure_names
 
@@ -61,11 +62,8 @@ HOWARD_2022_CLAIMS: dict[str, tuple[float, str]] = {
     ),
 }
 
-#: Default grid of alpha values for the crossing statistics: 0.01 steps, then
-#: 0.001 steps above 0.9 (where the FDR crossing lies).
-ALPHA_GRID = np.unique(
-    np.round(np.concatenate([np.linspace(0.0, 0.9, 91), np.linspace(0.9, 1.0, 101)]), 6)
-)
+#: Default grid of alpha values for the crossing statistics (defined with the FFMC.1 grid).
+CROSSING_GRID = FINE_ALPHA_GRID
 
 
 # --------------------------------------------------------------------------- checks

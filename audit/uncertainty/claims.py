@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
+from audit.analysis.text import number
 from audit.uncertainty.checks import HOWARD_2022_CLAIMS
 
 if TYPE_CHECKING:
@@ -15,11 +15,7 @@ if TYPE_CHECKING:
 
 
 def _fmt(value: float) -> str:
-    if not np.isfinite(value):
-        return "undefined"
-    if value == 0 or 1e-3 <= abs(value) < 1e4:
-        return f"{value:.3g}"
-    return f"{value:.2e}"
+    return number(value, 3, undefined="undefined", plain=(1e-3, 1e4))
 
 
 def _precision(value: float) -> float:

@@ -21,7 +21,7 @@ from audit.measures.kernels import MeasureResult
 from audit.measures.registry import Measure, get_measure
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
-    ALPHA_GRID,
+    CROSSING_GRID,
     FLOOR_LOWER,
     _check_level,
     _check_replicates,
@@ -276,7 +276,7 @@ def _analyse(
     fair_measure = get_measure(fairness) if isinstance(fairness, str) else fairness
     if fair_measure.name not in {m.name for m in chosen}:
         chosen.append(fair_measure)
-    grid = ALPHA_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
+    grid = CROSSING_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
     algorithms, groups, fmr0, fnmr0 = rate_matrices(table) if matrices is None else matrices
     point = replicate_measures(fmr0[None], fnmr0[None], chosen, alpha=alpha)
     reps = replicate_measures(fmr_reps, fnmr_reps, chosen, alpha=alpha)

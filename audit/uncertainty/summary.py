@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
+from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
 from audit.uncertainty.results import (
@@ -141,7 +142,6 @@ def analyse(
         ``result`` is None when no analysis applies; ``description`` says what
         was done, with the parameters, or why nothing was.
     """
-    from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
 
     if method not in ("auto", "counts", "transcription", "none"):
         raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.measures.registry import get_measure
+
 
 def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
     """A measure against the attained pooled FMR, one line per algorithm (Chouchane et al., Fig. 6).
@@ -20,8 +22,6 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    from audit.measures.registry import get_measure
 
     part = swept[swept["measure"] == measure]
     for algorithm, rows in part.groupby("algorithm", sort=False):

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.registry import get_measure
+from audit.report.plots.pareto import label_points
 
 NO_ROWS = "no intervals for measure {measure!r}; measures present: {present}"
 NO_STATISTICS = "none of the statistics {names} is in the replicate table"
@@ -157,8 +158,6 @@ def add_frontier_probability(
     if colorbar:
         ax.figure.colorbar(points, ax=ax, label="frontier membership probability")
     if annotate is not None:
-        from audit.report.plots.pareto import label_points
-
         named = frontier[frontier["frontier_probability"] >= annotate]
         label_points(
             ax,
