@@ -22,6 +22,7 @@ removed by the next run, which names them::
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import fcntl
 import html
@@ -30,7 +31,9 @@ import os
 import secrets
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from audit import config
@@ -151,16 +154,20 @@ def export_html(notebook: Path, destination: Path) -> Path:
     return destination
 
 
+def _kernel_path() -> None:
+    """The kernel imports the same audit package as this process, wherever it lives."""
+    package_root = str(Path(__file__).resolve().parent.parent)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if package_root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, *paths] if p)
+
+
 def execute(name: str, output: Path, parameters: Mapping, *, progress: bool = True) -> Path:
     """Execute one notebook with papermill into ``output``; raise :class:`NotebookFailed`."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    # the kernel imports the same audit package as this process, wherever it lives
-    package_root = str(Path(__file__).resolve().parent.parent)
-    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    if package_root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, *paths] if p)
+    _kernel_path()
     try:
         papermill.execute_notebook(
             str(notebook_path(name)),
@@ -381,6 +388,40 @@ def _stderr(message: str) -> None:
     print(f"audit: {message}", file=sys.stderr)
 
 
+def _run_all(run: Callable[[str], None], notebooks: Sequence[str]) -> None:
+    """``run`` each notebook, side by side when there are several and cores to spare.
+
+    Each notebook has its own kernel and writes its own files; the first
+    failure (in notebook order) is raised once every notebook has stopped.
+    """
+    workers = min(len(notebooks), os.cpu_count() or 1)
+    if workers <= 1:
+        for notebook in notebooks:
+            run(notebook)
+        return
+    _kernel_path()  # set once, before the threads read it
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_in_thread, run, notebook) for notebook in notebooks]
+    for future in futures:
+        future.result()
+
+
+def _in_thread(run: Callable[[str], None], notebook: str) -> None:
+    """``run(notebook)``, then close the event loop the kernel client made for this thread."""
+    try:
+        run(notebook)
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                loop = asyncio.get_event_loop()
+            except RuntimeError:  # the thread made none
+                loop = None
+        if loop is not None and not loop.is_running():
+            loop.close()
+        asyncio.set_event_loop(None)
+
+
 def write_report(
     name: str,
     write: Callable[[Path], None],
@@ -472,7 +513,8 @@ def run_report(
             header["input_file"] = input_file
             header["notebooks"] = list(notebooks)
             (staging / "manifest.json").write_text(_manifest(header))
-            for notebook in notebooks:
+
+            def run(notebook: str) -> None:
                 own = {k: v for k, v in run_parameters.items() if k in declared[notebook]}
                 executed = execute(
                     notebook,
@@ -481,6 +523,8 @@ def run_report(
                     progress=progress,
                 )
                 export_html(executed, staging / f"{notebook}.html")
+
+            _run_all(run, notebooks)
             (staging / "index.html").write_text(
                 _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8"
             )
