@@ -489,7 +489,7 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
     engine, as CSV tables in ``<reports>/<name>/tables``."""
     import numpy as np
 
-    from audit.measures.registry import evaluate, measure_names
+    from audit.measures.registry import evaluate_many
     from audit.report.outputs import save_table
     from audit.report.runner import write_report
     from audit.scores.streaming import StreamingScores, parquet_files
@@ -524,7 +524,7 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
     )
     rates = rates.reset_index(drop=True)
     alpha = parameters.get("alpha", 0.5)
-    measures = _measures_table(rates, measure_names(inputs="rates"), evaluate, alpha)
+    measures = evaluate_many(rates, alpha=alpha).drop(columns="alpha")
     manifest = {
         "engine": "dask" if args.scheduler else "streaming",
         "scores": str(args.scores),
@@ -539,17 +539,6 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
 
     return write_report(name, write, reports_root=args.reports_dir)
-
-
-def _measures_table(rates, names, evaluate, alpha):
-    import pandas as pd
-
-    frames = []
-    for measure in names:
-        frame = evaluate(rates, measure, alpha=alpha).rename_axis("algorithm").reset_index()
-        frame.insert(1, "measure", measure)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
 
 
 def _preflight(args: argparse.Namespace, parameters: dict) -> None:

@@ -431,23 +431,42 @@ def write_report(
 ) -> Path:
     """Publish a report that ``write(folder)`` fills without notebooks (e.g. streamed tables).
 
-    The same guarantees as :func:`run_report`: one run per name at a time,
-    leftovers of killed runs tidied, the folder written aside and swapped in
-    one step, an earlier report kept whole if ``write`` fails.
+    The same guarantees as :func:`run_report` (:func:`_build`).
     """
     check_report_name(name)
-    root = check_reports_root(reports_root)
+    return _build(check_reports_root(reports_root), name, notify, write)
+
+
+def _build(
+    root: Path, name: str, notify: Callable[[str], None], fill: Callable[[Path], None]
+) -> Path:
+    """``fill`` a hidden staging folder and publish it as ``root/name`` in one step.
+
+    One run per name at a time; leftovers of killed runs tidied first; on any
+    failure the staging folder is kept as the hidden ``.NAME.failed`` (never
+    looks complete) and an earlier report of the name stays whole.
+    """
     final = root / name
     with _Lock(root, name):
         _tidy(root, name, notify)
         staging = _new_folder(root, f".{name}.partial-")
         try:
-            write(staging)
+            fill(staging)
             _publish(staging, final)
             return final
-        except BaseException:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
+        except BaseException as error:
+            if not staging.exists():  # published: only the old report's removal can fail here
+                raise
+            failed = root / f".{name}.failed"
+            shutil.rmtree(failed, ignore_errors=True)
+            os.replace(staging, failed)  # kept for inspection, hidden, never looks complete
+            if isinstance(error, NotebookFailed):
+                raise NotebookFailed(str(error).replace(str(staging), str(failed))) from None
+            if isinstance(error, OSError) and not isinstance(error, ReportError):
+                path = error.filename or staging
+                raise ReportError(
+                    CANNOT_WRITE.format(path=path, reason=plain_reason(error))
+                ) from None
             raise
 
 
@@ -500,47 +519,30 @@ def run_report(
         parameters[key] = input_file = str(Path(parameters[key]).resolve())
     _manifest({"parameters": parameters})  # refuse NaN before any work
     root = check_reports_root(reports_root)
-    final = root / name
-    with _Lock(root, name):
-        _tidy(root, name, notify)
-        staging = _new_folder(root, f".{name}.partial-")
-        try:
-            run_parameters = dict(parameters)
-            if key is not None:
-                copy = _copy_input(input_file, staging)
-                run_parameters[key] = str(copy.relative_to(staging))  # notebooks run in staging
-            header = run_header(copy if key is not None else input_file, parameters)
-            header["input_file"] = input_file
-            header["notebooks"] = list(notebooks)
-            (staging / "manifest.json").write_text(_manifest(header))
 
-            def run(notebook: str) -> None:
-                own = {k: v for k, v in run_parameters.items() if k in declared[notebook]}
-                executed = execute(
-                    notebook,
-                    staging / f"{notebook}.ipynb",
-                    {**own, "output_dir": "."},
-                    progress=progress,
-                )
-                export_html(executed, staging / f"{notebook}.html")
+    def fill(staging: Path) -> None:
+        run_parameters = dict(parameters)
+        if key is not None:
+            copy = _copy_input(input_file, staging)
+            run_parameters[key] = str(copy.relative_to(staging))  # notebooks run in staging
+        header = run_header(copy if key is not None else input_file, parameters)
+        header["input_file"] = input_file
+        header["notebooks"] = list(notebooks)
+        (staging / "manifest.json").write_text(_manifest(header))
 
-            _run_all(run, notebooks)
-            (staging / "index.html").write_text(
-                _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8"
+        def run(notebook: str) -> None:
+            own = {k: v for k, v in run_parameters.items() if k in declared[notebook]}
+            executed = execute(
+                notebook,
+                staging / f"{notebook}.ipynb",
+                {**own, "output_dir": "."},
+                progress=progress,
             )
-            _publish(staging, final)
-            return final
-        except BaseException as error:
-            if not staging.exists():  # published: only the old report's removal can fail here
-                raise
-            failed = root / f".{name}.failed"
-            shutil.rmtree(failed, ignore_errors=True)
-            os.replace(staging, failed)  # kept for inspection, hidden, never looks complete
-            if isinstance(error, NotebookFailed):
-                raise NotebookFailed(str(error).replace(str(staging), str(failed))) from None
-            if isinstance(error, OSError) and not isinstance(error, ReportError):
-                path = error.filename or staging
-                raise ReportError(
-                    CANNOT_WRITE.format(path=path, reason=plain_reason(error))
-                ) from None
-            raise
+            export_html(executed, staging / f"{notebook}.html")
+
+        _run_all(run, notebooks)
+        (staging / "index.html").write_text(
+            _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8"
+        )
+
+    return _build(root, name, notify, fill)

@@ -64,6 +64,7 @@ from audit.scores.thresholds import (
     _rates_frame,
     _targets,
     _tidy,
+    at_target,
 )
 from audit.tables.common import Source
 from audit.tables.scores import NO_NONMATED, UNKNOWN_ALGORITHM, ScoresError, arrow_frame, validate
@@ -816,14 +817,7 @@ class StreamingScores:
 
     def rates_at_fmr(self, target_fmr: float = 1e-3) -> pd.DataFrame:
         """As :func:`audit.scores.rates_at_fmr`."""
-        table = self.sweep([target_fmr])
-        thresholds = dict(zip(table["algorithm"], table["threshold"], strict=False))
-        attained = dict(zip(table["algorithm"], table["attained_fmr"], strict=False))
-        table = table.drop(columns=["target_fmr", "threshold", "attained_fmr"])
-        table.attrs["target_fmr"] = float(target_fmr)
-        table.attrs["threshold"] = {str(k): float(v) for k, v in thresholds.items()}
-        table.attrs["attained_fmr"] = {str(k): float(v) for k, v in attained.items()}
-        return table
+        return at_target(self.sweep([target_fmr]), target_fmr)
 
     def rates_at_thresholds(self, thresholds) -> pd.DataFrame:
         """As :func:`audit.scores.rates_at_thresholds`."""

@@ -374,10 +374,15 @@ def rates_at_fmr(scores: pd.DataFrame | ScoreStats, target_fmr: float = 1e-3) ->
     >>> table.attrs["threshold"], table.attrs["attained_fmr"]
     ({'a': 0.5}, {'a': 0.25})
     """
-    table = sweep(scores, [target_fmr])
-    thresholds = dict(zip(table["algorithm"], table["threshold"], strict=False))
-    attained = dict(zip(table["algorithm"], table["attained_fmr"], strict=False))
-    table = table.drop(columns=["target_fmr", "threshold", "attained_fmr"])
+    return at_target(sweep(scores, [target_fmr]), target_fmr)
+
+
+def at_target(swept: pd.DataFrame, target_fmr: float) -> pd.DataFrame:
+    """A one-target sweep as the rates table of :func:`rates_at_fmr`: the operating
+    point's threshold and attained FMR per algorithm move into ``attrs``."""
+    thresholds = dict(zip(swept["algorithm"], swept["threshold"], strict=False))
+    attained = dict(zip(swept["algorithm"], swept["attained_fmr"], strict=False))
+    table = swept.drop(columns=["target_fmr", "threshold", "attained_fmr"])
     table.attrs["target_fmr"] = float(target_fmr)
     table.attrs["threshold"] = {str(k): float(v) for k, v in thresholds.items()}
     table.attrs["attained_fmr"] = {str(k): float(v) for k, v in attained.items()}
