@@ -22,8 +22,8 @@ from audit.scores import (
     sweep,
     thresholds_at_fmr,
 )
+from audit.scores import runs as runs_module
 from audit.scores import stats as stats_module
-from audit.scores import thresholds as thresholds_module
 from audit.tables import scores as SR
 
 
@@ -490,8 +490,8 @@ def test_tiny_blocks_samples_and_windows_keep_the_rule(
 ):
     """Blocked gathering and the sampled, windowed threshold search are exact at any size."""
     monkeypatch.setattr(stats_module, "_BLOCK", 7)
-    monkeypatch.setattr(thresholds_module, "_SKETCH", sketch)
-    monkeypatch.setattr(thresholds_module, "_WINDOW", 3)
+    monkeypatch.setattr(runs_module, "_SKETCH", sketch)
+    monkeypatch.setattr(runs_module, "_WINDOW", 3)
     frame = synthetic(3000, round_to=round_to)
     if not higher_is_match:
         frame["score"] = -frame["score"]
@@ -627,6 +627,8 @@ def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
     y = np.sort(np.round(rng.normal(1, 1, size=rng.integers(1, 300)), seed % 3))
     q = np.linspace(0, 1, 200)
     expected = np.quantile(np.concatenate([x, y]), q)
-    got = thresholds_module._merged_quantiles(x, y, q)
+    got = runs_module.merged_quantiles(
+        len(x) + len(y), q, lambda k: runs_module.kth_of_two(x, y, k)
+    )
     # equal as floats (a zero's sign may differ: it takes the same decisions)
     np.testing.assert_array_equal(got, expected)
