@@ -18,6 +18,9 @@ Each engine runs in its own process, one after the other, on the same files:
 ``scan``
     The I/O floor: a pyarrow scan, row group by row group, that only sums the
     score column.
+``read``
+    The floor of anything that reads every column: the same scan reading all
+    five columns, computing nothing.
 ``memory``
     The whole table read and validated (:func:`audit.tables.scores.validate`
     on the dataset read by pyarrow, as :func:`~audit.scores.read_scores` does
@@ -31,8 +34,9 @@ Each engine runs in its own process, one after the other, on the same files:
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
 the previous engine), peak RSS of the process tree in MB (sampled every 20
-ms), ``x scan`` (time over the scan's), and ``same`` (the sweep equals the
-first engine's, every value).  Targets: 21 FMRs, 0.1% to 10%.
+ms), ``x scan`` (time over the scan's), ``same`` (the sweep equals the
+first engine's, every value) and ``passes`` (full passes over the data, the
+sample aside).  Targets: 21 FMRs, 0.1% to 10%.
 """
 
 from __future__ import annotations
@@ -140,6 +144,17 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
 
     files = sorted(str(p) for p in Path(folder).glob("*.parquet"))
     sweep = None
+    passes = None
+    if engine == "memory":
+        import pandas as pd
+        import pyarrow as pa
+
+        from audit.scores import score_stats
+        from audit.scores import sweep as in_memory_sweep
+        from audit.tables.common import Source
+        from audit.tables.scores import arrow_frame, validate
+    elif engine in ("streaming", "dask"):
+        from audit.scores.streaming import StreamingScores
     if engine == "dask":  # the cluster starts before the clock and the memory baseline
         from distributed import Client, LocalCluster
 
@@ -156,14 +171,13 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
             for g in range(file.num_row_groups):
                 column = file.read_row_group(g, columns=["score"]).column(0)
                 total += float(np.sum(column.to_numpy(), dtype=np.float64))
+    elif engine == "read":
+        rows = 0
+        for path in files:
+            file = pq.ParquetFile(path)
+            for g in range(file.num_row_groups):
+                rows += file.read_row_group(g).num_rows
     elif engine == "memory":
-        import pyarrow as pa
-
-        from audit.scores import score_stats
-        from audit.scores import sweep as in_memory_sweep
-        from audit.tables.common import Source
-        from audit.tables.scores import arrow_frame, validate
-
         tables = []
         for path in files:  # read as read_scores reads one file: column by column
             file = pq.ParquetFile(path)
@@ -171,8 +185,6 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
                 {c: arrow_frame(file.read(columns=[c]))[c] for c in file.schema_arrow.names}
             )
             pa.default_memory_pool().release_unused()
-        import pandas as pd
-
         frame = pd.DataFrame(
             {c: np.concatenate([t[c].to_numpy() for t in tables]) for c in tables[0]}, copy=False
         )
@@ -181,10 +193,10 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         del frame
         sweep = in_memory_sweep(score_stats(table), TARGETS)
     else:
-        from audit.scores.streaming import StreamingScores
-
         kwargs = {"engine": "dask", "client": client} if engine == "dask" else {}
-        sweep = StreamingScores(folder, memory=memory, **kwargs).sweep(TARGETS)
+        streamed = StreamingScores(folder, memory=memory, **kwargs)
+        sweep = streamed.sweep(TARGETS)
+        passes = streamed.passes
     seconds = time.perf_counter() - start
     rss = peak.stop()
     if engine == "dask":
@@ -192,7 +204,7 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         cluster.close()
     if sweep is not None:
         sweep.to_pickle(out + ".sweep")
-    Path(out).write_text(json.dumps({"seconds": seconds, "peak_mb": rss / 2**20}))
+    Path(out).write_text(json.dumps({"seconds": seconds, "peak_mb": rss / 2**20, "passes": passes}))
 
 
 # -------------------------------------------------------------------- the table
@@ -202,7 +214,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", nargs="+", type=float, default=[1e7, 1e8])
     parser.add_argument("--billion", action="store_true", help="add 1e9 rows")
-    parser.add_argument("--engines", nargs="+", default=["scan", "memory", "streaming", "dask"])
+    parser.add_argument(
+        "--engines", nargs="+", default=["scan", "read", "memory", "streaming", "dask"]
+    )
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bench-scale"))
     parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
     parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
@@ -217,7 +231,10 @@ def main(argv=None) -> int:
     import pandas as pd
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
-    print(f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5}")
+    print(
+        f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5} "
+        f"{'passes':>6}"
+    )
     for rows in sizes:
         folder = args.dir / f"scores-{rows:.0e}"
         if not folder.exists():
@@ -250,9 +267,10 @@ def main(argv=None) -> int:
             if engine == "scan":
                 scan = figures["seconds"]
             ratio = f"{figures['seconds'] / scan:.1f}" if scan else ""
+            passes = "" if figures["passes"] is None else figures["passes"]
             print(
                 f"{rows:>6.0e} {engine:>10} {figures['seconds']:>8.1f} "
-                f"{figures['peak_mb']:>8.0f} {ratio:>7} {same:>5}",
+                f"{figures['peak_mb']:>8.0f} {ratio:>7} {same:>5} {passes:>6}",
                 flush=True,
             )
         if not args.keep:

@@ -59,8 +59,11 @@ class DaskEngine:
 
 
 def _large(arg) -> bool:
-    """Worth scattering once rather than sending with every task."""
-    return isinstance(arg, list | tuple) and len(arg) > 1000
+    """Worth scattering once rather than sending with every task (a plan holds its
+    lookup tables)."""
+    from audit.scores.zones import Plan
+
+    return isinstance(arg, Plan) or (isinstance(arg, list | tuple) and len(arg) > 1000)
 
 
 def _merge_all(merge: Callable, parts: list):

@@ -1,85 +1,105 @@
-"""Score sets larger than memory: the same operating points, read chunk by chunk.
+"""Score sets larger than memory: the same operating points and score measures, read
+chunk by chunk.
 
 :class:`StreamingScores` gives the results of :func:`audit.scores.sweep`,
-:func:`~audit.scores.rates_at_fmr`, :func:`~audit.scores.thresholds_at_fmr` and
-:func:`~audit.scores.rates_at_thresholds` -- the same values, bit for bit --
-from a Parquet dataset (a file, a folder or a glob, read row group by row
-group) or from a sequence of DataFrames, without holding the scores: memory is
-bounded by the ``memory`` parameter, not by the data.  Every chunk is
-validated as :func:`~audit.scores.read_scores` validates a table (messages name
-the file and the row within it).
+:func:`~audit.scores.rates_at_fmr`, :func:`~audit.scores.thresholds_at_fmr`,
+:func:`~audit.scores.rates_at_thresholds` and :func:`~audit.scores.det_points`
+-- the same values, bit for bit -- and of any function that reads the
+statistics through :class:`~audit.scores.stats.SufficientStatistics` (the EER
+table and every score measure of :mod:`audit.measures.scores`, through
+:meth:`StreamingScores.apply`), from a Parquet dataset (a file, a folder or a
+glob, read row group by row group) or from a sequence of DataFrames, without
+holding the scores: memory is bounded by the ``memory`` parameter, not by the
+data.  Every chunk is validated as :func:`~audit.scores.read_scores`
+validates a table (:mod:`audit.scores.chunks`).
 
 Method
 ------
-Every pass is a map over chunks and an associative merge of the partial
-results, so the same passes run in one process (:class:`LocalEngine`) or on a
-Dask cluster (:class:`audit.scores.dask.DaskEngine`).
+What is known of the scores of each algorithm is a *line*: counts per segment
+(mated and within-group non-mated per group, cross-group non-mated) below a
+growing set of edges, and *windows* between two edges whose scores are all
+kept.  :class:`StreamedStats` answers the questions of the protocol from it --
+a count below a threshold at an edge or inside a window, an order statistic
+inside a window, the EER from the window holding its crossing -- and records
+what it cannot answer (with a stand-in value, so that one attempt finds all it
+misses).  :meth:`StreamingScores.apply` runs a function on it until an attempt
+records nothing; after each attempt one pass over the data
+(:mod:`audit.scores.zones`) learns what was missing: counts at new edges, the
+scores of small intervals, or counts in ``2**bits`` sub-intervals of large
+ones (which brings the next attempt closer).  Every pass is a map over chunks
+and an associative merge, so the same passes run in one process
+(:class:`LocalEngine`) or on a Dask cluster
+(:class:`audit.scores.dask.DaskEngine`).
 
-1. **Counts.**  Per (algorithm, segment) counts -- mated and within-group
-   non-mated per group, cross-group non-mated -- the smallest score of each
-   algorithm, and two histograms per algorithm (its pooled non-mated scores,
-   all its scores) on the top 16 bits of an order-preserving integer key of
-   the float64 score (the two zeros share a key).  The labels are merged in
-   order of first appearance, so groups come out in the order
-   :func:`~audit.scores.read_scores` gives them.
-2. **Brackets.**  The threshold at a target FMR is set by ``v``, the
-   ``(k+1)``-th largest pooled non-mated score (see :mod:`audit.scores`); the
-   histogram names the bin holding it.  While a bin holds more scores than the
-   memory allows, a further pass histograms the 16 bits below inside it (down
-   to a single key, whose scores need not be kept: they are all ``v``).
-3. **Collect.**  One pass keeps the scores inside the brackets only, with
-   their segments, and counts per segment the scores above each bracket and
-   the smallest one.  ``v`` is read off the sorted pooled non-mated scores of
-   its bracket by its rank; the threshold ``t*`` is the float just above it, as
-   in memory; the counts at ``t*`` are those above the bracket plus those kept
-   at or above ``t*``, and the reported threshold is the smallest score at or
-   above ``t*``.
-
-So a sweep costs two passes over the data (more only for brackets still too
-full after the first histogram, which takes heavy ties or an extremely narrow
-distribution); :func:`~audit.scores.rates_at_thresholds` one more (counts at
-the given thresholds).
-
-Not streamed yet: the EER, the DET points and the score measures that read
-whole distributions (DFI, CEI, SED); they need the in-memory engine.  The EER
-and the DET quantiles are order statistics of one group's scores, so they fit
-the same bracketing passes with per-segment histograms.
+The first pass is planned from a sample -- up to 8 chunks spread evenly over
+the data (only their first rows when the memory budget is small; in one
+process they are read once, for the sample and the first pass) -- on which the
+function runs first: every order statistic it reads there (the ``(k+1)``-th
+largest pooled non-mated score of a target FMR, an EER crossing...) gives a
+window of scores with a margin of several standard errors of its rank, kept in
+the first pass as far as the memory budget allows.  When the chunks are alike
+(rows in no particular order of score), the first pass answers a sweep: one
+pass over the data.  When the sample misleads (data sorted by score, say), the
+next passes find the answer all the same: the sample only saves passes, it never changes a value.
 """
 
 from __future__ import annotations
 
-import glob
-import os
+import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from audit.scores.thresholds import (
-    DEFAULT_TARGETS,
-    _allowed_false_matches,
-    _rates_frame,
-    _targets,
-    _tidy,
-    at_target,
+from audit.scores.chunks import (
+    NO_PARQUET,
+    Options,
+    Piece,
+    data_bytes,
+    parquet_files,
+    pieces,
+    read_chunk,
 )
-from audit.tables.common import Source
-from audit.tables.scores import NO_NONMATED, UNKNOWN_ALGORITHM, ScoresError, arrow_frame, validate
+from audit.scores.runs import Run, equal_error
+from audit.scores.stats import SufficientStatistics
+from audit.scores.thresholds import (
+    det_points,
+    rates_at_fmr,
+    rates_at_thresholds,
+    sweep,
+    thresholds_at_fmr,
+)
+from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan, merge, partial, zones_pass
+from audit.tables.scores import EMPTY
+
+__all__ = [
+    "NO_PARQUET",
+    "LocalEngine",
+    "StreamedStats",
+    "StreamingScores",
+    "data_bytes",
+    "parquet_files",
+    "parse_memory",
+]
 
 BAD_MEMORY = "memory must be a positive size such as 4GB or 512MB, got {value!r}"
-NO_PARQUET = "{source}: no Parquet file matches"
 UNKNOWN_ENGINE = "unknown engine {name!r}; use 'streaming' or 'dask'"
+TOO_MANY_PASSES = "no answer after {passes} passes over the data"
 
-#: Bits of the order key resolved by each histogram pass.
-_BITS = 16
-#: Bytes of working memory per row of a chunk (the chunk as read, its validated
-#: table, keys, codes and temporaries), to size chunks from the memory budget.
-_BYTES_PER_ROW = 96
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 _UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+#: Bytes of memory per kept score (the score, its segment and zone, their sorting).
+_BYTES_PER_KEPT = 64
+#: Chunks read for the sample that plans the first pass (evenly spread), and the most
+#: rows the sample holds (fewer when the memory budget is small).
+_SAMPLE_PIECES = 8
+_SAMPLE_ROWS = 1 << 23
+#: Margin of a window planned from the sample, in standard errors of its rank.
+_Z = 6.0
+_MAX_PASSES = 64
 
 
 def parse_memory(value) -> int:
@@ -94,402 +114,6 @@ def parse_memory(value) -> int:
     if match is None or match.group(2).upper() not in _UNITS or float(match.group(1)) <= 0:
         raise ValueError(BAD_MEMORY.format(value=value))
     return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-
-
-# ------------------------------------------------------------------------ sources
-
-
-def parquet_files(source: str | os.PathLike) -> list[str]:
-    """The Parquet files of a file, a folder (all ``*.parquet`` below it) or a glob."""
-    text = str(source)
-    if any(ch in text for ch in "*?["):
-        files = sorted(glob.glob(text, recursive=True))
-    elif Path(text).is_dir():
-        files = sorted(str(p) for p in Path(text).rglob("*.parquet"))
-    else:
-        files = [text]
-    if not files:
-        raise ScoresError(NO_PARQUET.format(source=text))
-    return files
-
-
-@dataclass(frozen=True)
-class _Piece:
-    """One chunk to read: a row group of a Parquet file, or a DataFrame."""
-
-    path: str | None = None
-    row_group: int = 0
-    offset: int = 0  # rows of the file (or of the sequence) before this chunk
-    frame: pd.DataFrame | None = field(default=None, compare=False)
-
-
-def pieces(source) -> list[_Piece]:
-    """The chunks of ``source`` (Parquet path, folder or glob; or DataFrames) in order."""
-    if isinstance(source, pd.DataFrame):
-        source = [source]
-    if isinstance(source, str | os.PathLike):
-        import pyarrow.parquet as pq
-
-        out = []
-        for path in parquet_files(source):
-            try:
-                metadata = pq.read_metadata(path)
-            except (OSError, ValueError) as reason:
-                raise ScoresError(f"{path}: cannot be read as Parquet: {reason}") from reason
-            offset = 0
-            for g in range(metadata.num_row_groups):
-                out.append(_Piece(path=path, row_group=g, offset=offset))
-                offset += metadata.row_group(g).num_rows
-        return out
-    out, offset = [], 0
-    for frame in source:
-        out.append(_Piece(offset=offset, frame=frame))
-        offset += len(frame)
-    return out
-
-
-def data_bytes(source) -> int:
-    """Bytes of the data when held in memory (Parquet: uncompressed column sizes)."""
-    if isinstance(source, str | os.PathLike):
-        import pyarrow.parquet as pq
-
-        total = 0
-        for path in parquet_files(source):
-            metadata = pq.read_metadata(path)
-            for g in range(metadata.num_row_groups):
-                total += metadata.row_group(g).total_byte_size
-        return total
-    frames = [source] if isinstance(source, pd.DataFrame) else source
-    return int(sum(f.memory_usage(deep=False).sum() for f in frames))
-
-
-@dataclass(frozen=True)
-class _Options:
-    higher_is_match: bool = True
-    attributes: tuple | None = None
-    ignore: tuple = ()
-
-
-def _read(piece: _Piece, options: _Options) -> pd.DataFrame:
-    """The validated table of one chunk; rows named by their place in the file."""
-    if piece.path is not None:
-        import pyarrow.parquet as pq
-
-        frame = arrow_frame(pq.ParquetFile(piece.path).read_row_group(piece.row_group))
-        name = piece.path
-    else:
-        frame = piece.frame.copy(deep=False)
-        name = "<DataFrame>"
-    frame.index = pd.RangeIndex(piece.offset, piece.offset + len(frame))
-    return validate(
-        frame,
-        Source(name, csv=False),
-        higher_is_match=options.higher_is_match,
-        attributes=options.attributes,
-        ignore=options.ignore,
-    )
-
-
-# -------------------------------------------------------------------------- keys
-
-_TOP = np.uint64(1 << 63)
-
-
-def _key(score: np.ndarray) -> np.ndarray:
-    """uint64 keys whose integer order is the float order of ``score`` (float64)."""
-    bits = (score + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0: the zeros share a key
-    negative = (bits & _TOP) != 0
-    return np.where(negative, ~bits, bits | _TOP)
-
-
-def _unkey(key) -> np.ndarray:
-    key = np.asarray(key, dtype=np.uint64)
-    negative = (key & _TOP) == 0
-    return np.where(negative, ~key, key & ~_TOP).view(np.float64)
-
-
-# --------------------------------------------------------------- pass 1: counts
-
-
-def _ordered_union(first: list, second: list) -> list:
-    seen = set(first)
-    return first + [x for x in second if x not in seen]
-
-
-@dataclass
-class _Counts:
-    """Pass 1 partial result, in its own label space (merged by label)."""
-
-    algorithms: list
-    groups: list  # index space of the arrays below
-    order_1: list  # groups in order of first appearance on side 1, then side 2
-    order_2: list
-    counts: np.ndarray  # (n_alg, 2 * n_groups + 1): mated, within non-mated, cross
-    low: np.ndarray  # (n_alg,) smallest score, match orientation
-    histogram: np.ndarray  # (n_alg, 2, 2**_BITS) pooled non-mated, all scores, by top key bits
-    rows: int = 0
-
-    def reindex(self, algorithms: list, groups: list) -> _Counts:
-        """The same counts over (larger) label lists."""
-        a_at = np.array([algorithms.index(a) for a in self.algorithms], dtype=np.intp)
-        g_at = np.array([groups.index(g) for g in self.groups], dtype=np.intp)
-        n_g = len(groups)
-        counts = np.zeros((len(algorithms), 2 * n_g + 1), dtype=np.int64)
-        if len(a_at):
-            old = len(self.groups)
-            columns = np.concatenate([g_at, g_at + n_g, [2 * n_g]])
-            counts[np.ix_(a_at, columns)] = self.counts[:, : 2 * old + 1]
-        low = np.full(len(algorithms), np.inf)
-        low[a_at] = self.low
-        histogram = np.zeros((len(algorithms), 2, 1 << _BITS), dtype=np.int64)
-        histogram[a_at] = self.histogram
-        return _Counts(
-            algorithms, groups, self.order_1, self.order_2, counts, low, histogram, self.rows
-        )
-
-
-def _merge_counts(left: _Counts, right: _Counts) -> _Counts:
-    algorithms = _ordered_union(left.algorithms, right.algorithms)
-    groups = _ordered_union(left.groups, right.groups)
-    a, b = left.reindex(algorithms, groups), right.reindex(algorithms, groups)
-    return _Counts(
-        algorithms,
-        groups,
-        _ordered_union(left.order_1, right.order_1),
-        _ordered_union(left.order_2, right.order_2),
-        a.counts + b.counts,
-        np.minimum(a.low, b.low),
-        a.histogram + b.histogram,
-        a.rows + b.rows,
-    )
-
-
-@dataclass
-class _Chunk:
-    """A validated chunk as codes in a given label space."""
-
-    score: np.ndarray  # float64, match orientation
-    algorithm: np.ndarray
-    segment: np.ndarray  # 0..G-1 mated, G..2G-1 within non-mated, 2G cross
-    nonmated: np.ndarray
-
-
-def _codes(table: pd.DataFrame, algorithms: list, groups: list) -> _Chunk:
-    n_g = len(groups)
-    small = np.int16 if 2 * n_g < 2**15 else np.int32
-    a_map = np.array([algorithms.index(x) for x in table["algorithm"].cat.categories], np.int32)
-    g_map = np.array([groups.index(x) for x in table["group_1"].cat.categories], dtype=small)
-    g1 = g_map[table["group_1"].cat.codes.to_numpy()]
-    g2 = g_map[table["group_2"].cat.codes.to_numpy()]
-    mated = table["mated"].to_numpy()
-    nonmated = ~mated
-    segment = g1 + nonmated.view(np.int8).astype(small) * small(n_g)
-    cross = g1 != g2
-    cross &= nonmated
-    segment[cross] = 2 * n_g
-    score = table["score"].to_numpy().astype(np.float64)
-    if not table.attrs["higher_is_match"]:
-        np.negative(score, out=score)
-    algorithm = table["algorithm"].cat.codes.to_numpy()
-    if len(a_map) > 1 or (len(a_map) and a_map[0] != 0):
-        algorithm = a_map[algorithm]
-    else:
-        algorithm = np.zeros(len(score), dtype=np.int8)
-    return _Chunk(score, algorithm, segment, nonmated)
-
-
-def _pass_counts(piece: _Piece, options: _Options) -> _Counts:
-    table = _read(piece, options)
-    algorithms = list(table["algorithm"].cat.categories)
-    groups = list(table["group_1"].cat.categories)
-    g1 = table["group_1"].cat.codes.to_numpy()
-    g2 = table["group_2"].cat.codes.to_numpy()
-    # side-1 first appearances are the leading categories; side 2 needs its own order
-    n_side_1 = int((np.bincount(g1, minlength=len(groups)) > 0).sum())
-    order_2 = [groups[c] for c in pd.unique(g2)]
-    chunk = _codes(table, algorithms, groups)
-    width = 2 * len(groups) + 1
-    counts = np.bincount(
-        chunk.algorithm.astype(np.intp) * width + chunk.segment, minlength=len(algorithms) * width
-    ).reshape(len(algorithms), width)
-    low = np.array(
-        [chunk.score[chunk.algorithm == a].min(initial=np.inf) for a in range(len(algorithms))]
-    )
-    top = (_key(chunk.score) >> np.uint64(64 - _BITS)).astype(np.intp)
-    top += chunk.algorithm.astype(np.intp) << _BITS
-    size = len(algorithms) << _BITS
-    histogram = np.stack(
-        [np.bincount(top[chunk.nonmated], minlength=size), np.bincount(top, minlength=size)]
-    ).reshape(2, len(algorithms), 1 << _BITS)
-    histogram = histogram.transpose(1, 0, 2).copy()
-    return _Counts(
-        algorithms, groups, groups[:n_side_1], order_2, counts, low, histogram, len(table)
-    )
-
-
-# ----------------------------------------------------- passes 2-3: the brackets
-
-
-@dataclass(frozen=True)
-class _Bracket:
-    algorithm: int
-    low: int  # first key of the bracket
-    shift: int  # the bracket holds keys low .. low + 2**shift - 1
-
-
-@dataclass
-class _Inside:
-    """Rows of a chunk inside the brackets, and what lies above each bracket."""
-
-    key: np.ndarray  # of the rows inside a bracket
-    which: np.ndarray  # their bracket
-    score: np.ndarray
-    segment: np.ndarray
-    nonmated: np.ndarray
-    above: np.ndarray  # (n_brackets, segments): rows above each bracket, per segment
-    lowest_above: np.ndarray  # (n_brackets,): smallest score above each bracket
-
-
-def _inside(chunk: _Chunk, brackets: list[_Bracket], width: int) -> _Inside:
-    """Sort the chunk's rows against the brackets (disjoint within an algorithm)."""
-    parts = []
-    above = np.zeros((len(brackets), width), dtype=np.int64)
-    lowest_above = np.full(len(brackets), np.inf)
-    for a in sorted({b.algorithm for b in brackets}):
-        mine = sorted(
-            (i for i, b in enumerate(brackets) if b.algorithm == a), key=lambda i: brackets[i].low
-        )
-        mine = np.array(mine, dtype=np.intp)
-        lows = np.array([brackets[i].low for i in mine], dtype=np.uint64)
-        lasts = np.array(
-            [brackets[i].low + (1 << brackets[i].shift) - 1 for i in mine], dtype=np.uint64
-        )
-        rows = chunk.algorithm == a
-        score, segment, nonmated = chunk.score[rows], chunk.segment[rows], chunk.nonmated[rows]
-        key = _key(score)
-        at = np.searchsorted(lows, key, "right") - 1
-        inside = at >= 0
-        inside[inside] = key[inside] <= lasts[at[inside]]
-        parts.append(
-            (key[inside], mine[at[inside]], score[inside], segment[inside], nonmated[inside])
-        )
-        # rows above the j-th bracket: those past more than j bracket ends
-        past = np.searchsorted(lasts, key, "left")
-        bins = np.bincount(past * width + segment, minlength=(len(mine) + 1) * width).reshape(
-            len(mine) + 1, width
-        )
-        above[mine] = np.cumsum(bins[::-1], axis=0)[::-1][1:]
-        low = np.full(len(mine) + 1, np.inf)
-        np.minimum.at(low, past, score)
-        lowest_above[mine] = np.minimum.accumulate(low[::-1])[::-1][1:]
-    if not parts:
-        empty = np.zeros(0)
-        return _Inside(
-            empty.astype(np.uint64),
-            empty.astype(np.intp),
-            empty,
-            empty.astype(np.intp),
-            empty.astype(bool),
-            above,
-            lowest_above,
-        )
-    return _Inside(*(np.concatenate(p) for p in zip(*parts, strict=True)), above, lowest_above)
-
-
-def _pass_refine(piece, options, labels, brackets: list[_Bracket]) -> np.ndarray:
-    """Histograms (bracket, pooled non-mated / all scores, bin) of the next 16 bits inside
-    each bracket."""
-    width = 2 * len(labels[1]) + 1
-    found = _inside(_codes(_read(piece, options), *labels), brackets, width)
-    low = np.array([b.low for b in brackets], dtype=np.uint64)[found.which]
-    shift = np.array([b.shift - _BITS for b in brackets], dtype=np.uint64)[found.which]
-    sub = ((found.key - low) >> shift).astype(np.intp) + (found.which << _BITS)
-    size = len(brackets) << _BITS
-    return (
-        np.stack(
-            [np.bincount(sub[found.nonmated], minlength=size), np.bincount(sub, minlength=size)],
-            axis=1,
-        )
-        .reshape(len(brackets), 1 << _BITS, 2)
-        .transpose(0, 2, 1)
-        .copy()
-    )
-
-
-@dataclass
-class _Kept:
-    """Per bracket: its pooled non-mated keys and all its scores with their segments
-    (none for a bracket of one key), the counts above it and the smallest score above."""
-
-    keys: list[np.ndarray]
-    scores: list[np.ndarray]
-    segments: list[np.ndarray]
-    above: np.ndarray
-    lowest_above: np.ndarray
-
-
-def _pass_collect(piece, options, labels, brackets: list[_Bracket]) -> _Kept:
-    width = 2 * len(labels[1]) + 1
-    found = _inside(_codes(_read(piece, options), *labels), brackets, width)
-    keep = np.array([b.shift > 0 for b in brackets], dtype=bool)[found.which]
-    which = found.which[keep]
-    order = np.argsort(which, kind="stable")
-    cuts = np.searchsorted(which[order], np.arange(len(brackets) + 1)).tolist()
-    key, score, segment, nonmated = (
-        x[keep][order] for x in (found.key, found.score, found.segment, found.nonmated)
-    )
-    parts = [slice(cuts[i], cuts[i + 1]) for i in range(len(brackets))]
-    return _Kept(
-        [key[p][nonmated[p]] for p in parts],
-        [score[p] for p in parts],
-        [segment[p] for p in parts],
-        found.above,
-        found.lowest_above,
-    )
-
-
-def _merge_kept(left: _Kept, right: _Kept) -> _Kept:
-    def join(x, y):
-        return [np.concatenate([a, b]) for a, b in zip(x, y, strict=True)]
-
-    return _Kept(
-        join(left.keys, right.keys),
-        join(left.scores, right.scores),
-        join(left.segments, right.segments),
-        left.above + right.above,
-        np.minimum(left.lowest_above, right.lowest_above),
-    )
-
-
-# --------------------------------------------------------------- pass 4: rates
-
-
-def _pass_rates(piece, options, labels, thresholds: list[np.ndarray]):
-    """Per algorithm: counts (segments x thresholds) at or above each sorted threshold,
-    and the smallest score at or above each."""
-    chunk = _codes(_read(piece, options), *labels)
-    width = 2 * len(labels[1]) + 1
-    out = []
-    for a, t in enumerate(thresholds):
-        rows = chunk.algorithm == a
-        score = chunk.score[rows]
-        above = np.searchsorted(t, score, "right")  # thresholds <= score
-        bins = np.bincount(
-            chunk.segment[rows].astype(np.intp) * (len(t) + 1) + above,
-            minlength=width * (len(t) + 1),
-        ).reshape(width, len(t) + 1)
-        lowest = np.full(len(t) + 1, np.inf)
-        np.minimum.at(lowest, above, score)
-        out.append((bins, lowest))
-    return out
-
-
-def _merge_rates(left, right):
-    return [(b1 + b2, np.minimum(m1, m2)) for (b1, m1), (b2, m2) in zip(left, right, strict=True)]
-
-
-def _merge_sum(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    return left + right
 
 
 # ----------------------------------------------------------------------- engines
@@ -525,47 +149,225 @@ def _engine(engine, client, progress):
     raise ValueError(UNKNOWN_ENGINE.format(name=engine))
 
 
-# ------------------------------------------------------------------ the facade
+# --------------------------------------------------------------- what is known
 
 
-class _Stats:
-    """What :func:`audit.scores.thresholds._rates_frame` and ``_tidy`` read: labels,
-    sizes and counts at the thresholds of the last rates pass."""
+@dataclass
+class _Window:
+    """All the scores ``lo <= s < hi`` of an algorithm, sorted, per segment."""
 
-    def __init__(self, algorithms, groups, counts, higher_is_match, attributes):
+    lo: float
+    hi: float
+    by_segment: list[np.ndarray]
+
+    def population(self, columns: tuple) -> np.ndarray:
+        """The sorted scores of some segments."""
+        if len(columns) == 1:
+            return self.by_segment[columns[0]]
+        if self.hi == np.nextafter(self.lo, np.inf):  # one value: no copies of it
+            return np.broadcast_to(self.lo, (sum(len(self.by_segment[c]) for c in columns),))
+        return np.sort(np.concatenate([self.by_segment[c] for c in columns]))
+
+
+class _Line:
+    """What is known of one algorithm's scores: counts per segment below each edge
+    (``edges`` sorted, from -inf to inf), and windows between consecutive edges."""
+
+    def __init__(self, totals: np.ndarray):
+        self.edges = np.array([-np.inf, np.inf])
+        self.below = np.stack([np.zeros_like(totals), totals])
+        self.windows: dict[float, _Window] = {}
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self.below[-1]
+
+    def add_edges(self, edges: np.ndarray, below: np.ndarray) -> None:
+        values = np.concatenate([self.edges, edges])
+        rows = np.concatenate([self.below, below])
+        order = np.argsort(values, kind="stable")
+        values, rows = values[order], rows[order]
+        new = np.ones(len(values), dtype=bool)
+        new[1:] = values[1:] != values[:-1]
+        self.edges, self.below = values[new], rows[new]
+
+    def interval(self, t: np.ndarray) -> np.ndarray:
+        """Index ``i`` of the interval ``edges[i] <= t < edges[i + 1]`` (the last edge for inf)."""
+        return np.minimum(np.searchsorted(self.edges, t, "right") - 1, len(self.edges) - 1)
+
+
+# ------------------------------------------------------------- the statistics
+
+
+class _Unknown(Exception):
+    """An attempt needed what no pass has learnt yet."""
+
+
+class StreamedStats(SufficientStatistics):
+    """The :class:`~audit.scores.stats.SufficientStatistics` of a streamed score set,
+    from what passes over it have learnt (see the module docstring).
+
+    A question it cannot answer yet is recorded in ``needs`` (with a stand-in
+    answer); :meth:`StreamingScores.apply` runs passes until an attempt needs
+    nothing.  ``record``, when a list, collects every order statistic read (to
+    plan a pass from a sample).
+    """
+
+    def __init__(self, algorithms, groups, lines, higher_is_match, attributes):
         self.algorithms = pd.Index(algorithms, name="algorithm")
         self.groups = pd.Index(groups, name="group")
-        self._counts = counts  # (n_alg, 2G+1)
+        self.lines: list[_Line] = lines
         self.higher_is_match = higher_is_match
         self.attributes = attributes
-        # a -> ({threshold: column}, counts >= threshold per segment and column)
-        self.at: dict[int, tuple[dict, np.ndarray]] = {}
+        self.needs: list[tuple] = []
+        self.record: list | None = None
+        self._sorted: dict = {}
 
-    def n_mated(self, a):
-        return self._counts[a, : len(self.groups)].copy()
+    # -- what a line answers
+    def _below(self, a: int, thresholds) -> np.ndarray:
+        """Counts per segment below each threshold, (thresholds, segments)."""
+        line = self.lines[a]
+        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        at = line.interval(t)
+        out = line.below[at].copy()
+        for j in np.flatnonzero(line.edges[at] != t).tolist():
+            window = line.windows.get(float(line.edges[at[j]]))
+            if window is None:
+                self.needs.append(("point", a, float(t[j])))
+                continue
+            out[j] += [np.searchsorted(s, t[j], "left") for s in window.by_segment]
+        return out
 
-    def n_nonmated(self, a):
+    def _columns(self, population: str, g: int = 0) -> tuple:
         n = len(self.groups)
-        return self._counts[a, n : 2 * n].copy()
+        if population == "all":
+            return tuple(range(2 * n + 1))
+        if population == "nonmated":
+            return tuple(range(n, 2 * n + 1))
+        return (g, n + g)  # a group's mated and within-group non-mated scores
 
-    def counts(self, a, thresholds):
-        columns, ge = self.at[a]
-        at = np.array([columns[float(x)] for x in np.atleast_1d(thresholds)], dtype=np.intp)
+    def _locate(self, a: int, columns: tuple, ranks) -> np.ndarray:
+        """The scores at 0-based ascending ranks among the segments ``columns``."""
+        line = self.lines[a]
+        ranks = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
+        cumulative = line.below[:, list(columns)].sum(axis=1)
+        if self.record is not None:
+            self.record.append(("rank", a, columns, ranks.copy(), int(cumulative[-1])))
+        at = np.searchsorted(cumulative, ranks, "right") - 1
+        out = np.zeros(len(ranks))
+        for i in np.unique(at).tolist():
+            here = at == i
+            lo, hi = float(line.edges[i]), float(line.edges[i + 1])
+            window = line.windows.get(lo)
+            if window is None:
+                self.needs.append(("interval", a, lo, hi))
+                out[here] = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
+                continue
+            out[here] = self._population(a, window, columns)[ranks[here] - cumulative[i]]
+        return out
+
+    def _population(self, a: int, window: _Window, columns: tuple) -> np.ndarray:
+        """The sorted scores of some segments in a window (kept for the next question)."""
+        key = (a, window.lo, columns)
+        if key not in self._sorted:
+            self._sorted[key] = window.population(columns)
+        return self._sorted[key]
+
+    # -- the protocol
+    def n_mated(self, a: int) -> np.ndarray:
+        return self.lines[a].totals[: len(self.groups)].copy()
+
+    def n_nonmated(self, a: int) -> np.ndarray:
         n = len(self.groups)
-        fm = ge[n : 2 * n, at]
-        fnm = self._counts[a, :n, None] - ge[:n, at]
-        return fm, fnm, ge[2 * n, at]
+        return self.lines[a].totals[n : 2 * n].copy()
 
-    def to_external(self, threshold):
-        t = np.asarray(threshold, dtype="float64")
-        return t if self.higher_is_match else -t
+    def n_pooled_nonmated(self, a: int) -> int:
+        return int(self.lines[a].totals[len(self.groups) :].sum())
 
-    def to_internal(self, threshold):
-        return self.to_external(threshold)
+    def counts(self, a: int, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = len(self.groups)
+        below = self._below(a, thresholds)
+        totals = self.lines[a].totals
+        false_matches = totals[n : 2 * n, None] - below[:, n : 2 * n].T
+        return false_matches, below[:, :n].T.copy(), totals[2 * n] - below[:, 2 * n]
+
+    def score_range(self, a: int) -> tuple[float, float]:
+        n = int(self.lines[a].totals.sum())
+        low, high = self._locate(a, self._columns("all"), [0, n - 1])
+        return low, high
+
+    def cut_points(self, a: int, kk: np.ndarray) -> np.ndarray:
+        n = self.n_pooled_nonmated(a)
+        v = self._locate(a, self._columns("nonmated"), n - 1 - np.asarray(kk))
+        return np.nextafter(v, np.inf)
+
+    def smallest_at_or_above(self, a: int, thresholds) -> np.ndarray:
+        line = self.lines[a]
+        columns = self._columns("all")
+        total = int(line.totals.sum())
+        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        out = np.full(len(t), np.inf)
+        for j, i in enumerate(line.interval(t).tolist()):
+            if line.edges[i] == t[j]:
+                rank = int(line.below[i].sum())
+            elif (window := line.windows.get(float(line.edges[i]))) is not None:
+                scores = self._population(a, window, columns)
+                k = np.searchsorted(scores, t[j], "left")
+                if k < len(scores):
+                    out[j] = scores[k]
+                    continue
+                rank = int(line.below[i + 1].sum())
+            else:
+                self.needs.append(("point", a, float(t[j])))
+                out[j] = t[j]
+                continue
+            if rank < total:
+                out[j] = self._locate(a, columns, [rank])[0]
+        return out
+
+    def equal_error(self, a: int, g: int) -> tuple[float, float, float, float]:
+        """The EER of :func:`audit.scores.runs.equal_error`, from the window holding the
+        crossing: the interval between edges where the last group candidate with
+        ``FMR - FNMR > 0`` first found at an edge lies (see its docstring)."""
+        line = self.lines[a]
+        n = len(self.groups)
+        mated, nonmated = line.below[:, g], line.below[:, n + g]
+        n_m, n_nm = int(mated[-1]), int(nonmated[-1])
+        diff = (n_nm - nonmated) / n_nm - mated / n_m  # at each edge, as equal_error has it
+        inside = np.diff(mated + nonmated)  # group scores between consecutive edges
+        j = int(np.flatnonzero((inside > 0) & (diff[:-1] > 0))[-1])
+        lo = float(line.edges[j])
+        window = line.windows.get(lo)
+        if self.record is not None:
+            self.record.append(("eer", a, g))
+        if window is None:
+            self.needs.append(("interval", a, lo, float(line.edges[j + 1])))
+            return 0.5, lo if np.isfinite(lo) else 0.0, 0.5, 0.5
+
+        def runs(after: float) -> tuple[Run, Run]:
+            return (
+                Run(window.by_segment[g], int(mated[j]), n_m, after),
+                Run(window.by_segment[n + g], int(nonmated[j]), n_nm, after),
+            )
+
+        m, nm = runs(np.inf)
+        last = max(s[-1] for s in (m.values, nm.values) if len(s))
+        rank = int(mated[j + 1] + nonmated[j + 1])  # the first group score after the window
+        if (n_nm - nm.rank(last)) / n_nm - m.rank(last) / n_m > 0 and rank < n_m + n_nm:
+            # no candidate of the window crosses: the crossing is that next score
+            m, nm = runs(float(self._locate(a, self._columns("group", g), [rank])[0]))
+        return equal_error(m, nm)
+
+    def order_statistics(self, a: int, g: int, k) -> np.ndarray:
+        return self._locate(a, self._columns("group", g), k)
+
+
+# ------------------------------------------------------------------- the facade
 
 
 class StreamingScores:
-    """Operating points of a score set read chunk by chunk (see the module docstring).
+    """Operating points and measures of a score set read chunk by chunk (see the module
+    docstring).
 
     Parameters
     ----------
@@ -573,9 +375,9 @@ class StreamingScores:
         A Parquet file, a folder of Parquet files, a glob (``"scores/*.parquet"``),
         or a sequence of DataFrames (chunks of one score table).
     memory
-        Memory budget, bytes or text (``"4GB"``): sizes the kept scores of the
-        collect pass (row groups are read whole; write files with row groups
-        well under the budget).
+        Memory budget, bytes or text (``"4GB"``): sizes the scores kept and the
+        sub-interval counts of each pass (row groups are read whole; write files
+        with row groups well under the budget).
     higher_is_match, attributes, ignore
         As for :func:`audit.scores.read_scores`.
     engine, client
@@ -612,224 +414,311 @@ class StreamingScores:
     ):
         self.source = source
         self.memory = parse_memory(memory)
-        self.options = _Options(
+        self.options = Options(
             bool(higher_is_match), None if attributes is None else tuple(attributes), tuple(ignore)
         )
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
         self.pieces = pieces(source)
-        self._first: _Counts | None = None
-
-    # -- pass 1
-    def _pass_1(self) -> _Counts:
-        if self._first is None:
-            partial = self.engine.map_reduce(
-                _pass_counts, _merge_counts, self.pieces, self.options, label="counts"
-            )
-            groups = _ordered_union(partial.order_1, partial.order_2)
-            self._first = partial.reindex(partial.algorithms, groups)
-        return self._first
-
-    @property
-    def labels(self) -> tuple[list, list]:
-        first = self._pass_1()
-        return first.algorithms, first.groups
-
-    def _stats(self) -> _Stats:
-        first = self._pass_1()
-        return _Stats(
-            first.algorithms,
-            first.groups,
-            first.counts,
-            self.options.higher_is_match,
-            self.attributes,
-        )
-
-    def _indices(self, algorithm) -> list[int]:
-        algorithms = self.labels[0]
-        if algorithm is None:
-            return list(range(len(algorithms)))
-        if algorithm not in algorithms:
-            raise KeyError(UNKNOWN_ALGORITHM.format(name=algorithm, names=algorithms))
-        return [algorithms.index(algorithm)]
-
-    # -- passes 2 and 3: the (k+1)-th largest pooled non-mated score per target
-    def _cut_points(self, targets: np.ndarray, indices: list[int]):
-        """Per algorithm: the internal thresholds (match orientation) at the targets, and
-        the counts (segments x targets) at or above them."""
-        first = self._pass_1()
-        n_g = len(first.groups)
-        width = 2 * n_g + 1
-        wanted = {}  # (a, target) -> [rank among pooled non-mated, bracket, all scores in it]
-        internal, counts = {}, {}
-        for a in indices:
-            n = int(first.counts[a, n_g:].sum())
-            if n == 0:
-                raise ScoresError(NO_NONMATED.format(algorithm=first.algorithms[a]))
-            k = _allowed_false_matches(targets, n)
-            # k >= n: every score is accepted, from the smallest one
-            internal[a] = np.full(len(targets), first.low[a])
-            counts[a] = np.repeat(first.counts[a][:, None], len(targets), axis=1)
-            cumulative = np.cumsum(first.histogram[a, 0])
-            for i in np.flatnonzero(k < n).tolist():
-                q = n - 1 - int(k[i])  # 0-based rank, ascending
-                b = int(np.searchsorted(cumulative, q, "right"))
-                before = int(cumulative[b - 1]) if b else 0
-                bracket = _Bracket(a, b << (64 - _BITS), 64 - _BITS)
-                wanted[a, i] = [q - before, bracket, int(first.histogram[a, 1, b])]
-        budget = max(1, self.memory // 4 // 16)  # scores (and segments) kept when collecting
-        while True:
-            share = budget // max(1, len({w[1] for w in wanted.values()}))
-            open_ = sorted(
-                {w[1] for w in wanted.values() if w[1].shift > 0 and w[2] > share},
-                key=lambda b: (b.algorithm, b.low),
-            )
-            if not open_:
-                break
-            histograms = self.engine.map_reduce(
-                _pass_refine,
-                _merge_sum,
-                self.pieces,
-                self.options,
-                self.labels,
-                open_,
-                label="refine",
-            )
-            for w in wanted.values():
-                if w[1] in open_:
-                    histogram = histograms[open_.index(w[1])]
-                    cumulative = np.cumsum(histogram[0])
-                    b = int(np.searchsorted(cumulative, w[0], "right"))
-                    w[0] -= int(cumulative[b - 1]) if b else 0
-                    shift = w[1].shift - _BITS
-                    w[1] = _Bracket(w[1].algorithm, w[1].low + (b << shift), shift)
-                    w[2] = int(histogram[1, b])
-        if not wanted:
-            return internal, counts
-        brackets = sorted({w[1] for w in wanted.values()}, key=lambda b: (b.algorithm, b.low))
-        kept = self.engine.map_reduce(
-            _pass_collect,
-            _merge_kept,
-            self.pieces,
-            self.options,
-            self.labels,
-            brackets,
-            label="collect",
-        )
-        for (a, i), (rank, bracket, _) in wanted.items():
-            j = brackets.index(bracket)
-            if bracket.shift == 0:
-                v = _unkey(np.uint64(bracket.low))
-            else:
-                v = _unkey(np.sort(kept.keys[j])[rank])
-            t_star = np.nextafter(v, np.inf)
-            accepted = kept.scores[j] >= t_star
-            counts[a][:, i] = kept.above[j] + np.bincount(
-                kept.segments[j][accepted], minlength=width
-            )
-            lowest = kept.scores[j][accepted].min(initial=kept.lowest_above[j])
-            internal[a][i] = lowest if np.isfinite(lowest) else t_star
-        return internal, counts
-
-    # -- pass 4: counts at thresholds
-    def _rates(self, thresholds: dict[int, np.ndarray]) -> tuple[_Stats, dict[int, np.ndarray]]:
-        """Counts at the internal thresholds; returns the statistics and, per algorithm,
-        the smallest observed score at or above each threshold (inf if none)."""
-        stats = self._stats()
-        sorted_t = [np.unique(thresholds.get(a, np.zeros(0))) for a in range(len(stats.algorithms))]
-        result = self.engine.map_reduce(
-            _pass_rates,
-            _merge_rates,
-            self.pieces,
-            self.options,
-            self.labels,
-            sorted_t,
-            label="rates",
-        )
-        lowest = {}
-        for a, (bins, low) in enumerate(result):
-            # counts >= t[j]: rows whose score has more than j thresholds at or below it
-            ge = np.cumsum(bins[:, ::-1], axis=1)[:, ::-1][:, 1:]
-            given = thresholds.get(a, np.zeros(0))
-            column = np.searchsorted(sorted_t[a], given)
-            smallest = np.minimum.accumulate(low[::-1])[::-1][1:]
-            lowest[a] = smallest[column]
-            # the internal thresholds reported (smallest observed score at or above each
-            # one) take the same decisions: they share its column
-            internal = np.where(np.isfinite(lowest[a]), lowest[a], given)
-            keys = {float(x): int(c) for x, c in zip(given, column, strict=True)}
-            keys |= {float(x): int(c) for x, c in zip(internal, column, strict=True)}
-            stats.at[a] = (keys, ge)
-        return stats, lowest
-
-    def _points(self, targets, algorithm=None):
-        targets = _targets(targets)
-        indices = self._indices(algorithm)
-        internal, counts = self._cut_points(targets, indices)
-        stats = self._stats()
-        for a in indices:
-            stats.at[a] = ({float(t): i for i, t in enumerate(internal[a])}, counts[a])
-        return targets, indices, stats, internal
+        self.passes = 0  # over the data, the sample's aside
+        self._stats: StreamedStats | None = None
+        self._sample: StreamedStats | None = None
+        self._sample_rows = 0
 
     # -- the public results, as the in-memory functions give them
-    def thresholds_at_fmr(self, targets, algorithm=None) -> pd.DataFrame:
-        """As :func:`audit.scores.thresholds_at_fmr`."""
-        targets, indices, stats, internal = self._points(targets, algorithm)
-        columns = {k: [] for k in ("algorithm", "target_fmr", "threshold", "_internal")}
-        columns |= {"attained_fmr": [], "n_pooled_nonmated": []}
-        for a in indices:
-            fm, _, cross = stats.counts(a, internal[a])
-            n = int(stats.n_nonmated(a).sum() + stats._counts[a, -1])
-            columns["algorithm"] += [stats.algorithms[a]] * len(targets)
-            columns["target_fmr"].append(targets)
-            columns["threshold"].append(stats.to_external(internal[a]))
-            columns["_internal"].append(internal[a])
-            columns["attained_fmr"].append((fm.sum(axis=0) + cross) / n)
-            columns["n_pooled_nonmated"].append(np.full(len(targets), n, dtype=np.int64))
-        return pd.DataFrame(
-            {
-                name: values if name == "algorithm" else np.concatenate(values)
-                for name, values in columns.items()
-            }
-        )
+    def apply(self, function: Callable[[SufficientStatistics], object]):
+        """``function(stats)`` for a function reading the statistics only through
+        :class:`~audit.scores.stats.SufficientStatistics` (every operating point
+        and score measure of ``audit``, e.g. ``audit.measures.scores.eer_table``
+        or ``audit.measures.registry.evaluate_scores``): passes over the data
+        until an attempt needs nothing more."""
+        if self._stats is None:
+            self._first_pass(function)
+        stats = self._stats
+        for _ in range(_MAX_PASSES):
+            stats.needs = []
+            try:
+                result = function(stats)
+            except Exception:
+                if not stats.needs:
+                    raise
+            if not stats.needs:
+                return result
+            self._learn(stats.needs)
+        raise RuntimeError(TOO_MANY_PASSES.format(passes=self.passes))
 
     def sweep(self, targets=None) -> pd.DataFrame:
         """As :func:`audit.scores.sweep`."""
-        targets, indices, stats, internal = self._points(
-            DEFAULT_TARGETS if targets is None else targets
-        )
-        blocks = []
-        for a in indices:
-            fm, _, cross = stats.counts(a, internal[a])
-            n = int(stats.n_nonmated(a).sum() + stats._counts[a, -1])
-            blocks.append(
-                (
-                    a,
-                    _rates_frame(stats, a, internal[a]),
-                    {
-                        "target_fmr": targets,
-                        "threshold": stats.to_external(internal[a]),
-                        "attained_fmr": (fm.sum(axis=0) + cross) / n,
-                    },
-                )
-            )
-        return _tidy(stats, blocks)
+        return self.apply(lambda stats: sweep(stats, targets))
+
+    def thresholds_at_fmr(self, targets, algorithm=None) -> pd.DataFrame:
+        """As :func:`audit.scores.thresholds_at_fmr`."""
+        return self.apply(lambda stats: thresholds_at_fmr(stats, targets, algorithm))
 
     def rates_at_fmr(self, target_fmr: float = 1e-3) -> pd.DataFrame:
         """As :func:`audit.scores.rates_at_fmr`."""
-        return at_target(self.sweep([target_fmr]), target_fmr)
+        return self.apply(lambda stats: rates_at_fmr(stats, target_fmr))
 
     def rates_at_thresholds(self, thresholds) -> pd.DataFrame:
         """As :func:`audit.scores.rates_at_thresholds`."""
-        algorithms = self.labels[0]
-        given, internal = {}, {}
-        for a, name in enumerate(algorithms):
-            t = thresholds[name] if isinstance(thresholds, dict) else thresholds
-            given[a] = np.atleast_1d(np.asarray(t, dtype="float64"))
-            internal[a] = given[a] if self.options.higher_is_match else -given[a]
-        stats, _ = self._rates(internal)
-        blocks = [
-            (a, _rates_frame(stats, a, internal[a]), {"threshold": given[a]})
-            for a in range(len(algorithms))
-        ]
-        return _tidy(stats, blocks)
+        return self.apply(lambda stats: rates_at_thresholds(stats, thresholds))
+
+    def det_points(self, *, n_points: int = 200) -> pd.DataFrame:
+        """As :func:`audit.scores.det_points`."""
+        return self.apply(lambda stats: det_points(stats, n_points=n_points))
+
+    @property
+    def labels(self) -> tuple[list, list]:
+        """Algorithms and groups, in order of first appearance."""
+        if self._stats is None:
+            self._first_pass(lambda stats: None)
+        return list(self._stats.algorithms), list(self._stats.groups)
+
+    # -- passes
+    def _run(self, plan: Plan, items: list[Piece], label: str) -> Partial:
+        return self.engine.map_reduce(zones_pass, merge, items, self.options, plan, label=label)
+
+    def _first_pass(self, function) -> None:
+        """The sample, then a first pass planned on it (see the module docstring)."""
+        count = min(len(self.pieces), _SAMPLE_PIECES)
+        at = np.unique(np.linspace(0, len(self.pieces) - 1, count).round().astype(int))
+        chosen = [self.pieces[i] for i in at.tolist()]
+        most = max(1, min(_SAMPLE_ROWS, self.memory // _BYTES_PER_KEPT // 4))
+        head = 0 if sum(p.rows for p in chosen) <= most else max(1, most // len(chosen))
+        plan = Plan(keep_new=True, head=head)
+        # in this process the sample's chunks are read once: the first pass reuses them
+        cache = {} if isinstance(self.engine, LocalEngine) and not head else None
+        sample = self.engine.map_reduce(
+            _read_pass, merge, chosen, self.options, plan, cache, label="sample"
+        )
+        self._sample_rows = sample.rows
+        labels, lines = self._lines(plan, sample)
+        self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
+        if not head and len(chosen) == len(self.pieces):
+            self._stats = self._sample  # the sample is the data
+            return
+        plan = self._plan_from_sample(function)
+        self.passes += 1
+        first = self.engine.map_reduce(
+            _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
+        )
+        labels, lines = self._lines(plan, first)
+        self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
+
+    def _plan_from_sample(self, function) -> Plan:
+        """KEEP windows around every order statistic ``function`` reads on the sample,
+        a margin of :data:`_Z` standard errors of its rank on each side, in order of
+        size as far as the memory allows."""
+        sample = self._sample
+        sample.record, sample.needs = [], []
+        try:
+            function(sample)
+        except Exception:  # noqa: BLE001  (a sample may lack what the data has)
+            pass
+        records, sample.record = sample.record, None
+        scale = sum(p.rows for p in self.pieces) / max(1, self._sample_rows)
+        windows: dict[int, list] = {}
+        for record in records:
+            a = record[1]
+            line = sample.lines[a]
+            window = line.windows[-np.inf]
+            if record[0] == "rank":
+                _, a, columns, ranks, n = record
+                values = sample._population(a, window, columns)
+                p = (ranks + 0.5) / n
+                margin = np.ceil(_Z * np.sqrt(n * p * (1 - p)) + 2 * _Z).astype(np.int64)
+                pairs = zip((ranks - margin).tolist(), (ranks + margin).tolist(), strict=True)
+            else:
+                _, a, g = record
+                n = len(sample.groups)
+                m, nm = window.by_segment[g], window.by_segment[n + g]
+                if not len(m) or not len(nm):
+                    continue
+                eer, at, _, _ = equal_error(Run(m), Run(nm))
+                values = np.sort(np.concatenate([m, nm]))
+                rank = int(np.searchsorted(values, at, "left"))
+                small, large = sorted((len(m), len(nm)))
+                f = min(max(eer, 1 / small), 0.5)
+                margin = _Z * large * math.sqrt(f * (1 - f) * (1 / small + 1 / large)) + 2 * _Z
+                pairs = [(rank - int(margin) - 1, rank + int(margin) + 1)]
+            everything = sample._population(a, window, sample._columns("all"))
+            for first, last in pairs:
+                lo = values[first] if first > 0 else -np.inf
+                hi = np.nextafter(values[last], np.inf) if last < len(values) - 1 else np.inf
+                rows = np.searchsorted(everything, hi, "left") - np.searchsorted(
+                    everything, lo, "left"
+                )
+                windows.setdefault(a, []).append((float(lo), float(hi), rows * scale))
+        budget = self.memory // _BYTES_PER_KEPT
+        keep: dict[int, list] = {}
+        for a, found in windows.items():
+            keep[a] = _union(found)
+        chosen: dict[int, list] = {a: [] for a in keep}
+        for size, a, lo, hi in sorted(
+            (size, a, lo, hi) for a, spans in keep.items() for lo, hi, size in spans
+        ):
+            if size > budget:
+                break
+            budget -= size
+            chosen[a].append((lo, hi))
+        algorithms = list(sample.algorithms)
+        return self._plan(
+            algorithms,
+            list(sample.groups),
+            {a: sorted(spans) for a, spans in chosen.items()},
+            {},
+            {},
+        )
+
+    def _learn(self, needs: list[tuple]) -> None:
+        """One pass learning what an attempt needed."""
+        stats = self._stats
+        points: dict[int, set] = {}
+        intervals: dict[int, set] = {}
+        for need in needs:
+            if need[0] == "point":
+                points.setdefault(need[1], set()).add(need[2])
+            else:
+                intervals.setdefault(need[1], set()).add((need[2], need[3]))
+        sizes = []
+        for a, spans in intervals.items():
+            line = stats.lines[a]
+            for lo, hi in spans:
+                i = int(np.searchsorted(line.edges, lo, "left"))
+                inside = line.below[i + 1] - line.below[i]
+                if hi == np.nextafter(lo, np.inf):
+                    # every score of the interval is lo: a window without a pass (ties)
+                    window = [np.broadcast_to(lo, (int(n),)) for n in inside]
+                    line.windows[lo] = _Window(lo, hi, window)
+                    continue
+                sizes.append((int(inside.sum()), a, lo, hi))
+        if not sizes and not points:
+            stats._sorted.clear()
+            return
+        budget = self.memory // _BYTES_PER_KEPT
+        keep: dict[int, list] = {}
+        split: dict[int, list] = {}
+        for rows, a, lo, hi in sorted(sizes):
+            if rows <= budget:
+                budget -= rows
+                keep.setdefault(a, []).append((lo, hi))
+            else:
+                split.setdefault(a, []).append((lo, hi))
+        width = 2 * len(stats.groups) + 1
+        n_split = sum(len(s) for s in split.values())
+        bits = 16
+        if n_split:
+            cells = self.memory // 8 // 8
+            bits = int(np.clip(math.floor(math.log2(max(1, cells // (n_split * width)))), 4, 16))
+        plan = self._plan(list(stats.algorithms), list(stats.groups), keep, split, points, bits)
+        self.passes += 1
+        labels, lines = self._lines(plan, self._run(plan, self.pieces, f"pass {self.passes}"))
+        for label, line in zip(labels[0], lines, strict=True):
+            known = stats.lines[stats.algorithms.get_loc(label)]
+            known.add_edges(line.edges[1:-1], line.below[1:-1])
+            known.windows.update(line.windows)
+        stats._sorted.clear()
+
+    def _plan(self, algorithms, groups, keep, split, points, bits: int = 16) -> Plan:
+        bounds, actions = [], []
+        for a in range(len(algorithms)):
+            spans = [(lo, hi, KEEP) for lo, hi in keep.get(a, [])]
+            spans += [(lo, hi, SPLIT) for lo, hi in split.get(a, [])]
+            values = {float(t) for t in points.get(a, ())}
+            for lo, hi, _ in spans:
+                values |= {lo, hi}
+            b = np.array(sorted(v for v in values if np.isfinite(v)), dtype=np.float64)
+            action = np.full(len(b) + 1, COUNT, dtype=np.int8)
+            for lo, hi, kind in spans:
+                first = 0 if lo == -np.inf else int(np.searchsorted(b, lo, "left")) + 1
+                last = len(b) if hi == np.inf else int(np.searchsorted(b, hi, "left"))
+                action[first : last + 1] = kind
+            bounds.append(b)
+            actions.append(action)
+        return Plan(tuple(algorithms), tuple(groups), tuple(bounds), tuple(actions), bits=bits)
+
+    def _lines(self, plan: Plan, partial: Partial) -> tuple[tuple, list[_Line]]:
+        """Labels (in order of first appearance) and lines of one pass."""
+        if partial is None or partial.rows == 0:
+            from audit.scores.chunks import ScoresError
+
+            raise ScoresError(EMPTY.format(source=str(self.source)))
+        algorithms = list(partial.first[0])
+        groups = list(dict.fromkeys([*partial.first[1], *partial.first[2]]))
+        columns = np.array(
+            [groups.index(g) for g in partial.groups]
+            + [len(groups) + groups.index(g) for g in partial.groups]
+            + [2 * len(groups)],
+            dtype=np.intp,
+        )
+        width = 2 * len(groups) + 1
+        counts = np.zeros((len(partial.counts), width), dtype=np.int64)
+        counts[:, columns] = partial.counts
+        # kept scores grouped by (zone, segment), each group sorted
+        key = np.zeros(0, np.int64)
+        if partial.kept:
+            key = np.concatenate([k[0] for k in partial.kept]).astype(np.int64) * width
+            key += columns.take(np.concatenate([k[2] for k in partial.kept]))
+            score = np.concatenate([k[1] for k in partial.kept])
+            small = np.int16 if len(counts) * width < 1 << 15 else np.int32
+            order = np.argsort(key.astype(small), kind="stable")  # a radix sort when small
+            key, score = key[order], score[order]
+            del order
+        cuts = np.searchsorted(key, np.arange(len(counts) * width + 1))
+        split = np.zeros((*partial.split.shape[:2], width), dtype=np.int64)
+        split[:, :, columns] = partial.split
+        n_plan = partial.plan_algorithms
+        lines = []
+        for label in algorithms:
+            p = partial.algorithms.index(label)
+            if p < n_plan:
+                first, last = int(plan.offsets[p]), int(plan.offsets[p + 1])
+                bounds, actions = plan.bounds[p], plan.actions[p]
+            else:
+                first = last = plan.zones + p - n_plan
+                last += 1
+                bounds, actions = np.zeros(0), [KEEP if plan.keep_new else COUNT]
+            zones = counts[first:last]
+            line = _Line(zones.sum(axis=0))
+            below = np.cumsum(zones, axis=0)
+            line.add_edges(np.asarray(bounds, dtype=np.float64), below[:-1])
+            for z, action in enumerate(actions):
+                lo = float(bounds[z - 1]) if z > 0 else -np.inf
+                hi = float(bounds[z]) if z < len(bounds) else np.inf
+                if action == KEEP:
+                    at = (first + z) * width
+                    by_segment = [score[cuts[at + c] : cuts[at + c + 1]] for c in range(width)]
+                    for scores in by_segment:
+                        scores.sort()
+                    line.windows[lo] = _Window(lo, hi, by_segment)
+                elif action == SPLIT:
+                    slot = plan.split_slot(first + z)
+                    inner = plan.sub_bounds(p, z)
+                    start = below[z - 1] if z > 0 else np.zeros(width, dtype=np.int64)
+                    sub = np.cumsum(split[slot], axis=0)[: len(inner)]
+                    line.add_edges(inner, start + sub)
+            lines.append(line)
+        return (algorithms, groups), lines
+
+
+def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:
+    """:func:`audit.scores.zones.zones_pass`, keeping the chunks a sample reads in
+    ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
+    chunk = None if cache is None else cache.pop(piece, None)
+    if chunk is None:
+        chunk = read_chunk(piece, options, head=plan.head)
+        if cache is not None and plan.keep_new:
+            cache[piece] = chunk
+    return partial(chunk, plan)
+
+
+def _union(spans: list[tuple]) -> list[tuple]:
+    """Overlapping (lo, hi, size) spans joined (sizes added)."""
+    out = []
+    for lo, hi, size in sorted(spans):
+        if out and lo <= out[-1][1]:
+            last = out[-1]
+            out[-1] = (last[0], max(last[1], hi), last[2] + size)
+        else:
+            out.append((lo, hi, size))
+    return out
