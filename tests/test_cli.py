@@ -196,7 +196,20 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
     np.testing.assert_allclose(rates["fmr"], expected["fmr"], rtol=1e-9)
     assert list(rates["group"]) == list(expected["group"])
     measures = pd.read_csv(tables / "measures.csv")
-    assert {"garbe", "fdr"} <= set(measures["measure"])
+    assert {"garbe", "fdr", "std_eer", "dfi", "cei"} <= set(measures["measure"])
+    assert set(measures["kind"]) == {"rates", "scores"}
+    from audit.measures.registry import evaluate_scores
+    from audit.measures.scores import eer_table
+    from audit.scores import det_points
+
+    table = read_scores(frame)
+    eers = pd.read_csv(tables / "eer_by_group.csv")
+    np.testing.assert_allclose(eers["eer"], eer_table(table)["eer"], rtol=1e-9)
+    scored = measures[measures["kind"] == "scores"].reset_index(drop=True)
+    np.testing.assert_allclose(scored["value"], evaluate_scores(table)["value"], rtol=1e-9)
+    points = pd.read_csv(tables / "det_points.csv")
+    np.testing.assert_allclose(points["fnmr"], det_points(table)["fnmr"], rtol=1e-9)
+    assert (tables / "sweep_measures.csv").exists()
     one = tmp_path / "one.parquet"
     frame.to_parquet(one)
     assert (

@@ -71,7 +71,7 @@ CASES = {
 
 @pytest.fixture(autouse=True)
 def small_sample(monkeypatch):
-    """A sample of 300 rows a chunk: smaller than the data, so the passes are real."""
+    """A sample of 300 rows: smaller than the data, so the passes are real."""
     monkeypatch.setattr(ST, "_SAMPLE_ROWS", 300)
 
 

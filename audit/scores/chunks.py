@@ -136,9 +136,9 @@ class Chunk:
         return len(self.score)
 
 
-def read_chunk(piece: Piece, options: Options, *, head: int = 0) -> Chunk:
-    """The validated chunk ``piece`` (its first ``head`` rows only, if not 0); rows are
-    named by their place in the file (or in the sequence of DataFrames) in messages."""
+def read_chunk(piece: Piece, options: Options) -> Chunk:
+    """The validated chunk ``piece``; rows are named by their place in the file (or in
+    the sequence of DataFrames) in messages."""
     import pyarrow as pa
 
     if piece.path is not None:
@@ -148,11 +148,7 @@ def read_chunk(piece: Piece, options: Options, *, head: int = 0) -> Chunk:
         try:
             file = pq.ParquetFile(piece.path, read_dictionary=_text_columns(piece.path))
             columns = _columns(list(file.schema_arrow.names), name, options)
-            if head and head < piece.rows:
-                batches = file.iter_batches(head, row_groups=[piece.row_group], columns=columns)
-                table = pa.Table.from_batches([next(batches)])
-            else:
-                table = file.read_row_group(piece.row_group, columns=columns)
+            table = file.read_row_group(piece.row_group, columns=columns)
         except (OSError, ValueError, pa.ArrowException) as reason:
             if isinstance(reason, ScoresError):
                 raise
@@ -161,7 +157,7 @@ def read_chunk(piece: Piece, options: Options, *, head: int = 0) -> Chunk:
             ) from reason
     else:
         name = "<DataFrame>"
-        frame = piece.frame if not head else piece.frame.iloc[:head]
+        frame = piece.frame
         columns = _columns([str(c) for c in frame.columns], name, options)
         try:
             table = pa.Table.from_pandas(frame[columns], preserve_index=False)

@@ -5,8 +5,8 @@ Dask does the scheduling, data locality, retries and spilling; this module only
 says what to compute.  Use it through
 ``StreamingScores(source, engine="dask", client=client)`` or
 ``audit scores --scheduler ADDRESS``; the results equal the in-memory ones bit
-for bit (the partial results are integer counts, minima and kept scores, so
-the order of merging does not matter).
+for bit (the partial results are integer counts and kept scores, which are
+sorted after merging, so the order of merging does not matter).
 """
 
 from __future__ import annotations

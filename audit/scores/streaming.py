@@ -31,10 +31,10 @@ and an associative merge, so the same passes run in one process
 (:class:`LocalEngine`) or on a Dask cluster
 (:class:`audit.scores.dask.DaskEngine`).
 
-The first pass is planned from a sample -- up to 8 chunks spread evenly over
-the data (only their first rows when the memory budget is small; in one
-process they are read once, for the sample and the first pass) -- on which the
-function runs first: every order statistic it reads there (the ``(k+1)``-th
+The first pass is planned from a sample -- every ``k``-th row of up to 8 chunks
+spread evenly over the data, some ``300 sqrt(N)`` rows of ``N`` (in one
+process those chunks are read once, for the sample and the first pass) -- on
+which the function runs first: every order statistic it reads there (the ``(k+1)``-th
 largest pooled non-mated score of a target FMR, an EER crossing...) gives a
 window of scores with a margin of several standard errors of its rank, kept in
 the first pass as far as the memory budget allows.  When the chunks are alike
@@ -93,6 +93,8 @@ _UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
 #: Bytes of memory per kept score (the score, its segment and zone, their sorting).
 _BYTES_PER_KEPT = 64
+#: Bytes of memory per row of a chunk held as arrays.
+_BYTES_PER_ROW = 16
 #: Chunks read for the sample that plans the first pass (evenly spread), and the most
 #: rows the sample holds (fewer when the memory budget is small).
 _SAMPLE_PIECES = 8
@@ -483,18 +485,24 @@ class StreamingScores:
         count = min(len(self.pieces), _SAMPLE_PIECES)
         at = np.unique(np.linspace(0, len(self.pieces) - 1, count).round().astype(int))
         chosen = [self.pieces[i] for i in at.tolist()]
-        most = max(1, min(_SAMPLE_ROWS, self.memory // _BYTES_PER_KEPT // 4))
-        head = 0 if sum(p.rows for p in chosen) <= most else max(1, most // len(chosen))
-        plan = Plan(keep_new=True, head=head)
+        read = sum(p.rows for p in chosen)
+        rows = min(
+            _SAMPLE_ROWS,
+            self.memory // _BYTES_PER_KEPT // 4,
+            max(1 << 16, int(300 * math.sqrt(sum(p.rows for p in self.pieces)))),
+        )
+        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))))
         # in this process the sample's chunks are read once: the first pass reuses them
-        cache = {} if isinstance(self.engine, LocalEngine) and not head else None
+        cache = None
+        if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
+            cache = {}
         sample = self.engine.map_reduce(
             _read_pass, merge, chosen, self.options, plan, cache, label="sample"
         )
         self._sample_rows = sample.rows
         labels, lines = self._lines(plan, sample)
         self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
-        if not head and len(chosen) == len(self.pieces):
+        if plan.stride == 1 and len(chosen) == len(self.pieces):
             self._stats = self._sample  # the sample is the data
             return
         plan = self._plan_from_sample(function)
@@ -706,7 +714,7 @@ def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -
     ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
     chunk = None if cache is None else cache.pop(piece, None)
     if chunk is None:
-        chunk = read_chunk(piece, options, head=plan.head)
+        chunk = read_chunk(piece, options)
         if cache is not None and plan.keep_new:
             cache[piece] = chunk
     return partial(chunk, plan)

@@ -88,8 +88,8 @@ class Plan:
     ``bounds`` (per algorithm: sorted distinct floats) and ``actions`` (per
     algorithm and zone).  A label met in a chunk and not in the plan is added
     after them; an algorithm the plan does not know has one zone, counted (kept
-    when ``keep_new``).  ``head``: read the first ``head`` rows of each chunk only
-    (0: all; for samples).
+    when ``keep_new``).  ``stride``: take every ``stride``-th row of a chunk only
+    (samples).
     """
 
     algorithms: tuple = ()
@@ -98,7 +98,7 @@ class Plan:
     actions: tuple = ()
     bits: int = 16
     keep_new: bool = False
-    head: int = 0
+    stride: int = 1
     lut: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -208,7 +208,7 @@ class Partial:
 
 def zones_pass(piece: Piece, options: Options, plan: Plan) -> Partial:
     """The partial result of one chunk."""
-    return partial(read_chunk(piece, options, head=plan.head), plan)
+    return partial(read_chunk(piece, options), plan)
 
 
 def _labels(known: list, index: dict, present: list, codes_labels: list) -> np.ndarray:
@@ -231,6 +231,8 @@ _BLOCK = 1 << 17
 
 def partial(chunk: Chunk, plan: Plan) -> Partial:
     """The counts, kept scores and sub-zone counts of one validated chunk."""
+    if plan.stride > 1:
+        chunk = _every(chunk, plan.stride)
     algorithms, groups = list(plan.algorithms), list(plan.groups)
     a_index, g_index = dict(plan.index), dict(plan.group_index)
     a_map = _labels(algorithms, a_index, chunk.first[0], chunk.algorithms)
@@ -272,6 +274,15 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
         len(plan.algorithms),
         plan.zones,
     )
+
+
+def _every(chunk: Chunk, stride: int) -> Chunk:
+    """Every ``stride``-th row of a chunk."""
+    rows = [
+        np.ascontiguousarray(getattr(chunk, name)[::stride])
+        for name in ("score", "mated", "algorithm", "group_1", "group_2")
+    ]
+    return Chunk(*rows, chunk.algorithms, chunk.groups, chunk.first)
 
 
 def _count(block: Chunk, plan: Plan, a_map, g_map, counts, kept: list, split) -> None:
