@@ -101,6 +101,10 @@ _SAMPLE_PIECES = 8
 _SAMPLE_ROWS = 1 << 23
 #: Margin of a window planned from the sample, in standard errors of its rank.
 _Z = 6.0
+#: Sample scores an interval needs for a window to be placed in it from the sample.
+_MIN_SAMPLED = 16
+#: Sub-intervals counted in one pass, at most.
+_SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
 
 
@@ -193,6 +197,11 @@ class _Line:
         new[1:] = values[1:] != values[:-1]
         self.edges, self.below = values[new], rows[new]
 
+    def rows(self, lo: float, hi: float) -> int:
+        """Rows between two edges."""
+        i, j = np.searchsorted(self.edges, [lo, hi], "left")
+        return int(self.below[j].sum() - self.below[i].sum())
+
     def interval(self, t: np.ndarray) -> np.ndarray:
         """Index ``i`` of the interval ``edges[i] <= t < edges[i + 1]`` (the last edge for inf)."""
         return np.minimum(np.searchsorted(self.edges, t, "right") - 1, len(self.edges) - 1)
@@ -262,7 +271,8 @@ class StreamedStats(SufficientStatistics):
             lo, hi = float(line.edges[i]), float(line.edges[i + 1])
             window = line.windows.get(lo)
             if window is None:
-                self.needs.append(("interval", a, lo, hi))
+                for rank in np.unique(ranks[here]).tolist():
+                    self.needs.append(("rank", a, columns, rank, lo, hi))
                 out[here] = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
                 continue
             out[here] = self._population(a, window, columns)[ranks[here] - cumulative[i]]
@@ -343,7 +353,7 @@ class StreamedStats(SufficientStatistics):
         if self.record is not None:
             self.record.append(("eer", a, g))
         if window is None:
-            self.needs.append(("interval", a, lo, float(line.edges[j + 1])))
+            self.needs.append(("eer", a, g, lo, float(line.edges[j + 1])))
             return 0.5, lo if np.isfinite(lo) else 0.0, 0.5, 0.5
 
         def runs(after: float) -> tuple[Run, Run]:
@@ -512,6 +522,7 @@ class StreamingScores:
         )
         labels, lines = self._lines(plan, first)
         self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
+        self._sample = _aligned(self._sample, *labels)
 
     def _plan_from_sample(self, function) -> Plan:
         """KEEP windows around every order statistic ``function`` reads on the sample,
@@ -524,100 +535,138 @@ class StreamingScores:
         except Exception:  # noqa: BLE001  (a sample may lack what the data has)
             pass
         records, sample.record = sample.record, None
-        scale = sum(p.rows for p in self.pieces) / max(1, self._sample_rows)
         windows: dict[int, list] = {}
         for record in records:
             a = record[1]
-            line = sample.lines[a]
-            window = line.windows[-np.inf]
             if record[0] == "rank":
-                _, a, columns, ranks, n = record
-                values = sample._population(a, window, columns)
-                p = (ranks + 0.5) / n
-                margin = np.ceil(_Z * np.sqrt(n * p * (1 - p)) + 2 * _Z).astype(np.int64)
-                pairs = zip((ranks - margin).tolist(), (ranks + margin).tolist(), strict=True)
+                _, a, columns, ranks, _ = record
+                values = sample._population(a, sample.lines[a].windows[-np.inf], columns)
+                spans = [_around(values, r, -np.inf, np.inf) for r in ranks.tolist()]
             else:
-                _, a, g = record
-                n = len(sample.groups)
-                m, nm = window.by_segment[g], window.by_segment[n + g]
-                if not len(m) or not len(nm):
-                    continue
-                eer, at, _, _ = equal_error(Run(m), Run(nm))
-                values = np.sort(np.concatenate([m, nm]))
-                rank = int(np.searchsorted(values, at, "left"))
-                small, large = sorted((len(m), len(nm)))
-                f = min(max(eer, 1 / small), 0.5)
-                margin = _Z * large * math.sqrt(f * (1 - f) * (1 / small + 1 / large)) + 2 * _Z
-                pairs = [(rank - int(margin) - 1, rank + int(margin) + 1)]
-            everything = sample._population(a, window, sample._columns("all"))
-            for first, last in pairs:
-                lo = values[first] if first > 0 else -np.inf
-                hi = np.nextafter(values[last], np.inf) if last < len(values) - 1 else np.inf
-                rows = np.searchsorted(everything, hi, "left") - np.searchsorted(
-                    everything, lo, "left"
-                )
-                windows.setdefault(a, []).append((float(lo), float(hi), rows * scale))
+                spans = [self._crossing(sample, a, record[2])]
+            windows.setdefault(a, []).extend(span for span in spans if span is not None)
+        chosen, points, _, _ = self._budget(sample, windows, {})
+        return self._plan(list(sample.algorithms), list(sample.groups), chosen, {}, points)
+
+    @staticmethod
+    def _crossing(sample: StreamedStats, a: int, g: int) -> tuple | None:
+        """A window around the sample's EER crossing of group ``g``: a margin of
+        :data:`_Z` standard errors of ``FMR - FNMR`` there, in ranks of the group's
+        scores (at most its larger count times the error)."""
+        window = sample.lines[a].windows[-np.inf]
+        n = len(sample.groups)
+        mated, nonmated = window.by_segment[g], window.by_segment[n + g]
+        if not len(mated) or not len(nonmated):
+            return None
+        eer, at, _, _ = equal_error(Run(mated), Run(nonmated))
+        values = sample._population(a, window, (g, n + g))
+        small, large = sorted((len(mated), len(nonmated)))
+        f = min(max(eer, 1 / small), 0.5)
+        error = large * math.sqrt(f * (1 - f) * (1 / small + 1 / large))
+        return _around(values, int(np.searchsorted(values, at, "left")), -np.inf, np.inf, error)
+
+    def _budget(self, sample: StreamedStats, windows: dict, intervals: dict) -> tuple:
+        """What to do with the windows (joined where they overlap; those inside an
+        interval kept whole left out), each sized by the sample's rows in it: keep the
+        smallest, as many as the memory budget holds; count the others at the steps
+        of their ladders, so that the next pass keeps a step.  Returns the windows to
+        keep, the bounds of the steps, the windows without steps, and the budget left."""
         budget = self.memory // _BYTES_PER_KEPT
+        sizes = []
+        for a, spans in windows.items():
+            line = sample.lines[a]
+            if line is None:
+                continue
+            everything = sample._population(a, line.windows[-np.inf], sample._columns("all"))
+            scale = self._rows(a) / max(1, len(everything))
+            for lo, hi, ladder in _union(spans):
+                if any(lo >= i_lo and hi <= i_hi for i_lo, i_hi in intervals.get(a, ())):
+                    continue
+                first, last = np.searchsorted(everything, [lo, hi], "left")
+                sizes.append(((last - first) * scale, a, lo, hi, ladder))
         keep: dict[int, list] = {}
-        for a, found in windows.items():
-            keep[a] = _union(found)
-        chosen: dict[int, list] = {a: [] for a in keep}
-        for size, a, lo, hi in sorted(
-            (size, a, lo, hi) for a, spans in keep.items() for lo, hi, size in spans
-        ):
-            if size > budget:
-                break
-            budget -= size
-            chosen[a].append((lo, hi))
-        algorithms = list(sample.algorithms)
-        return self._plan(
-            algorithms,
-            list(sample.groups),
-            {a: sorted(spans) for a, spans in chosen.items()},
-            {},
-            {},
-        )
+        points: dict[int, set] = {}
+        uncut = []
+        for size, a, lo, hi, ladder in sorted(sizes, key=lambda x: x[0]):
+            if size <= budget:
+                budget -= size
+                keep.setdefault(a, []).append((lo, hi))
+            elif steps := {v for v in ladder if lo < v < hi}:
+                points.setdefault(a, set()).update(steps)
+            else:
+                uncut.append((a, lo, hi))
+        return keep, points, uncut, budget
+
+    def _rows(self, a: int) -> int:
+        """Rows of algorithm ``a`` (all of the data's, when known)."""
+        if self._stats is None:
+            return sum(p.rows for p in self.pieces) // max(1, len(self._sample.algorithms))
+        return int(self._stats.lines[a].totals.sum())
 
     def _learn(self, needs: list[tuple]) -> None:
-        """One pass learning what an attempt needed."""
-        stats = self._stats
+        """One pass learning what an attempt needed: narrow windows around what it
+        looked for where the sample shows where that lies, whole intervals (kept, or
+        counted in sub-intervals when too large) elsewhere."""
+        stats, sample = self._stats, self._sample
         points: dict[int, set] = {}
+        windows: dict[int, list] = {}
         intervals: dict[int, set] = {}
         for need in needs:
-            if need[0] == "point":
-                points.setdefault(need[1], set()).add(need[2])
-            else:
-                intervals.setdefault(need[1], set()).add((need[2], need[3]))
-        sizes = []
-        for a, spans in intervals.items():
+            kind, a = need[0], need[1]
+            if kind == "point":
+                points.setdefault(a, set()).add(need[2])
+                continue
+            lo, hi = need[-2], need[-1]
             line = stats.lines[a]
-            for lo, hi in spans:
-                i = int(np.searchsorted(line.edges, lo, "left"))
+            i = int(np.searchsorted(line.edges, lo, "left"))
+            if hi == np.nextafter(lo, np.inf):
+                # every score of the interval is lo: a window without a pass (ties)
                 inside = line.below[i + 1] - line.below[i]
-                if hi == np.nextafter(lo, np.inf):
-                    # every score of the interval is lo: a window without a pass (ties)
-                    window = [np.broadcast_to(lo, (int(n),)) for n in inside]
-                    line.windows[lo] = _Window(lo, hi, window)
-                    continue
-                sizes.append((int(inside.sum()), a, lo, hi))
-        if not sizes and not points:
+                line.windows[lo] = _Window(lo, hi, [np.broadcast_to(lo, (int(n),)) for n in inside])
+                continue
+            span = None
+            if sample.lines[a] is not None:
+                if kind == "rank":
+                    columns, rank = need[2], need[3]
+                    below = int(line.below[i, list(columns)].sum())
+                    inside = int(line.below[i + 1, list(columns)].sum()) - below
+                    values = sample._population(a, sample.lines[a].windows[-np.inf], columns)
+                    values = values[np.searchsorted(values, lo) : np.searchsorted(values, hi)]
+                    if len(values) >= _MIN_SAMPLED:
+                        at = (rank - below + 0.5) / inside * len(values)
+                        span = _around(values, at, lo, hi)
+                else:
+                    span = self._crossing(sample, a, need[2])
+                    if span is not None:
+                        span = (max(span[0], lo), min(span[1], hi), span[2])
+                        span = span if span[0] < span[1] else None
+            if span is None or span[:2] == (lo, hi):
+                intervals.setdefault(a, set()).add((lo, hi))
+            else:
+                windows.setdefault(a, []).append(span)
+        if not windows and not intervals and not points:
             stats._sorted.clear()
             return
-        budget = self.memory // _BYTES_PER_KEPT
-        keep: dict[int, list] = {}
+        keep, cuts, uncut, budget = self._budget(sample, windows, intervals)
+        for a, bounds in cuts.items():
+            points.setdefault(a, set()).update(bounds)
+        for a, lo, _ in uncut:  # back to the interval holding the window
+            line = stats.lines[a]
+            i = int(np.searchsorted(line.edges, lo, "right")) - 1
+            intervals.setdefault(a, set()).add((float(line.edges[i]), float(line.edges[i + 1])))
         split: dict[int, list] = {}
-        for rows, a, lo, hi in sorted(sizes):
+        for rows, a, lo, hi in sorted(
+            (int(stats.lines[a].rows(lo, hi)), a, lo, hi)
+            for a, spans in intervals.items()
+            for lo, hi in spans
+        ):
             if rows <= budget:
                 budget -= rows
                 keep.setdefault(a, []).append((lo, hi))
             else:
                 split.setdefault(a, []).append((lo, hi))
-        width = 2 * len(stats.groups) + 1
         n_split = sum(len(s) for s in split.values())
-        bits = 16
-        if n_split:
-            cells = self.memory // 8 // 8
-            bits = int(np.clip(math.floor(math.log2(max(1, cells // (n_split * width)))), 4, 16))
+        bits = int(np.clip(math.floor(math.log2(max(1, _SUB_ZONES // max(1, n_split)))), 2, 16))
         plan = self._plan(list(stats.algorithms), list(stats.groups), keep, split, points, bits)
         self.passes += 1
         labels, lines = self._lines(plan, self._run(plan, self.pieces, f"pass {self.passes}"))
@@ -709,6 +758,29 @@ class StreamingScores:
         return (algorithms, groups), lines
 
 
+def _aligned(sample: StreamedStats, algorithms: list, groups: list) -> StreamedStats:
+    """The sample's statistics over the data's labels (None for an algorithm it lacks)."""
+    n = len(sample.groups)
+    lines: list = []
+    for label in algorithms:
+        if label not in sample.algorithms:
+            lines.append(None)
+            continue
+        window = sample.lines[sample.algorithms.get_loc(label)].windows[-np.inf]
+
+        def column(group, offset: int, window=window) -> np.ndarray:
+            if group not in sample.groups:
+                return np.zeros(0)
+            return window.by_segment[sample.groups.get_loc(group) + offset]
+
+        by_segment = [column(g, 0) for g in groups] + [column(g, n) for g in groups]
+        by_segment.append(window.by_segment[2 * n])
+        line = _Line(np.array([len(x) for x in by_segment], dtype=np.int64))
+        line.windows[-np.inf] = _Window(-np.inf, np.inf, by_segment)
+        lines.append(line)
+    return StreamedStats(algorithms, groups, lines, sample.higher_is_match, sample.attributes)
+
+
 def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:
     """:func:`audit.scores.zones.zones_pass`, keeping the chunks a sample reads in
     ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
@@ -721,12 +793,30 @@ def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -
 
 
 def _union(spans: list[tuple]) -> list[tuple]:
-    """Overlapping (lo, hi, size) spans joined (sizes added)."""
-    out = []
-    for lo, hi, size in sorted(spans):
+    """Overlapping (lo, hi, ladder) spans joined (their ladders too)."""
+    out: list[tuple] = []
+    for lo, hi, ladder in sorted(spans):
         if out and lo <= out[-1][1]:
-            last = out[-1]
-            out[-1] = (last[0], max(last[1], hi), last[2] + size)
+            out[-1] = (out[-1][0], max(out[-1][1], hi), out[-1][2] + ladder)
         else:
-            out.append((lo, hi, size))
+            out.append((lo, hi, ladder))
     return out
+
+
+def _around(values: np.ndarray, at: float, lo: float, hi: float, error: float | None = None):
+    """A window ``(start, stop, ladder)`` of the sorted sample ``values`` (all in
+    ``[lo, hi)``) around position ``at``: ``[start, stop)`` reaches :data:`_Z`
+    standard errors of a rank there on each side (``error``: that standard error, if
+    not the binomial one), ``lo`` or ``hi`` past the first or last value; ``ladder``
+    cuts it every two standard errors, for a pass that counts rather than keeps."""
+    m = len(values)
+    if error is None:
+        p = min(max(at / m, 0.0), 1.0)
+        error = math.sqrt(m * p * (1 - p))
+    margin = _Z * error + 2 * _Z
+    first, last = math.floor(at - margin), math.ceil(at + margin)
+    start = float(values[first]) if first > 0 else lo
+    stop = float(np.nextafter(values[last], np.inf)) if last < m - 1 else hi
+    steps = np.unique(np.round(at + max(1.0, error) * np.arange(-_Z, _Z + 1, 2)))
+    steps = steps[(steps > 0) & (steps < m)].astype(np.intp)
+    return start, stop, tuple(float(v) for v in np.unique(values[steps]))

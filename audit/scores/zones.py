@@ -29,8 +29,10 @@ from audit.scores.chunks import Chunk, Options, Piece, read_chunk
 
 COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in sub-zones
 
-#: Bits of the float32 order key resolved by the lookup table of zones.
+#: Bits of the float32 order key resolved by the lookup table of zones, and by its
+#: second level, for the entries holding a bound.
 LUT_BITS = 20
+FINE_BITS = 8
 #: Entries of the lookup tables of all algorithms together, at most.
 _LUT_ENTRIES = 1 << 23
 
@@ -120,16 +122,33 @@ class Plan:
             lut_bits -= 1
         size = 1 << lut_bits
         lut = np.empty(n * size, dtype=np.int32)
+        fine: list[np.ndarray] = []  # second-level tables, FINE_BITS more bits each
+        held = 0
         for a, bounds in enumerate(self.bounds):
-            # zone of a table entry: the bounds in entries below it; -1 where a bound falls
-            at = (key32(bounds) >> np.uint32(32 - lut_bits)).astype(np.intp)
+            # zone of a table entry: the bounds in entries below it; where a bound falls,
+            # -1 - p: the entry's table p, one level finer (-1 in it where a bound falls)
+            keys = key32(bounds) >> np.uint32(32 - lut_bits - FINE_BITS)
+            at = (keys >> np.uint32(FINE_BITS)).astype(np.intp)
             per_entry = np.bincount(at, minlength=size)
             table = lut[a * size : (a + 1) * size]
             np.cumsum(per_entry, out=table)
             table -= per_entry.astype(np.int32)
+            entries = np.unique(at)
+            below = table[entries] + np.int32(offsets[a])
             table += np.int32(offsets[a])
             table[:] = ids.take(table)
-            table[at] = -1
+            if not len(entries):
+                continue
+            table[entries] = -1 - (held + np.arange(len(entries), dtype=np.int32))
+            sub = (keys & np.uint32((1 << FINE_BITS) - 1)).astype(np.intp)
+            where = np.searchsorted(entries, at) * (1 << FINE_BITS) + sub
+            per_sub = np.bincount(where, minlength=len(entries) << FINE_BITS)
+            per_sub = per_sub.reshape(len(entries), 1 << FINE_BITS)
+            finer = np.cumsum(per_sub, axis=1) - per_sub + below[:, None]
+            finer = ids.take(finer).astype(np.int32).ravel()
+            finer[where] = -1
+            fine.append(finer)
+            held += len(entries)
         split = natural[actions[natural] == SPLIT]
         low = np.zeros(len(split), dtype=np.uint64)
         shift = np.zeros(len(split), dtype=np.uint64)
@@ -138,6 +157,7 @@ class Plan:
             low[i], shift[i] = self._split_key(a, z - int(offsets[a]))
         for name, value in (
             ("lut", lut),
+            ("fine", np.concatenate(fine) if fine else np.zeros(0, np.int32)),
             ("_lut_bits", lut_bits),
             ("offsets", offsets),
             ("zone_actions", actions),
@@ -242,7 +262,7 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
     total = plan.zones + extra
     counts = np.zeros(total * width, dtype=np.int64)
     split = np.zeros((len(plan.split_low), 1 << plan.bits, width), dtype=np.int64)
-    kept = []
+    kept, sub = [], []
     for lo in range(0, len(chunk), _BLOCK):
         block = Chunk(
             *(
@@ -253,7 +273,9 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
             chunk.groups,
             chunk.first,
         )
-        _count(block, plan, a_map, g_map, counts, kept, split)
+        _count(block, plan, a_map, g_map, counts, kept, sub, width)
+    if sub:  # one count of the sub-zones' cells per chunk (there may be many cells)
+        split += np.bincount(np.concatenate(sub), minlength=split.size).reshape(split.shape)
     counts = counts.reshape(total, width)
     # from zone ids back to zones in the order of the bounds
     counts = np.concatenate([counts[plan.ids], counts[plan.zones :]])
@@ -285,10 +307,9 @@ def _every(chunk: Chunk, stride: int) -> Chunk:
     return Chunk(*rows, chunk.algorithms, chunk.groups, chunk.first)
 
 
-def _count(block: Chunk, plan: Plan, a_map, g_map, counts, kept: list, split) -> None:
-    """Add the counts of a block of rows to ``counts`` and ``split``, its kept rows to
-    ``kept``."""
-    width = split.shape[-1]
+def _count(block: Chunk, plan: Plan, a_map, g_map, counts, kept: list, sub: list, width) -> None:
+    """Add the counts of a block of rows to ``counts``, its kept rows to ``kept``, the
+    cells of its rows in sub-zones to ``sub``."""
     n_groups = (width - 1) // 2
     segment = _segments(block, g_map, n_groups)
     n_plan = len(plan.algorithms)
@@ -316,12 +337,12 @@ def _count(block: Chunk, plan: Plan, a_map, g_map, counts, kept: list, split) ->
         slot = zone[rows] - plan.first_split
         inside = slot < slots
         rows, slot = rows[inside], slot[inside]
-        sub = key64(block.score[rows]) - plan.split_low.take(slot)
-        sub >>= plan.split_shift.take(slot)
-        at = (slot.astype(np.intp) << plan.bits) + sub.astype(np.intp)
+        step = key64(block.score[rows]) - plan.split_low.take(slot)
+        step >>= plan.split_shift.take(slot)
+        at = (slot.astype(np.intp) << plan.bits) + step.astype(np.intp)
         at *= width
         at += segment[rows]
-        split += np.bincount(at, minlength=split.size).reshape(split.shape)
+        sub.append(at)
 
 
 def _segments(chunk: Chunk, g_map: np.ndarray, n_groups: int) -> np.ndarray:
@@ -351,14 +372,21 @@ def _zones(score: np.ndarray, algorithm: np.ndarray, plan: Plan) -> np.ndarray:
     n_plan = len(plan.algorithms)
     if n_plan == 0:
         return np.zeros(len(score), dtype=np.int32)
-    entry = key32(score)
-    entry >>= np.uint32(32 - plan._lut_bits)
+    key = key32(score)
+    entry = key >> np.uint32(32 - plan._lut_bits)
     if n_plan > 1:
         which = np.minimum(algorithm, n_plan - 1).astype(np.uint32)
         which <<= np.uint32(plan._lut_bits)
         entry += which
     zone = plan.lut.take(entry)
     ambiguous = np.flatnonzero(zone < 0)
+    if len(ambiguous):  # one level finer
+        sub = key[ambiguous] >> np.uint32(32 - plan._lut_bits - FINE_BITS)
+        sub &= np.uint32((1 << FINE_BITS) - 1)
+        finer = (-1 - zone[ambiguous]).astype(np.intp) << FINE_BITS
+        finer += sub
+        zone[ambiguous] = plan.fine.take(finer)
+        ambiguous = ambiguous[zone[ambiguous] < 0]
     if len(ambiguous):
         which = np.zeros(len(ambiguous), np.int32)
         if n_plan > 1:
