@@ -33,10 +33,11 @@ Each engine runs in its own process, one after the other, on the same files:
     thread each); its peak RSS adds the workers'.
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
-the previous engine), peak RSS of the process tree in MB (sampled every 20
-ms), ``x scan`` (time over the scan's), ``same`` (the sweep equals the
-first engine's, every value) and ``passes`` (full passes over the data, the
-sample aside).  Targets: 21 FMRs, 0.1% to 10%.
+the previous engine; the median of ``--repeat`` interleaved rounds), peak RSS
+of the process tree in MB (sampled every 20 ms; the largest of the rounds),
+``x scan`` (time over the scan's), ``same`` (the sweep equals the first
+engine's, every value) and ``passes`` (full passes over the data, the sample
+aside).  Targets: 21 FMRs, 0.1% to 10%.
 """
 
 from __future__ import annotations
@@ -162,6 +163,9 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         )
         client = Client(cluster)
+    import pyarrow as pa
+
+    pa.chunked_array([pa.array([0.0], pa.float32())]).to_numpy()  # the first takes 0.3 s
     peak = _Peak()
     start = time.perf_counter()
     if engine == "scan":
@@ -217,6 +221,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--engines", nargs="+", default=["scan", "read", "memory", "streaming", "dask"]
     )
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of the engines, interleaved")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bench-scale"))
     parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
     parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
@@ -231,10 +236,8 @@ def main(argv=None) -> int:
     import pandas as pd
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
-    print(
-        f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5} "
-        f"{'passes':>6}"
-    )
+    header = f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5}"
+    table = [f"{header} {'passes':>6}"]
     for rows in sizes:
         folder = args.dir / f"scores-{rows:.0e}"
         if not folder.exists():
@@ -244,37 +247,50 @@ def main(argv=None) -> int:
             print(
                 f"# {rows:.0e} rows: {size:.0f} MB on disk in {time.perf_counter() - started:.0f} s"
             )
-        scan = None
+        engines = [e for e in args.engines if e != "memory" or rows <= args.memory_max]
+        runs: dict[str, list] = {engine: [] for engine in engines}
         reference = None
-        for engine in args.engines:
-            if engine == "memory" and rows > args.memory_max:
-                continue
-            out = str(args.dir / f"result-{engine}.json")
-            subprocess.run(
-                [sys.executable, __file__, "--engine", engine, "--data", str(folder),
-                 "--out", out, "--memory", args.memory],
-                check=True,
-            )  # fmt: skip
-            figures = json.loads(Path(out).read_text())
-            os.remove(out)
-            same = ""
-            if os.path.exists(out + ".sweep"):
-                sweep = pd.read_pickle(out + ".sweep")
-                os.remove(out + ".sweep")
-                if reference is None:
-                    reference = sweep
-                same = str(sweep.equals(reference))
-            if engine == "scan":
-                scan = figures["seconds"]
-            ratio = f"{figures['seconds'] / scan:.1f}" if scan else ""
-            passes = "" if figures["passes"] is None else figures["passes"]
-            print(
-                f"{rows:>6.0e} {engine:>10} {figures['seconds']:>8.1f} "
-                f"{figures['peak_mb']:>8.0f} {ratio:>7} {same:>5} {passes:>6}",
-                flush=True,
+        for round_ in range(args.repeat):
+            for engine in engines:
+                out = str(args.dir / f"result-{engine}.json")
+                subprocess.run(
+                    [sys.executable, __file__, "--engine", engine, "--data", str(folder),
+                     "--out", out, "--memory", args.memory],
+                    check=True,
+                )  # fmt: skip
+                figures = json.loads(Path(out).read_text())
+                os.remove(out)
+                figures["same"] = ""
+                if os.path.exists(out + ".sweep"):
+                    sweep = pd.read_pickle(out + ".sweep")
+                    os.remove(out + ".sweep")
+                    if reference is None:
+                        reference = sweep
+                    figures["same"] = str(sweep.equals(reference))
+                runs[engine].append(figures)
+                print(
+                    f"# round {round_ + 1}: {rows:.0e} {engine:>10} {figures['seconds']:8.2f} s "
+                    f"{figures['peak_mb']:8.0f} MB",
+                    flush=True,
+                )
+        scan = float(np.median([f["seconds"] for f in runs["scan"]])) if "scan" in runs else None
+        for engine in engines:
+            seconds = float(np.median([f["seconds"] for f in runs[engine]]))
+            peak = max(f["peak_mb"] for f in runs[engine])
+            same = (
+                ""
+                if not runs[engine][0]["same"]
+                else str(all(f["same"] == "True" for f in runs[engine]))
+            )
+            passes = runs[engine][0]["passes"]
+            ratio = f"{seconds / scan:.1f}" if scan else ""
+            table.append(
+                f"{rows:>6.0e} {engine:>10} {seconds:>8.1f} {peak:>8.0f} {ratio:>7} "
+                f"{same:>5} {'' if passes is None else passes:>6}"
             )
         if not args.keep:
             shutil.rmtree(folder)
+    print("\n".join(table))
     return 0
 
 

@@ -150,6 +150,39 @@ def test_csv_and_parquet_read_the_same(tmp_path):
     assert list(a["group_1"].astype(str)) == list(b["group_1"].astype(str))
 
 
+@pytest.mark.parametrize("subjects", [False, True])
+def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects):
+    """Row group by row group into arrays of the final size: the table read_scores gives
+    for the rows as one frame, categories in order of first appearance across files
+    (here a group seen first on side 2 of a later file, and a late algorithm)."""
+    frame = synthetic(3000, subjects=subjects).astype({"score": "float32"})
+    late = synthetic(300, seed=3, subjects=subjects).astype({"score": "float32"})
+    late["algorithm"] = "c"
+    cross = ~late["mated"]
+    late.loc[cross, "group_2"] = "W"
+    frame = pd.concat([frame, late], ignore_index=True)
+    frame["extra"] = 1
+    (tmp_path / "run").mkdir()
+    for i, start in enumerate(range(0, len(frame), 2500)):
+        part = frame.iloc[start : start + 2500]
+        part.to_parquet(tmp_path / "run" / f"part-{i}.parquet", row_group_size=700)
+    expected = read_scores(frame, ignore=["extra"])
+    for source in (tmp_path / "run", str(tmp_path / "run" / "*.parquet")):
+        table = read_scores(source, ignore=["extra"])
+        assert table.attrs.pop("source") == str(source)
+        expected.attrs.pop("source", None)
+        pd.testing.assert_frame_equal(table, expected, check_exact=True)
+    assert table["score"].dtype == np.float32
+    assert list(table["group_1"].cat.categories)[-1] == "W"
+    frame.loc[2600, "group_1"] = "  "
+    frame.iloc[2500:].to_parquet(tmp_path / "run" / "part-1.parquet", row_group_size=700)
+    with pytest.raises(ScoresError) as error:
+        read_scores(tmp_path / "run", ignore=["extra"])
+    assert str(error.value) == SR.EMPTY_LABEL.format(
+        where=f"{tmp_path / 'run' / 'part-1.parquet'}, row 100", column="group_1", more=""
+    )
+
+
 def test_ignore_and_attributes():
     frame = pd.DataFrame(
         {

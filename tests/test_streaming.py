@@ -20,11 +20,11 @@ from audit.scores import (
     sweep,
     thresholds_at_fmr,
 )
-from audit.scores import chunks as CH
 from audit.scores import streaming as ST
 from audit.scores import zones as Z
 from audit.scores.stats import SufficientStatistics
 from audit.scores.streaming import StreamingScores
+from audit.tables import chunks as CH
 from audit.tables.scores import EMPTY_LABEL
 
 TARGETS = [1e-4, 1e-3, 0.01, 0.05, 0.1, 0.3, 1.0]

@@ -11,7 +11,7 @@ table and every score measure of :mod:`audit.measures.scores`, through
 glob, read row group by row group) or from a sequence of DataFrames, without
 holding the scores: memory is bounded by the ``memory`` parameter, not by the
 data.  Every chunk is validated as :func:`~audit.scores.read_scores`
-validates a table (:mod:`audit.scores.chunks`).
+validates a table (:mod:`audit.tables.chunks`).
 
 Method
 ------
@@ -46,6 +46,7 @@ next passes find the answer all the same: the sample only saves passes, it never
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,15 +54,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from audit.scores.chunks import (
-    NO_PARQUET,
-    Options,
-    Piece,
-    data_bytes,
-    parquet_files,
-    pieces,
-    read_chunk,
-)
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
 from audit.scores.thresholds import (
@@ -72,6 +64,16 @@ from audit.scores.thresholds import (
     thresholds_at_fmr,
 )
 from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan, merge, partial, zones_pass
+from audit.tables.chunks import (
+    NO_PARQUET,
+    Options,
+    Piece,
+    data_bytes,
+    in_order,
+    parquet_files,
+    pieces,
+    read_chunk,
+)
 from audit.tables.scores import EMPTY
 
 __all__ = [
@@ -126,19 +128,22 @@ def parse_memory(value) -> int:
 
 
 class LocalEngine:
-    """Runs each pass over the chunks in this process, one chunk at a time."""
+    """Runs each pass over the chunks in this process: ``threads`` chunks at a time
+    (Arrow decodes and NumPy counts without holding the interpreter), merged in
+    order."""
 
-    def __init__(self, *, progress: bool = False):
+    def __init__(self, *, progress: bool = False, threads: int | None = None):
         self.progress = progress
+        self.threads = threads if threads is not None else min(2, os.cpu_count() or 1)
 
     def map_reduce(self, function: Callable, merge: Callable, items: list, *args, label=""):
         result = None
+        parts = in_order(lambda item: function(item, *args), items, self.threads)
         if self.progress:
             from tqdm.auto import tqdm
 
-            items = tqdm(items, desc=label, unit="row group", leave=False)
-        for item in items:
-            part = function(item, *args)
+            parts = tqdm(parts, total=len(items), desc=label, unit="row group", leave=False)
+        for part in parts:
             result = part if result is None else merge(result, part)
         return result
 
@@ -697,7 +702,7 @@ class StreamingScores:
     def _lines(self, plan: Plan, partial: Partial) -> tuple[tuple, list[_Line]]:
         """Labels (in order of first appearance) and lines of one pass."""
         if partial is None or partial.rows == 0:
-            from audit.scores.chunks import ScoresError
+            from audit.tables.chunks import ScoresError
 
             raise ScoresError(EMPTY.format(source=str(self.source)))
         algorithms = list(partial.first[0])

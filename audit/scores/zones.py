@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.scores.chunks import Chunk, Options, Piece, read_chunk
+from audit.tables.chunks import Chunk, Options, Piece, read_chunk
 
 COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in sub-zones
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import glob
 import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -24,12 +26,14 @@ import numpy as np
 import pandas as pd
 
 from audit.tables.common import CANNOT_READ_PARQUET, Source, blank
-from audit.tables.scores import ScoresError, _layout, validate
+from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
 
-#: Rows at the head of a chunk searched first for the order in which labels appear.
+#: Rows at the head of a chunk searched first for the order in which labels appear
+#: (when there are few labels).
 _HEAD = 1 << 12
+_HEAD_LABELS = 64
 
 
 def parquet_files(source: str | os.PathLike) -> list[str]:
@@ -131,6 +135,7 @@ class Chunk:
     algorithms: list[str]
     groups: list[str]
     first: tuple[list[str], list[str], list[str]]
+    subjects: tuple | None = None  # (subject_1 codes, subject_2 codes, their labels)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -282,6 +287,8 @@ def _codes(array) -> tuple[np.ndarray, list[str]] | None:
 
 def _appearance(codes: np.ndarray, labels: list[str]) -> list[str]:
     """The labels of the codes present, in order of first appearance."""
+    if len(labels) > _HEAD_LABELS:  # many labels (subjects): one pass of hashing
+        return [labels[c] for c in pd.unique(codes).tolist()]
     head = codes[:_HEAD]
     seen, at = np.unique(head, return_index=True)
     order = seen[np.argsort(at, kind="stable")].tolist()
@@ -294,20 +301,18 @@ def _appearance(codes: np.ndarray, labels: list[str]) -> list[str]:
     return [labels[c] for c in order]
 
 
-def _same_text(first, second, mated: np.ndarray) -> bool:
-    """Whether two label columns hold the same text on every mated row."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    rows = pa.array(mated)
-
-    def text(array):
-        array = pc.filter(array, rows)
-        if pa.types.is_dictionary(array.type):
-            array = array.dictionary_decode()
-        return pc.cast(array, pa.large_string())
-
-    return bool(pc.all(pc.equal(text(first), text(second))).as_py() is not False)
+def _sides(first, second) -> tuple | None:
+    """Codes of two label columns over one list of labels (the first's, then the
+    second's new ones); None as :func:`_codes`."""
+    if first is None or second is None:
+        return None
+    (codes_1, labels), (codes_2, labels_2) = first, second
+    if labels_2 != labels[: len(labels_2)]:
+        index = {label: i for i, label in enumerate(labels)}
+        labels = labels + [x for x in labels_2 if x not in index]
+        index = {label: i for i, label in enumerate(labels)}
+        codes_2 = np.array([index[x] for x in labels_2], dtype=np.int32).take(codes_2)
+    return codes_1, codes_2, labels
 
 
 def _fast(table, columns: list[str], options: Options) -> Chunk | None:
@@ -323,17 +328,10 @@ def _fast(table, columns: list[str], options: Options) -> Chunk | None:
     if algorithm is None:
         return None
     if two_sided[0]:
-        side_1 = _codes(_single(table.column(f"{names[0]}_1")))
-        side_2 = _codes(_single(table.column(f"{names[0]}_2")))
-        if side_1 is None or side_2 is None:
+        sides = _sides(*(_codes(_single(table.column(f"{names[0]}{s}"))) for s in ("_1", "_2")))
+        if sides is None:
             return None
-        (group_1, labels), (group_2, labels_2) = side_1, side_2
-        if labels_2 != labels[: len(labels_2)]:
-            index = {label: i for i, label in enumerate(labels)}
-            labels = labels + [x for x in labels_2 if x not in index]
-            index = {label: i for i, label in enumerate(labels)}
-            remap = np.array([index[x] for x in labels_2], dtype=np.int32)
-            group_2 = remap.take(group_2)
+        group_1, group_2, labels = sides
         differ = group_1 != group_2
         differ &= mated
         if differ.any():
@@ -346,11 +344,15 @@ def _fast(table, columns: list[str], options: Options) -> Chunk | None:
         group_1, labels = side
         group_2 = group_1
         order_2 = None
+    people = None
     if subjects:
         first, second = (_single(table.column(c)) for c in subjects)
-        if _codes(first) is None or _codes(second) is None:
+        people = _sides(_codes(first), _codes(second))
+        if people is None:
             return None
-        if not _same_text(first, second, mated):
+        differ = people[0] != people[1]
+        differ &= mated
+        if differ.any():
             return None
     order_1 = _appearance(group_1, labels)
     return Chunk(
@@ -362,6 +364,7 @@ def _fast(table, columns: list[str], options: Options) -> Chunk | None:
         algorithms=algorithm[1],
         groups=labels,
         first=(_appearance(*algorithm), order_1, order_1 if order_2 is None else order_2),
+        subjects=people,
     )
 
 
@@ -395,6 +398,13 @@ def _validated(
     if not options.higher_is_match:
         score = np.negative(score)
     algorithms = [str(a) for a in checked["algorithm"].cat.categories]
+    people = None
+    if "subject_1" in checked.columns:
+        people = (
+            checked["subject_1"].cat.codes.to_numpy(),
+            checked["subject_2"].cat.codes.to_numpy(),
+            [str(x) for x in checked["subject_1"].cat.categories],
+        )
     return Chunk(
         score=score,
         mated=checked["mated"].to_numpy(),
@@ -404,4 +414,140 @@ def _validated(
         algorithms=algorithms,
         groups=groups,
         first=(algorithms, groups[:on_side_1], [groups[c] for c in pd.unique(group_2)]),
+        subjects=people,
     )
+
+
+# --------------------------------------------------- a whole score set in memory
+
+
+def in_order(function, items, threads: int | None = None):
+    """``function(item)`` of each item, in order, computed ``threads`` at a time (Arrow
+    decodes and NumPy works without holding the interpreter): a few items in memory."""
+    threads = threads if threads is not None else min(2, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        running: deque = deque()
+        for item in items:
+            running.append(pool.submit(function, item))
+            if len(running) > threads:
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
+
+
+class _Labels:
+    """Labels in order of first appearance, shared by the columns that code them."""
+
+    def __init__(self):
+        self.labels: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def add(self, present: list[str]) -> None:
+        for label in present:
+            if label not in self.index:
+                self.index[label] = len(self.labels)
+                self.labels.append(label)
+
+
+class _Codes:
+    """A column of label codes filled chunk by chunk, as small an integer as its labels
+    allow."""
+
+    def __init__(self, rows: int, labels: _Labels):
+        self.codes = np.empty(rows, dtype=np.int8)
+        self.labels = labels
+
+    def put(self, at: int, codes: np.ndarray, labels: list[str]) -> None:
+        known = self.labels
+        if len(known.labels) > np.iinfo(self.codes.dtype).max:
+            self.codes = self.codes.astype(np.int16 if len(known.labels) < 1 << 15 else np.int32)
+        mapping = np.array([known.index.get(x, 0) for x in labels], dtype=self.codes.dtype)
+        self.codes[at : at + len(codes)] = mapping.take(codes)
+
+    def categorical(self, order: list[str], dtype=None) -> pd.Categorical:
+        """The codes as a categorical over ``order`` (the same labels, reordered)."""
+        codes = self.codes
+        if order != self.labels.labels:
+            position = {label: i for i, label in enumerate(order)}
+            remap = np.array([position[x] for x in self.labels.labels], dtype=codes.dtype)
+            codes = remap.take(codes)
+        dtype = pd.CategoricalDtype(order if dtype is None else pd.Index(order, dtype=dtype))
+        return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def read_parquet_scores(source, options: Options) -> pd.DataFrame:
+    """:func:`audit.tables.scores.read_scores` of a Parquet file, folder or glob: row
+    group by row group (:func:`read_chunk`) into arrays of the final size, so that
+    memory holds the result and one row group: scores as given, labels as codes."""
+    import pyarrow.parquet as pq
+
+    items = pieces(source)
+    name = str(source)
+    rows = sum(p.rows for p in items)
+    if not rows:
+        _columns(list(pq.read_schema(parquet_files(source)[0]).names), name, options)
+        raise ScoresError(EMPTY.format(source=name))
+    score = mated = None
+    labels = {"algorithm": _Labels(), "group": _Labels(), "subject": _Labels()}
+    columns = {
+        "algorithm": _Codes(rows, labels["algorithm"]),
+        "group_1": _Codes(rows, labels["group"]),
+        "group_2": _Codes(rows, labels["group"]),
+    }
+    order: dict[str, list] = {"algorithm": [], "group_1": [], "group_2": []}
+    order |= {"subject_1": [], "subject_2": []}
+    at = 0
+    raw = Options(True, options.attributes, options.ignore)  # scores as given
+    for chunk in in_order(lambda piece: read_chunk(piece, raw), items, threads=1):
+        n = len(chunk)
+        if score is None or (score.dtype == np.float32 and chunk.score.dtype != np.float32):
+            wider = np.empty(rows, dtype=chunk.score.dtype if score is None else np.float64)
+            if score is not None:
+                wider[:at] = score[:at]
+            score = wider
+        if mated is None:
+            mated = np.empty(rows, dtype=bool)
+        score[at : at + n] = chunk.score
+        mated[at : at + n] = chunk.mated
+        found = {"algorithm": chunk.first[0], "group_1": chunk.first[1]}
+        found["group_2"] = chunk.first[2]
+        labels["algorithm"].add(chunk.first[0])
+        labels["group"].add([*chunk.first[1], *chunk.first[2]])
+        columns["algorithm"].put(at, chunk.algorithm, chunk.algorithms)
+        columns["group_1"].put(at, chunk.group_1, chunk.groups)
+        columns["group_2"].put(at, chunk.group_2, chunk.groups)
+        if chunk.subjects is not None:
+            first, second, names = chunk.subjects
+            found["subject_1"] = _appearance(first, names)
+            found["subject_2"] = _appearance(second, names)
+            labels["subject"].add([*found["subject_1"], *found["subject_2"]])
+            for column, codes in (("subject_1", first), ("subject_2", second)):
+                columns.setdefault(column, _Codes(rows, labels["subject"]))
+                columns[column].put(at, codes, names)
+        for column, present in found.items():
+            order[column] = _ordered_union(order[column], present)
+        at += n
+    groups = _ordered_union(order["group_1"], order["group_2"])
+    table = pd.DataFrame(
+        {
+            "algorithm": columns["algorithm"].categorical(order["algorithm"]),
+            "score": score,
+            "mated": mated,
+            "group_1": columns["group_1"].categorical(groups, "string"),
+            "group_2": columns["group_2"].categorical(groups, "string"),
+        },
+        copy=False,
+    )
+    if "subject_1" in columns:
+        people = _ordered_union(order["subject_1"], order["subject_2"])
+        table["subject_1"] = columns["subject_1"].categorical(people, "string")
+        table["subject_2"] = columns["subject_2"].categorical(people, "string")
+    table.attrs["higher_is_match"] = bool(options.higher_is_match)
+    table.attrs["attributes"] = tuple(options.attributes) if options.attributes is not None else ()
+    table.attrs["source"] = name
+    return table
+
+
+def _ordered_union(first: list, second: list) -> list:
+    seen = set(first)
+    return first + [x for x in second if x not in seen]
