@@ -22,10 +22,11 @@ Each engine runs in its own process, one after the other, on the same files:
     The floor of anything that reads every column: the same scan reading all
     five columns, computing nothing.
 ``memory``
-    The whole table read and validated (:func:`audit.tables.scores.validate`
-    on the dataset read by pyarrow, as :func:`~audit.scores.read_scores` does
-    for one file), :func:`~audit.scores.score_stats` and
-    :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.
+    :func:`~audit.scores.read_scores` of the folder (one table, row group by
+    row group), :func:`~audit.scores.score_stats` and
+    :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.  Its goal
+    is a peak RSS of at most 2.5 times the input bytes (8 a row: the score,
+    the mated flag and three labels).
 ``streaming``
     :class:`audit.scores.streaming.StreamingScores` with ``--memory``.
 ``dask``
@@ -35,7 +36,9 @@ Each engine runs in its own process, one after the other, on the same files:
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
 the previous engine; the median of ``--repeat`` interleaved rounds), peak RSS
 of the process tree in MB (sampled every 20 ms; the largest of the rounds),
-``x scan`` (time over the scan's), ``same`` (the sweep equals the first
+``x input`` (the peak less the RSS before the engine started -- the
+interpreter and its libraries, about 150 MB -- over the input bytes, 8 a
+row), ``x scan`` (time over the scan's), ``same`` (the sweep equals the first
 engine's, every value) and ``passes`` (full passes over the data, the sample
 aside).  Targets: 21 FMRs, 0.1% to 10%.
 """
@@ -115,7 +118,9 @@ class _Peak:
         import psutil
 
         self.process = psutil.Process()
-        self.peak = 0
+        self.peak = self.base = sum(
+            p.memory_info().rss for p in [self.process, *self.process.children(recursive=True)]
+        )
         self.running = True
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -147,13 +152,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     sweep = None
     passes = None
     if engine == "memory":
-        import pandas as pd
-        import pyarrow as pa
-
-        from audit.scores import score_stats
+        from audit.scores import read_scores, score_stats
         from audit.scores import sweep as in_memory_sweep
-        from audit.tables.common import Source
-        from audit.tables.scores import arrow_frame, validate
     elif engine in ("streaming", "dask"):
         from audit.scores.streaming import StreamingScores
     if engine == "dask":  # the cluster starts before the clock and the memory baseline
@@ -182,20 +182,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
             for g in range(file.num_row_groups):
                 rows += file.read_row_group(g).num_rows
     elif engine == "memory":
-        tables = []
-        for path in files:  # read as read_scores reads one file: column by column
-            file = pq.ParquetFile(path)
-            tables.append(
-                {c: arrow_frame(file.read(columns=[c]))[c] for c in file.schema_arrow.names}
-            )
-            pa.default_memory_pool().release_unused()
-        frame = pd.DataFrame(
-            {c: np.concatenate([t[c].to_numpy() for t in tables]) for c in tables[0]}, copy=False
-        )
-        del tables
-        table = validate(frame, Source(folder, csv=False))
-        del frame
-        sweep = in_memory_sweep(score_stats(table), TARGETS)
+        stats = score_stats(read_scores(folder))
+        sweep = in_memory_sweep(stats, TARGETS)
     else:
         kwargs = {"engine": "dask", "client": client} if engine == "dask" else {}
         streamed = StreamingScores(folder, memory=memory, **kwargs)
@@ -208,7 +196,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         cluster.close()
     if sweep is not None:
         sweep.to_pickle(out + ".sweep")
-    Path(out).write_text(json.dumps({"seconds": seconds, "peak_mb": rss / 2**20, "passes": passes}))
+    figures = {"seconds": seconds, "peak_mb": rss / 2**20, "base_mb": peak.base / 2**20}
+    Path(out).write_text(json.dumps(figures | {"passes": passes}))
 
 
 # -------------------------------------------------------------------- the table
@@ -236,8 +225,8 @@ def main(argv=None) -> int:
     import pandas as pd
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
-    header = f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5}"
-    table = [f"{header} {'passes':>6}"]
+    header = f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x input':>7} {'x scan':>7}"
+    table = [f"{header} {'same':>5} {'passes':>6}"]
     for rows in sizes:
         folder = args.dir / f"scores-{rows:.0e}"
         if not folder.exists():
@@ -277,6 +266,8 @@ def main(argv=None) -> int:
         for engine in engines:
             seconds = float(np.median([f["seconds"] for f in runs[engine]]))
             peak = max(f["peak_mb"] for f in runs[engine])
+            # memory it took: the peak over the process's RSS before it started
+            used = max(f["peak_mb"] - f["base_mb"] for f in runs[engine]) * 2**20 / (8 * rows)
             same = (
                 ""
                 if not runs[engine][0]["same"]
@@ -285,7 +276,7 @@ def main(argv=None) -> int:
             passes = runs[engine][0]["passes"]
             ratio = f"{seconds / scan:.1f}" if scan else ""
             table.append(
-                f"{rows:>6.0e} {engine:>10} {seconds:>8.1f} {peak:>8.0f} {ratio:>7} "
+                f"{rows:>6.0e} {engine:>10} {seconds:>8.1f} {peak:>8.0f} {used:>7.2f} {ratio:>7} "
                 f"{same:>5} {'' if passes is None else passes:>6}"
             )
         if not args.keep:

@@ -479,8 +479,10 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
     """:func:`audit.tables.scores.read_scores` of a Parquet file, folder or glob: row
     group by row group (:func:`read_chunk`) into arrays of the final size, so that
     memory holds the result and one row group: scores as given, labels as codes."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    pool = pa.default_memory_pool()
     items = pieces(source)
     name = str(source)
     rows = sum(p.rows for p in items)
@@ -527,6 +529,8 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
         for column, present in found.items():
             order[column] = _ordered_union(order[column], present)
         at += n
+        del chunk
+        pool.release_unused()  # hand the row group's decoding buffers back
     groups = _ordered_union(order["group_1"], order["group_2"])
     table = pd.DataFrame(
         {
