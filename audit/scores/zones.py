@@ -21,6 +21,7 @@ zones.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -249,6 +250,25 @@ def _identity(mapping: np.ndarray) -> bool:
 _BLOCK = 1 << 17
 
 
+class _Work(threading.local):
+    """The arrays a block of rows is worked in: one set per thread, reused block after
+    block, so that a pass allocates (and the system maps in) no new memory per row."""
+
+    def __init__(self):
+        self.f32 = np.empty(_BLOCK, np.float32)
+        self.u32 = np.empty(_BLOCK, np.uint32)
+        self.i32 = np.empty(_BLOCK, np.int32)
+        self.zone = np.empty(_BLOCK, np.int32)
+        self.entry = np.empty(_BLOCK, np.intp)
+        self.code = np.empty(_BLOCK, np.intp)
+        self.index = np.empty(_BLOCK, np.intp)
+        self.segment = np.empty(_BLOCK, np.int16)
+        self.mask = np.empty(_BLOCK, bool)
+
+
+_WORK = _Work()
+
+
 def partial(chunk: Chunk, plan: Plan) -> Partial:
     """The counts, kept scores and sub-zone counts of one validated chunk."""
     if plan.stride > 1:
@@ -263,6 +283,7 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
     counts = np.zeros(total * width, dtype=np.int64)
     split = np.zeros((len(plan.split_low), 1 << plan.bits, width), dtype=np.int64)
     kept, sub = [], []
+    table = _segment_table(g_map, len(groups))
     for lo in range(0, len(chunk), _BLOCK):
         block = Chunk(
             *(
@@ -273,7 +294,7 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
             chunk.groups,
             chunk.first,
         )
-        _count(block, plan, a_map, g_map, counts, kept, sub, width)
+        _count(block, plan, a_map, g_map, table, counts, kept, sub, width)
     if sub:  # one count of the sub-zones' cells per chunk (there may be many cells)
         split += np.bincount(np.concatenate(sub), minlength=split.size).reshape(split.shape)
     counts = counts.reshape(total, width)
@@ -307,24 +328,37 @@ def _every(chunk: Chunk, stride: int) -> Chunk:
     return Chunk(*rows, chunk.algorithms, chunk.groups, chunk.first)
 
 
-def _count(block: Chunk, plan: Plan, a_map, g_map, counts, kept: list, sub: list, width) -> None:
+def _segment_table(g_map: np.ndarray, n_groups: int) -> np.ndarray | None:
+    """The segment of each (group 1, group 2, mated) code of a chunk (groups mapped by
+    ``g_map``), or None when there are too many groups for a table."""
+    if len(g_map) > _TABLE_GROUPS or n_groups > _TABLE_GROUPS:
+        return None
+    g1, g2 = np.meshgrid(g_map, g_map, indexing="ij")
+    table = np.where(g1 == g2, n_groups + g1, 2 * n_groups)
+    return np.stack([table, g1], axis=-1).astype(np.int16).ravel()
+
+
+def _count(
+    block: Chunk, plan: Plan, a_map, g_map, table, counts, kept: list, sub: list, width
+) -> None:
     """Add the counts of a block of rows to ``counts``, its kept rows to ``kept``, the
     cells of its rows in sub-zones to ``sub``."""
-    n_groups = (width - 1) // 2
-    segment = _segments(block, g_map, n_groups)
+    n = len(block)
+    work = _WORK
+    segment = _segments(block, g_map, table, width, work.segment[:n])
     n_plan = len(plan.algorithms)
-    algorithm = block.algorithm if _identity(a_map) else a_map.take(block.algorithm)
-    zone = _zones(block.score, algorithm, plan)
+    zone = _zones(block, a_map, plan, work)
     new = None
     if len(a_map) and int(a_map.max()) >= n_plan:
+        algorithm = a_map.take(block.algorithm)
         new = np.flatnonzero(algorithm >= n_plan)
         zone[new] = plan.zones + algorithm[new] - n_plan
-    index = zone.astype(np.intp)
-    index *= width
-    index += segment
+    index = work.index[:n]
+    np.multiply(zone, width, out=index, casting="unsafe")
+    np.add(index, segment, out=index, casting="unsafe")
     counts += np.bincount(index, minlength=len(counts))
-    del index
-    rows = np.flatnonzero(zone >= plan.first_keep)  # new algorithms' zones come last
+    mask = np.greater_equal(zone, plan.first_keep, out=work.mask[:n])
+    rows = np.flatnonzero(mask)  # new algorithms' zones come last
     if new is not None and not plan.keep_new:
         rows = rows[zone[rows] < plan.zones]
     if len(rows):
@@ -345,41 +379,47 @@ def _count(block: Chunk, plan: Plan, a_map, g_map, counts, kept: list, sub: list
         sub.append(at)
 
 
-def _segments(chunk: Chunk, g_map: np.ndarray, n_groups: int) -> np.ndarray:
-    """The segment of each row, its groups mapped by ``g_map`` (codes to indices)."""
-    local = len(chunk.groups)
-    if local <= _TABLE_GROUPS and n_groups <= _TABLE_GROUPS:
-        # one table lookup on the chunk's own codes (group 1, group 2, mated)
-        g1, g2 = np.meshgrid(g_map, g_map, indexing="ij")
-        table = np.where(g1 == g2, n_groups + g1, 2 * n_groups)
-        table = np.stack([table, g1], axis=-1).astype(np.int16).ravel()
-        code = chunk.group_1.astype(np.int16)
-        code *= np.int16(local)
-        code += chunk.group_2
-        code <<= 1
-        code |= chunk.mated.view(np.int8)
-        return table.take(code)
-    if _identity(g_map):
-        group_1, group_2 = chunk.group_1, chunk.group_2
-    else:
-        group_1 = g_map.take(chunk.group_1)
-        group_2 = group_1 if chunk.group_2 is chunk.group_1 else g_map.take(chunk.group_2)
-    return segments(group_1, group_2, chunk.mated, n_groups)
+def _segments(block: Chunk, g_map, table, width: int, out: np.ndarray) -> np.ndarray:
+    """The segment of each row (in ``out``): one lookup of ``table`` on the chunk's own
+    codes (group 1, group 2, mated), or arithmetic on the groups mapped by ``g_map``."""
+    if table is None:
+        group_1 = g_map.take(block.group_1)
+        group_2 = group_1 if block.group_2 is block.group_1 else g_map.take(block.group_2)
+        return segments(group_1, group_2, block.mated, (width - 1) // 2)
+    code = _WORK.code[: len(block)]
+    np.multiply(block.group_1, np.intp(len(g_map)), out=code, casting="unsafe")
+    np.add(code, block.group_2, out=code, casting="unsafe")
+    np.left_shift(code, 1, out=code)
+    np.bitwise_or(code, block.mated.view(np.int8), out=code, casting="unsafe")
+    return table.take(code, out=out, mode="clip")
 
 
-def _zones(score: np.ndarray, algorithm: np.ndarray, plan: Plan) -> np.ndarray:
-    """Global zone of each row of the plan's algorithms (rows of others: anything)."""
+def _zones(block: Chunk, a_map: np.ndarray, plan: Plan, work: _Work) -> np.ndarray:
+    """Global zone of each row of the plan's algorithms (rows of others: anything), in
+    ``work.zone``."""
+    n = len(block)
+    zone = work.zone[:n]
     n_plan = len(plan.algorithms)
     if n_plan == 0:
-        return np.zeros(len(score), dtype=np.int32)
-    key = key32(score)
-    entry = key >> np.uint32(32 - plan._lut_bits)
+        zone[:] = 0
+        return zone
+    score = block.score
+    # the order key of the score as float32 (see key32), its top bits a table entry
+    rounded = work.f32[:n]
+    np.add(score, np.float32(0), out=rounded, casting="same_kind")
+    flip = np.right_shift(rounded.view(np.int32), 31, out=work.i32[:n])
+    key = np.bitwise_or(flip.view(np.uint32), np.uint32(1 << 31), out=work.u32[:n])
+    np.bitwise_xor(key, rounded.view(np.uint32), out=key)
+    entry = np.right_shift(
+        key, np.uint32(32 - plan._lut_bits), out=work.entry[:n], casting="unsafe"
+    )
     if n_plan > 1:
-        which = np.minimum(algorithm, n_plan - 1).astype(np.uint32)
-        which <<= np.uint32(plan._lut_bits)
-        entry += which
-    zone = plan.lut.take(entry)
-    ambiguous = np.flatnonzero(zone < 0)
+        offset = (np.minimum(a_map, n_plan - 1).astype(np.intp) << plan._lut_bits).take(
+            block.algorithm, out=work.index[:n], mode="clip"
+        )
+        entry += offset
+    plan.lut.take(entry, out=zone, mode="clip")
+    ambiguous = np.flatnonzero(np.less(zone, 0, out=work.mask[:n]))
     if len(ambiguous):  # one level finer
         sub = key[ambiguous] >> np.uint32(32 - plan._lut_bits - FINE_BITS)
         sub &= np.uint32((1 << FINE_BITS) - 1)
@@ -390,7 +430,7 @@ def _zones(score: np.ndarray, algorithm: np.ndarray, plan: Plan) -> np.ndarray:
     if len(ambiguous):
         which = np.zeros(len(ambiguous), np.int32)
         if n_plan > 1:
-            which = np.minimum(algorithm[ambiguous], n_plan - 1)
+            which = np.minimum(a_map.take(block.algorithm[ambiguous]), n_plan - 1)
         for a in np.unique(which).tolist():
             rows = ambiguous[which == a]
             natural = plan.offsets[a] + np.searchsorted(
