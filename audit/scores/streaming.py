@@ -15,32 +15,30 @@ validates a table (:mod:`audit.tables.chunks`).
 
 Method
 ------
-What is known of the scores of each algorithm is a *line*: counts per segment
-(mated and within-group non-mated per group, cross-group non-mated) below a
-growing set of edges, and *windows* between two edges whose scores are all
-kept.  :class:`StreamedStats` answers the questions of the protocol from it --
-a count below a threshold at an edge or inside a window, an order statistic
-inside a window, the EER from the window holding its crossing -- and records
-what it cannot answer (with a stand-in value, so that one attempt finds all it
-misses).  :meth:`StreamingScores.apply` runs a function on it until an attempt
-records nothing; after each attempt one pass over the data
-(:mod:`audit.scores.zones`) learns what was missing: counts at new edges, the
-scores of small intervals, or counts in ``2**bits`` sub-intervals of large
-ones (which brings the next attempt closer).  Every pass is a map over chunks
-and an associative merge, so the same passes run in one process
-(:class:`LocalEngine`) or on a Dask cluster
-(:class:`audit.scores.dask.DaskEngine`).
+What the passes have learnt is held by :class:`~audit.scores.streamed.StreamedStats`
+(:mod:`audit.scores.streamed`): per algorithm, counts per segment below a
+growing set of edges and windows of kept scores.  :meth:`StreamingScores.apply`
+runs a function on it until an attempt records nothing it could not answer;
+after each attempt one pass over the data (:mod:`audit.scores.zones`) learns
+what was missing.  Every pass is a map over chunks and an associative merge,
+so the same passes run in one process (:class:`LocalEngine`) or on a Dask
+cluster (:class:`audit.scores.dask.DaskEngine`).
 
-The first pass is planned from a sample -- every ``k``-th row of up to 8 chunks
-spread evenly over the data, some ``300 sqrt(N)`` rows of ``N`` (in one
-process those chunks are read once, for the sample and the first pass) -- on
-which the function runs first: every order statistic it reads there (the ``(k+1)``-th
-largest pooled non-mated score of a target FMR, an EER crossing...) gives a
-window of scores with a margin of several standard errors of its rank, kept in
-the first pass as far as the memory budget allows.  When the chunks are alike
-(rows in no particular order of score), the first pass answers a sweep: one
-pass over the data.  When the sample misleads (data sorted by score, say), the
-next passes find the answer all the same: the sample only saves passes, it never changes a value.
+Passes are planned on a sample -- every ``k``-th row of up to 8 chunks spread
+evenly over the data, some ``300 sqrt(N)`` rows of ``N`` (in one process those
+chunks are read once, for the sample and the first pass).  The function runs
+on the sample first: every order statistic it reads there (the ``(k+1)``-th
+largest pooled non-mated score of a target FMR, an EER crossing, a DET
+quantile...) gives a window of scores around it, :data:`_Z` standard errors
+of its rank on each side, kept in the first pass as far as the memory budget
+allows (a window too large is counted at steps of two standard errors
+instead, so that the next pass keeps one step).  Later passes place their
+windows the same way, inside the intervals that exact counts point to; an
+interval the sample has too few scores in is kept whole, or counted in
+``2**bits`` sub-intervals when too large.  When the chunks are alike (rows in
+no particular order of score), the first pass answers a sweep: one pass over
+the data.  When the sample misleads (data sorted by score, say), more passes
+find the same answer: the sample only saves passes, it never changes a value.
 """
 
 from __future__ import annotations
@@ -49,13 +47,13 @@ import math
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
+from audit.scores.streamed import Line, StreamedStats, Window, aligned, learnt
 from audit.scores.thresholds import (
     det_points,
     rates_at_fmr,
@@ -74,7 +72,7 @@ from audit.tables.chunks import (
     pieces,
     read_chunk,
 )
-from audit.tables.scores import EMPTY
+from audit.tables.scores import EMPTY, ScoresError
 
 __all__ = [
     "NO_PARQUET",
@@ -158,225 +156,6 @@ def _engine(engine, client, progress):
     if hasattr(engine, "map_reduce"):
         return engine
     raise ValueError(UNKNOWN_ENGINE.format(name=engine))
-
-
-# --------------------------------------------------------------- what is known
-
-
-@dataclass
-class _Window:
-    """All the scores ``lo <= s < hi`` of an algorithm, sorted, per segment."""
-
-    lo: float
-    hi: float
-    by_segment: list[np.ndarray]
-
-    def population(self, columns: tuple) -> np.ndarray:
-        """The sorted scores of some segments."""
-        if len(columns) == 1:
-            return self.by_segment[columns[0]]
-        if self.hi == np.nextafter(self.lo, np.inf):  # one value: no copies of it
-            return np.broadcast_to(self.lo, (sum(len(self.by_segment[c]) for c in columns),))
-        return np.sort(np.concatenate([self.by_segment[c] for c in columns]))
-
-
-class _Line:
-    """What is known of one algorithm's scores: counts per segment below each edge
-    (``edges`` sorted, from -inf to inf), and windows between consecutive edges."""
-
-    def __init__(self, totals: np.ndarray):
-        self.edges = np.array([-np.inf, np.inf])
-        self.below = np.stack([np.zeros_like(totals), totals])
-        self.windows: dict[float, _Window] = {}
-
-    @property
-    def totals(self) -> np.ndarray:
-        return self.below[-1]
-
-    def add_edges(self, edges: np.ndarray, below: np.ndarray) -> None:
-        values = np.concatenate([self.edges, edges])
-        rows = np.concatenate([self.below, below])
-        order = np.argsort(values, kind="stable")
-        values, rows = values[order], rows[order]
-        new = np.ones(len(values), dtype=bool)
-        new[1:] = values[1:] != values[:-1]
-        self.edges, self.below = values[new], rows[new]
-
-    def rows(self, lo: float, hi: float) -> int:
-        """Rows between two edges."""
-        i, j = np.searchsorted(self.edges, [lo, hi], "left")
-        return int(self.below[j].sum() - self.below[i].sum())
-
-    def interval(self, t: np.ndarray) -> np.ndarray:
-        """Index ``i`` of the interval ``edges[i] <= t < edges[i + 1]`` (the last edge for inf)."""
-        return np.minimum(np.searchsorted(self.edges, t, "right") - 1, len(self.edges) - 1)
-
-
-# ------------------------------------------------------------- the statistics
-
-
-class _Unknown(Exception):
-    """An attempt needed what no pass has learnt yet."""
-
-
-class StreamedStats(SufficientStatistics):
-    """The :class:`~audit.scores.stats.SufficientStatistics` of a streamed score set,
-    from what passes over it have learnt (see the module docstring).
-
-    A question it cannot answer yet is recorded in ``needs`` (with a stand-in
-    answer); :meth:`StreamingScores.apply` runs passes until an attempt needs
-    nothing.  ``record``, when a list, collects every order statistic read (to
-    plan a pass from a sample).
-    """
-
-    def __init__(self, algorithms, groups, lines, higher_is_match, attributes):
-        self.algorithms = pd.Index(algorithms, name="algorithm")
-        self.groups = pd.Index(groups, name="group")
-        self.lines: list[_Line] = lines
-        self.higher_is_match = higher_is_match
-        self.attributes = attributes
-        self.needs: list[tuple] = []
-        self.record: list | None = None
-        self._sorted: dict = {}
-
-    # -- what a line answers
-    def _below(self, a: int, thresholds) -> np.ndarray:
-        """Counts per segment below each threshold, (thresholds, segments)."""
-        line = self.lines[a]
-        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
-        at = line.interval(t)
-        out = line.below[at].copy()
-        for j in np.flatnonzero(line.edges[at] != t).tolist():
-            window = line.windows.get(float(line.edges[at[j]]))
-            if window is None:
-                self.needs.append(("point", a, float(t[j])))
-                continue
-            out[j] += [np.searchsorted(s, t[j], "left") for s in window.by_segment]
-        return out
-
-    def _columns(self, population: str, g: int = 0) -> tuple:
-        n = len(self.groups)
-        if population == "all":
-            return tuple(range(2 * n + 1))
-        if population == "nonmated":
-            return tuple(range(n, 2 * n + 1))
-        return (g, n + g)  # a group's mated and within-group non-mated scores
-
-    def _locate(self, a: int, columns: tuple, ranks) -> np.ndarray:
-        """The scores at 0-based ascending ranks among the segments ``columns``."""
-        line = self.lines[a]
-        ranks = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
-        cumulative = line.below[:, list(columns)].sum(axis=1)
-        if self.record is not None:
-            self.record.append(("rank", a, columns, ranks.copy(), int(cumulative[-1])))
-        at = np.searchsorted(cumulative, ranks, "right") - 1
-        out = np.zeros(len(ranks))
-        for i in np.unique(at).tolist():
-            here = at == i
-            lo, hi = float(line.edges[i]), float(line.edges[i + 1])
-            window = line.windows.get(lo)
-            if window is None:
-                for rank in np.unique(ranks[here]).tolist():
-                    self.needs.append(("rank", a, columns, rank, lo, hi))
-                out[here] = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
-                continue
-            out[here] = self._population(a, window, columns)[ranks[here] - cumulative[i]]
-        return out
-
-    def _population(self, a: int, window: _Window, columns: tuple) -> np.ndarray:
-        """The sorted scores of some segments in a window (kept for the next question)."""
-        key = (a, window.lo, columns)
-        if key not in self._sorted:
-            self._sorted[key] = window.population(columns)
-        return self._sorted[key]
-
-    # -- the protocol
-    def n_mated(self, a: int) -> np.ndarray:
-        return self.lines[a].totals[: len(self.groups)].copy()
-
-    def n_nonmated(self, a: int) -> np.ndarray:
-        n = len(self.groups)
-        return self.lines[a].totals[n : 2 * n].copy()
-
-    def n_pooled_nonmated(self, a: int) -> int:
-        return int(self.lines[a].totals[len(self.groups) :].sum())
-
-    def counts(self, a: int, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        n = len(self.groups)
-        below = self._below(a, thresholds)
-        totals = self.lines[a].totals
-        false_matches = totals[n : 2 * n, None] - below[:, n : 2 * n].T
-        return false_matches, below[:, :n].T.copy(), totals[2 * n] - below[:, 2 * n]
-
-    def score_range(self, a: int) -> tuple[float, float]:
-        n = int(self.lines[a].totals.sum())
-        low, high = self._locate(a, self._columns("all"), [0, n - 1])
-        return low, high
-
-    def cut_points(self, a: int, kk: np.ndarray) -> np.ndarray:
-        n = self.n_pooled_nonmated(a)
-        v = self._locate(a, self._columns("nonmated"), n - 1 - np.asarray(kk))
-        return np.nextafter(v, np.inf)
-
-    def smallest_at_or_above(self, a: int, thresholds) -> np.ndarray:
-        line = self.lines[a]
-        columns = self._columns("all")
-        total = int(line.totals.sum())
-        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
-        out = np.full(len(t), np.inf)
-        for j, i in enumerate(line.interval(t).tolist()):
-            if line.edges[i] == t[j]:
-                rank = int(line.below[i].sum())
-            elif (window := line.windows.get(float(line.edges[i]))) is not None:
-                scores = self._population(a, window, columns)
-                k = np.searchsorted(scores, t[j], "left")
-                if k < len(scores):
-                    out[j] = scores[k]
-                    continue
-                rank = int(line.below[i + 1].sum())
-            else:
-                self.needs.append(("point", a, float(t[j])))
-                out[j] = t[j]
-                continue
-            if rank < total:
-                out[j] = self._locate(a, columns, [rank])[0]
-        return out
-
-    def equal_error(self, a: int, g: int) -> tuple[float, float, float, float]:
-        """The EER of :func:`audit.scores.runs.equal_error`, from the window holding the
-        crossing: the interval between edges where the last group candidate with
-        ``FMR - FNMR > 0`` first found at an edge lies (see its docstring)."""
-        line = self.lines[a]
-        n = len(self.groups)
-        mated, nonmated = line.below[:, g], line.below[:, n + g]
-        n_m, n_nm = int(mated[-1]), int(nonmated[-1])
-        diff = (n_nm - nonmated) / n_nm - mated / n_m  # at each edge, as equal_error has it
-        inside = np.diff(mated + nonmated)  # group scores between consecutive edges
-        j = int(np.flatnonzero((inside > 0) & (diff[:-1] > 0))[-1])
-        lo = float(line.edges[j])
-        window = line.windows.get(lo)
-        if self.record is not None:
-            self.record.append(("eer", a, g))
-        if window is None:
-            self.needs.append(("eer", a, g, lo, float(line.edges[j + 1])))
-            return 0.5, lo if np.isfinite(lo) else 0.0, 0.5, 0.5
-
-        def runs(after: float) -> tuple[Run, Run]:
-            return (
-                Run(window.by_segment[g], int(mated[j]), n_m, after),
-                Run(window.by_segment[n + g], int(nonmated[j]), n_nm, after),
-            )
-
-        m, nm = runs(np.inf)
-        last = max(s[-1] for s in (m.values, nm.values) if len(s))
-        rank = int(mated[j + 1] + nonmated[j + 1])  # the first group score after the window
-        if (n_nm - nm.rank(last)) / n_nm - m.rank(last) / n_m > 0 and rank < n_m + n_nm:
-            # no candidate of the window crosses: the crossing is that next score
-            m, nm = runs(float(self._locate(a, self._columns("group", g), [rank])[0]))
-        return equal_error(m, nm)
-
-    def order_statistics(self, a: int, g: int, k) -> np.ndarray:
-        return self._locate(a, self._columns("group", g), k)
 
 
 # ------------------------------------------------------------------- the facade
@@ -515,7 +294,7 @@ class StreamingScores:
             _read_pass, merge, chosen, self.options, plan, cache, label="sample"
         )
         self._sample_rows = sample.rows
-        labels, lines = self._lines(plan, sample)
+        labels, lines = self._learnt(plan, sample)
         self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         if plan.stride == 1 and len(chosen) == len(self.pieces):
             self._stats = self._sample  # the sample is the data
@@ -525,9 +304,9 @@ class StreamingScores:
         first = self.engine.map_reduce(
             _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
         )
-        labels, lines = self._lines(plan, first)
+        labels, lines = self._learnt(plan, first)
         self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
-        self._sample = _aligned(self._sample, *labels)
+        self._sample = aligned(self._sample, *labels)
 
     def _plan_from_sample(self, function) -> Plan:
         """KEEP windows around every order statistic ``function`` reads on the sample,
@@ -627,7 +406,7 @@ class StreamingScores:
             if hi == np.nextafter(lo, np.inf):
                 # every score of the interval is lo: a window without a pass (ties)
                 inside = line.below[i + 1] - line.below[i]
-                line.windows[lo] = _Window(lo, hi, [np.broadcast_to(lo, (int(n),)) for n in inside])
+                line.windows[lo] = Window(lo, hi, [np.broadcast_to(lo, (int(n),)) for n in inside])
                 continue
             span = None
             if sample.lines[a] is not None:
@@ -674,12 +453,17 @@ class StreamingScores:
         bits = int(np.clip(math.floor(math.log2(max(1, _SUB_ZONES // max(1, n_split)))), 2, 16))
         plan = self._plan(list(stats.algorithms), list(stats.groups), keep, split, points, bits)
         self.passes += 1
-        labels, lines = self._lines(plan, self._run(plan, self.pieces, f"pass {self.passes}"))
+        labels, lines = self._learnt(plan, self._run(plan, self.pieces, f"pass {self.passes}"))
         for label, line in zip(labels[0], lines, strict=True):
             known = stats.lines[stats.algorithms.get_loc(label)]
             known.add_edges(line.edges[1:-1], line.below[1:-1])
             known.windows.update(line.windows)
         stats._sorted.clear()
+
+    def _learnt(self, plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
+        if partial is None or partial.rows == 0:
+            raise ScoresError(EMPTY.format(source=str(self.source)))
+        return learnt(plan, partial)
 
     def _plan(self, algorithms, groups, keep, split, points, bits: int = 16) -> Plan:
         bounds, actions = [], []
@@ -698,92 +482,6 @@ class StreamingScores:
             bounds.append(b)
             actions.append(action)
         return Plan(tuple(algorithms), tuple(groups), tuple(bounds), tuple(actions), bits=bits)
-
-    def _lines(self, plan: Plan, partial: Partial) -> tuple[tuple, list[_Line]]:
-        """Labels (in order of first appearance) and lines of one pass."""
-        if partial is None or partial.rows == 0:
-            from audit.tables.chunks import ScoresError
-
-            raise ScoresError(EMPTY.format(source=str(self.source)))
-        algorithms = list(partial.first[0])
-        groups = list(dict.fromkeys([*partial.first[1], *partial.first[2]]))
-        columns = np.array(
-            [groups.index(g) for g in partial.groups]
-            + [len(groups) + groups.index(g) for g in partial.groups]
-            + [2 * len(groups)],
-            dtype=np.intp,
-        )
-        width = 2 * len(groups) + 1
-        counts = np.zeros((len(partial.counts), width), dtype=np.int64)
-        counts[:, columns] = partial.counts
-        # kept scores grouped by (zone, segment), each group sorted
-        key = np.zeros(0, np.int64)
-        if partial.kept:
-            key = np.concatenate([k[0] for k in partial.kept]).astype(np.int64) * width
-            key += columns.take(np.concatenate([k[2] for k in partial.kept]))
-            score = np.concatenate([k[1] for k in partial.kept])
-            small = np.int16 if len(counts) * width < 1 << 15 else np.int32
-            order = np.argsort(key.astype(small), kind="stable")  # a radix sort when small
-            key, score = key[order], score[order]
-            del order
-        cuts = np.searchsorted(key, np.arange(len(counts) * width + 1))
-        split = np.zeros((*partial.split.shape[:2], width), dtype=np.int64)
-        split[:, :, columns] = partial.split
-        n_plan = partial.plan_algorithms
-        lines = []
-        for label in algorithms:
-            p = partial.algorithms.index(label)
-            if p < n_plan:
-                first, last = int(plan.offsets[p]), int(plan.offsets[p + 1])
-                bounds, actions = plan.bounds[p], plan.actions[p]
-            else:
-                first = last = plan.zones + p - n_plan
-                last += 1
-                bounds, actions = np.zeros(0), [KEEP if plan.keep_new else COUNT]
-            zones = counts[first:last]
-            line = _Line(zones.sum(axis=0))
-            below = np.cumsum(zones, axis=0)
-            line.add_edges(np.asarray(bounds, dtype=np.float64), below[:-1])
-            for z, action in enumerate(actions):
-                lo = float(bounds[z - 1]) if z > 0 else -np.inf
-                hi = float(bounds[z]) if z < len(bounds) else np.inf
-                if action == KEEP:
-                    at = (first + z) * width
-                    by_segment = [score[cuts[at + c] : cuts[at + c + 1]] for c in range(width)]
-                    for scores in by_segment:
-                        scores.sort()
-                    line.windows[lo] = _Window(lo, hi, by_segment)
-                elif action == SPLIT:
-                    slot = plan.split_slot(first + z)
-                    inner = plan.sub_bounds(p, z)
-                    start = below[z - 1] if z > 0 else np.zeros(width, dtype=np.int64)
-                    sub = np.cumsum(split[slot], axis=0)[: len(inner)]
-                    line.add_edges(inner, start + sub)
-            lines.append(line)
-        return (algorithms, groups), lines
-
-
-def _aligned(sample: StreamedStats, algorithms: list, groups: list) -> StreamedStats:
-    """The sample's statistics over the data's labels (None for an algorithm it lacks)."""
-    n = len(sample.groups)
-    lines: list = []
-    for label in algorithms:
-        if label not in sample.algorithms:
-            lines.append(None)
-            continue
-        window = sample.lines[sample.algorithms.get_loc(label)].windows[-np.inf]
-
-        def column(group, offset: int, window=window) -> np.ndarray:
-            if group not in sample.groups:
-                return np.zeros(0)
-            return window.by_segment[sample.groups.get_loc(group) + offset]
-
-        by_segment = [column(g, 0) for g in groups] + [column(g, n) for g in groups]
-        by_segment.append(window.by_segment[2 * n])
-        line = _Line(np.array([len(x) for x in by_segment], dtype=np.int64))
-        line.windows[-np.inf] = _Window(-np.inf, np.inf, by_segment)
-        lines.append(line)
-    return StreamedStats(algorithms, groups, lines, sample.higher_is_match, sample.attributes)
 
 
 def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:
