@@ -50,6 +50,9 @@ BAD_PARAMETER = "parameter {key}: expected {expected}, got {text!r}"
 BAD_PARAMETER_VALUE = "parameter {key}: {rule}, got {value!r}"
 
 #: The words a boolean -p value may be (any case).
+#: Commands that run a part of the full report; from a data file their default report
+#: name is the file's stem followed by ``-<command>``, apart from the full report's.
+PART_REPORTS = ("ffmc", "pareto")
 BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 #: Value rules of notebook parameters, checked before any kernel starts.
@@ -165,6 +168,8 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = True) -> None:
+    # a part of the report is named apart from the whole, so it never replaces it
+    suffix = f" followed by -{default_name}" if default_name in PART_REPORTS else ""
     if data:
         parser.add_argument(
             "--data",
@@ -177,7 +182,7 @@ def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = 
         "--name",
         default=None,
         help=f"report name: output goes to <reports-dir>/<name>/ "
-        f"(default: {default_name}, or the data file's stem)",
+        f"(default: {default_name}, or the data file's stem{suffix})",
     )
     parser.add_argument(
         "--reports-dir",
@@ -643,6 +648,8 @@ def _main(argv: list[str] | None) -> int:
         elif given:
             glob = any(ch in str(given) for ch in "*?[")
             name = Path(given).parent.name if glob else Path(given).stem
+            if args.command in PART_REPORTS:
+                name = f"{name}-{args.command}"
         else:
             name = {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
         check_report_name(name)

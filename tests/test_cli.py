@@ -204,3 +204,26 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
         == 0
     )
     assert (tmp_path / "r" / "one" / "tables" / "sweep.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("report", "mine"), ("ffmc", "mine-ffmc"), ("pareto", "mine-pareto")],
+)
+def test_a_part_of_the_report_never_replaces_the_whole(
+    command, expected, annex15_file, tmp_path, monkeypatch
+):
+    """From one data file, `audit report` writes reports/<stem>/ and `audit ffmc` or
+    `audit pareto` write beside it, so running one after the other keeps both."""
+    import shutil
+
+    from audit.report import runner
+
+    data = tmp_path / "mine.csv"
+    shutil.copy(annex15_file, data)
+    names = []
+    monkeypatch.setattr(
+        runner, "run_report", lambda name, **options: names.append(name) or tmp_path / name
+    )
+    assert main([command, "--data", str(data), "--reports-dir", str(tmp_path / "r")]) == 0
+    assert names == [expected]
