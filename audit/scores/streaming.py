@@ -548,6 +548,12 @@ class _Stats:
         n = len(self.groups)
         return self._counts[a, n : 2 * n].copy()
 
+    def rates_held(self) -> tuple[str, ...]:
+        """As :meth:`audit.scores.ScoreStats.rates_held`, from the pass-1 counts."""
+        n = len(self.groups)
+        nonmated, mated = self._counts[:, n:].sum() > 0, self._counts[:, :n].sum() > 0
+        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
+
     def counts(self, a, thresholds):
         columns, ge = self.at[a]
         at = np.array([columns[float(x)] for x in np.atleast_1d(thresholds)], dtype=np.intp)
