@@ -197,6 +197,11 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
     assert list(rates["group"]) == list(expected["group"])
     measures = pd.read_csv(tables / "measures.csv")
     assert {"garbe", "fdr"} <= set(measures["measure"])
+    # the front page lists every measure per system, from measures.csv
+    page = (tables.parent / "index.html").read_text(encoding="utf-8")
+    garbe = measures.set_index(["measure", "algorithm"]).loc[("garbe", "b"), "value"]
+    assert f'<td class="num">{garbe:.4g}</td>' in page
+    assert "This report has no FFMC audit." in page
     one = tmp_path / "one.parquet"
     frame.to_parquet(one)
     assert (

@@ -47,6 +47,8 @@ def test_rates_reports_escape_labels_names_and_file_name(tmp_path):
     assert {p.name for p in folder.glob("*.html")} == {"index.html", "ffmc.html", "pareto.html"}
     assert _raw_tags(folder) == {}
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (folder / "ffmc.html").read_text()
+    # the most accurate algorithm is on the frontier: its name reaches the front page, escaped
+    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in (folder / "index.html").read_text()
 
 
 def test_scores_report_escapes_labels_names_and_file_name(tmp_path):

@@ -121,3 +121,12 @@ def header_markdown(header: dict) -> str:
         f"{escape_markdown(header['matplotlib'])}  \n"
         f"**Run at**: {escape_markdown(header['date'])}"
     )
+
+
+def save_sentences(sentences, name: str, output_dir: str | os.PathLike, *, topic: str) -> Path:
+    """Write what a notebook says in words as ``tables/<name>.csv``: one row per sentence,
+    columns ``topic`` and ``sentence``, so the report's front page can repeat it."""
+    frame = pd.DataFrame(
+        {"topic": [str(topic)] * len(sentences), "sentence": [str(s) for s in sentences]}
+    )
+    return save_table(frame, name, output_dir, index=False)
