@@ -243,7 +243,7 @@ def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
     folder = tmp_path / "reports" / "impostors"
     tables = {p.name for p in (folder / "tables").iterdir()}
     assert tables == {"rates_at_fmr_0.01_group.csv", "measures.csv", "sweep_measures.csv",
-                      "ffmc_table.csv"}  # fmt: skip
+                      "ffmc_table.csv", "warnings_scores.csv", "robustness_scores.csv"}  # fmt: skip
     rates = pd.read_csv(folder / "tables" / "rates_at_fmr_0.01_group.csv")
     full = rates_at_fmr(read_scores(small_scores, higher_is_match=False), 0.01)
     assert list(rates.columns) == ["algorithm", "group", "fmr", "n_nonmated"]
@@ -254,6 +254,8 @@ def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
     assert set(measures["measure"]) == {"fdr", "ir", "garbe", "nrb", "nrb_fmr", "std_fmr", "ser"}
     verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
     assert verdicts.loc[verdicts["criterion"] == "FFMC.1", "passed"].isna().all()
+    robustness = pd.read_csv(folder / "tables" / "robustness_scores.csv")
+    assert list(robustness["sentence"]) == ["No bootstrap (the scores hold no mated comparisons)."]
     html = (folder / "scores.html").read_text()
     assert "hold non-mated comparisons only" in html
     assert "an equal error rate needs mated and non-mated scores" in html
