@@ -5,61 +5,15 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import CROSS_ALGORITHMS as ALGORITHMS
+from conftest import CROSS_GROUPS as GROUPS
+from conftest import cross_long as long_frame
+from conftest import cross_matrices as matrices
+from conftest import cross_wide as wide_frame
 
 from audit.tables import crossgroup, layouts, rates
 from audit.tables.crossgroup import CrossGroupRates, cross_group
 from audit.tables.rates import RatesError, read_rates
-
-GROUPS = ["A", "B", "C", "D"]
-ALGORITHMS = ["a", "b", "c"]
-
-
-def matrices() -> np.ndarray:
-    """3 algorithms x 4 x 4 pairs [algorithm, enrolment, probe]: within-group FMRs high,
-    cross-group low, asymmetric cells, and a zero cell (algorithm c, pair (A, D))."""
-    fmr = np.array(
-        [
-            [
-                [1e-3, 1e-5, 2e-5, 1e-5],
-                [3e-5, 2e-3, 1e-5, 1e-5],
-                [1e-5, 1e-5, 4e-4, 5e-5],
-                [1e-5, 2e-5, 5e-5, 1e-3],
-            ],
-            [
-                [2e-4, 2e-5, 2e-5, 2e-5],
-                [2e-5, 2e-4, 2e-5, 2e-5],
-                [2e-5, 2e-5, 2e-4, 2e-5],
-                [2e-5, 2e-5, 2e-5, 2e-4],
-            ],
-            [
-                [5e-4, 1e-4, 1e-5, 0.0],
-                [1e-5, 5e-4, 1e-5, 1e-5],
-                [1e-5, 1e-5, 1e-3, 1e-5],
-                [1e-5, 1e-5, 1e-5, 5e-4],
-            ],
-        ]
-    )
-    return fmr
-
-
-def long_frame(fmr=None) -> pd.DataFrame:
-    fmr = matrices() if fmr is None else fmr
-    rows = [
-        (alg, g1, g2, fmr[k, i, j])
-        for k, alg in enumerate(ALGORITHMS)
-        for i, g1 in enumerate(GROUPS)
-        for j, g2 in enumerate(GROUPS)
-    ]
-    return pd.DataFrame(rows, columns=["algorithm", "group_1", "group_2", "fmr"])
-
-
-def wide_frame(separator="|", prefix="FMR.", fmr=None) -> pd.DataFrame:
-    fmr = matrices() if fmr is None else fmr
-    frame = pd.DataFrame({"Algorithm": ALGORITHMS})
-    for i, g1 in enumerate(GROUPS):
-        for j, g2 in enumerate(GROUPS):
-            frame[f"{prefix}{g1}{separator}{g2}"] = fmr[:, i, j]
-    return frame
 
 
 def write(tmp_path, frame, name="cross.csv"):
