@@ -1190,22 +1190,25 @@ def _pair_ffmc2(
 
 
 def _pair_zero_cases(pairs: np.ndarray) -> Iterable[tuple[str, np.ndarray]]:
-    """FFMC.3's cases for matrices of shape (n_algorithms, n, n): each case's matrices,
-    stacked when one case zeroes each of several cells in turn."""
+    """FFMC.3's cases for matrices of shape (n_algorithms, n, n): a case that zeroes each
+    of several cells in turn comes as stacks of matrices, at most :data:`CHUNK_VALUES`
+    values at a time."""
     n = pairs.shape[-1]
     measured = ~np.isnan(pairs[0]) if len(pairs) else np.ones((n, n), dtype=bool)
     eye = np.eye(n, dtype=bool)
+    step = max(1, CHUNK_VALUES // max(1, pairs.size))
     for case, cells in (("one_within_zero", eye), ("one_cross_zero", ~eye)):
         i, j = np.nonzero(cells & measured)
-        stacked = np.repeat(pairs[None], len(i), axis=0)
-        stacked[np.arange(len(i)), :, i, j] = 0.0
-        yield case, stacked.reshape(-1, n, n)
+        if len(i) == 0:
+            yield case, pairs[:0]
+        for start in range(0, len(i), step):
+            rows, columns = i[start : start + step], j[start : start + step]
+            stacked = np.repeat(pairs[None], len(rows), axis=0)
+            stacked[np.arange(len(rows)), :, rows, columns] = 0.0
+            yield case, stacked.reshape(-1, n, n)
     for case, cells in (("all_within_zero", eye), ("all_cross_zero", ~eye), ("all_zero", None)):
         zeroed = pairs.copy()
-        if cells is None:
-            zeroed[:, measured] = 0.0
-        else:
-            zeroed[:, cells & measured] = 0.0
+        zeroed[:, measured if cells is None else cells & measured] = 0.0
         yield case, zeroed
 
 
@@ -1213,26 +1216,24 @@ def _pair_ffmc3(m: PairMeasure, cross: CrossGroupRates) -> CriterionResult:
     """FFMC.3 of a pairs measure: is it still a number when a pair (or every pair of a
     kind) shows no false match?"""
     view = _cells_view(m)
-    rows = []
+    counts = {
+        case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0) for case in PAIR_CASES
+    }
     for case, pairs in _pair_zero_cases(cross.fmr):
+        if not len(pairs):  # no cell of this kind is measured
+            continue
         cells = pairs.reshape(len(pairs), -1)
-        if len(cells):
-            result, n_warnings = _call(view, cells, np.full_like(cells, 0.5), 0.5)
-            value = np.asarray(result.value, dtype="float64")
-            flagged = np.asarray(result.undefined, dtype=bool)
-        else:  # no cell of this kind is measured
-            value, flagged, n_warnings = np.zeros(0), np.zeros(0, dtype=bool), 0
+        result, n_warnings = _call(view, cells, np.full_like(cells, 0.5), 0.5)
+        value = np.asarray(result.value, dtype="float64")
+        flagged = np.asarray(result.undefined, dtype=bool)
         finite = np.isfinite(value)
-        rows.append(
-            {
-                "case": case,
-                "n": len(value),
-                "n_finite": int(finite.sum()),
-                "n_flagged": int(flagged.sum()),
-                "n_computed": int((finite & ~flagged).sum()),
-                "n_warnings": int(n_warnings),
-            }
-        )
+        c = counts[case]
+        c["n"] += len(value)
+        c["n_finite"] += int(finite.sum())
+        c["n_flagged"] += int(flagged.sum())
+        c["n_computed"] += int((finite & ~flagged).sum())
+        c["n_warnings"] += int(n_warnings)
+    rows = [{"case": case, **c} for case, c in counts.items()]
     detail = pd.DataFrame(rows)
     detail["case"] = detail["case"].astype("string")
     with np.errstate(invalid="ignore", divide="ignore"):
