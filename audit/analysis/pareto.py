@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.accuracy import overall_rates
-from audit.measures.contract import RateMeasure
+from audit.measures.contract import PairMeasure, RateMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
@@ -362,7 +362,7 @@ def frontier_frame(
     if undefined not in ("raise", "exclude", "keep"):
         raise ValueError(BAD_UNDEFINED.format(value=undefined))
     spec = get_measure(measure) if isinstance(measure, str) else measure
-    if not isinstance(spec, RateMeasure):
+    if not isinstance(spec, (RateMeasure, PairMeasure)):
         raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):
         check_accuracy(table, accuracy)

@@ -47,11 +47,13 @@ NOTEBOOKS = {
     "ffmc": "ffmc_audit.ipynb",
     "pareto": "pareto_downselect.ipynb",
     "scores": "scores_audit.ipynb",
+    "crossgroup": "crossgroup_audit.ipynb",
 }
 TITLES = {
     "ffmc": "FFMC audit of the fairness measures",
     "pareto": "Accuracy / fairness Pareto down-select",
     "scores": "Fairness audit from comparison scores",
+    "crossgroup": "Cross-group impostor FMR",
 }
 
 UNKNOWN_NOTEBOOK = "unknown notebook {name!r}; available: {names}"

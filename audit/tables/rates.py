@@ -475,6 +475,8 @@ def read_rates(
     columns: Mapping[str, str] | str | None = None,
     separator: str = ".",
     units: str | None = None,
+    pair_separator: str | None = None,
+    pairs=None,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -508,6 +510,15 @@ def read_rates(
         rates are fractions; ``None`` (default) reads fractions and, for
         a file, warns (:class:`~audit.tables.layouts.ImplausibleRatesWarning`)
         when a median rate exceeds 0.2.  See :mod:`audit.tables.layouts`.
+    pair_separator
+        Reads a wide cross-group impostor table: ``FMR.<enrolment><SEP><probe>``
+        columns, one per pair of groups (``"|"`` reads ``FMR.F.Black|M.White``).
+        A long cross-group table (columns ``group_1``, ``group_2``) needs none.
+        See :mod:`audit.tables.crossgroup`.
+    pairs
+        The pairs a cross-group table measures, when not the full square:
+        ``[("A", "B"), ...]`` (enrolment, probe), or text ``"A|B,B|A"`` split at
+        ``pair_separator``.  Every group needs its within-group pair.
 
     Returns
     -------
@@ -516,7 +527,10 @@ def read_rates(
         ``algorithm``, the attributes, ``group``, ``fmr``, ``fnmr`` (float64;
         a one-sided table has one of the two) and ``n_mated``/``n_nonmated``
         (int64) when given. ``attrs["source"]`` names the input,
-        ``attrs["units"]`` the units read.
+        ``attrs["units"]`` the units read.  From a cross-group table: the
+        within-group FMRs, FMR(g, g), as an FMR-only table, and the pair
+        matrices in ``attrs["cross_group"]``
+        (:func:`audit.tables.crossgroup.cross_group`).
 
     Raises
     ------
@@ -540,15 +554,32 @@ def read_rates(
         and count_tolerance >= 0
     ):
         raise ValueError(BAD_TOLERANCE.format(value=count_tolerance))
+    # a cross-group table is read into a rates table, so its reader imports this module
+    from audit.tables import crossgroup
+
+    crossgroup.check_pair_separator(pair_separator)
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes)
     frame = layouts.prepare(
         frame, where, RatesError, columns=columns, separator=separator, units=units
     )
     columns = [str(c) for c in frame.columns]
-    if any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
+    if crossgroup.is_cross_group(columns, pair_separator):
+        tidy = crossgroup.read_cross_group(
+            frame,
+            where,
+            attributes=attributes,
+            pair_separator=pair_separator,
+            pairs=pairs,
+            count_tolerance=count_tolerance,
+        )
+    elif pairs is not None:
+        raise RatesError(crossgroup.PAIRS_NOT_CROSS.format(source=where.name))
+    elif any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
         tidy = _from_wide(frame, where, attributes)
+        crossgroup.warn_pair_like(tidy, where, wide=True)
     elif {"fmr", "fnmr"} & set(columns) or "algorithm" in columns:
         tidy = _from_long(frame, where, attributes, count_tolerance)
+        crossgroup.warn_pair_like(tidy, where, wide=False)
     else:
         raise RatesError(UNKNOWN_LAYOUT.format(source=where.name, columns=columns))
     groups = list(pd.unique(tidy["group"]))
