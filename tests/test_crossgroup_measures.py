@@ -433,6 +433,7 @@ def test_the_frontier_of_a_cross_group_table(table):
     )
     gini = pareto.frontier_frame(table, "cell_gini", accuracy="total_fmr")
     assert gini.attrs["measure"] == "cell_gini" and gini.attrs["rule"] == ""
+    assert gini.attrs["fairness_label"] == get_measure("cell_gini").label  # no alpha to show
     with pytest.raises(ValueError, match="--undefined exclude"):
         pareto.frontier_frame(table, "fmr_asymmetry", accuracy="total_fmr")
     kept = pareto.frontier_frame(table, "fmr_asymmetry", accuracy="total_fmr", undefined="exclude")

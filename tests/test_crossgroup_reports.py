@@ -194,9 +194,14 @@ def test_report_on_a_4x4_cross_group_table(cross_csv, tmp_path):
         "tables/crossgroup_ffmc.csv",
         "tables/crossgroup_pairs.csv",
         "tables/measure_applicability.csv",
+        "tables/warnings_crossgroup.csv",
     ):
         assert (folder / name).is_file(), name
-    assert 'href="crossgroup.html"' in (folder / "index.html").read_text()
+    front = (folder / "index.html").read_text()
+    assert 'href="crossgroup.html"' in front
+    assert 'Gini of pair FMRs <span class="note">(<code>cell_gini</code>' in front  # a verdict row
+    for page in ("index.html", "ffmc.html", "pareto.html", "crossgroup.html"):
+        assert ".py:" not in (folder / page).read_text(), page
     table = read_rates(cross_csv)
     measures = pd.read_csv(folder / "tables" / "crossgroup_measures.csv")
     for name in ("within_cross_ratio", "cell_gini"):

@@ -131,7 +131,7 @@ def test_annex15_frontier_members_and_probabilities(annex15_report, annex15_page
     everyone = pd.read_csv(tables / "pareto_all_garbe.csv")
     probability = pd.read_csv(tables / "frontier_probability_garbe.csv").set_index("algorithm")
     rows = _rows(annex15_page, "frontier")
-    assert rows[0] == ["Algorithm", "Total FNMR", "GARBE (alpha 0.5)", "Membership probability"]
+    assert rows[0] == ["Algorithm", "Total FNMR", "GARBE (alpha=0.5)", "Membership probability"]
     shown = {row[0]: float(row[3]) for row in rows[1:]}
     members = everyone.loc[everyone["on_frontier"], "algorithm"]
     assert set(shown) == set(members)
@@ -211,7 +211,7 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
     assert "every criterion of NRB(FNMR) and STD(FNMR): the measure needs FNMR" in verdicts
     assert "No criterion applies to NRB(FNMR) and STD(FNMR) on this table" in verdicts
     frontier = _rows(page, "frontier")
-    assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (alpha 0.5)"]
+    assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]
     assert "No membership probability" in _text(_section(page, "frontier"))
     assert "not run on a one-sided table" in _text(_section(page, "robustness"))
     assert "FMR" in _text(_section(page, "quality"))

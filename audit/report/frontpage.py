@@ -391,7 +391,9 @@ def _frontier(path: Path, folder: Path) -> str:
     alpha = _float(first.get("alpha")) if len(frame) else None
     axis = str(first.get("accuracy_axis", "")) if len(frame) else ""
     axis_label = ACCURACY_LABELS.get(axis, axis or "accuracy")
-    fairness_label = label + (f" (alpha {alpha:g})" if alpha is not None else "")
+    fairness_label = str(first.get("fairness_label", "")) if len(frame) else ""
+    if not fairness_label or fairness_label == "nan":  # a table written before the column
+        fairness_label = label + (f" (alpha {alpha:g})" if alpha is not None else "")
     on = frame[[bool(_truth(v)) for v in frame["on_frontier"]]].sort_values("accuracy")
     prob_path = path.with_name(f"frontier_probability_{name}.csv")
     probability = None

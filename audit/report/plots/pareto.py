@@ -26,8 +26,8 @@ LOG_NEEDS_POSITIVE = (
 _NEEDED_COLUMNS = ("accuracy", "fairness", "on_frontier", "weakly_efficient")
 _NEEDED_ATTRS = (
     "measure_label",
+    "fairness_label",
     "higher_is_fairer",
-    "alpha",
     "accuracy_label",
     "accuracy_higher_is_better",
     "weights",
@@ -224,7 +224,7 @@ def pareto_figure(
     ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
     >>> fig = pareto_figure(frontier_frame(t), inset_max=None)
     >>> fig.axes[0].get_ylabel()
-    'GARBE, alpha = 0.5 (lower is fairer)'
+    'GARBE (alpha=0.5), lower is fairer'
     """
     import matplotlib.pyplot as plt
 
@@ -286,7 +286,7 @@ def pareto_figure(
     better = "higher" if a["accuracy_higher_is_better"] else "lower"
     fairer = "higher" if a["higher_is_fairer"] else "lower"
     x_label = f"{a['accuracy_label']} ({better} is better"
-    y_label = f"{a['measure_label']}, alpha = {a['alpha']:g} ({fairer} is fairer)"
+    y_label = f"{a['fairness_label']}, {fairer} is fairer"
     ax.set_xlabel(f"{x_label}{', log scale' if log_x else ''})")
     ax.set_ylabel(y_label)
     ax.grid(True, which="major", lw=0.4, alpha=0.5)
