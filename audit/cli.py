@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -735,6 +736,11 @@ def _main(argv: list[str] | None) -> int:
             reports_root=args.reports_dir,
             progress=not args.no_progress,
         )
+    except BrokenPipeError:
+        # the reader of our output went away (`audit check t.csv | head`): not an error of
+        # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a process ended by SIGPIPE
     except NotebookFailed as error:
         print(f"audit: notebook failed\n{error}", file=sys.stderr)
         return 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -232,3 +233,21 @@ def test_a_part_of_the_report_never_replaces_the_whole(
     )
     assert main([command, "--data", str(data), "--reports-dir", str(tmp_path / "r")]) == 0
     assert names == [expected]
+
+
+def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
+    """`audit check t.csv | head -1`: no error message, the SIGPIPE exit status.  The
+    reader is gone before the first line is written, so every write meets the closed pipe."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "audit", "check", str(annex15_file)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    assert done.stderr == b""
