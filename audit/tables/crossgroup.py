@@ -44,16 +44,15 @@ import pandas as pd
 from audit.tables import common as tables
 from audit.tables.common import Source
 from audit.tables.rates import (
-    ANNEX15_ATTRIBUTES,
     EMPTY,
     UNKNOWN_COLUMNS,
     WIDE_RATE,
-    WRONG_ATTRIBUTE_COUNT,
     RatesError,
     _check_counts,
     _counts,
     _labels,
     _numbers,
+    group_attributes,
 )
 
 #: The long layout's names of the two sides: enrolment, probe (as in the score reader).
@@ -315,31 +314,6 @@ def _listed(pairs: list[tuple[str, str]]) -> str:
     return shown + (f" and {len(pairs) - _LISTED} more" if len(pairs) > _LISTED else "")
 
 
-def _attributes(
-    groups: list[str], attributes: Sequence[str] | None, source: Source, named: dict[str, str]
-) -> tuple[str, ...]:
-    """The attribute names the dot-separated parts of the group labels stand for
-    (as in the wide layout: two parts are gender and race unless named)."""
-    parts = len(groups[0].split(".")) if groups else 0
-    if attributes is None:
-        attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
-    attributes = tuple(attributes)
-    if attributes:
-        for group in groups:
-            found = len(group.split("."))
-            if found != len(attributes):
-                raise RatesError(
-                    WRONG_ATTRIBUTE_COUNT.format(
-                        source=source.name,
-                        column=named.get(group, "group_1"),
-                        found=found,
-                        expected=len(attributes),
-                        attributes=list(attributes),
-                    )
-                )
-    return attributes
-
-
 def _from_wide(
     frame: pd.DataFrame, source: Source, separator: str
 ) -> tuple[pd.DataFrame, np.ndarray, dict[str, str]]:
@@ -571,7 +545,9 @@ def read_cross_group(
     else:
         long, rows, named = _from_wide(frame, source, pair_separator)
     groups = _check_pairs(long, rows, declared, frame, source)
-    attributes = _attributes(groups, attributes, source, named)
+    attributes = group_attributes(
+        groups, attributes, source, lambda group: named.get(group, "group_1")
+    )
     algorithm_codes, algorithms = pd.factorize(long["algorithm"], sort=False)
     group_index = pd.Index(groups, name="group")
     i = group_index.get_indexer(long["group_1"])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -320,6 +320,34 @@ def _check_complete(
             )
 
 
+def group_attributes(
+    groups: list[str],
+    attributes: Sequence[str] | None,
+    source: _Source,
+    column_of: Callable[[str], str],
+) -> tuple[str, ...]:
+    """The attribute names the dot-separated parts of the group labels stand for: two
+    parts are gender and race unless named; a label with another number of parts than
+    the names is refused, naming its column (``column_of(group)``)."""
+    parts = len(groups[0].split(".")) if groups else 0
+    if attributes is None:
+        attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
+    attributes = tuple(attributes)
+    for group in groups if attributes else ():
+        found = len(group.split("."))
+        if found != len(attributes):
+            raise RatesError(
+                WRONG_ATTRIBUTE_COUNT.format(
+                    source=source.name,
+                    column=column_of(group),
+                    found=found,
+                    expected=len(attributes),
+                    attributes=list(attributes),
+                )
+            )
+    return attributes
+
+
 def _from_wide(
     frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None
 ) -> pd.DataFrame:
@@ -367,23 +395,7 @@ def _from_wide(
                 hint=" (the wide layout has an FMR and an FNMR column per group)",
             )
         )
-    parts = len(groups[0].split("."))
-    if attributes is None:
-        attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
-    attributes = tuple(attributes)
-    if attributes:
-        for group in groups:
-            found = len(group.split("."))
-            if found != len(attributes):
-                raise RatesError(
-                    WRONG_ATTRIBUTE_COUNT.format(
-                        source=source.name,
-                        column=f"FMR.{group}",
-                        found=found,
-                        expected=len(attributes),
-                        attributes=list(attributes),
-                    )
-                )
+    attributes = group_attributes(groups, attributes, source, lambda group: f"FMR.{group}")
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
     algorithms = _labels(frame, "Algorithm", source)
