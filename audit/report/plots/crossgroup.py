@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from audit.report.plots import plain_text
+
 NO_ALGORITHM = "algorithm {name!r} is not in the pairs table; it holds {names}"
 NO_ALGORITHMS = "no algorithm to draw: give at least one"
 MISSING_COLUMNS = "the pairs table needs the columns {needed}, got {columns}"
@@ -79,6 +81,7 @@ def _cell_text(value: float) -> str:
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
+@plain_text
 def pair_heatmap(
     pairs: pd.DataFrame,
     algorithm: str,
@@ -156,6 +159,7 @@ def pair_heatmap(
     return ax
 
 
+@plain_text
 def pair_heatmaps(
     pairs: pd.DataFrame,
     algorithms: Sequence[str],

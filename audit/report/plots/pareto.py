@@ -15,6 +15,8 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from audit.report.plots import plain_text
+
 NOT_A_FRONTIER_FRAME = (
     "pareto_figure needs a frame from audit.pareto.frontier_frame (columns {needed} and its "
     "attrs); missing: {missing}"
@@ -132,6 +134,7 @@ def _overlap(a, b) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
+@plain_text
 def label_points(ax, names, xs, ys, *, fontsize: float = 7.0) -> None:
     """Name each point, nudging labels apart so that none overlap (greedy, in display space)."""
     if not len(names):
@@ -179,6 +182,7 @@ def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
     label_points(ax, list(points.index), points["accuracy"], points["fairness"], fontsize=fontsize)
 
 
+@plain_text
 def pareto_figure(
     frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x: bool = False, ax=None
 ):
