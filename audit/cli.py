@@ -442,16 +442,18 @@ def _check_parameters(notebooks, given: list, parameters: dict) -> None:
 def _list_measures() -> int:
     from audit.measures.registry import get_measure, measure_names
 
-    for name in measure_names():
-        m = get_measure(name)
+    specs = [get_measure(name) for name in measure_names()]
+    name_width = max(len(m.name) for m in specs)
+    label_width = max(len(m.label) for m in specs)
+    for m in specs:
         lo, hi = (
             "-inf" if m.bounds[0] is None else m.bounds[0],
             "inf" if m.bounds[1] is None else m.bounds[1],
         )
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
         print(
-            f"{name:10s} {m.label:18s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
-            f"{m.inputs}; {m.citation}"
+            f"{m.name:{name_width}s}  {m.label:{label_width}s}  [{lo}, {hi}] ideal {m.ideal}; "
+            f"{direction}; {m.inputs}; {m.citation}"
         )
     return 0
 

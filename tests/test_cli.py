@@ -42,6 +42,9 @@ def test_measures_lists_the_builtins(capsys):
     for name in ("fdr", "ir", "garbe"):
         assert any(line.startswith(name + " ") for line in out.splitlines())
     assert "Howard" in out
+    lines = out.splitlines()
+    # the columns line up: every bounds column starts at the same place
+    assert len({line.index(" [") for line in lines}) == 1, lines
 
 
 def test_check_valid_table(annex15_file, capsys):
