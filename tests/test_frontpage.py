@@ -210,6 +210,12 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
     )
     assert "every criterion of NRB(FNMR) and STD(FNMR): the measure needs FNMR" in verdicts
     assert "No criterion applies to NRB(FNMR) and STD(FNMR) on this table" in verdicts
+    # each reason beside the measures it is for
+    assert (
+        "Not applicable: NRB(FNMR) and STD(FNMR) \N{EM DASH} needs FNMR, which the table does "
+        "not have (FMR-only table). Not applicable: Within/cross FMR ratio, FMR asymmetry and "
+        "Gini of pair FMRs \N{EM DASH} needs the cross-group FMR matrix" in verdicts
+    )
     frontier = _rows(page, "frontier")
     assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]
     assert "No membership probability" in _text(_section(page, "frontier"))

@@ -354,14 +354,15 @@ def verdicts_section(folder: Path) -> str:
 def _applicability(frame: pd.DataFrame) -> str:
     """A one-sided table: which measures are computed on one term, which not at all."""
     parts = []
-    for status, rows in frame.groupby("status", sort=False):
+    frame = frame.assign(note=frame["note"].where(frame["note"].notna(), ""))
+    # one sentence per (status, reason), so each reason stands beside the measures it is for
+    for (status, note), rows in frame.groupby(["status", "note"], sort=False):
         if status == "computed":
             continue
-        notes = list(dict.fromkeys(str(n) for n in rows["note"] if isinstance(n, str)))
         status = _STATUS.get(str(status), str(status))
         parts.append(
             f"{e(status[:1].upper() + status[1:])}: {_names(rows['label'].astype(str).tolist())}"
-            + (f" &mdash; {'; '.join(e(n) for n in notes)}" if notes else "")
+            + (f" &mdash; {e(str(note))}" if note else "")
         )
     if not parts:
         return ""
