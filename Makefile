@@ -6,8 +6,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 NAME ?= annex15
+SCREEN ?= 1366,900
 
-.PHONY: report report-scores test install clean-venv
+.PHONY: report report-scores test install clean-venv screenshot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +23,13 @@ report: $(STAMP)
 # the same audit from raw comparison scores: the bt4vt VoxCeleb1-H files, fetched from PyPI
 report-scores: $(STAMP)
 	$(BIN)/audit scores
+
+# the front page as headless Chromium draws it at laptop width (Debian: apt-get install chromium)
+screenshot:
+	profile=$$(mktemp -d) && chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	  --no-first-run --user-data-dir=$$profile --window-size=$(SCREEN) \
+	  --screenshot=$(CURDIR)/reports/$(NAME)-frontpage.png "file://$(CURDIR)/reports/$(NAME)/index.html"; \
+	  status=$$?; rm -rf $$profile; exit $$status
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

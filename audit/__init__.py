@@ -14,7 +14,7 @@ data-quality checks; :mod:`audit.uncertainty` how sure each conclusion is;
 ``audit report``.  Nothing upstream imports anything downstream.
 """
 
-from audit.measures.contract import RateMeasure, ScoreMeasure
+from audit.measures.contract import PairMeasure, RateMeasure, ScoreMeasure
 from audit.measures.kernels import (
     MeasureResult,
     UndefinedMeasureWarning,
@@ -41,6 +41,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Measure",
     "MeasureResult",
+    "PairMeasure",
     "RateMeasure",
     "RatesError",
     "ScoreMeasure",

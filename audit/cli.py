@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -34,6 +35,7 @@ examples:
   audit scores --scores my_scores.csv --target-fmr 0.001
   audit measures                        list the registered measures
   audit check my_rates.csv              validate a rates table and summarise it
+  audit report --data cross.csv         a cross-group impostor table (group_1, group_2)
 
 data: set AUDIT_DATA_DIR to a folder holding the Annex 15 CSV to work offline.
 """
@@ -50,6 +52,9 @@ BAD_PARAMETER = "parameter {key}: expected {expected}, got {text!r}"
 BAD_PARAMETER_VALUE = "parameter {key}: {rule}, got {value!r}"
 
 #: The words a boolean -p value may be (any case).
+#: Commands that run a part of the full report; from a data file their default report
+#: name is the file's stem followed by ``-<command>``, apart from the full report's.
+PART_REPORTS = ("ffmc", "pareto")
 BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 #: Value rules of notebook parameters, checked before any kernel starts.
@@ -162,9 +167,28 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         help="separator between FMR/FNMR and the group in wide column names "
         "(default: '.'; '_' reads FMR_African)",
     )
+    parser.add_argument(
+        "--pair-separator",
+        metavar="SEP",
+        default=None,
+        help="read a wide cross-group impostor table: FMR.<enrolment><SEP><probe> columns, "
+        "one per pair of groups (e.g. '|' reads FMR.F.Black|M.White; a separator starting "
+        "with '-' is given as --pair-separator=-); a long one needs no option (columns "
+        "group_1, group_2)",
+    )
+    parser.add_argument(
+        "--pairs",
+        metavar="LIST",
+        default=None,
+        help="the pairs a cross-group table measures when not the full square, written "
+        "<enrolment><SEP><probe> and comma-separated, SEP the --pair-separator "
+        "(e.g. 'A|A,B|B,A|B')",
+    )
 
 
 def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = True) -> None:
+    # a part of the report is named apart from the whole, so it never replaces it
+    suffix = f" followed by -{default_name}" if default_name in PART_REPORTS else ""
     if data:
         parser.add_argument(
             "--data",
@@ -177,7 +201,7 @@ def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = 
         "--name",
         default=None,
         help=f"report name: output goes to <reports-dir>/<name>/ "
-        f"(default: {default_name}, or the data file's stem)",
+        f"(default: {default_name}, or the data file's stem{suffix})",
     )
     parser.add_argument(
         "--reports-dir",
@@ -376,6 +400,9 @@ def _parameters(args: argparse.Namespace) -> dict:
         parameters["attributes"] = list(parse_list(args.attributes))
     if getattr(args, "separator", ".") != ".":
         parameters["separator"] = args.separator
+    for key in ("pair_separator", "pairs"):
+        if getattr(args, key, None) is not None:
+            parameters[key] = getattr(args, key)
     if hasattr(args, "max_accuracy"):
         parameters["max_accuracy"] = args.max_accuracy
     if parameters.get("weights") not in (None, "equal", "counts"):
@@ -415,29 +442,40 @@ def _check_parameters(notebooks, given: list, parameters: dict) -> None:
 def _list_measures() -> int:
     from audit.measures.registry import get_measure, measure_names
 
-    for name in measure_names():
-        m = get_measure(name)
+    specs = [get_measure(name) for name in measure_names()]
+    name_width = max(len(m.name) for m in specs)
+    label_width = max(len(m.label) for m in specs)
+    for m in specs:
         lo, hi = (
             "-inf" if m.bounds[0] is None else m.bounds[0],
             "inf" if m.bounds[1] is None else m.bounds[1],
         )
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
         print(
-            f"{name:10s} {m.label:18s} [{lo}, {hi}] ideal {m.ideal}; {direction}; "
-            f"{m.inputs}; {m.citation}"
+            f"{m.name:{name_width}s}  {m.label:{label_width}s}  [{lo}, {hi}] ideal {m.ideal}; "
+            f"{direction}; {m.inputs}; {m.citation}"
         )
     return 0
 
 
 def _read_options(parameters: dict) -> dict:
     """The read_rates keywords among the parameters."""
-    keys = ("units", "columns", "attributes", "separator")
+    keys = ("units", "columns", "attributes", "separator", "pair_separator", "pairs")
     return {k: parameters[k] for k in keys if k in parameters}
 
 
+def _stats(name: str, values) -> str:
+    return (
+        f"{name}: min {values.min():.3g}, median {values.median():.3g}, "
+        f"max {values.max():.3g}, zeros {(values == 0).sum()}"
+    )
+
+
 def _check(args: argparse.Namespace) -> int:
+    from audit.analysis.crossgroup import asymmetry_summary
     from audit.measures.registry import applicable_measures
     from audit.sources.annex15 import sha256sum
+    from audit.tables.crossgroup import cross_group
     from audit.tables.layouts import available_rates
     from audit.tables.rates import read_rates
 
@@ -447,20 +485,41 @@ def _check(args: argparse.Namespace) -> int:
         "columns": args.columns,
         "attributes": parse_list(args.attributes),
         "separator": args.separator,
+        "pair_separator": args.pair_separator,
+        "pairs": args.pairs,
     }
     table = read_rates(path, **options)
     algorithms = table["algorithm"].nunique()
     groups = list(dict.fromkeys(table["group"]))
+    cross = cross_group(table)
     print(f"{path}: valid; sha256 {sha256sum(path)}")
-    print(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
+    if cross is None:
+        print(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
+    else:
+        n_pairs = int(cross.measured.sum())
+        square = "full square" if n_pairs == len(groups) ** 2 else "declared pairs"
+        print(
+            f"cross-group table: {algorithms} algorithms x {n_pairs} pairs ({square} of "
+            f"{len(groups)} groups, enrolment group x probe group) = {algorithms * n_pairs} rows"
+        )
     print("groups: " + ", ".join(groups))
+    if cross is not None:
+        print(
+            f"the FMR measures read the {len(groups)} within-group FMRs, FMR(g, g), of each "
+            "algorithm: an FMR-only table"
+        )
     print("columns: " + ", ".join(table.columns))
     print(f"units: {table.attrs['units']}")
     for column in available_rates(table):
-        values = table[column]
+        name = f"{column} (within-group)" if cross is not None else column
+        print(_stats(name, table[column]))
+    if cross is not None:
+        pairs = cross.frame()
+        print(_stats("fmr (cross-group)", pairs.loc[pairs["group_1"] != pairs["group_2"], "fmr"]))
+        summary = asymmetry_summary(table)
         print(
-            f"{column}: min {values.min():.3g}, median {values.median():.3g}, "
-            f"max {values.max():.3g}, zeros {(values == 0).sum()}"
+            f"FMR(a, b) != FMR(b, a) in {summary['differ']} of {summary['pairs']} algorithm x "
+            f"pairs of groups ({summary['share']:.0%}); largest ratio {summary['largest_fold']:.3g}"
         )
     for column in ("fmr", "fnmr"):
         if column not in table.columns:
@@ -509,15 +568,17 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
     )
 
     def report(stats) -> dict:
-        """Every table, from one set of statistics (one sample plans the first pass)."""
+        """Every table, from one set of statistics (one sample plans the first pass); as
+        in the notebook, no EER, score measure or DET without both kinds of comparison."""
         tables = {
             "sweep": sweep(stats, np.unique(np.append(targets, target))),
             "sweep_measures": sweep_measures(stats, targets=targets, alpha=alpha),
-            "eer_by_group": eer_table(stats),
-            "scored": evaluate_scores(stats),
         }
-        if len(stats.groups) <= 12:  # as the notebook draws them
-            tables["det_points"] = det_points(stats)
+        if len(stats.rates_held()) == 2:
+            tables["eer_by_group"] = eer_table(stats)
+            tables["scored"] = evaluate_scores(stats)
+            if len(stats.groups) <= 12:  # as the notebook draws them
+                tables["det_points"] = det_points(stats)
         return tables
 
     client = None
@@ -546,10 +607,11 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
     rates = rates.reset_index(drop=True)
     rated = evaluate_many(rates, alpha=alpha, zero_division="flag").drop(columns="alpha")
     columns = ["grouping", "algorithm", "measure", "kind", "value", "fmr_term", "fnmr_term"]
+    scored = tables.pop("scored", rated.iloc[:0])
     measures = pd.concat(
         [
             rated.assign(grouping="group", kind="rates"),
-            tables.pop("scored").assign(grouping="group", kind="scores"),
+            scored.assign(grouping="group", kind="scores"),
         ],
         ignore_index=True,
     )[[*columns, "undefined"]]
@@ -571,11 +633,12 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
     return write_report(name, write, reports_root=args.reports_dir)
 
 
-def _preflight(args: argparse.Namespace, parameters: dict) -> None:
-    """Refuse bad input and options here, before a notebook kernel starts."""
+def _preflight(args: argparse.Namespace, parameters: dict):
+    """Refuse bad input and options here, before a notebook kernel starts; return the
+    rates table read (``None`` for ``audit scores``)."""
     import os
 
-    from audit.measures.contract import RateMeasure
+    from audit.measures.contract import PairMeasure, RateMeasure
     from audit.measures.kernels import check_alpha
     from audit.measures.modules import import_measure_modules
     from audit.measures.registry import get_measure
@@ -591,7 +654,7 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
     if "alpha" in parameters:
         check_alpha(parameters["alpha"])
     for name in [parameters.get("measure"), *parameters.get("measures", [])]:
-        if name is not None and not isinstance(get_measure(name), RateMeasure):
+        if name is not None and not isinstance(get_measure(name), (RateMeasure, PairMeasure)):
             raise ValueError(NEEDS_RATES_MEASURE.format(name=name))
     if parameters.get("target_fmr") is not None and not 0.0 < parameters["target_fmr"] <= 1.0:
         raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))
@@ -602,11 +665,22 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
             # the header only: the notebook reads (and validates) the rows, once, and
             # shows the orientation warning (distances read as similarities, or the reverse)
             check_columns(parameters["scores_path"], attributes=parameters.get("attributes"))
-        return
+        return None
     from audit.sources.annex15 import annex15_path
     from audit.tables.rates import read_rates
 
     table = read_rates(parameters.get("data_path") or annex15_path(), **_read_options(parameters))
+    if parameters.get("measure") is not None:
+        from audit.measures.onesided import NOT_APPLICABLE, NOT_APPLICABLE_HERE
+        from audit.measures.registry import applicable_measures
+
+        row = applicable_measures(table, [parameters["measure"]]).iloc[0]
+        if row["status"] == NOT_APPLICABLE:
+            raise ValueError(
+                NOT_APPLICABLE_HERE.format(
+                    name=row["measure"], source=table.attrs["source"], reason=row["note"]
+                )
+            )
     if parameters.get("accuracy") not in (None, "auto"):
         from audit.tables.layouts import check_accuracy
 
@@ -615,6 +689,7 @@ def _preflight(args: argparse.Namespace, parameters: dict) -> None:
         from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
+    return table
 
 
 def _warning_sentence(message, category, filename, lineno, file=None, line=None) -> None:
@@ -673,12 +748,17 @@ def _main(argv: list[str] | None) -> int:
         elif given:
             glob = any(ch in str(given) for ch in "*?[")
             name = Path(given).parent.name if glob else Path(given).stem
+            if args.command in PART_REPORTS:
+                name = f"{name}-{args.command}"
         else:
             name = {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
         check_report_name(name)
         parameters = _parameters(args)
         _check_parameters(notebooks[args.command], args.parameter, parameters)
-        _preflight(args, parameters)
+        table = _preflight(args, parameters)
+        chosen = notebooks[args.command]
+        if args.command == "report" and table.attrs.get("cross_group") is not None:
+            chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
         check_reports_root(args.reports_dir)
         if _streams(args):
             folder = _streamed_scores(args, parameters, name)
@@ -686,11 +766,16 @@ def _main(argv: list[str] | None) -> int:
             return 0
         folder = run_report(
             name,
-            notebooks=notebooks[args.command],
+            notebooks=chosen,
             parameters=parameters,
             reports_root=args.reports_dir,
             progress=not args.no_progress,
         )
+    except BrokenPipeError:
+        # the reader of our output went away (`audit check t.csv | head`): not an error of
+        # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a process ended by SIGPIPE
     except NotebookFailed as error:
         print(f"audit: notebook failed\n{error}", file=sys.stderr)
         return 1

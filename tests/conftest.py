@@ -67,6 +67,58 @@ def synthetic(
     return pd.concat(frames, ignore_index=True)
 
 
+CROSS_GROUPS = ["A", "B", "C", "D"]
+CROSS_ALGORITHMS = ["a", "b", "c"]
+
+
+def cross_matrices() -> np.ndarray:
+    """A cross-group impostor table: 3 algorithms x 4 x 4 pairs [algorithm, enrolment, probe]: within-group FMRs high,
+    cross-group low, asymmetric cells, and a zero cell (algorithm c, pair (A, D))."""
+    fmr = np.array(
+        [
+            [
+                [1e-3, 1e-5, 2e-5, 1e-5],
+                [3e-5, 2e-3, 1e-5, 1e-5],
+                [1e-5, 1e-5, 4e-4, 5e-5],
+                [1e-5, 2e-5, 5e-5, 1e-3],
+            ],
+            [
+                [2e-4, 2e-5, 2e-5, 2e-5],
+                [2e-5, 2e-4, 2e-5, 2e-5],
+                [2e-5, 2e-5, 2e-4, 2e-5],
+                [2e-5, 2e-5, 2e-5, 2e-4],
+            ],
+            [
+                [5e-4, 1e-4, 1e-5, 0.0],
+                [1e-5, 5e-4, 1e-5, 1e-5],
+                [1e-5, 1e-5, 1e-3, 1e-5],
+                [1e-5, 1e-5, 1e-5, 5e-4],
+            ],
+        ]
+    )
+    return fmr
+
+
+def cross_long(fmr=None) -> pd.DataFrame:
+    fmr = cross_matrices() if fmr is None else fmr
+    rows = [
+        (alg, g1, g2, fmr[k, i, j])
+        for k, alg in enumerate(CROSS_ALGORITHMS)
+        for i, g1 in enumerate(CROSS_GROUPS)
+        for j, g2 in enumerate(CROSS_GROUPS)
+    ]
+    return pd.DataFrame(rows, columns=["algorithm", "group_1", "group_2", "fmr"])
+
+
+def cross_wide(separator="|", prefix="FMR.", fmr=None) -> pd.DataFrame:
+    fmr = cross_matrices() if fmr is None else fmr
+    frame = pd.DataFrame({"Algorithm": CROSS_ALGORITHMS})
+    for i, g1 in enumerate(CROSS_GROUPS):
+        for j, g2 in enumerate(CROSS_GROUPS):
+            frame[f"{prefix}{g1}{separator}{g2}"] = fmr[:, i, j]
+    return frame
+
+
 @pytest.fixture(scope="session")
 def small_table(tmp_path_factory):
     """A CSV of six algorithms x four groups in the wide layout, all rates positive."""

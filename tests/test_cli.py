@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -41,6 +42,9 @@ def test_measures_lists_the_builtins(capsys):
     for name in ("fdr", "ir", "garbe"):
         assert any(line.startswith(name + " ") for line in out.splitlines())
     assert "Howard" in out
+    lines = out.splitlines()
+    # the columns line up: every bounds column starts at the same place
+    assert len({line.index(" [") for line in lines}) == 1, lines
 
 
 def test_check_valid_table(annex15_file, capsys):
@@ -210,6 +214,11 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
     points = pd.read_csv(tables / "det_points.csv")
     np.testing.assert_allclose(points["fnmr"], det_points(table)["fnmr"], rtol=1e-9)
     assert (tables / "sweep_measures.csv").exists()
+    # the front page lists every measure per system, from measures.csv
+    page = (tables.parent / "index.html").read_text(encoding="utf-8")
+    garbe = measures.set_index(["measure", "algorithm"]).loc[("garbe", "b"), "value"]
+    assert f'<td class="num">{garbe:.4g}</td>' in page
+    assert "This report has no FFMC audit." in page
     one = tmp_path / "one.parquet"
     frame.to_parquet(one)
     assert (
@@ -217,3 +226,44 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
         == 0
     )
     assert (tmp_path / "r" / "one" / "tables" / "sweep.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("report", "mine"), ("ffmc", "mine-ffmc"), ("pareto", "mine-pareto")],
+)
+def test_a_part_of_the_report_never_replaces_the_whole(
+    command, expected, annex15_file, tmp_path, monkeypatch
+):
+    """From one data file, `audit report` writes reports/<stem>/ and `audit ffmc` or
+    `audit pareto` write beside it, so running one after the other keeps both."""
+    import shutil
+
+    from audit.report import runner
+
+    data = tmp_path / "mine.csv"
+    shutil.copy(annex15_file, data)
+    names = []
+    monkeypatch.setattr(
+        runner, "run_report", lambda name, **options: names.append(name) or tmp_path / name
+    )
+    assert main([command, "--data", str(data), "--reports-dir", str(tmp_path / "r")]) == 0
+    assert names == [expected]
+
+
+def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
+    """`audit check t.csv | head -1`: no error message, the SIGPIPE exit status.  The
+    reader is gone before the first line is written, so every write meets the closed pipe."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "audit", "check", str(annex15_file)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    assert done.stderr == b""

@@ -17,6 +17,8 @@ SCRIPT, IMG, LINK = (
     "<img src=x onerror=alert(2)>",
     "[x](javascript:alert(3))",
 )
+#: Mathtext a figure would try to parse (and fail on): drawn as written.
+MATH = r"vendor-$\frac$"
 FILE = "<svg onload=alert(1)>"
 RAW = re.compile(r"<script>alert|<img src=x|<svg onload|href=\"javascript:", re.IGNORECASE)
 
@@ -31,13 +33,13 @@ def _raw_tags(folder):
 
 
 def test_rates_reports_escape_labels_names_and_file_name(tmp_path):
-    """3 algorithms x 2 groups (the small table that once broke the FFMC histogram)."""
-    groups = [f"F.{SCRIPT}", f"M.{IMG}"]
-    frame = {"Algorithm": [SCRIPT, IMG, LINK]}
-    frame[f"FNMR.{groups[0]}"] = [0.011, 0.023, 0.037]
-    frame[f"FMR.{groups[0]}"] = [1e-4, 2e-4, 3e-4]
-    frame[f"FNMR.{groups[1]}"] = [0.013, 0.029, 0.041]
-    frame[f"FMR.{groups[1]}"] = [1.5e-4, 2.5e-4, 3.5e-4]
+    """4 algorithms x 2 groups (the small table that once broke the FFMC histogram)."""
+    groups = [f"F.{SCRIPT}", f"M.{MATH}"]
+    frame = {"Algorithm": [SCRIPT, IMG, LINK, MATH]}
+    frame[f"FNMR.{groups[0]}"] = [0.011, 0.023, 0.037, 0.012]
+    frame[f"FMR.{groups[0]}"] = [1e-4, 2e-4, 3e-4, 4e-4]
+    frame[f"FNMR.{groups[1]}"] = [0.013, 0.029, 0.041, 0.014]
+    frame[f"FMR.{groups[1]}"] = [1.5e-4, 2.5e-4, 3.5e-4, 4e-4]
     path = tmp_path / f"{FILE}.csv"
     pd.DataFrame(frame).to_csv(path, index=False)
     options = ["-p", "n_replicates", "20", "--no-progress", "--reports-dir", str(tmp_path / "r")]
@@ -47,14 +49,16 @@ def test_rates_reports_escape_labels_names_and_file_name(tmp_path):
     assert {p.name for p in folder.glob("*.html")} == {"index.html", "ffmc.html", "pareto.html"}
     assert _raw_tags(folder) == {}
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (folder / "ffmc.html").read_text()
+    # the most accurate algorithm is on the frontier: its name reaches the front page, escaped
+    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in (folder / "index.html").read_text()
 
 
 def test_scores_report_escapes_labels_names_and_file_name(tmp_path):
     rng = np.random.default_rng(5)
     frames = []
-    for algorithm in (SCRIPT, LINK):
+    for algorithm in (SCRIPT, LINK, MATH):
         n = 3000
-        group = rng.choice([IMG, SCRIPT], n)
+        group = rng.choice([IMG, SCRIPT, MATH], n)
         mated = rng.random(n) < 0.3
         score = rng.normal(size=n) + 2.5 * mated
         frames.append(

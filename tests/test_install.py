@@ -28,7 +28,12 @@ import audit
 pytestmark = pytest.mark.slow
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ["ffmc_audit.ipynb", "pareto_downselect.ipynb", "scores_audit.ipynb"]
+NOTEBOOKS = [
+    "crossgroup_audit.ipynb",
+    "ffmc_audit.ipynb",
+    "pareto_downselect.ipynb",
+    "scores_audit.ipynb",
+]
 
 
 def _run(command, **kwargs):

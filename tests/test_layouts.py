@@ -139,6 +139,10 @@ def test_pareto_on_fmr_only_takes_total_fmr():
     frame = pareto.frontier_frame(t, "garbe", accuracy=layouts.default_accuracy(t))
     np.testing.assert_allclose(frame["accuracy"].to_numpy(), FMR.mean(axis=1))
     assert frame.attrs["rule"].startswith("FMR-only table")
+    # GARBE ran on its FMR term (alpha = 1), whatever alpha was asked: the axis says so
+    assert frame.attrs["fairness_label"] == "GARBE (FMR term alone)"
+    assert "/ GARBE (FMR term alone) Pareto frontier" in pareto.summary(pareto.downselect(
+        t, "garbe", accuracy="total_fmr"))  # fmt: skip
     with pytest.raises(ValueError) as error:
         pareto.frontier_frame(t, "garbe")
     assert str(error.value) == layouts.ACCURACY_ABSENT.format(

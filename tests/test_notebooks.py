@@ -227,3 +227,35 @@ def test_scores_report_on_synthetic_distances(small_scores, tmp_path):
         "subjects (&#x27;subject_1&#x27;) with replacement" in html
         or "subjects ('subject_1')" in html
     )
+
+
+def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
+    """Non-mated scores alone: FMR measures at the operating point, the rest said not to
+    apply, no EER, DET or bootstrap; the FMRs equal those of the full score set."""
+    from audit.scores import rates_at_fmr, read_scores
+
+    frame = pd.read_csv(small_scores)
+    path = tmp_path / "impostors.csv"
+    frame[~frame["mated"]].to_csv(path, index=False)
+    argv = ["scores", "--scores", str(path), "--distance", "--target-fmr", "0.01"]
+    argv += ["--reports-dir", str(tmp_path / "reports"), "--no-progress"]
+    assert main([*argv, "-p", "sweep_points", "3"]) == 0
+    folder = tmp_path / "reports" / "impostors"
+    tables = {p.name for p in (folder / "tables").iterdir()}
+    assert tables == {"rates_at_fmr_0.01_group.csv", "measures.csv", "sweep_measures.csv",
+                      "ffmc_table.csv", "warnings_scores.csv", "robustness_scores.csv"}  # fmt: skip
+    rates = pd.read_csv(folder / "tables" / "rates_at_fmr_0.01_group.csv")
+    full = rates_at_fmr(read_scores(small_scores, higher_is_match=False), 0.01)
+    assert list(rates.columns) == ["algorithm", "group", "fmr", "n_nonmated"]
+    merged = rates.merge(full, on=["algorithm", "group"], suffixes=("", "_full"))
+    assert len(merged) == len(full)
+    np.testing.assert_allclose(merged["fmr"], merged["fmr_full"], rtol=1e-9)
+    measures = pd.read_csv(folder / "tables" / "measures.csv")
+    assert set(measures["measure"]) == {"fdr", "ir", "garbe", "nrb", "nrb_fmr", "std_fmr", "ser"}
+    verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
+    assert verdicts.loc[verdicts["criterion"] == "FFMC.1", "passed"].isna().all()
+    robustness = pd.read_csv(folder / "tables" / "robustness_scores.csv")
+    assert list(robustness["sentence"]) == ["No bootstrap (the scores hold no mated comparisons)."]
+    html = (folder / "scores.html").read_text()
+    assert "hold non-mated comparisons only" in html
+    assert "an equal error rate needs mated and non-mated scores" in html

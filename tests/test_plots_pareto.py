@@ -68,7 +68,7 @@ def test_small_figure(small):
     ax = fig.axes[0]
     assert len(fig.axes) == 1 and not ax.child_axes
     assert ax.get_xlabel() == "Total FNMR (lower is better)"
-    assert ax.get_ylabel() == "GARBE, alpha = 0.5 (lower is fairer)"
+    assert ax.get_ylabel() == "GARBE (alpha=0.5), lower is fairer"
     assert "2 of 4 algorithms on the Pareto frontier" in ax.get_title(loc="left")
     assert "equal group weights" in ax.get_title(loc="left")
     line = _frontier_line(ax)
@@ -124,7 +124,7 @@ def test_draws_into_a_given_ax(annex15):
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5))
     out = pareto_figure(frontier_frame(annex15, "fdr"), ax=right, inset_max=None)
     assert out is fig
-    assert right.get_ylabel() == "FDR, alpha = 0.5 (higher is fairer)"
+    assert right.get_ylabel() == "FDR (alpha=0.5), higher is fairer"
     assert not left.has_data()
 
 

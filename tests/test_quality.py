@@ -41,6 +41,17 @@ def test_annex15_zeros_and_ones(report):
     assert pd.isna(report.loc[("fnmr", "floor"), "value"])
 
 
+def test_annex15_flags(report):
+    # what a reader must know: the FMR grid and floor, FNMR's 4 decimals, the FNMR of 1
+    flagged = report.index[report["flagged"]].tolist()
+    assert flagged == [
+        ("fmr", "decade_grid"),
+        ("fmr", "floor"),
+        ("fnmr", "decimals"),
+        ("fnmr", "one"),
+    ]
+
+
 def test_zeros_name_the_measures_undefined_at_zero():
     t = read_rates(
         pd.DataFrame(

@@ -59,8 +59,10 @@ def test_header_markdown_escapes_file_name_and_parameters(rates_csv, tmp_path):
 
 
 def test_index_page_escapes_the_name():
+    from audit.report.frontpage import front_page
+
     header = {"input_file": "<svg onload=alert(1)>.csv", "parameters": {"m": HOSTILE[1]}}
-    page = runner._index_html(f"audit report: {HOSTILE[0]}", header, [], Path("/nonexistent"))
+    page = front_page(Path("/nonexistent"), title=f"audit report: {HOSTILE[0]}", header=header)
     assert "<script>alert" not in page and "<img src=x" not in page and "<svg onload" not in page
 
 

@@ -665,3 +665,65 @@ def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
     )
     # equal as floats (a zero's sign may differ: it takes the same decisions)
     np.testing.assert_array_equal(got, expected)
+
+
+def _by_group(table):
+    """Rows in (algorithm, threshold, group) order: groups are labelled in order of first
+    appearance, which dropping rows may change."""
+    keys = [k for k in ("algorithm", "threshold", "group") if k in table.columns]
+    return table.sort_values(keys).reset_index(drop=True)
+
+
+def test_non_mated_scores_alone_give_the_fmr_columns_of_the_full_set():
+    """Dropping the mated rows leaves the pooled non-mated scores, hence the thresholds,
+    unchanged: the FMR-only table equals the full table's FMR columns, bit for bit."""
+    frame = synthetic(4000, seed=5, algorithms=("a", "b"))
+    full = rates_at_fmr(read_scores(frame), 0.01)
+    alone = read_scores(frame[~frame["mated"]].reset_index(drop=True))
+    assert score_stats(alone).rates_held() == ("fmr",)
+    table = rates_at_fmr(alone, 0.01)
+    assert list(table.columns) == ["algorithm", "group", "fmr", "n_nonmated"]
+    expected = full[["algorithm", "group", "fmr", "n_nonmated"]]
+    pd.testing.assert_frame_equal(_by_group(table), _by_group(expected), check_exact=True)
+    assert table.attrs["attained_fmr"] == full.attrs["attained_fmr"]
+    # the reported threshold is the smallest accepted score of any comparison: without
+    # the mated scores it may be a larger (non-mated) one, with the same decisions
+    for algorithm, threshold in table.attrs["threshold"].items():
+        assert threshold >= full.attrs["threshold"][algorithm]
+    swept = sweep_measures(alone, targets=[0.001, 0.01])
+    # the built-in rate measures the FMRs allow (measures registered by other tests aside)
+    builtin = set(swept["measure"]) - {m for m in swept["measure"] if m.startswith("user_")}
+    assert builtin == {"fdr", "ir", "garbe", "nrb", "nrb_fmr", "std_fmr", "ser"}
+    garbe = swept.query("measure == 'garbe' and target_fmr == 0.01").set_index("algorithm")
+    assert (garbe["fnmr_term"].isna()).all() and (garbe["rule"] != "").all()
+    np.testing.assert_array_equal(
+        garbe["value"], evaluate(full.drop(columns=["fnmr", "n_mated"]), "garbe")["value"]
+    )
+
+
+def test_mated_scores_alone_give_fnmrs_at_given_thresholds_only():
+    frame = synthetic(4000, seed=5, algorithms=("a", "b"))
+    alone = read_scores(frame[frame["mated"]].reset_index(drop=True))
+    assert score_stats(alone).rates_held() == ("fnmr",)
+    with pytest.raises(ScoresError) as error:
+        rates_at_fmr(alone, 0.01)
+    assert str(error.value) == SR.MATED_ONLY
+    at = rates_at_thresholds(alone, [0.5, 1.0])
+    assert list(at.columns) == ["algorithm", "group", "fnmr", "n_mated", "threshold"]
+    full = rates_at_thresholds(read_scores(frame), [0.5, 1.0])
+    pd.testing.assert_frame_equal(_by_group(at), _by_group(full[at.columns]), check_exact=True)
+    oracle = _by_group(literal_rates(frame, 1.0))
+    got = _by_group(at[at["threshold"] == 1.0])
+    np.testing.assert_array_equal(got["fnmr"], oracle["fnmr"])
+
+
+def test_a_one_sided_score_set_still_needs_its_kind_in_every_group():
+    frame = synthetic(4000, seed=5, algorithms=("a",))
+    nonmated = frame[~frame["mated"]]
+    first = nonmated["group_1"].iloc[0]
+    within = (nonmated["group_1"] == first) & (nonmated["group_2"] == first)
+    with pytest.raises(ScoresError) as error:
+        rates_at_fmr(read_scores(nonmated[~within].reset_index(drop=True)), 0.01)
+    assert str(error.value) == SR.NO_COMPARISONS.format(
+        algorithm="a", group=first, kind="within-group non-mated", rate="FMR"
+    )

@@ -197,6 +197,29 @@ def test_label_and_number_types_read_as_read_scores_reads_them(tmp_path, columns
     assert_same(StreamingScores(tmp_path), table, frame)
 
 
+def test_one_kind_of_comparison_gives_the_in_memory_tables():
+    """Non-mated scores alone: an FMR-only sweep; mated alone: FNMRs at given thresholds
+    and the in-memory refusal at a target FMR."""
+    frame = synthetic(4000)
+    impostors = frame[~frame["mated"]].reset_index(drop=True)
+    stats = score_stats(read_scores(impostors))
+    streamed = StreamingScores(chunks(impostors, 900))
+    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), sweep(stats, TARGETS), check_exact=True)
+    assert streamed.apply(lambda s: s.rates_held()) == ("fmr",)
+    genuine = frame[frame["mated"]].reset_index(drop=True)
+    stats = score_stats(read_scores(genuine))
+    streamed = StreamingScores(chunks(genuine, 900))
+    grid = [0.5, 1.5, 2.5]
+    pd.testing.assert_frame_equal(
+        streamed.rates_at_thresholds(grid), rates_at_thresholds(stats, grid), check_exact=True
+    )
+    with pytest.raises(ScoresError) as expected:
+        sweep(stats, TARGETS)
+    with pytest.raises(ScoresError) as got:
+        streamed.sweep(TARGETS)
+    assert str(got.value) == str(expected.value)
+
+
 def test_parquet_folder_and_glob_read_row_group_by_row_group(tmp_path):
     frame = synthetic(5000, round_to=2, dtype="float32").reset_index(drop=True)
     (tmp_path / "scores").mkdir()

@@ -843,7 +843,10 @@ def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
         unit="comparison",
     )
     rows = subject.intervals
-    assert set(rows["measure"]) == set(measure_names())  # rate and score measures alike
+    # rate and score measures alike (the cross-group measures need a pair matrix)
+    assert set(rows["measure"]) == set(
+        measure_names(inputs="rates") + measure_names(inputs="scores")
+    )
     assert rows["low"].notna().all() and rows["high"].notna().all()
     assert (rows["low"] <= rows["high"]).all()
     assert subject.params["resampled"].startswith("subjects ('subject_1')")
@@ -873,3 +876,14 @@ def test_undefined_values_are_never_the_fairest():
     ranking = result.ranking.set_index(["measure", "algorithm"])
     assert ranking.loc["ir", "p_fairest"].tolist() == [0.0, 0.0]
     assert ranking.loc["garbe", "p_fairest"].sum() >= 1.0
+
+
+@pytest.mark.parametrize("kept", ["fmr", "fnmr"])
+@pytest.mark.parametrize("method", ["auto", "counts", "transcription"])
+def test_analyse_says_why_a_one_sided_table_gets_no_replicates(kept, method):
+    """A table of one error rate (counts or not) gets a sentence, not a KeyError."""
+    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 100, 100_000)
+    table = table.drop(columns=["fnmr" if kept == "fmr" else "fmr"])
+    result, how = U.analyse(table, ["garbe"], method=method, n_replicates=5)
+    assert result is None
+    assert how == US.ONE_SIDED.format(rate=kept.upper())

@@ -42,6 +42,15 @@ FFMC.3 -- calculable when a group shows no errors.
     measure (GARBE's Gini) is 0/0 -- it stays finite only by the convention
     recorded in the registry.
 
+Cross-group measures (:class:`~audit.measures.contract.PairMeasure`, on a
+table read from a cross-group table) read impostor FMRs only: FFMC.1 is not
+applicable (no FNMR term to weigh); FFMC.2 runs the same search over the cells
+of the enrolment x probe matrix (its n^2 cells vary as a rate measure's groups
+do) and the real matrices; FFMC.3 sets one within-group pair's FMR to 0 (each
+in turn), then one cross-group pair's, and, reported but not judged, every
+within-group pair, every cross-group pair and every pair.  **Pass rule**:
+every one-pair case is computed by the formula.
+
 :func:`ffmc_table` gathers the three into one tidy table (measure x
 criterion) and sets it beside the verdicts of Howard et al.'s Table 2;
 :func:`ffmc_report` adds the detailed frames of every criterion and the
@@ -51,6 +60,8 @@ report carries.
 
 from __future__ import annotations
 
+import functools
+import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -63,9 +74,11 @@ from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.analysis.quantiles import nanmedian, nanquantile
 from audit.analysis.text import number
 from audit.measures import onesided
-from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, RateMeasure
+from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, PairMeasure, RateMeasure
+from audit.measures.crossgroup import NEEDS_PAIRS
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
 from audit.measures.registry import Measure, get_measure, measure_names
+from audit.tables.crossgroup import CrossGroupRates, cross_group
 from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
@@ -109,6 +122,11 @@ NOT_RATES = (
     "not applicable: {name!r} needs comparison scores (inputs={inputs!r}), not a rates table"
 )
 NO_MEASURES = "no measures to audit: give at least one measure name"
+FFMC1_PAIRS = (
+    "not applicable: the measure reads impostor FMRs only (one error type), so there is no "
+    "balance of an FMR and an FNMR term to weigh as alpha varies"
+)
+NOT_CROSS = "not applicable: the measure {reason}"
 BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
 
 
@@ -244,6 +262,8 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
         ``median_fnmr_term``, ``term_ratio`` (their ratio), ``share_at_half``.
     """
     m = _measure(measure)
+    if isinstance(m, PairMeasure):
+        raise ValueError(f"FFMC.1 of {m.name!r}: {FFMC1_PAIRS}")
     grid = _grid(alpha_grid)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     return _ffmc1(m, algorithms, fmr, fnmr, grid)
@@ -511,6 +531,8 @@ def ffmc2(
         (real data, all alphas).
     """
     m = _measure(measure)
+    if isinstance(m, PairMeasure):
+        return _pair_ffmc2(m, _pairs_of(table, m), seed=seed, n_random=n_random, alphas=alphas)
     _, _, fmr_real, fnmr_real = rate_matrices(table)
     synthetic = _synthetic_search(m, fmr_real.shape[-1], alphas, seed=seed, n_random=n_random)
     return _ffmc2(m, synthetic, fmr_real, fnmr_real, alphas, seed=seed)
@@ -744,6 +766,8 @@ def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) ->
         ``summary``: ``finite_<case>`` and ``computed_<case>`` per case.
     """
     m = _measure(measure)
+    if isinstance(m, PairMeasure):
+        return _pair_ffmc3(m, _pairs_of(table, m))
     _, _, fmr, fnmr = rate_matrices(table)
     return _ffmc3(m, fmr, fnmr, alpha)
 
@@ -806,9 +830,14 @@ def _ffmc3(m: Measure, fmr: np.ndarray, fnmr: np.ndarray, alpha: float) -> Crite
     return CriterionResult(m.name, "FFMC.3", passed, evidence, summary, detail)
 
 
-def _rates_measures(measures) -> list[Measure]:
+def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure]:
+    """The measures to audit: those given, else every rate measure, and the cross-group
+    (pairs) measures when ``table`` was read from a cross-group table."""
     if measures is None:
-        chosen = [get_measure(name) for name in measure_names(inputs="rates")]
+        names = measure_names(inputs="rates")
+        if table is not None and cross_group(table) is not None:
+            names += measure_names(inputs="pairs")
+        chosen = [get_measure(name) for name in names]
     else:
         chosen = [
             _measure(x)
@@ -855,7 +884,7 @@ def ffmc_table(
     >>> ffmc_table(t, ["garbe"], n_random=50)[["criterion", "passed"]].to_string(index=False)
     'criterion  passed\\n   FFMC.1    True\\n   FFMC.2    True\\n   FFMC.3    True'
     """
-    chosen = _rates_measures(measures)
+    chosen = _rates_measures(measures, table)
     results = _criteria(
         table, chosen, alpha_grid=alpha_grid, seed=seed, n_random=n_random, keep_detail=False
     )
@@ -879,10 +908,18 @@ def _criteria(
     algorithms, _, fmr, fnmr = rate_matrices(table)
     results: dict[tuple[str, str], CriterionResult] = {}
     available = available_rates(table)
+    cross = cross_group(table)
     for m in chosen:
-        if not isinstance(m, RateMeasure):
+        if isinstance(m, PairMeasure):
+            if cross is None:  # not applicable: _assemble says why
+                continue
+            criteria = (
+                _pair_ffmc2(m, cross, seed=seed, n_random=n_random),
+                _pair_ffmc3(m, cross),
+            )
+        elif not isinstance(m, RateMeasure):
             continue
-        if available != RATE_COLUMNS:  # one-sided: FFMC.2-3 only, of the measures that apply
+        elif available != RATE_COLUMNS:  # one-sided: FFMC.2-3 only, of the measures that apply
             if onesided.applicability(m, available)[0] == onesided.NOT_APPLICABLE:
                 continue
             completed = onesided.completed_table(table)
@@ -972,7 +1009,7 @@ def _assemble(
     """One tidy row per (measure, criterion) from the criterion results."""
     rows = []
     for m in chosen:
-        if not isinstance(m, RateMeasure):
+        if not isinstance(m, (RateMeasure, PairMeasure)):
             for criterion in CRITERIA:
                 rows.append(
                     {
@@ -985,14 +1022,22 @@ def _assemble(
                 )
             continue
         for criterion in CRITERIA:
-            if (m.name, criterion) not in results:  # one-sided table
+            if (m.name, criterion) not in results:  # one-sided table, or a pairs measure
+                if isinstance(m, PairMeasure):
+                    reason = (
+                        FFMC1_PAIRS
+                        if criterion == "FFMC.1" and cross_group(table) is not None
+                        else NOT_CROSS.format(reason=NEEDS_PAIRS)
+                    )
+                else:
+                    reason = onesided.not_audited(m, available_rates(table), criterion)
                 rows.append(
                     {
                         "measure": m.name,
                         "label": m.label,
                         "criterion": criterion,
                         "passed": pd.NA,
-                        "evidence": onesided.not_audited(m, available_rates(table), criterion),
+                        "evidence": reason,
                     }
                 )
                 continue
@@ -1070,9 +1115,10 @@ def ffmc_report(
     Parameters are those of :func:`ffmc_table`. Scores measures given
     explicitly appear in ``table`` as not applicable and have no results.
     """
-    chosen = _rates_measures(measures)
+    chosen = _rates_measures(measures, table)
+    audited = [m for m in chosen if isinstance(m, (RateMeasure, PairMeasure))]
     rates = [m for m in chosen if isinstance(m, RateMeasure)]
-    results = _criteria(table, rates, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    results = _criteria(table, audited, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
     return FFMCReport(
         table=_assemble(
             chosen, results, table, alpha_grid=alpha_grid, seed=seed, n_random=n_random
@@ -1081,3 +1127,143 @@ def ffmc_report(
         quality=data_quality(table, rates),
         floor=floor_sensitivity(table, rates),
     )
+
+
+# --------------------------------------------------------------------------- cross-group measures
+
+PAIR_CASES = ("one_within_zero", "one_cross_zero", "all_within_zero", "all_cross_zero", "all_zero")
+
+
+def _pairs_of(table: pd.DataFrame, m: PairMeasure) -> CrossGroupRates:
+    cross = cross_group(table)
+    if cross is None:
+        raise ValueError(f"{m.name!r}: {NOT_CROSS.format(reason=NEEDS_PAIRS)}")
+    return cross
+
+
+@functools.lru_cache(maxsize=64)
+def _cells_view(m: PairMeasure) -> RateMeasure:
+    """A pairs measure as an FMR-only rate measure of the n x n cells of its matrix, row
+    by row, for FFMC.2-3: the search varies the cells as it varies the groups of a rate
+    measure (one view per measure, so the data-free search is remembered)."""
+
+    def on_cells(fmr, fnmr, *, alpha=0.5, zero_division="warn"):
+        n = math.isqrt(fmr.shape[-1])
+        return m(fmr.reshape(fmr.shape[0], n, n), zero_division=zero_division)
+
+    return RateMeasure(
+        name=m.name,
+        label=m.label,
+        function=on_cells,
+        higher_is_fairer=m.higher_is_fairer,
+        bounds=m.bounds,
+        ideal=m.ideal,
+        fmr_term=m.fmr_term,
+        fnmr_term=m.fnmr_term,
+        share="fmr",
+        citation=m.citation,
+        undefined=m.undefined,
+        module=m.module,
+        vectorised_alpha=True,
+    )
+
+
+def _cells(cross: CrossGroupRates) -> tuple[np.ndarray, np.ndarray]:
+    """The matrices as (n_algorithms, n^2) cells, and an FNMR placeholder the view never reads."""
+    cells = cross.fmr.reshape(len(cross.algorithms), -1)
+    return cells, np.full_like(cells, 0.5)
+
+
+def _pair_ffmc2(
+    m: PairMeasure,
+    cross: CrossGroupRates,
+    *,
+    seed: int,
+    n_random: int,
+    alphas: Sequence[float] = BOUNDS_ALPHAS,
+) -> CriterionResult:
+    """FFMC.2 of a pairs measure: the search over the n^2 cells and the real matrices."""
+    view = _cells_view(m)
+    cells, placeholder = _cells(cross)
+    synthetic = _synthetic_search(view, cells.shape[-1], alphas, seed=seed, n_random=n_random)
+    return _ffmc2(view, synthetic, cells, placeholder, alphas, seed=seed)
+
+
+def _pair_zero_cases(pairs: np.ndarray) -> Iterable[tuple[str, np.ndarray]]:
+    """FFMC.3's cases for matrices of shape (n_algorithms, n, n): a case that zeroes each
+    of several cells in turn comes as stacks of matrices, at most :data:`CHUNK_VALUES`
+    values at a time."""
+    n = pairs.shape[-1]
+    measured = ~np.isnan(pairs[0]) if len(pairs) else np.ones((n, n), dtype=bool)
+    eye = np.eye(n, dtype=bool)
+    step = max(1, CHUNK_VALUES // max(1, pairs.size))
+    for case, cells in (("one_within_zero", eye), ("one_cross_zero", ~eye)):
+        i, j = np.nonzero(cells & measured)
+        if len(i) == 0:
+            yield case, pairs[:0]
+        for start in range(0, len(i), step):
+            rows, columns = i[start : start + step], j[start : start + step]
+            stacked = np.repeat(pairs[None], len(rows), axis=0)
+            stacked[np.arange(len(rows)), :, rows, columns] = 0.0
+            yield case, stacked.reshape(-1, n, n)
+    for case, cells in (("all_within_zero", eye), ("all_cross_zero", ~eye), ("all_zero", None)):
+        zeroed = pairs.copy()
+        zeroed[:, measured if cells is None else cells & measured] = 0.0
+        yield case, zeroed
+
+
+def _pair_ffmc3(m: PairMeasure, cross: CrossGroupRates) -> CriterionResult:
+    """FFMC.3 of a pairs measure: is it still a number when a pair (or every pair of a
+    kind) shows no false match?"""
+    view = _cells_view(m)
+    counts = {
+        case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0) for case in PAIR_CASES
+    }
+    for case, pairs in _pair_zero_cases(cross.fmr):
+        if not len(pairs):  # no cell of this kind is measured
+            continue
+        cells = pairs.reshape(len(pairs), -1)
+        result, n_warnings = _call(view, cells, np.full_like(cells, 0.5), 0.5)
+        value = np.asarray(result.value, dtype="float64")
+        flagged = np.asarray(result.undefined, dtype=bool)
+        finite = np.isfinite(value)
+        c = counts[case]
+        c["n"] += len(value)
+        c["n_finite"] += int(finite.sum())
+        c["n_flagged"] += int(flagged.sum())
+        c["n_computed"] += int((finite & ~flagged).sum())
+        c["n_warnings"] += int(n_warnings)
+    rows = [{"case": case, **c} for case, c in counts.items()]
+    detail = pd.DataFrame(rows)
+    detail["case"] = detail["case"].astype("string")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        detail["fraction_finite"] = detail["n_finite"] / detail["n"]
+        detail["fraction_computed"] = detail["n_computed"] / detail["n"]
+    by_case = detail.set_index("case")
+    summary: dict[str, float] = {}
+    for case in PAIR_CASES:
+        summary[f"finite_{case}"] = float(by_case.loc[case, "fraction_finite"])
+        summary[f"computed_{case}"] = float(by_case.loc[case, "fraction_computed"])
+    one = by_case.loc[["one_within_zero", "one_cross_zero"]]
+    passed = bool((one["n_computed"] == one["n"]).all())
+
+    def edge(case: str, words: str) -> str:
+        row = by_case.loc[case]
+        if row["n"] and row["n_finite"] == row["n"] and row["n_flagged"] > 0:
+            return f"{words}: finite only by convention ({m.undefined})"
+        return f"{words}: {summary[f'finite_{case}']:.0%} finite"
+
+    evidence = (
+        f"computed by the formula with one within-group pair's FMR at 0: "
+        f"{summary['computed_one_within_zero']:.1%}, one cross-group pair's: "
+        f"{summary['computed_one_cross_zero']:.1%}; "
+        + "; ".join(
+            edge(case, words)
+            for case, words in (
+                ("all_within_zero", "every within-group pair at 0"),
+                ("all_cross_zero", "every cross-group pair at 0"),
+                ("all_zero", "every pair at 0"),
+            )
+        )
+    )
+    return CriterionResult(m.name, "FFMC.3", passed, evidence, summary, detail)

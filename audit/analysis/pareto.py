@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.accuracy import overall_rates
-from audit.measures.contract import RateMeasure
+from audit.measures.contract import PairMeasure, RateMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
@@ -285,6 +285,21 @@ def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd
     raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
 
 
+def fairness_label(spec: Measure, alpha: float, rule: str = "") -> str:
+    """The fairness axis as computed: ``GARBE (alpha=0.5)``, ``GARBE (FMR term alone)`` on
+    an FMR-only table (``rule`` from :func:`audit.measures.registry.evaluate`), or the
+    bare label of a measure that takes no alpha.
+
+    >>> fairness_label(get_measure("garbe"), 0.5)
+    'GARBE (alpha=0.5)'
+    """
+    if isinstance(spec, PairMeasure):
+        return spec.label
+    if rule:
+        return f"{spec.label} ({rule.split('-only', 1)[0]} term alone)"
+    return f"{spec.label} (alpha={alpha:g})"
+
+
 def frontier_frame(
     table: pd.DataFrame,
     measure: str | Measure = "garbe",
@@ -339,7 +354,9 @@ def frontier_frame(
         Indexed by algorithm (table order, excluded ones dropped): columns
         ``accuracy``, ``fairness``, ``on_frontier`` (strongly efficient) and
         ``weakly_efficient``.  ``attrs`` holds ``measure``, ``measure_label``,
-        ``higher_is_fairer``, ``alpha``, ``accuracy``, ``accuracy_label``,
+        ``higher_is_fairer``, ``alpha``, ``fairness_label`` (the measure as it
+        was computed: with its alpha, on one term of a one-sided table, or
+        alone for a measure without alpha), ``accuracy``, ``accuracy_label``,
         ``accuracy_higher_is_better``, ``weights`` (plain-language
         description), ``excluded`` (list), ``n_candidates`` and
         ``n_frontier``.
@@ -362,7 +379,7 @@ def frontier_frame(
     if undefined not in ("raise", "exclude", "keep"):
         raise ValueError(BAD_UNDEFINED.format(value=undefined))
     spec = get_measure(measure) if isinstance(measure, str) else measure
-    if not isinstance(spec, RateMeasure):
+    if not isinstance(spec, (RateMeasure, PairMeasure)):
         raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):
         check_accuracy(table, accuracy)
@@ -420,6 +437,7 @@ def frontier_frame(
             "measure_label": spec.label,
             "higher_is_fairer": bool(spec.higher_is_fairer),
             "alpha": float(alpha),
+            "fairness_label": fairness_label(spec, alpha, values.attrs.get("rule", "")),
             "accuracy": acc_name,
             "accuracy_label": acc_label,
             "accuracy_higher_is_better": bool(accuracy_higher_is_better),
@@ -676,7 +694,7 @@ def summary(downselected: pd.DataFrame) -> str:
     a = downselected.attrs
     text = (
         f"{a['n_frontier']} of {a['n_candidates']} algorithms lie on the "
-        f"{a['accuracy_label']} / {a['measure_label']} (alpha={a['alpha']:g}) Pareto "
+        f"{a['accuracy_label']} / {a['fairness_label']} Pareto "
         f"frontier: the frontier removes {100 * a['share_removed']:.1f}% of the candidates."
     )
     if a["max_accuracy"] is not None:

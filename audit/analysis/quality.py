@@ -26,6 +26,8 @@ FLOOR_FRACTION = 0.05
 GRID_STEPS = (0.1, 0.05, 0.2, 0.25, 0.5, 1.0)
 GRID_TOLERANCE = 1e-6
 MAX_DECIMALS = 8
+#: Checks of :func:`data_quality` that flag the table when they find something (a value).
+FLAGGED_CHECKS = ("decade_grid", "decimals", "floor")
 
 BAD_FACTOR = "factor must be a number greater than 1, got {factor!r}"
 
@@ -211,8 +213,12 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
         step, decimals, floor value, ... or NaN), ``cells`` (cells concerned),
         ``total_cells``, ``algorithms`` (algorithms with such a cell; for
     ``decimals``, the cells printed with more decimals than most),
-        ``total_algorithms``, ``detail`` (a sentence) and ``affects`` (a
-        comma-separated list of measure names, possibly empty).
+        ``total_algorithms``, ``detail`` (a sentence), ``affects`` (a
+        comma-separated list of measure names, possibly empty) and
+        ``flagged``: the row reports something a reader of the measures
+        should know (:data:`FLAGGED_CHECKS` found -- a decade grid, a fixed
+        number of decimals, a floor -- or a cell at exactly 0 or 1), as
+        opposed to a count or a check that found nothing.
 
     Examples
     --------
@@ -349,5 +355,8 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
     out.insert(6, "total_algorithms", n_alg)
     for column in ("rate", "check", "detail", "affects"):
         out[column] = out[column].astype("string")
+    found = out["check"].isin(FLAGGED_CHECKS) & out["value"].notna()
+    hit = out["check"].isin(["zero", "one"]) & (out["cells"] > 0)
+    out["flagged"] = (found | hit).astype(bool)
     out.attrs["source"] = table.attrs.get("source", "")
     return out

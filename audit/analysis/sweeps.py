@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from audit.measures.registry import evaluate_many, measure_names
+from audit.measures.registry import evaluate_many
 from audit.scores.stats import ScoreStats
 from audit.scores.thresholds import sweep
 
@@ -20,6 +20,10 @@ def sweep_measures(
 ) -> pd.DataFrame:
     """Every rate-based registered measure as a function of the operating point.
 
+    ``measures=None`` takes every registered rate measure the scores' rates
+    allow (on non-mated comparisons only, the FMR measures; see
+    :func:`audit.measures.registry.applicable_measures`).
+
     Returns one row per (algorithm, target, measure): ``algorithm``,
     ``target_fmr``, ``attained_fmr``, ``threshold``, ``measure``, ``value``,
     ``fmr_term``, ``fnmr_term``, ``undefined``.  Undefined values follow each
@@ -27,12 +31,12 @@ def sweep_measures(
     per-point :class:`~audit.measures.UndefinedMeasureWarning` is not repeated
     for every point (the column says where).
     """
-    names = measures if measures is not None else measure_names(inputs="rates")
     table = sweep(scores, targets)
     frames = []
     for target, block in table.groupby("target_fmr", sort=False):
         points = block.drop_duplicates("algorithm").set_index("algorithm")
-        result = evaluate_many(block, names, alpha=alpha, zero_division="flag")
+        # measures=None: every registered rate measure the table's rates allow
+        result = evaluate_many(block, measures, alpha=alpha, zero_division="flag")
         result = result.drop(columns="alpha")
         algorithms = result["algorithm"].astype(str)
         result.insert(1, "target_fmr", target)

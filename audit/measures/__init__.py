@@ -2,7 +2,8 @@
 
 :mod:`~audit.measures.kernels` holds FDR, IR and GARBE (Howard et al. eq. 1-9)
 and the helpers every kernel shares; :mod:`~audit.measures.bias` NRB, STD and
-SER; :mod:`~audit.measures.scores` the measures that need comparison scores
+SER; :mod:`~audit.measures.crossgroup` the measures of a cross-group impostor
+table's pair matrices; :mod:`~audit.measures.scores` the measures that need comparison scores
 (STD of EERs, SED_G, DFI, CEI); :mod:`~audit.measures.registry` the metadata
 of every measure, :func:`evaluate` and :func:`evaluate_many`.
 """

@@ -3,8 +3,9 @@
 Each entry is the measure's metadata as data (see
 :class:`~audit.measures.contract.MeasureSpec`); the kernels live in
 :mod:`~audit.measures.kernels` (Howard et al.), :mod:`~audit.measures.bias`
-(Hutiri et al., Elobaid et al.) and :mod:`~audit.measures.scores` (score
-measures).  The rate kernels broadcast a column of alphas, so they declare
+(Hutiri et al., Elobaid et al.), :mod:`~audit.measures.crossgroup`
+(cross-group impostor FMRs, NISTIR 8280) and :mod:`~audit.measures.scores`
+(score measures).  The rate kernels broadcast a column of alphas, so they declare
 ``vectorised_alpha=True``.
 """
 
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.measures import kernels
+from audit.measures import crossgroup, kernels
 from audit.measures.bias import HUTIRI, nrb, nrb_fmr, nrb_fnmr, ser, std_fmr, std_fnmr
-from audit.measures.contract import RateMeasure, ScoreMeasure
+from audit.measures.contract import PairMeasure, RateMeasure, ScoreMeasure
 from audit.measures.scores import cei, dfi, sed_mean, sed_std, std_eer
 
 HOWARD = "Howard, Laird et al., ICPR 2022 FairBio workshop"
@@ -294,5 +295,73 @@ SCORE_MEASURES = (
 )
 
 
+_PAIRS_ONLY = "none: the measure reads impostor FMRs only"
+NISTIR = crossgroup.NISTIR_8280
+
+CROSS_GROUP_MEASURES = (
+    PairMeasure(
+        name="within_cross_ratio",
+        label="Within/cross FMR ratio",
+        function=crossgroup.within_cross_ratio,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max(W/C, C/W), W the mean within-group FMR, C the mean cross-group FMR",
+        fnmr_term=_PAIRS_ONLY,
+        citation=f"{NISTIR}: same-group against cross-group impostor FMR "
+        "(the summary is ours: mean within-group over mean cross-group FMR, folded at 1)",
+        undefined="undefined when the mean within-group or cross-group FMR is 0: NaN, "
+        "flagged, warned",
+        properties=dict(
+            bounded=False,
+            permutation_invariant=True,
+            scale_invariant=True,
+            defined_at_zero=True,
+            ideal_when_equal=True,
+        ),
+    ),
+    PairMeasure(
+        name="fmr_asymmetry",
+        label="FMR asymmetry",
+        function=crossgroup.fmr_asymmetry,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: largest FMR(a, b) / FMR(b, a) over the pairs of groups",
+        fnmr_term=_PAIRS_ONLY,
+        citation=f"{NISTIR}: cross-demographic FMR heat maps, not symmetric as enrolment "
+        "and verification images differ (the summary is ours: largest FMR(a, b) / FMR(b, a))",
+        undefined="undefined when a cross-group FMR is 0: NaN, flagged, warned",
+        properties=dict(
+            bounded=False,
+            permutation_invariant=True,
+            scale_invariant=True,
+            defined_at_zero=False,
+            ideal_when_equal=True,
+        ),
+    ),
+    PairMeasure(
+        name="cell_gini",
+        label="Gini of pair FMRs",
+        function=crossgroup.cell_gini,
+        higher_is_fairer=False,
+        bounds=(0.0, 1.0),
+        ideal=0.0,
+        fmr_term="A: Gini coefficient (eq. 7) of the FMRs of every (enrolment, probe) pair",
+        fnmr_term=_PAIRS_ONLY,
+        citation=f"{HOWARD}, eq. 7 (GARBE's A), over every cell of the {NISTIR} "
+        "cross-demographic FMR matrix",
+        undefined="undefined when every pair's FMR is 0 (zero mean): set to 0, flagged, warned",
+        properties=dict(
+            bounded=True,
+            permutation_invariant=True,
+            scale_invariant=True,
+            defined_at_zero=True,
+            ideal_when_equal=True,
+        ),
+    ),
+)
+
+
 #: Every built-in measure, in registration order.
-BUILTINS = HOWARD_MEASURES + BIAS_MEASURES + SCORE_MEASURES
+BUILTINS = HOWARD_MEASURES + BIAS_MEASURES + SCORE_MEASURES + CROSS_GROUP_MEASURES

@@ -18,7 +18,15 @@ A :class:`ScoreMeasure` needs the comparison scores themselves::
 
 with ``stats`` the :class:`audit.scores.ScoreStats` of a score table.
 
-Both kinds share their metadata (:class:`MeasureSpec`): direction, declared
+A :class:`PairMeasure` reads the cross-group impostor FMRs of a cross-group
+table (:mod:`audit.tables.crossgroup`)::
+
+    function(fmr_pairs, *, zero_division="warn") -> MeasureResult
+
+over an array of shape (n_algorithms, n_groups, n_groups), enrolment group by
+probe group; it has no alpha (one error type).
+
+The kinds share their metadata (:class:`MeasureSpec`): direction, declared
 bounds, ideal, the FMR and FNMR terms, the share rule used by FFMC.1, the
 citation and the undefined policy.  Every call is checked
 (:func:`check_result`): a result of the wrong type or shape, a non-finite
@@ -37,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.measures.crossgroup import PAIRS, as_pairs
 from audit.measures.kernels import (
     ALPHA_OUT_OF_RANGE,
     MeasureResult,
@@ -63,8 +72,11 @@ OUT_OF_BOUNDS = (
     "measure {name!r} returned {count} value(s) outside its declared bounds {bounds} "
     "(first: algorithm {algorithm}, value {value!r}); they are flagged undefined"
 )
+PAIR_SHARE = (
+    "a cross-group (pairs) measure reads impostor FMRs only, so its share is 'fmr', got {share!r}"
+)
 USER_UNDEFINED = "measure {name!r} is undefined for {count} of {total} algorithm(s)"
-BAD_NEEDS = "needs must name the rates a measure reads, 'fmr' and/or 'fnmr', got {needs!r}"
+BAD_NEEDS = "needs must name the inputs a measure reads, {allowed}, got {needs!r}"
 
 #: Relative tolerance for the declared bounds (rounding of a bounded formula).
 BOUNDS_RTOL = 1e-9
@@ -225,8 +237,10 @@ class MeasureSpec:
     properties: Mapping[str, bool] = field(default_factory=dict, compare=False)
     needs: tuple[str, ...] | None = None
 
-    #: ``"rates"`` or ``"scores"``: which input the kind reads.
+    #: ``"rates"``, ``"scores"`` or ``"pairs"``: which input the kind reads.
     inputs = ""
+    #: What ``needs`` may name for this kind.
+    allowed_needs = ("fmr", "fnmr")
 
     def __post_init__(self):
         if not callable(self.share) and self.share not in SHARES:
@@ -238,17 +252,18 @@ class MeasureSpec:
         needs = self.needs
         if needs is None:
             needs = (
-                _NEEDS.get(self.share, ("fmr", "fnmr"))
+                _NEEDS.get(self.share, self.allowed_needs)
                 if isinstance(self.share, str)
-                else ("fmr", "fnmr")
+                else self.allowed_needs
             )
         needs = tuple(needs)
         if (
             not needs
-            or any(n not in ("fmr", "fnmr") for n in needs)
+            or any(n not in self.allowed_needs for n in needs)
             or len(set(needs)) < len(needs)
         ):
-            raise ValueError(BAD_NEEDS.format(needs=self.needs))
+            allowed = " and/or ".join(repr(n) for n in self.allowed_needs)
+            raise ValueError(BAD_NEEDS.format(allowed=allowed, needs=self.needs))
         object.__setattr__(self, "needs", needs)
         if not self.module:
             object.__setattr__(self, "module", getattr(self.function, "__module__", "") or "")
@@ -441,6 +456,41 @@ def _apply_policy(spec: MeasureSpec, result: MeasureResult, zero_division) -> Me
         value = np.where(undefined, float(zero_division), result.value)
         return MeasureResult(value, result.fmr_term, result.fnmr_term, undefined)
     return result
+
+
+@dataclass(frozen=True)
+class PairMeasure(MeasureSpec):
+    """A measure of the cross-group FMRs: ``measure(fmr_pairs, *, zero_division)``.
+
+    ``fmr_pairs`` has shape (n_algorithms, n_groups, n_groups): ``[k, i, j]``
+    is algorithm k's FMR over impostor comparisons enrolled in group i and
+    probed from group j, NaN where the pair was not measured (the same pairs
+    for every algorithm; :func:`audit.measures.crossgroup.as_pairs`).  It
+    reads impostor FMRs only, so it takes no alpha and its share is ``"fmr"``.
+    A function without a ``zero_division`` keyword gets the policy applied to
+    the ``undefined`` mask it returns.
+    """
+
+    share: str | Callable = "fmr"
+    inputs = "pairs"
+    allowed_needs = (PAIRS,)
+
+    def __post_init__(self):
+        if self.share != "fmr":
+            raise ValueError(PAIR_SHARE.format(share=self.share))
+        if self.needs is None:
+            object.__setattr__(self, "needs", (PAIRS,))
+        super().__post_init__()
+
+    def __call__(self, fmr_pairs, *, zero_division="warn") -> MeasureResult:
+        check_zero_division(zero_division)
+        pairs = as_pairs(fmr_pairs)
+        native = _accepts(self.function, "zero_division")
+        options = {"zero_division": zero_division} if native else {}
+        result = check_result(self, self.function(pairs, **options), pairs.shape[0])
+        if not native:
+            result = _apply_policy(self, result, zero_division)
+        return result
 
 
 @dataclass(frozen=True)

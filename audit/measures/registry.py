@@ -27,16 +27,19 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from audit.measures import onesided
+from audit.measures import crossgroup, onesided
 from audit.measures.builtins import BUILTINS
 from audit.measures.contract import (
     MeasureContractError,
     MeasureSpec,
+    PairMeasure,
     RateMeasure,
     ScoreMeasure,
     alphas,
 )
+from audit.measures.kernels import MeasureResult
 from audit.scores import score_stats
+from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
@@ -49,26 +52,37 @@ NEEDS_RATES = "measure {name!r} is a rate measure: evaluate it on a rates table 
 UNKNOWN_MEASURE = "unknown measure {name!r}; registered measures: {names}"
 ALREADY_REGISTERED = "a measure named {name!r} is already registered ({citation})"
 BAD_MODULE = "cannot import measure module {name!r}: {reason}"
-BAD_INPUTS = "inputs must be 'rates' or 'scores', got {inputs!r}"
+BAD_INPUTS = "inputs must be 'rates', 'scores' or 'pairs', got {inputs!r}"
 BAD_PROBE = "measure {name!r} fails on a probe table of 2 algorithms x 3 groups: {reason}"
-NOT_A_MEASURE = "register() takes a RateMeasure or a ScoreMeasure, got {kind}"
+NOT_A_MEASURE = "register() takes a RateMeasure, a PairMeasure or a ScoreMeasure, got {kind}"
 
 #: Backwards-compatible name of the rate kind.
 Measure = RateMeasure
 
-_KINDS = {"rates": RateMeasure, "scores": ScoreMeasure}
+_KINDS = {"rates": RateMeasure, "scores": ScoreMeasure, "pairs": PairMeasure}
 
 #: A small table every registered rate measure must accept: 2 algorithms x 3
 #: groups, positive distinct rates (no measure may be undefined on it).
 _PROBE_FMR = np.array([[1e-4, 2e-4, 4e-4], [1e-3, 1e-3, 3e-3]])
 _PROBE_FNMR = np.array([[0.01, 0.02, 0.05], [0.03, 0.02, 0.02]])
+#: The same for a cross-group (pairs) measure: 2 algorithms x 3 x 3 pairs, asymmetric.
+_PROBE_PAIRS = np.array(
+    [
+        [[4e-4, 1e-5, 2e-5], [3e-5, 2e-4, 1e-5], [1e-5, 2e-5, 1e-4]],
+        [[1e-3, 1e-4, 1e-4], [1e-4, 1e-3, 2e-4], [1e-4, 1e-4, 3e-3]],
+    ]
+)
 
 _REGISTRY: dict[str, MeasureSpec] = {}
 
 
-def _probe(measure: RateMeasure) -> None:
-    """Call a new rate measure once, scalar and vector alpha, so a broken one fails now."""
+def _probe(measure: RateMeasure | PairMeasure) -> None:
+    """Call a new rate measure once, scalar and vector alpha (a pairs measure once), so a
+    broken one fails now."""
     try:
+        if isinstance(measure, PairMeasure):
+            measure(_PROBE_PAIRS, zero_division="flag")
+            return
         measure(_PROBE_FMR, _PROBE_FNMR, alpha=0.5, zero_division="flag")
         measure(_PROBE_FMR, _PROBE_FNMR, alpha=np.array([0.0, 1.0]), zero_division="flag")
     except MeasureContractError:
@@ -80,18 +94,20 @@ def _probe(measure: RateMeasure) -> None:
 
 
 def register(measure: MeasureSpec, *, replace: bool = False, check: bool = True) -> MeasureSpec:
-    """Add a :class:`RateMeasure` or :class:`ScoreMeasure` to the registry and return it.
+    """Add a :class:`RateMeasure`, :class:`PairMeasure` or :class:`ScoreMeasure` to the
+    registry and return it.
 
-    A rate measure is called once on a probe table first (``check=False``
-    skips that, for measures whose kernel cannot run on arbitrary rates).
+    A rate or pairs measure is called once on a probe table first
+    (``check=False`` skips that, for measures whose kernel cannot run on
+    arbitrary rates).
     """
-    if not isinstance(measure, (RateMeasure, ScoreMeasure)):
+    if not isinstance(measure, (RateMeasure, PairMeasure, ScoreMeasure)):
         raise TypeError(NOT_A_MEASURE.format(kind=type(measure).__name__))
     if measure.name in _REGISTRY and not replace:
         raise ValueError(
             ALREADY_REGISTERED.format(name=measure.name, citation=_REGISTRY[measure.name].citation)
         )
-    if check and isinstance(measure, RateMeasure):
+    if check and isinstance(measure, (RateMeasure, PairMeasure)):
         _probe(measure)
     _REGISTRY[measure.name] = measure
     return measure
@@ -125,8 +141,9 @@ def register_measure(
     """Decorator registering a measure function; ``inputs`` chooses the kind.
 
     ``inputs="rates"``: ``function(fmr, fnmr, *, alpha[, zero_division]) ->
-    MeasureResult``; ``inputs="scores"``: ``function(stats, **options) ->
-    MeasureResult``.  The other keywords are the
+    MeasureResult``; ``inputs="pairs"``: ``function(fmr_pairs[, *,
+    zero_division]) -> MeasureResult`` (share ``"fmr"``); ``inputs="scores"``:
+    ``function(stats, **options) -> MeasureResult``.  The other keywords are the
     :class:`~audit.measures.contract.MeasureSpec` fields; the function is
     returned unchanged, so it stays importable and testable under its own name.
     """
@@ -152,6 +169,8 @@ def register_measure(
         )
         if inputs == "rates":
             options["vectorised_alpha"] = vectorised_alpha
+        if inputs == "pairs" and share == "linear":  # the default: a pairs measure has one term
+            options["share"] = "fmr"
         register(_KINDS[inputs](**options), replace=replace)
         return function
 
@@ -169,7 +188,7 @@ def get_measure(name: str) -> MeasureSpec:
 def measure_names(*, inputs: str | None = None) -> list[str]:
     """Names of the registered measures, in registration order.
 
-    ``inputs="rates"`` (or ``"scores"``) keeps only the measures of that kind.
+    ``inputs="rates"`` (or ``"scores"``, ``"pairs"``) keeps only the measures of that kind.
     """
     if inputs is not None and inputs not in _KINDS:
         raise ValueError(BAD_INPUTS.format(inputs=inputs))
@@ -183,6 +202,32 @@ def rate_measure(measure: str | MeasureSpec) -> RateMeasure:
     if not isinstance(spec, RateMeasure):
         raise ValueError(NEEDS_SCORES.format(name=spec.name))
     return spec
+
+
+def table_measure(measure: str | MeasureSpec) -> RateMeasure | PairMeasure:
+    """The measure named (or given) ``measure`` if a rates table can feed it: a rate
+    measure, or a cross-group (pairs) measure; a score measure is refused."""
+    spec = get_measure(measure) if isinstance(measure, str) else measure
+    if not isinstance(spec, (RateMeasure, PairMeasure)):
+        raise ValueError(NEEDS_SCORES.format(name=spec.name))
+    return spec
+
+
+def table_measure_names() -> list[str]:
+    """The measures a rates table can feed: the rate measures, then the pairs measures."""
+    return measure_names(inputs="rates") + measure_names(inputs="pairs")
+
+
+def applicability(table: pd.DataFrame, spec: RateMeasure | PairMeasure) -> tuple[str, str]:
+    """``(status, note)`` of ``spec`` on ``table`` (see :func:`applicable_measures`)."""
+    if isinstance(spec, PairMeasure):
+        if cross_group(table) is None:
+            return onesided.NOT_APPLICABLE, crossgroup.NEEDS_PAIRS
+        return onesided.COMPUTED, ""
+    available = available_rates(table)
+    if available == RATE_COLUMNS:
+        return onesided.COMPUTED, ""
+    return onesided.applicability(spec, available)
 
 
 def load_measure_module(dotted: str) -> list[str]:
@@ -256,20 +301,19 @@ def _absent(result, table: pd.DataFrame):
 def applicable_measures(
     table: pd.DataFrame, measures: Iterable[str | MeasureSpec] | None = None
 ) -> pd.DataFrame:
-    """Which rate measures apply to ``table``, and how: one row per measure.
+    """Which rate and pairs measures apply to ``table``, and how: one row per measure.
 
     Columns ``measure``, ``label``, ``needs`` (e.g. ``"fmr, fnmr"``),
     ``status`` (``"computed"``, ``"one term"`` or ``"not applicable"``) and
-    ``note`` (the one-term rule or the reason; empty when computed on both
-    rates).  ``measures`` defaults to every registered rate measure.
+    ``note`` (the one-term rule or the reason; empty when computed as
+    defined).  ``measures`` defaults to every registered rate measure and
+    every cross-group (pairs) measure, which applies to a table read from a
+    cross-group table only.
     """
-    specs = [
-        rate_measure(m) for m in (measure_names(inputs="rates") if measures is None else measures)
-    ]
-    available = available_rates(table)
+    specs = [table_measure(m) for m in (table_measure_names() if measures is None else measures)]
     rows = []
     for spec in specs:
-        status, note = onesided.applicability(spec, available)
+        status, note = applicability(table, spec)
         rows.append(
             {
                 "measure": spec.name,
@@ -307,14 +351,42 @@ def evaluate(
     >>> evaluate(t, "ir", alpha=[0.0, 1.0])["value"].tolist()
     [4.0, 4.0]
     """
-    spec = rate_measure(measure)
+    spec = table_measure(measure)
     grid, scalar = alphas(alpha)
+    if isinstance(spec, PairMeasure):
+        algorithms, result = _pairs(table, spec, grid, zero_division)
+        out = _frame(result if not scalar else _first_alpha(result), algorithms, grid, scalar)
+        out.attrs["rule"] = ""
+        return out
     algorithms, _, fmr, fnmr = rate_matrices(table)
     fmr, fnmr, used, rule = _inputs(table, spec, fmr, fnmr, grid)
     result = spec(fmr, fnmr, alpha=used[0] if scalar else used, zero_division=zero_division)
     out = _frame(_absent(result, table), algorithms, grid, scalar)
     out.attrs["rule"] = rule
     return out
+
+
+def _pairs(table: pd.DataFrame, spec: PairMeasure, grid: np.ndarray, zero_division):
+    """A pairs measure on the table's pair matrices, one row per alpha of ``grid`` (the
+    measure has no alpha: every row is the same); refused on a table without them."""
+    cross = cross_group(table)
+    if cross is None:
+        raise ValueError(
+            onesided.NOT_APPLICABLE_HERE.format(
+                name=spec.name,
+                source=table.attrs.get("source", "the table"),
+                reason=crossgroup.NEEDS_PAIRS,
+            )
+        )
+    result = spec(cross.fmr, zero_division=zero_division)
+    shape = (len(grid), len(cross.algorithms))
+    return cross.algorithms, MeasureResult(
+        *(np.broadcast_to(getattr(result, f), shape) for f in MeasureResult.__dataclass_fields__)
+    )
+
+
+def _first_alpha(result: MeasureResult) -> MeasureResult:
+    return MeasureResult(*(getattr(result, f)[0] for f in MeasureResult.__dataclass_fields__))
 
 
 def evaluate_many(
@@ -327,9 +399,10 @@ def evaluate_many(
     """Several rate measures on one rates table, as one tidy frame.
 
     The rate matrices are built once.  ``measures`` defaults to every
-    registered rate measure that applies to the table
+    registered rate and pairs measure that applies to the table
     (:func:`applicable_measures`; one named explicitly that does not apply
-    is refused).  Returns one row per (measure, alpha, algorithm):
+    is refused).  A pairs measure has no alpha: its value repeats at every
+    alpha.  Returns one row per (measure, alpha, algorithm):
     ``measure``, ``alpha``, ``algorithm``, ``value``, ``fmr_term``,
     ``fnmr_term``, ``undefined`` and ``rule`` (on a one-sided table, the
     one-term rule a value was computed by; empty otherwise).
@@ -349,14 +422,18 @@ def evaluate_many(
     if measures is None:
         listed = applicable_measures(table)
         measures = listed.loc[listed["status"] != onesided.NOT_APPLICABLE, "measure"].tolist()
-    specs = [rate_measure(m) for m in measures]
+    specs = [table_measure(m) for m in measures]
     grid, _ = alphas(alpha)
     algorithms, _, fmr_table, fnmr_table = rate_matrices(table)
     n = len(algorithms)
     frames = []
     for spec in specs:
-        fmr, fnmr, used, rule = _inputs(table, spec, fmr_table, fnmr_table, grid)
-        result = _absent(spec(fmr, fnmr, alpha=used, zero_division=zero_division), table)
+        if isinstance(spec, PairMeasure):
+            _, result = _pairs(table, spec, grid, zero_division)
+            rule = ""
+        else:
+            fmr, fnmr, used, rule = _inputs(table, spec, fmr_table, fnmr_table, grid)
+            result = _absent(spec(fmr, fnmr, alpha=used, zero_division=zero_division), table)
         frames.append(
             pd.DataFrame(
                 {

@@ -1,6 +1,9 @@
 """Report: figures, tables, narrative and the runner that executes the notebooks.
 
-:mod:`~audit.report.outputs` saves figures and tables and writes the run
-header; :mod:`~audit.report.plots` draws (one module per notebook);
-:mod:`~audit.report.runner` runs the papermill notebooks into a report folder.
+:mod:`~audit.report.outputs` saves figures, tables and sentences and writes
+the run header; :mod:`~audit.report.notices` shows a notebook's warnings as
+sentences and keeps them as a table; :mod:`~audit.report.plots` draws (one
+module per notebook); :mod:`~audit.report.frontpage` builds ``index.html``
+from the tables a report holds; :mod:`~audit.report.runner` runs the
+papermill notebooks into a report folder.
 """

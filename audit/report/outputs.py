@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from audit import __version__
+from audit.report.plots import PLAIN_TEXT
 from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 
@@ -44,7 +45,7 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
     bbox = "tight" if engine is None else None
     paths = []
     try:
-        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
+        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, **PLAIN_TEXT}):
             for suffix in ("png", "svg"):
                 path = folder / f"{_slug(name)}.{suffix}"
                 metadata = {"Date": None} if suffix == "svg" else {"Software": None}
@@ -121,3 +122,12 @@ def header_markdown(header: dict) -> str:
         f"{escape_markdown(header['matplotlib'])}  \n"
         f"**Run at**: {escape_markdown(header['date'])}"
     )
+
+
+def save_sentences(sentences, name: str, output_dir: str | os.PathLike, *, topic: str) -> Path:
+    """Write what a notebook says in words as ``tables/<name>.csv``: one row per sentence,
+    columns ``topic`` and ``sentence``, so the report's front page can repeat it."""
+    frame = pd.DataFrame(
+        {"topic": [str(topic)] * len(sentences), "sentence": [str(s) for s in sentences]}
+    )
+    return save_table(frame, name, output_dir, index=False)

@@ -11,7 +11,8 @@ writing the same report; hidden folders left by killed runs are recovered or
 removed by the next run, which names them::
 
     reports/<name>/
-        index.html            the front page: run header, links, figures
+        index.html            the front page: findings (verdicts, frontier, robustness,
+                              data quality, warnings), then links, figures, tables, run
         manifest.json         input sha256, parameters, versions, date
         <notebook>.ipynb      executed notebooks
         <notebook>.html       their HTML rendering, code hidden
@@ -25,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import fcntl
-import html
 import json
 import os
 import secrets
@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from audit import config
+from audit.report.frontpage import front_page
 from audit.report.outputs import run_header
 from audit.sources import voxceleb
 from audit.sources.annex15 import annex15_path
@@ -46,11 +47,13 @@ NOTEBOOKS = {
     "ffmc": "ffmc_audit.ipynb",
     "pareto": "pareto_downselect.ipynb",
     "scores": "scores_audit.ipynb",
+    "crossgroup": "crossgroup_audit.ipynb",
 }
 TITLES = {
     "ffmc": "FFMC audit of the fairness measures",
     "pareto": "Accuracy / fairness Pareto down-select",
     "scores": "Fairness audit from comparison scores",
+    "crossgroup": "Cross-group impostor FMR",
 }
 
 UNKNOWN_NOTEBOOK = "unknown notebook {name!r}; available: {names}"
@@ -188,49 +191,6 @@ def execute(name: str, output: Path, parameters: Mapping, *, progress: bool = Tr
             )
         ) from None
     return output
-
-
-def _index_html(title: str, header: dict, notebooks: Sequence[str], folder: Path) -> str:
-    rows = "".join(
-        f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(str(v))}</code></td></tr>"
-        for k, v in header.items()
-        if k != "parameters"
-    )
-    params = "".join(
-        f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(repr(v))}</code></td></tr>"
-        for k, v in header["parameters"].items()
-    )
-    links = "".join(
-        f'<li><a href="{n}.html">{html.escape(TITLES[n])}</a> '
-        f'(<a href="{n}.ipynb">notebook</a>)</li>'
-        for n in notebooks
-    )
-    figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").exists() else []
-    tables = sorted((folder / "tables").glob("*.csv")) if (folder / "tables").exists() else []
-    e = html.escape
-    figure_html = "".join(
-        f'<figure><a href="figures/{e(p.name)}"><img src="figures/{e(p.name)}" alt="{e(p.stem)}">'
-        f"</a><figcaption>{e(p.stem)} "
-        f'(<a href="figures/{e(p.stem)}.svg">SVG</a>)</figcaption></figure>'
-        for p in figures
-    )
-    table_html = "".join(f'<li><a href="tables/{e(p.name)}">{e(p.name)}</a></li>' for p in tables)
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; }}
-table {{ border-collapse: collapse; }} th, td {{ text-align: left; padding: 2px 10px; border-bottom: 1px solid #ddd; }}
-figure {{ display: inline-block; width: 48%; margin: 0.5%; vertical-align: top; }}
-figure img {{ width: 100%; border: 1px solid #eee; }}
-</style></head><body>
-<h1>{html.escape(title)}</h1>
-<h2>Reports</h2><ul>{links}</ul>
-<h2>Run</h2><table>{rows}</table>
-<h3>Parameters</h3><table>{params}</table>
-<h2>Tables</h2><ul>{table_html}</ul>
-<h2>Figures</h2>{figure_html}
-</body></html>
-"""
 
 
 def _mkdir(path: Path) -> Path:
@@ -434,7 +394,27 @@ def write_report(
     The same guarantees as :func:`run_report` (:func:`_build`).
     """
     check_report_name(name)
-    return _build(check_reports_root(reports_root), name, notify, write)
+
+    def fill(folder: Path) -> None:
+        write(folder)
+        _write_index(folder, name)
+
+    return _build(check_reports_root(reports_root), name, notify, fill)
+
+
+def _write_index(
+    folder: Path, name: str, header: dict | None = None, notebooks: Sequence[str] = ()
+) -> Path:
+    """The report's front page, from the tables in ``folder`` (:mod:`audit.report.frontpage`)."""
+    page = front_page(
+        folder,
+        title=f"audit report: {name}",
+        header=header,
+        notebooks=[(n, TITLES.get(n, n)) for n in notebooks],
+    )
+    path = folder / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
 
 
 def _build(
@@ -541,8 +521,6 @@ def run_report(
             export_html(executed, staging / f"{notebook}.html")
 
         _run_all(run, notebooks)
-        (staging / "index.html").write_text(
-            _index_html(f"audit report: {name}", header, notebooks, staging), encoding="utf-8"
-        )
+        _write_index(staging, name, header, notebooks)
 
     return _build(root, name, notify, fill)

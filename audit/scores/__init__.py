@@ -56,6 +56,13 @@ Per-group rates
     FMR that sets the threshold (and the global rates of SED_G), not a group's
     FMR.  A group without mated or without within-group non-mated comparisons
     has an undefined rate and is refused with a :class:`ScoresError`.
+One kind of comparison only
+    Scores of non-mated comparisons only give an FMR-only rates table (no
+    ``fnmr`` or ``n_mated`` column; the FMR measures apply, see
+    :func:`audit.measures.registry.applicable_measures`).  Scores of mated
+    comparisons only give no threshold at a target FMR; at thresholds given to
+    :func:`rates_at_thresholds` they give an FNMR-only table
+    (:meth:`ScoreStats.rates_held` says which).
 
 Sufficient statistics and the streaming seam
 --------------------------------------------

@@ -25,7 +25,7 @@ class SufficientStatistics:
 
     Attributes: ``algorithms``, ``groups`` (:class:`pandas.Index`),
     ``higher_is_match``, ``attributes``.  Methods: :meth:`counts`,
-    :meth:`n_mated`, :meth:`n_nonmated`, :meth:`n_pooled_nonmated`,
+    :meth:`n_mated`, :meth:`n_nonmated`, :meth:`n_pooled_nonmated`, :meth:`rates_held`,
     :meth:`score_range`, :meth:`cut_points`, :meth:`smallest_at_or_above`,
     :meth:`equal_error`, :meth:`order_statistics`, :meth:`to_internal`,
     :meth:`to_external`, :meth:`algorithm_index`.
@@ -111,6 +111,14 @@ class ScoreStats(SufficientStatistics):
 
     def n_pooled_nonmated(self, a: int) -> int:
         return int(self.n_nonmated(a).sum() + len(self.cross[a]))
+
+    def rates_held(self) -> tuple[str, ...]:
+        """The error rates these scores give: ``("fmr", "fnmr")``, or ``("fmr",)`` for a
+        set of non-mated comparisons only, ``("fnmr",)`` for mated comparisons only."""
+        mated = any(len(s) for row in self.mated for s in row)
+        nonmated = any(len(s) for row in self.nonmated for s in row)
+        nonmated = nonmated or any(len(s) for s in self.cross)
+        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
 
     def segments(self, a: int) -> list[np.ndarray]:
         return [*self.mated[a], *self.nonmated[a], self.cross[a]]

@@ -10,10 +10,14 @@ from audit.scores.stats import SufficientStatistics, score_stats
 from audit.tables.scores import (
     BAD_TARGET,
     DEFAULT_TARGETS,
+    MATED_ONLY,
     NO_COMPARISONS,
     NO_NONMATED,
     ScoresError,
 )
+
+#: The count behind each rate: FMR over non-mated comparisons, FNMR over mated ones.
+COUNTS = {"fmr": "n_nonmated", "fnmr": "n_mated"}
 
 
 def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
@@ -40,6 +44,8 @@ def _operating_points(
     """
     n = stats.n_pooled_nonmated(a)
     if n == 0:
+        if stats.rates_held() == ("fnmr",):
+            raise ScoresError(MATED_ONLY)
         raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
     k = _allowed_false_matches(targets, n)
     low, _ = stats.score_range(a)
@@ -103,31 +109,29 @@ def _targets(targets) -> np.ndarray:
 def _rates_frame(
     stats: SufficientStatistics, a: int, internal: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Per-group rates (n_groups, n_thresholds) at internal thresholds, refusing empty groups."""
-    n_m, n_nm = stats.n_mated(a), stats.n_nonmated(a)
-    for g, group in enumerate(stats.groups):
-        if n_m[g] == 0:
-            raise ScoresError(
-                NO_COMPARISONS.format(
-                    algorithm=stats.algorithms[a], group=group, kind="mated", rate="FNMR"
-                )
-            )
-        if n_nm[g] == 0:
+    """Per-group rates (n_groups, n_thresholds) at internal thresholds, refusing empty groups.
+
+    Only the rates the scores hold (:meth:`ScoreStats.rates_held`): a set of
+    non-mated comparisons only gives FMRs, of mated ones only FNMRs.
+    """
+    held = stats.rates_held()
+    counts = {"fmr": stats.n_nonmated(a), "fnmr": stats.n_mated(a)}
+    kinds = {"fmr": "within-group non-mated", "fnmr": "mated"}
+    for g in range(len(stats.groups)):
+        for rate in (r for r in ("fnmr", "fmr") if r in held and counts[r][g] == 0):
             raise ScoresError(
                 NO_COMPARISONS.format(
                     algorithm=stats.algorithms[a],
-                    group=group,
-                    kind="within-group non-mated",
-                    rate="FMR",
+                    group=stats.groups[g],
+                    kind=kinds[rate],
+                    rate=rate.upper(),
                 )
             )
     fm, fnm, _ = stats.counts(a, internal)
-    return {
-        "fmr": fm / n_nm[:, None],
-        "fnmr": fnm / n_m[:, None],
-        "n_mated": n_m,
-        "n_nonmated": n_nm,
-    }
+    errors = {"fmr": fm, "fnmr": fnm}
+    out = {rate: errors[rate] / counts[rate][:, None] for rate in held}
+    out |= {COUNTS[rate]: counts[rate] for rate in ("fnmr", "fmr") if rate in held}
+    return out
 
 
 def _strings(labels, index: np.ndarray):
@@ -138,7 +142,8 @@ def _strings(labels, index: np.ndarray):
 def _tidy(stats: SufficientStatistics, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
     """Assemble rates blocks into the tidy long table, one row per (algorithm, [point,] group)."""
     n_grp = len(stats.groups)
-    sizes = [rates["fmr"].shape[1] * n_grp for _, rates, _ in blocks]
+    rate = stats.rates_held()[0]
+    sizes = [rates[rate].shape[1] * n_grp for _, rates, _ in blocks]
     group = np.tile(np.arange(n_grp), sum(sizes) // n_grp if n_grp else 0)
     table = {"algorithm": _strings(stats.algorithms, np.repeat([a for a, _, _ in blocks], sizes))}
     if stats.attributes:
@@ -148,12 +153,14 @@ def _tidy(stats: SufficientStatistics, blocks: list[tuple[int, dict, dict]]) -> 
         for i, name in enumerate(stats.attributes):
             table[name] = _strings([s[i] for s in split], group)
     table["group"] = _strings(stats.groups, group)
-    table["fmr"] = np.concatenate([rates["fmr"].T.ravel() for _, rates, _ in blocks])
-    table["fnmr"] = np.concatenate([rates["fnmr"].T.ravel() for _, rates, _ in blocks])
-    for name in ("n_mated", "n_nonmated"):
-        table[name] = np.concatenate(
-            [np.tile(rates[name], rates["fmr"].shape[1]) for _, rates, _ in blocks]
-        ).astype("int64")
+    held = stats.rates_held()
+    for rate in held:
+        table[rate] = np.concatenate([rates[rate].T.ravel() for _, rates, _ in blocks])
+    for rate in ("fnmr", "fmr"):
+        if rate in held:
+            table[COUNTS[rate]] = np.concatenate(
+                [np.tile(rates[COUNTS[rate]], rates[rate].shape[1]) for _, rates, _ in blocks]
+            ).astype("int64")
     for name in blocks[0][2]:
         table[name] = np.concatenate(
             [np.repeat(np.asarray(extra[name]), n_grp) for _, _, extra in blocks]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -320,6 +320,34 @@ def _check_complete(
             )
 
 
+def group_attributes(
+    groups: list[str],
+    attributes: Sequence[str] | None,
+    source: _Source,
+    column_of: Callable[[str], str],
+) -> tuple[str, ...]:
+    """The attribute names the dot-separated parts of the group labels stand for: two
+    parts are gender and race unless named; a label with another number of parts than
+    the names is refused, naming its column (``column_of(group)``)."""
+    parts = len(groups[0].split(".")) if groups else 0
+    if attributes is None:
+        attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
+    attributes = tuple(attributes)
+    for group in groups if attributes else ():
+        found = len(group.split("."))
+        if found != len(attributes):
+            raise RatesError(
+                WRONG_ATTRIBUTE_COUNT.format(
+                    source=source.name,
+                    column=column_of(group),
+                    found=found,
+                    expected=len(attributes),
+                    attributes=list(attributes),
+                )
+            )
+    return attributes
+
+
 def _from_wide(
     frame: pd.DataFrame, source: _Source, attributes: Sequence[str] | None
 ) -> pd.DataFrame:
@@ -367,23 +395,7 @@ def _from_wide(
                 hint=" (the wide layout has an FMR and an FNMR column per group)",
             )
         )
-    parts = len(groups[0].split("."))
-    if attributes is None:
-        attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
-    attributes = tuple(attributes)
-    if attributes:
-        for group in groups:
-            found = len(group.split("."))
-            if found != len(attributes):
-                raise RatesError(
-                    WRONG_ATTRIBUTE_COUNT.format(
-                        source=source.name,
-                        column=f"FMR.{group}",
-                        found=found,
-                        expected=len(attributes),
-                        attributes=list(attributes),
-                    )
-                )
+    attributes = group_attributes(groups, attributes, source, lambda group: f"FMR.{group}")
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
     algorithms = _labels(frame, "Algorithm", source)
@@ -475,6 +487,8 @@ def read_rates(
     columns: Mapping[str, str] | str | None = None,
     separator: str = ".",
     units: str | None = None,
+    pair_separator: str | None = None,
+    pairs=None,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -508,6 +522,15 @@ def read_rates(
         rates are fractions; ``None`` (default) reads fractions and, for
         a file, warns (:class:`~audit.tables.layouts.ImplausibleRatesWarning`)
         when a median rate exceeds 0.2.  See :mod:`audit.tables.layouts`.
+    pair_separator
+        Reads a wide cross-group impostor table: ``FMR.<enrolment><SEP><probe>``
+        columns, one per pair of groups (``"|"`` reads ``FMR.F.Black|M.White``).
+        A long cross-group table (columns ``group_1``, ``group_2``) needs none.
+        See :mod:`audit.tables.crossgroup`.
+    pairs
+        The pairs a cross-group table measures, when not the full square:
+        ``[("A", "B"), ...]`` (enrolment, probe), or text ``"A|B,B|A"`` split at
+        ``pair_separator``.  Every group needs its within-group pair.
 
     Returns
     -------
@@ -516,7 +539,10 @@ def read_rates(
         ``algorithm``, the attributes, ``group``, ``fmr``, ``fnmr`` (float64;
         a one-sided table has one of the two) and ``n_mated``/``n_nonmated``
         (int64) when given. ``attrs["source"]`` names the input,
-        ``attrs["units"]`` the units read.
+        ``attrs["units"]`` the units read.  From a cross-group table: the
+        within-group FMRs, FMR(g, g), as an FMR-only table, and the pair
+        matrices in ``attrs["cross_group"]``
+        (:func:`audit.tables.crossgroup.cross_group`).
 
     Raises
     ------
@@ -540,15 +566,32 @@ def read_rates(
         and count_tolerance >= 0
     ):
         raise ValueError(BAD_TOLERANCE.format(value=count_tolerance))
+    # a cross-group table is read into a rates table, so its reader imports this module
+    from audit.tables import crossgroup
+
+    crossgroup.check_pair_separator(pair_separator)
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes)
     frame = layouts.prepare(
         frame, where, RatesError, columns=columns, separator=separator, units=units
     )
     columns = [str(c) for c in frame.columns]
-    if any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
+    if crossgroup.is_cross_group(columns, pair_separator):
+        tidy = crossgroup.read_cross_group(
+            frame,
+            where,
+            attributes=attributes,
+            pair_separator=pair_separator,
+            pairs=pairs,
+            count_tolerance=count_tolerance,
+        )
+    elif pairs is not None:
+        raise RatesError(crossgroup.PAIRS_NOT_CROSS.format(source=where.name))
+    elif any(WIDE_RATE.match(c) for c in columns) or "Algorithm" in columns:
         tidy = _from_wide(frame, where, attributes)
+        crossgroup.warn_pair_like(tidy, where, wide=True)
     elif {"fmr", "fnmr"} & set(columns) or "algorithm" in columns:
         tidy = _from_long(frame, where, attributes, count_tolerance)
+        crossgroup.warn_pair_like(tidy, where, wide=False)
     else:
         raise RatesError(UNKNOWN_LAYOUT.format(source=where.name, columns=columns))
     groups = list(pd.unique(tidy["group"]))

@@ -61,6 +61,11 @@ NO_COMPARISONS = (
     "comparisons in every group"
 )
 NO_NONMATED = "algorithm {algorithm!r} has no non-mated comparisons: no threshold can be set on FMR"
+MATED_ONLY = (
+    "the scores hold mated comparisons only: no threshold can be set on FMR; their "
+    "per-group FNMRs (an FNMR-only rates table) come at thresholds you give, with "
+    "audit.scores.rates_at_thresholds(scores, thresholds)"
+)
 BAD_TARGET = "target FMR must lie in (0, 1], got {value!r}"
 UNKNOWN_ALGORITHM = "unknown algorithm {name!r}; the scores hold {names}"
 

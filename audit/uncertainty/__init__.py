@@ -29,8 +29,9 @@ the paper (ranges, the alpha at which the FMR term's contribution crosses one
 half) and the probability of each algorithm being on the accuracy/fairness
 Pareto frontier.  :func:`verdict_stability` reruns the FFMC audit on a subset
 of replicates, and :func:`robustness_summary` writes the plain-language
-paragraph.  Group rates get binomial intervals from :func:`binomial_interval`
-(Wilson score or Clopper-Pearson) via :func:`rate_intervals`.
+paragraph (:func:`robustness_sentences`: the same, sentence by sentence).
+Group rates get binomial intervals from :func:`binomial_interval` (Wilson
+score or Clopper-Pearson) via :func:`rate_intervals`.
 
 All randomness comes from ``numpy.random.default_rng(seed)``; results record
 their parameters in ``attrs`` (frames) or ``params`` (results).
@@ -45,7 +46,7 @@ stability and :func:`analyse`, the entry point of the reports).
 """
 
 from audit.uncertainty.checks import CROSSING_GRID, FLOOR_LOWER, HOWARD_2022_CLAIMS
-from audit.uncertainty.claims import check_claims, robustness_summary
+from audit.uncertainty.claims import check_claims, robustness_sentences, robustness_summary
 from audit.uncertainty.intervals import binomial_interval, count_matrices, rate_intervals
 from audit.uncertainty.replicates import (
     parametric_replicates,
@@ -83,6 +84,7 @@ __all__ = [
     "replicate_measures",
     "replicate_table",
     "resample_scores",
+    "robustness_sentences",
     "robustness_summary",
     "score_bootstrap",
     "transcription_bins",

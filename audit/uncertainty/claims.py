@@ -81,7 +81,21 @@ def robustness_summary(
     claims: Mapping[str, tuple[float, str]] | None = None,
     threshold: float = 0.95,
 ) -> str:
-    """A short plain-language paragraph: what is and is not robust.
+    """A short plain-language paragraph: the sentences of :func:`robustness_sentences`."""
+    return " ".join(
+        robustness_sentences(result, verdicts=verdicts, claims=claims, threshold=threshold)
+    )
+
+
+def robustness_sentences(
+    result: UncertaintyResult,
+    *,
+    verdicts: pd.DataFrame | None = None,
+    claims: Mapping[str, tuple[float, str]] | None = None,
+    threshold: float = 0.95,
+) -> list[str]:
+    """What is and is not robust, in plain sentences: the first says how the replicates
+    were made and ends with a colon, each of the others states one finding.
 
     A conclusion counts as robust when it holds in at least ``threshold`` of
     the replicates: a claimed value (from ``claims``, e.g.
@@ -191,4 +205,4 @@ def robustness_summary(
             )
             + "."
         )
-    return " ".join(lines)
+    return lines

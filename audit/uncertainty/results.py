@@ -27,7 +27,7 @@ from audit.uncertainty.checks import (
     _check_replicates,
     _rate_measures,
 )
-from audit.uncertainty.claims import robustness_summary
+from audit.uncertainty.claims import robustness_sentences, robustness_summary
 from audit.uncertainty.intervals import count_matrices
 from audit.uncertainty.replicates import (
     _aligned,
@@ -251,6 +251,10 @@ class UncertaintyResult:
     def summary(self, **options) -> str:
         """The plain-language paragraph of :func:`robustness_summary`."""
         return robustness_summary(self, **options)
+
+    def sentences(self, **options) -> list[str]:
+        """The sentences of :func:`robustness_sentences`, one by one."""
+        return robustness_sentences(self, **options)
 
 
 def _analyse(

@@ -10,6 +10,7 @@ import pandas as pd
 
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
+from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
 from audit.uncertainty.results import (
@@ -104,6 +105,10 @@ NO_FLOOR = (
     "of the cells and by two)"
 )
 FLOOR_BELOW_LOWER = "their floor {floor!r} is below floor_lower {value!r}"
+ONE_SIDED = (
+    "no uncertainty analysis: the table holds {rate} only, and the bootstrap and the "
+    "transcription redraw draw FMR and FNMR together"
+)
 BAD_ANALYSIS_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
 
 
@@ -130,7 +135,8 @@ def analyse(
     description saying which condition failed. ``"counts"`` and
     ``"transcription"`` force one (a forced transcription raises
     ``ValueError`` on an FMR of 0 or a ``floor_lower`` above the floor);
-    ``"none"`` skips it.  ``weights`` (as in
+    ``"none"`` skips it, and so does a table of one error rate (FMR or FNMR
+    only), the description saying so.  ``weights`` (as in
     :func:`audit.accuracy.overall_rates`) weights the total FNMR of the frontier
     whichever method runs, so the frontier probabilities match a down-select
     made with the same ``weights``; pass ``weights="counts"`` to weight by the
@@ -145,10 +151,13 @@ def analyse(
 
     if method not in ("auto", "counts", "transcription", "none"):
         raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))
-    has_counts = {"n_mated", "n_nonmated"} <= set(table.columns)
-    step = decade_grid(table["fmr"].to_numpy())
     if method == "none":
         return None, "no uncertainty analysis (method='none')"
+    rates = available_rates(table)
+    if len(rates) == 1:
+        return None, ONE_SIDED.format(rate=rates[0].upper())
+    has_counts = {"n_mated", "n_nonmated"} <= set(table.columns)
+    step = decade_grid(table["fmr"].to_numpy())
     if method == "counts" or (method == "auto" and has_counts):
         result = parametric_bootstrap(
             table,

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.report.plots import plain_text
+
 #: Panel B uses a log axis when the bulk of the terms (5th to 95th percentile of
 #: both together) spans more decades than this.
 LOG_DECADES = 2.0
@@ -55,6 +57,7 @@ def _histogram_bins(values: np.ndarray, bins: int) -> dict:
     return {"bins": bins}
 
 
+@plain_text
 def plot_distribution(
     detail: pd.DataFrame, *, alpha: float = 0.5, label: str = "value", bins: int = 20, ax=None
 ):
@@ -71,6 +74,7 @@ def plot_distribution(
     return ax
 
 
+@plain_text
 def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
     """Panel B: the A (FMR) and B (FNMR) terms over algorithms, log axis if they span decades."""
     ax = _axes(ax)
@@ -98,6 +102,7 @@ def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
     return ax
 
 
+@plain_text
 def plot_alpha_range(by_alpha: pd.DataFrame, *, label: str = "value", ax=None):
     """Panel C: min-max range, quartiles and median of the measure against alpha."""
     ax = _axes(ax)
@@ -116,6 +121,7 @@ def plot_alpha_range(by_alpha: pd.DataFrame, *, label: str = "value", ax=None):
     return ax
 
 
+@plain_text
 def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, ax=None):
     """Panel D: relative contribution of the alpha (FMR) term against alpha.
 
@@ -140,6 +146,7 @@ def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, a
     return ax
 
 
+@plain_text
 def ffmc_panels(
     detail: pd.DataFrame,
     by_alpha: pd.DataFrame,

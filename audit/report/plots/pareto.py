@@ -15,6 +15,8 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from audit.report.plots import plain_text
+
 NOT_A_FRONTIER_FRAME = (
     "pareto_figure needs a frame from audit.pareto.frontier_frame (columns {needed} and its "
     "attrs); missing: {missing}"
@@ -26,8 +28,8 @@ LOG_NEEDS_POSITIVE = (
 _NEEDED_COLUMNS = ("accuracy", "fairness", "on_frontier", "weakly_efficient")
 _NEEDED_ATTRS = (
     "measure_label",
+    "fairness_label",
     "higher_is_fairer",
-    "alpha",
     "accuracy_label",
     "accuracy_higher_is_better",
     "weights",
@@ -132,6 +134,7 @@ def _overlap(a, b) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
+@plain_text
 def label_points(ax, names, xs, ys, *, fontsize: float = 7.0) -> None:
     """Name each point, nudging labels apart so that none overlap (greedy, in display space)."""
     if not len(names):
@@ -179,6 +182,7 @@ def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
     label_points(ax, list(points.index), points["accuracy"], points["fairness"], fontsize=fontsize)
 
 
+@plain_text
 def pareto_figure(
     frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x: bool = False, ax=None
 ):
@@ -224,7 +228,7 @@ def pareto_figure(
     ...     "FNMR.F": [0.010, 0.030, 0.030], "FNMR.M": [0.030, 0.030, 0.050]}))
     >>> fig = pareto_figure(frontier_frame(t), inset_max=None)
     >>> fig.axes[0].get_ylabel()
-    'GARBE, alpha = 0.5 (lower is fairer)'
+    'GARBE (alpha=0.5), lower is fairer'
     """
     import matplotlib.pyplot as plt
 
@@ -286,7 +290,7 @@ def pareto_figure(
     better = "higher" if a["accuracy_higher_is_better"] else "lower"
     fairer = "higher" if a["higher_is_fairer"] else "lower"
     x_label = f"{a['accuracy_label']} ({better} is better"
-    y_label = f"{a['measure_label']}, alpha = {a['alpha']:g} ({fairer} is fairer)"
+    y_label = f"{a['fairness_label']}, {fairer} is fairer"
     ax.set_xlabel(f"{x_label}{', log scale' if log_x else ''})")
     ax.set_ylabel(y_label)
     ax.grid(True, which="major", lw=0.4, alpha=0.5)

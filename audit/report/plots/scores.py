@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.registry import get_measure
+from audit.report.plots import plain_text
 
 
+@plain_text
 def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
     """A measure against the attained pooled FMR, one line per algorithm (Chouchane et al., Fig. 6).
 
@@ -38,6 +40,7 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
     return ax
 
 
+@plain_text
 def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
     """Per-group DET curves on normal-deviate axes (Chouchane et al., Fig. 7).
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.registry import get_measure
+from audit.report.plots import plain_text
 from audit.report.plots.pareto import label_points
 
 NO_ROWS = "no intervals for measure {measure!r}; measures present: {present}"
@@ -26,6 +27,7 @@ def _label(measure: str) -> str:
         return measure
 
 
+@plain_text
 def plot_intervals(
     intervals: pd.DataFrame,
     *,
@@ -90,6 +92,7 @@ def plot_intervals(
     return ax
 
 
+@plain_text
 def add_frontier_probability(
     ax,
     frontier: pd.DataFrame,
@@ -169,6 +172,7 @@ def add_frontier_probability(
     return ax
 
 
+@plain_text
 def plot_frontier_probability(frontier: pd.DataFrame, *, ax=None, logx: bool = True, **options):
     """Accuracy/fairness scatter coloured by frontier membership probability.
 
@@ -193,6 +197,7 @@ def plot_frontier_probability(frontier: pd.DataFrame, *, ax=None, logx: bool = T
     return ax
 
 
+@plain_text
 def plot_statistics(
     replicates: pd.DataFrame,
     *,

@@ -1,0 +1,274 @@
+"""Cross-group tables from the command line (check, report, pareto), the heat map, and the
+choice of the matrices a report draws."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import cross_long, cross_matrices, cross_wide
+
+from audit.analysis import crossgroup as cross_report
+from audit.cli import main
+from audit.measures import crossgroup, onesided
+from audit.measures.registry import evaluate
+from audit.report.plots.crossgroup import pair_heatmap, pair_heatmaps, pair_matrix
+from audit.tables import crossgroup as tables
+from audit.tables.crossgroup import cross_group
+from audit.tables.rates import read_rates
+
+
+@pytest.fixture
+def cross_csv(tmp_path):
+    path = tmp_path / "cross.csv"
+    cross_long().to_csv(path, index=False)
+    return path
+
+
+# --- audit check ------------------------------------------------------------------------
+
+
+def test_check_a_cross_group_table(cross_csv, capsys):
+    assert main(["check", str(cross_csv)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == (
+        "cross-group table: 3 algorithms x 16 pairs (full square of 4 groups, enrolment group "
+        "x probe group) = 48 rows"
+    )
+    assert "fmr (within-group): min 0.0002, median 0.0005, max 0.002, zeros 0" in out
+    assert "fmr (cross-group): min 0, median 1.5e-05, max 0.0001, zeros 1" in out
+    assert (
+        "FMR(a, b) != FMR(b, a) in 5 of 18 algorithm x pairs of groups (28%); largest ratio 10"
+        in out
+    )
+    assert "measure cell_gini: computed" in out
+    assert (
+        "measure std_fnmr: not applicable: "
+        + onesided.NEEDS_MISSING.format(missing="FNMR", rate="FMR")
+        in out
+    )
+
+
+def test_check_lists_the_cross_group_measures_not_applicable_on_a_plain_table(tmp_path, capsys):
+    path = tmp_path / "plain.csv"
+    path.write_text("algorithm,group,fmr,fnmr\na,F,1e-4,0.01\na,M,2e-4,0.02\n")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"measure within_cross_ratio: not applicable: {crossgroup.NEEDS_PAIRS}" in out
+
+
+def test_check_a_wide_table_with_and_without_the_pair_separator(tmp_path, capsys):
+    path = tmp_path / "wide.csv"
+    cross_wide().to_csv(path, index=False)
+    assert main(["check", "--pair-separator", "|", str(path)]) == 0
+    assert "cross-group table: 3 algorithms x 16 pairs" in capsys.readouterr().out
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "3 algorithms x 16 groups = 48 rows" in captured.out
+    assert captured.err.startswith(f"audit: warning: {path}: the group labels look like pairs")
+    assert "--pair-separator '|'" in captured.err
+
+
+def test_check_declared_pairs_and_their_errors(tmp_path, capsys):
+    declared = [(g, g) for g in "ABCD"] + [("A", "B"), ("B", "A")]
+    frame = cross_long()
+    frame = frame[
+        [(a, b) in declared for a, b in zip(frame["group_1"], frame["group_2"], strict=True)]
+    ]
+    path = tmp_path / "declared.csv"
+    frame.to_csv(path, index=False)
+    text = ",".join(f"{a}/{b}" for a, b in declared)
+    assert main(["check", "--pairs", text, "--pair-separator", "/", str(path)]) == 0
+    assert "3 algorithms x 6 pairs (declared pairs of 4 groups" in capsys.readouterr().out
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"audit: error: {path}: algorithm 'a' (first at {path}, line 2) has no FMR"
+    )
+    assert main(["check", "--pairs", text, str(path)]) == 2
+    assert capsys.readouterr().err == f"audit: error: {tables.DECLARED_TEXT.format(text=text)}\n"
+
+
+def test_pareto_refuses_a_cross_group_measure_on_a_plain_table_before_running(
+    tmp_path, capsys, small_table
+):
+    code = main(
+        [
+            "pareto",
+            "--data",
+            str(small_table),
+            "--measure",
+            "cell_gini",
+            "--reports-dir",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2
+    expected = onesided.NOT_APPLICABLE_HERE.format(
+        name="cell_gini", source=str(small_table), reason=crossgroup.NEEDS_PAIRS
+    )
+    assert capsys.readouterr().err == f"audit: error: {expected}\n"
+    assert not any(tmp_path.iterdir())
+
+
+# --- the heat map -------------------------------------------------------------------------
+
+
+def test_the_heat_map_marks_zero_and_unmeasured_cells():
+    table = read_rates(cross_long())
+    pairs = cross_group(table).frame()
+    ax = pair_heatmap(pairs, "c")
+    assert ax.get_xlabel() == "probe group" and ax.get_ylabel() == "enrolment group"
+    image = ax.images[0]
+    assert type(image.norm).__name__ == "LogNorm"
+    assert image.get_array().mask[0, 3]  # FMR(A, D) = 0: not on the log scale ...
+    hatched = [p for p in ax.patches if p.get_hatch()]
+    assert [(p.get_x(), p.get_y()) for p in hatched] == [(2.5, -0.5)]  # ... but hatched
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[3] == "0" and texts[0] == "5e-4"
+    matrix = pair_matrix(pairs.iloc[1:], "a")  # (a, A, A) left out: not measured
+    assert np.isnan(matrix.loc["A", "A"])
+    ax = pair_heatmap(pairs.iloc[1:], "a", groups=list("ABCD"))
+    assert ax.texts[0].get_text() == "n/a"
+
+
+def test_the_heat_maps_share_one_scale_and_draw_labels_as_written():
+    fmr = cross_matrices()
+    frame = cross_long(fmr)
+    names = {"A": "$\\frac$", "B": "<b>B</b>", "C": "C_1", "D": "D"}
+    frame["group_1"] = frame["group_1"].map(names)
+    frame["group_2"] = frame["group_2"].map(names)
+    fig = pair_heatmaps(frame, ["a", "b", "c"])
+    fig.canvas.draw()  # mathtext would fail on '$\frac$'
+    axes = [ax for ax in fig.axes if ax.images]
+    assert len(axes) == 3
+    assert len({(ax.images[0].norm.vmin, ax.images[0].norm.vmax) for ax in axes}) == 1
+    assert axes[0].images[0].norm.vmin == pytest.approx(1e-5)
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == list(names.values())
+    assert fig.legends and fig.legends[0].texts[0].get_text() == "FMR = 0"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="not in the pairs table"):
+        pair_heatmaps(frame, ["nope"])
+
+
+def test_the_algorithms_a_report_draws():
+    table = read_rates(cross_long())
+    chosen = cross_report.heatmap_algorithms(table)
+    # total FMR over the within-group pairs: a 1.1e-3, b 2e-4, c 6.25e-4
+    assert chosen["algorithm"].tolist() == ["b", "a"]
+    assert chosen["why"].str.startswith(("lowest", "highest")).all()
+    assert cross_report.heatmap_algorithms(table, ["c"])["why"].tolist() == ["named"]
+    with pytest.raises(ValueError) as error:
+        cross_report.heatmap_algorithms(table, ["c", "zz"])
+    assert str(error.value) == cross_report.UNKNOWN_ALGORITHMS.format(
+        names=["zz"], known=["a", "b", "c"]
+    )
+    summary = cross_report.asymmetry_summary(table)
+    assert (summary["pairs"], summary["differ"], summary["largest_fold"]) == (18, 5, 10.0)
+
+
+# --- audit report and audit pareto ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_report_on_a_4x4_cross_group_table(cross_csv, tmp_path):
+    reports = tmp_path / "reports"
+    code = main(
+        ["report", "--data", str(cross_csv), "--reports-dir", str(reports), "--no-progress",
+         "-p", "n_random", "200"]
+    )  # fmt: skip
+    assert code == 0
+    folder = reports / "cross"
+    for name in (
+        "index.html",
+        "ffmc.html",
+        "pareto.html",
+        "crossgroup.html",
+        "crossgroup.ipynb",
+        "figures/crossgroup_heatmaps.png",
+        "figures/crossgroup_heatmaps.svg",
+        "tables/crossgroup_measures.csv",
+        "tables/crossgroup_within_cross.csv",
+        "tables/crossgroup_asymmetry.csv",
+        "tables/crossgroup_ffmc.csv",
+        "tables/crossgroup_pairs.csv",
+        "tables/measure_applicability.csv",
+        "tables/warnings_crossgroup.csv",
+    ):
+        assert (folder / name).is_file(), name
+    front = (folder / "index.html").read_text()
+    assert 'href="crossgroup.html"' in front
+    assert 'Gini of pair FMRs <span class="note">(<code>cell_gini</code>' in front  # a verdict row
+    for page in ("index.html", "ffmc.html", "pareto.html", "crossgroup.html"):
+        assert ".py:" not in (folder / page).read_text(), page
+    table = read_rates(cross_csv)
+    measures = pd.read_csv(folder / "tables" / "crossgroup_measures.csv")
+    for name in ("within_cross_ratio", "cell_gini"):
+        expected = evaluate(table, name)["value"]
+        got = measures[measures["measure"] == name].set_index("algorithm")["value"]
+        np.testing.assert_allclose(got.loc[expected.index], expected, rtol=1e-8)
+    verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv").set_index(["measure", "criterion"])
+    assert pd.isna(verdicts.loc[("cell_gini", "FFMC.1"), "passed"])
+    assert bool(verdicts.loc[("cell_gini", "FFMC.2"), "passed"])
+    assert not bool(verdicts.loc[("fmr_asymmetry", "FFMC.3"), "passed"])
+    applicability = pd.read_csv(folder / "tables" / "measure_applicability.csv").set_index(
+        "measure"
+    )
+    assert applicability.loc["std_fnmr", "status"] == onesided.NOT_APPLICABLE
+    assert applicability.loc["within_cross_ratio", "status"] == onesided.COMPUTED
+    values = pd.read_csv(folder / "tables" / "measure_values_alpha_0.5.csv")
+    assert {"garbe", "cell_gini", "fmr_asymmetry"} <= set(values["measure"])
+    assert "std_fnmr" not in set(values["measure"])
+    html = (folder / "crossgroup.html").read_text()
+    assert "import audit" not in html
+    assert "FMR(a, b) differs from FMR(b, a), as written, in 5 of 18" in html
+
+
+@pytest.mark.slow
+def test_pareto_on_a_4x4_cross_group_table(cross_csv, tmp_path):
+    reports = tmp_path / "reports"
+    for measure in ("garbe", "cell_gini"):
+        code = main(
+            ["pareto", "--data", str(cross_csv), "--measure", measure, "--name", measure,
+             "--reports-dir", str(reports), "--no-progress"]
+        )  # fmt: skip
+        assert code == 0
+        frame = pd.read_csv(reports / measure / "tables" / f"pareto_all_{measure}.csv", index_col=0)
+        np.testing.assert_allclose(
+            frame["accuracy"], np.diagonal(cross_matrices(), axis1=1, axis2=2).mean(axis=1)
+        )
+        expected = evaluate(read_rates(cross_csv), measure)["value"]
+        np.testing.assert_allclose(frame["fairness"], expected, rtol=1e-8)
+    html = (reports / "garbe" / "pareto.html").read_text()
+    assert "Total FMR" in html and "Cross-group table" in html
+
+
+@pytest.mark.slow
+def test_a_hostile_wide_cross_group_table_in_percent(tmp_path):
+    """Group names with HTML, mathtext and quotes, a pair separator of two characters, rates
+    in percent: the report escapes every name and draws it as written."""
+    groups = ["<i>F</i>", "$\\frac$", "M&M", "O'Neil"]
+    fmr = cross_matrices() * 100
+    frame = pd.DataFrame({"Algorithm": ["<script>x</script>", "b", "c"]})
+    for i, g1 in enumerate(groups):
+        for j, g2 in enumerate(groups):
+            frame[f"FMR.{g1}->{g2}"] = fmr[:, i, j]
+    path = tmp_path / "hostile.csv"
+    frame.to_csv(path, index=False)
+    reports = tmp_path / "reports"
+    code = main(
+        ["report", "--data", str(path), "--pair-separator=->", "--units", "percent",
+         "--reports-dir", str(reports), "--no-progress", "-p", "n_random", "100",
+         "-p", "heatmap_algorithms", '["<script>x</script>", "c"]']
+    )  # fmt: skip
+    assert code == 0
+    folder = reports / "hostile"
+    for page in ("crossgroup.html", "ffmc.html", "pareto.html", "index.html"):
+        html = (folder / page).read_text()
+        assert "<script>x</script>" not in html, page
+        assert "<i>F</i>" not in html, page
+    assert "&lt;script&gt;x&lt;/script&gt;" in (folder / "crossgroup.html").read_text()
+    pairs = pd.read_csv(folder / "tables" / "crossgroup_pairs.csv")
+    np.testing.assert_allclose(pairs["fmr"], cross_matrices().ravel(), rtol=1e-8)
+    assert set(pairs["group_1"]) == set(groups)

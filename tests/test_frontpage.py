@@ -1,0 +1,473 @@
+"""The report's front page: the findings read from the report's own tables, on the real
+Annex 15 report, on an FMR-only table and on hostile names; warnings as sentences; the page
+in a real browser at laptop width."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import struct
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from audit.report.frontpage import UNREADABLE, front_page
+from audit.report.runner import run_report
+
+CHROMIUM = shutil.which("chromium")
+NO_CHROMIUM = (
+    "headless Chromium is not installed (Debian: apt-get install chromium), so the front page "
+    "is not rendered in a browser here"
+)
+#: A code location as Python prints it in a warning: ``.../x.py:17``.
+CODE_PATH = re.compile(r"\.py:\d")
+#: A laptop screen.
+LAPTOP = (1366, 900)
+
+
+class _Cells(HTMLParser):
+    """The text of every row of the tables of one class: a list of rows of cell texts."""
+
+    def __init__(self, css_class: str):
+        super().__init__()
+        self.css_class, self.rows, self._depth, self._row, self._cell = css_class, [], 0, None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            if self._depth or self.css_class in (attrs.get("class") or "").split():
+                self._depth += 1
+        elif self._depth and tag == "tr":
+            self._row = []
+        elif self._depth and tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self._depth:
+            self._depth -= 1
+        elif self._depth and tag in ("td", "th") and self._cell is not None:
+            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+        elif self._depth and tag == "tr" and self._row is not None:
+            self.rows.append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _rows(page: str, css_class: str) -> list[list[str]]:
+    parser = _Cells(css_class)
+    parser.feed(page)
+    return parser.rows
+
+
+def _section(page: str, name: str) -> str:
+    found = re.search(rf'<section id="{name}"><h2>.*?</h2>(.*?)</section>', page, re.DOTALL)
+    assert found is not None, f"no section {name!r}"
+    return found.group(1)
+
+
+def _text(fragment: str) -> str:
+    """What a reader sees of an HTML fragment: tags dropped, entities decoded, one line."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+# --- the real Annex 15 report -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def annex15_report(annex15_file, tmp_path_factory):
+    root = tmp_path_factory.mktemp("reports")
+    return run_report(
+        "annex15",
+        notebooks=("ffmc", "pareto"),
+        reports_root=root,
+        progress=False,
+        parameters={"data_path": str(annex15_file), "n_replicates": 200, "verdict_replicates": 10},
+    )
+
+
+@pytest.fixture(scope="module")
+def annex15_page(annex15_report):
+    return (annex15_report / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_annex15_verdicts_are_the_papers(annex15_page):
+    """Howard et al. sec. 4, Table 2: FDR fails FFMC.1, IR fails FFMC.2 and FFMC.3, GARBE
+    passes all three; the audit computes the same verdicts and shows the paper's beside them."""
+    rows = {row[0]: row[1:] for row in _rows(annex15_page, "verdicts")}
+    assert rows["Measure"] == ["FFMC.1", "FFMC.2", "FFMC.3"]
+    assert rows["FDR"] == ["FAIL paper: fail", "pass paper: pass", "pass paper: pass"]
+    assert rows["IR"] == ["pass paper: pass", "FAIL paper: fail", "FAIL paper: fail"]
+    assert rows["GARBE"] == ["pass paper: pass", "pass paper: pass", "pass paper: pass"]
+    # measures the paper does not judge carry no paper verdict
+    assert rows["NRB"] == ["pass", "FAIL", "FAIL"]
+    answer = _text(_section(annex15_page, "verdicts"))
+    assert "GARBE passes every criterion that applies; the other 8 measures fail" in answer
+    assert "Howard et al. (Table 2) judge FDR, IR and GARBE: the audit agrees with all 9" in answer
+
+
+@pytest.mark.slow
+def test_annex15_verdicts_match_the_table(annex15_report, annex15_page):
+    table = pd.read_csv(annex15_report / "tables" / "ffmc_table.csv")
+    rows = {row[0].split(" (")[0]: row[1:] for row in _rows(annex15_page, "verdicts")[1:]}
+    assert len(rows) == table["measure"].nunique() == 9
+    for r in table.itertuples():
+        shown = rows[r.label][["FFMC.1", "FFMC.2", "FFMC.3"].index(r.criterion)]
+        assert shown.split()[0] == ("pass" if r.passed else "FAIL"), (r.measure, r.criterion)
+
+
+@pytest.mark.slow
+def test_annex15_frontier_members_and_probabilities(annex15_report, annex15_page):
+    tables = annex15_report / "tables"
+    everyone = pd.read_csv(tables / "pareto_all_garbe.csv")
+    probability = pd.read_csv(tables / "frontier_probability_garbe.csv").set_index("algorithm")
+    rows = _rows(annex15_page, "frontier")
+    assert rows[0] == ["Algorithm", "Total FNMR", "GARBE (alpha=0.5)", "Membership probability"]
+    shown = {row[0]: float(row[3]) for row in rows[1:]}
+    members = everyone.loc[everyone["on_frontier"], "algorithm"]
+    assert set(shown) == set(members)
+    # README: with equal weights the GARBE frontier has 6 of 126 algorithms
+    assert len(shown) == 6
+    assert {"didiglobalface-001", "intellifusion-001", "nodeflux-001"} <= set(shown)
+    for algorithm, p in shown.items():
+        assert 0.0 <= p <= 1.0
+        assert p == pytest.approx(probability.loc[algorithm, "frontier_probability"], abs=5e-4)
+    # ordered by accuracy, as the down-select table is
+    accuracy = everyone.set_index("algorithm").loc[list(shown), "accuracy"]
+    assert accuracy.is_monotonic_increasing
+    text = _text(_section(annex15_page, "frontier"))
+    assert "6 of 126 algorithms are on the Pareto frontier of Total FNMR and GARBE" in text
+
+
+@pytest.mark.slow
+def test_annex15_robustness_sentences_and_quality_flags(annex15_report, annex15_page):
+    said = pd.read_csv(annex15_report / "tables" / "robustness_ffmc.csv")["sentence"]
+    robustness = _text(_section(annex15_page, "robustness"))
+    assert said.iloc[0].startswith("Over 200 replicates")
+    for sentence in said:
+        assert " ".join(sentence.split()) in robustness
+    quality = _text(_section(annex15_page, "quality"))
+    # data README: 334 of 1,008 FMR cells on the 1e-5 floor; FMR on a 0.1-decade grid
+    assert "334 of 1008 FMR cells sit on the floor 1e-05" in quality
+    assert "0.1-decade grid" in quality
+    assert "1 FNMR cell(s) exactly 1" in quality
+    assert "distinct" not in quality  # a count, not a flag
+
+
+@pytest.mark.slow
+def test_annex15_report_has_no_code_paths_and_no_broken_section(annex15_report, annex15_page):
+    pages = sorted(annex15_report.glob("*.html"))
+    assert {p.name for p in pages} == {"index.html", "ffmc.html", "pareto.html"}
+    for page in pages:
+        assert CODE_PATH.search(page.read_text(encoding="utf-8")) is None, page.name
+    assert UNREADABLE.split("{")[0] not in annex15_page
+    warned = _text(_section(annex15_page, "warnings"))
+    assert warned.startswith("No warning was raised while the notebooks ran")
+    for name in ("warnings_ffmc.csv", "warnings_pareto.csv"):
+        assert len(pd.read_csv(annex15_report / "tables" / name)) == 0
+
+
+@pytest.mark.slow
+def test_annex15_page_is_self_contained(annex15_page):
+    assert "<script" not in annex15_page
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", annex15_page)
+    assert "@import" not in annex15_page
+
+
+# --- an FMR-only table -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
+    wide = pd.read_csv(annex15_file)
+    path = tmp_path / "fmr_only.csv"
+    wide[[c for c in wide.columns if not c.startswith("FNMR.")]].to_csv(path, index=False)
+    folder = run_report(
+        "fmr",
+        notebooks=("ffmc", "pareto"),
+        reports_root=tmp_path / "reports",
+        progress=False,
+        parameters={"data_path": str(path), "n_random": 200},
+    )
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    rows = {row[0].split(" (")[0]: row[1:] for row in _rows(page, "verdicts")[1:]}
+    assert all(cells[0].startswith("n/a") for cells in rows.values())
+    assert rows["GARBE"][1:] == ["pass paper: pass", "pass paper: pass"]
+    assert rows["STD(FNMR)"] == ["n/a", "n/a", "n/a"]
+    verdicts = _text(_section(page, "verdicts"))
+    assert (
+        "n/a (not applicable): FFMC.1 of FDR, IR, GARBE, NRB, NRB(FMR), STD(FMR) and SER: the "
+        "table has FMR only, so there is no balance of an FMR and an FNMR term" in verdicts
+    )
+    assert "every criterion of NRB(FNMR) and STD(FNMR): the measure needs FNMR" in verdicts
+    assert "No criterion applies to NRB(FNMR) and STD(FNMR) on this table" in verdicts
+    # each reason beside the measures it is for
+    assert (
+        "Not applicable: NRB(FNMR) and STD(FNMR) \N{EM DASH} needs FNMR, which the table does "
+        "not have (FMR-only table). Not applicable: Within/cross FMR ratio, FMR asymmetry and "
+        "Gini of pair FMRs \N{EM DASH} needs the cross-group FMR matrix" in verdicts
+    )
+    frontier = _rows(page, "frontier")
+    assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]
+    assert "No membership probability" in _text(_section(page, "frontier"))
+    assert "not run on a one-sided table" in _text(_section(page, "robustness"))
+    assert "FMR" in _text(_section(page, "quality"))
+    assert "FNMR:" not in _text(_section(page, "quality"))
+
+
+# --- warnings as sentences -----------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_notebook_warnings_become_sentences_on_every_page(tmp_path):
+    """A table with implausibly high rates: read_rates warns in the notebook; the notebook
+    shows the warning as a sentence, the front page lists it, and no page shows a code path."""
+    frame = pd.DataFrame(
+        {
+            "Algorithm": [f"alg-{i}" for i in range(5)],
+            "FMR.F": [0.40, 0.45, 0.50, 0.45, 0.42],
+            "FNMR.F": [0.011, 0.023, 0.017, 0.031, 0.044],
+            "FMR.M": [0.46, 0.45, 0.52, 0.41, 0.48],
+            "FNMR.M": [0.013, 0.029, 0.019, 0.027, 0.041],
+        }
+    )  # median FMR 0.45, median FNMR 0.025
+    path = tmp_path / "high.csv"
+    frame.to_csv(path, index=False)
+    folder = run_report(
+        "high",
+        notebooks=("pareto",),
+        reports_root=tmp_path / "reports",
+        progress=False,
+        parameters={"data_path": str(path), "n_replicates": 20},
+    )
+    for page in folder.glob("*.html"):
+        assert CODE_PATH.search(page.read_text(encoding="utf-8")) is None, page.name
+    notebook = _text((folder / "pareto.html").read_text(encoding="utf-8"))
+    assert notebook.count("Warning (implausible rates): The median FMR is 0.45") == 1
+    table = pd.read_csv(folder / "tables" / "warnings_pareto.csv")
+    assert table["category"].tolist() == ["ImplausibleRatesWarning"]
+    assert table["sentence"].iloc[0].startswith("The median FMR is 0.45. Error rates above 0.2")
+    warned = _text(_section((folder / "index.html").read_text(encoding="utf-8"), "warnings"))
+    assert warned.startswith("pareto (implausible rates): The median FMR is 0.45.")
+
+
+# --- hostile names --------------------------------------------------------------------------
+
+SCRIPT, IMG = "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"
+RAW = re.compile(r"<script|<img src=x", re.IGNORECASE)
+
+
+def _write(folder: Path, name: str, frame: pd.DataFrame) -> None:
+    (folder / "tables").mkdir(parents=True, exist_ok=True)
+    frame.to_csv(folder / "tables" / name, index=False)
+
+
+def test_front_page_escapes_every_name_it_reads(tmp_path):
+    """Every table the page reads, with script and markup in each string column."""
+    folder = tmp_path / "r"
+    _write(
+        folder,
+        "ffmc_table.csv",
+        pd.DataFrame(
+            {
+                "measure": [SCRIPT] * 3,
+                "label": [IMG] * 3,
+                "criterion": ["FFMC.1", "FFMC.2", f"FFMC.{SCRIPT}"],
+                "passed": [True, False, None],
+                "evidence": ["x", IMG, f"not applicable: {SCRIPT}"],
+                "paper": [None, None, None],
+            }
+        ),
+    )
+    _write(
+        folder,
+        "pareto_all_x.csv",
+        pd.DataFrame(
+            {
+                "algorithm": [SCRIPT, IMG],
+                "accuracy": [0.01, 0.02],
+                "fairness": [0.3, 0.2],
+                "on_frontier": [True, True],
+                "measure_label": IMG,
+                "alpha": 0.5,
+                "accuracy_axis": SCRIPT,
+            }
+        ),
+    )
+    _write(
+        folder,
+        "frontier_probability_x.csv",
+        pd.DataFrame({"algorithm": [SCRIPT, IMG], "frontier_probability": [1.0, 0.5]}),
+    )
+    _write(folder, "robustness_x.csv", pd.DataFrame({"topic": [IMG], "sentence": [SCRIPT]}))
+    _write(
+        folder,
+        "data_quality.csv",
+        pd.DataFrame(
+            {
+                "rate": [SCRIPT],
+                "check": ["floor"],
+                "detail": [IMG],
+                "affects": [SCRIPT],
+                "flagged": [True],
+            }
+        ),
+    )
+    _write(
+        folder,
+        "warnings_x.csv",
+        pd.DataFrame(
+            {
+                "notebook": [SCRIPT],
+                "cell": [1],
+                "kind": [IMG],
+                "category": ["W"],
+                "sentence": [SCRIPT],
+                "count": [2],
+            }
+        ),
+    )
+    _write(
+        folder,
+        "measures.csv",
+        pd.DataFrame({"grouping": [IMG], "algorithm": [SCRIPT], "measure": [IMG], "value": [0.5]}),
+    )
+    _write(folder, f"{IMG}.csv", pd.DataFrame({"a": [1]}))
+    header = {"input_file": f"{SCRIPT}.csv", "date": IMG, "parameters": {SCRIPT: IMG}}
+    page = front_page(
+        folder, title=f"audit report: {SCRIPT}", header=header, notebooks=[(SCRIPT, IMG)]
+    )
+    assert RAW.findall(page) == []
+    assert UNREADABLE.split("{")[0] not in page
+    escaped = html.escape(SCRIPT)
+    for section in ("verdicts", "frontier", "robustness", "quality", "warnings", "measures", "run"):
+        assert escaped in _section(page, section) or html.escape(IMG) in _section(page, section), (
+            section
+        )
+    assert f'href="{html.escape("%3Cscript%3Ealert%281%29%3C/script%3E")}.html"' in page
+
+
+def test_front_page_without_tables_says_what_it_lacks(tmp_path):
+    page = front_page(tmp_path, title="audit report: empty")
+    assert _text(_section(page, "verdicts")) == "This report has no FFMC audit."
+    assert _text(_section(page, "frontier")) == "This report has no Pareto down-select."
+    assert _text(_section(page, "warnings")) == "This report keeps no record of warnings."
+    assert 'id="measures"' not in page
+
+
+# --- in a real browser --------------------------------------------------------------------
+
+
+def _chromium(*options: str, url: str, profile: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            f"--window-size={LAPTOP[0]},{LAPTOP[1]}",
+            *options,
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_front_page_in_headless_chromium_at_laptop_width(annex15_report, tmp_path):
+    """A screenshot at 1366 x 900 px: a PNG of that size with the page drawn on it (text,
+    coloured badges); and at that width nothing sticks out sideways."""
+    import matplotlib.image
+
+    png = tmp_path / "frontpage.png"
+    url = (annex15_report / "index.html").resolve().as_uri()
+    done = _chromium(f"--screenshot={png}", url=url, profile=tmp_path / "profile")
+    assert png.is_file(), done.stderr[-2000:]
+    with png.open("rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", head[16:24]) == LAPTOP
+    pixels = matplotlib.image.imread(png)[..., :3]
+    ink = (pixels < 0.5).all(axis=-1).mean()  # dark text
+    assert 0.005 < ink < 0.3
+    green = (pixels[..., 1] > pixels[..., 0] + 0.1).mean()  # the pass badges
+    red = (pixels[..., 0] > pixels[..., 1] + 0.1).mean()  # the FAIL badges
+    assert green > 1e-4 and red > 1e-4
+
+    probe = tmp_path / "probe.html"
+    width = (
+        '<script>addEventListener("load", () => { document.title = "W=" + '
+        'document.documentElement.scrollWidth + "," + innerWidth; });</script>'
+    )
+    base = f'<base href="{annex15_report.resolve().as_uri()}/">'
+    page = (annex15_report / "index.html").read_text(encoding="utf-8")
+    probe.write_text(page.replace("<head>", f"<head>{base}{width}", 1), encoding="utf-8")
+    done = _chromium(
+        "--dump-dom", "--virtual-time-budget=5000", url=probe.as_uri(), profile=tmp_path / "p2"
+    )
+    found = re.search(r"<title>W=(\d+),(\d+)</title>", done.stdout)
+    assert found is not None, done.stderr[-2000:]
+    scroll, inner = map(int, found.groups())
+    assert inner == LAPTOP[0]
+    assert scroll <= inner
+
+
+def test_manifest_is_the_default_header(tmp_path):
+    (tmp_path / "manifest.json").write_text(
+        json.dumps({"input_sha256": "ab" * 32, "parameters": {}})
+    )
+    page = front_page(tmp_path, title="t")
+    assert "sha256 <code>abababababab…</code>" in page
+
+
+def test_verdicts_name_a_disagreement_with_the_paper_and_a_shaky_verdict(tmp_path):
+    criteria = ["FFMC.1", "FFMC.2", "FFMC.3"]
+    _write(
+        tmp_path,
+        "ffmc_table.csv",
+        pd.DataFrame(
+            {
+                "measure": ["fdr"] * 3,
+                "label": ["FDR"] * 3,
+                "criterion": criteria,
+                "passed": [True, True, False],
+                "evidence": ["a", "b", "c"],
+                "paper": [False, True, True],
+            }
+        ),
+    )
+    _write(
+        tmp_path,
+        "ffmc_verdict_stability.csv",
+        pd.DataFrame({"measure": ["fdr"] * 3, "criterion": criteria, "agreement": [0.6, 1, 1]}),
+    )
+    page = front_page(tmp_path, title="t")
+    assert _rows(page, "verdicts")[1] == [
+        "FDR",
+        "pass paper: fail (differs) holds in 60% of replicates",
+        "pass paper: pass",
+        "FAIL paper: pass (differs)",
+    ]
+    text = _text(_section(page, "verdicts"))
+    assert text.startswith("FDR fails at least one criterion. Howard et al. (Table 2) judge FDR:")
+    assert (
+        "the audit agrees with 1 of their 3 verdicts; it differs on FDR FFMC.1 (paper: fail, "
+        "audit: pass), FDR FFMC.3 (paper: pass, audit: fail)." in text
+    )
+    assert "1 verdict holds in fewer than 95% of the replicates (marked in the table)." in text
