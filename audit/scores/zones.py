@@ -302,7 +302,8 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
     counts = np.concatenate([counts[plan.ids], counts[plan.zones :]])
     if kept:
         ids = np.concatenate([k[0] for k in kept])
-        natural = np.concatenate([plan.natural, np.arange(plan.zones, total)]).take(ids)
+        natural = np.concatenate([plan.natural, np.arange(plan.zones, total)]).astype(np.int32)
+        natural = natural.take(ids)
         kept = [
             (natural, np.concatenate([k[1] for k in kept]), np.concatenate([k[2] for k in kept]))
         ]
