@@ -762,15 +762,14 @@ def _main(argv: list[str] | None) -> int:
         check_reports_root(args.reports_dir)
         if _streams(args):
             folder = _streamed_scores(args, parameters, name)
-            print(f"tables written to {folder / 'tables'}")
-            return 0
-        folder = run_report(
-            name,
-            notebooks=chosen,
-            parameters=parameters,
-            reports_root=args.reports_dir,
-            progress=not args.no_progress,
-        )
+        else:
+            folder = run_report(
+                name,
+                notebooks=chosen,
+                parameters=parameters,
+                reports_root=args.reports_dir,
+                progress=not args.no_progress,
+            )
     except BrokenPipeError:
         # the reader of our output went away (`audit check t.csv | head`): not an error of
         # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
