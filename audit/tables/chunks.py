@@ -1,4 +1,4 @@
-"""The chunks of a score set too large for memory, each read and validated on its own.
+"""Score sets chunk by chunk, each chunk read and validated on its own.
 
 A source is a Parquet file, a folder of Parquet files, a glob, or a sequence of
 DataFrames; its chunks are the row groups of the files (or the DataFrames), in
@@ -10,6 +10,10 @@ straight to NumPy, labels checked on their distinct values.  Anything else,
 and any chunk with a problem, goes through :func:`audit.tables.scores.validate`,
 which accepts what :func:`~audit.scores.read_scores` accepts and names the
 file, row and column of the first problem with the same messages.
+
+The streaming engine (:mod:`audit.scores.streaming`) reads a pass's chunks
+with it; :func:`read_parquet_scores` fills the table of
+:func:`~audit.scores.read_scores` with them, chunk after chunk.
 """
 
 from __future__ import annotations
