@@ -306,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="memory budget (default: 4GB); Parquet score data larger than this, a folder "
         "or a glob of Parquet files is read in streaming passes, row group by row group, "
-        "into rate tables (no notebook)",
+        "into the report's tables (no notebook)",
     )
     scores.add_argument(
         "--scheduler",
@@ -544,14 +544,42 @@ def _streams(args: argparse.Namespace) -> bool:
 
 
 def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> Path:
-    """Rates at the target FMR, the sweep and the rate measures, by the streaming
-    engine, as CSV tables in ``<reports>/<name>/tables``."""
+    """The tables of the scores report -- rates at the target FMR, the sweep and the
+    measures along it, the rate and score measures, the EER of each group, the DET
+    points -- by the streaming engine, as CSV tables in ``<reports>/<name>/tables``
+    (the values the notebook gives in memory)."""
     import numpy as np
+    import pandas as pd
 
-    from audit.measures.registry import evaluate_many
+    from audit.analysis.sweeps import sweep_measures
+    from audit.measures.registry import evaluate_many, evaluate_scores
+    from audit.measures.scores import eer_table
     from audit.report.outputs import save_table
     from audit.report.runner import write_report
+    from audit.scores import det_points, sweep
     from audit.scores.streaming import StreamingScores, parquet_files
+
+    target = parameters.get("target_fmr", 1e-3)
+    alpha = parameters.get("alpha", 0.5)
+    targets = np.geomspace(
+        parameters.get("sweep_min", 1e-3),
+        parameters.get("sweep_max", 0.1),
+        parameters.get("sweep_points", 21),
+    )
+
+    def report(stats) -> dict:
+        """Every table, from one set of statistics (one sample plans the first pass); as
+        in the notebook, no EER, score measure or DET without both kinds of comparison."""
+        tables = {
+            "sweep": sweep(stats, np.unique(np.append(targets, target))),
+            "sweep_measures": sweep_measures(stats, targets=targets, alpha=alpha),
+        }
+        if len(stats.rates_held()) == 2:
+            tables["eer_by_group"] = eer_table(stats)
+            tables["scored"] = evaluate_scores(stats)
+            if len(stats.groups) <= 12:  # as the notebook draws them
+                tables["det_points"] = det_points(stats)
+        return tables
 
     client = None
     if args.scheduler:
@@ -568,33 +596,38 @@ def _streamed_scores(args: argparse.Namespace, parameters: dict, name: str) -> P
             client=client,
             progress=not args.no_progress,
         )
-        target = parameters.get("target_fmr", 1e-3)
-        targets = np.geomspace(
-            parameters.get("sweep_min", 1e-3),
-            parameters.get("sweep_max", 0.1),
-            parameters.get("sweep_points", 21),
-        )
-        sweep = engine.sweep(np.unique(np.append(targets, target)))
+        tables = engine.apply(report)
     finally:
         if client is not None:
             client.close()
-    rates = sweep[sweep["target_fmr"] == target].drop(
+    swept = tables["sweep"]
+    rates = swept[swept["target_fmr"] == target].drop(
         columns=["target_fmr", "threshold", "attained_fmr"]
     )
     rates = rates.reset_index(drop=True)
-    alpha = parameters.get("alpha", 0.5)
-    measures = evaluate_many(rates, alpha=alpha).drop(columns="alpha")
+    rated = evaluate_many(rates, alpha=alpha, zero_division="flag").drop(columns="alpha")
+    columns = ["grouping", "algorithm", "measure", "kind", "value", "fmr_term", "fnmr_term"]
+    scored = tables.pop("scored", rated.iloc[:0])
+    measures = pd.concat(
+        [
+            rated.assign(grouping="group", kind="rates"),
+            scored.assign(grouping="group", kind="scores"),
+        ],
+        ignore_index=True,
+    )[[*columns, "undefined"]]
     manifest = {
         "engine": "dask" if args.scheduler else "streaming",
         "scores": str(args.scores),
         "files": [{"path": f, "bytes": Path(f).stat().st_size} for f in parquet_files(args.scores)],
+        "passes": engine.passes,
         "parameters": {k: v for k, v in parameters.items() if k != "scores_path"},
     }
 
     def write(folder: Path) -> None:
-        save_table(sweep, "sweep", folder)
         save_table(rates, "rates_at_fmr", folder)
         save_table(measures, "measures", folder)
+        for table_name, table in tables.items():
+            save_table(table, table_name, folder)
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
 
     return write_report(name, write, reports_root=args.reports_dir)
@@ -729,15 +762,14 @@ def _main(argv: list[str] | None) -> int:
         check_reports_root(args.reports_dir)
         if _streams(args):
             folder = _streamed_scores(args, parameters, name)
-            print(f"tables written to {folder / 'tables'}")
-            return 0
-        folder = run_report(
-            name,
-            notebooks=chosen,
-            parameters=parameters,
-            reports_root=args.reports_dir,
-            progress=not args.no_progress,
-        )
+        else:
+            folder = run_report(
+                name,
+                notebooks=chosen,
+                parameters=parameters,
+                reports_root=args.reports_dir,
+                progress=not args.no_progress,
+            )
     except BrokenPipeError:
         # the reader of our output went away (`audit check t.csv | head`): not an error of
         # the input; stdout goes to /dev/null so that flushing it at exit stays quiet

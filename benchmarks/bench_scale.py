@@ -18,21 +18,30 @@ Each engine runs in its own process, one after the other, on the same files:
 ``scan``
     The I/O floor: a pyarrow scan, row group by row group, that only sums the
     score column.
+``read``
+    The floor of anything that reads every column: the same scan reading all
+    five columns, computing nothing.
 ``memory``
-    The whole table read and validated (:func:`audit.tables.scores.validate`
-    on the dataset read by pyarrow, as :func:`~audit.scores.read_scores` does
-    for one file), :func:`~audit.scores.score_stats` and
-    :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.
+    :func:`~audit.scores.read_scores` of the folder (one table, row group by
+    row group), :func:`~audit.scores.score_stats` and
+    :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.  Its goal
+    is a peak RSS of at most 2.5 times the input bytes (8 a row: the score,
+    the mated flag and three labels).
 ``streaming``
     :class:`audit.scores.streaming.StreamingScores` with ``--memory``.
 ``dask``
     The same on a ``distributed.LocalCluster`` of 2 worker processes (1
-    thread each); its peak RSS adds the workers'.
+    thread each), started (and its libraries imported) before the clock; its
+    peak RSS adds the workers'.
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
-the previous engine), peak RSS of the process tree in MB (sampled every 20
-ms), ``x scan`` (time over the scan's), and ``same`` (the sweep equals the
-first engine's, every value).  Targets: 21 FMRs, 0.1% to 10%.
+the previous engine; the median of ``--repeat`` interleaved rounds), peak RSS
+of the process tree in MB (sampled every 20 ms; the largest of the rounds),
+``x input`` (the peak less the RSS before the engine started -- the
+interpreter and its libraries, about 150 MB -- over the input bytes, 8 a
+row), ``x scan`` (time over the scan's), ``same`` (the sweep equals the first
+engine's, every value) and ``passes`` (full passes over the data, the sample
+aside).  Targets: 21 FMRs, 0.1% to 10%.
 """
 
 from __future__ import annotations
@@ -110,7 +119,9 @@ class _Peak:
         import psutil
 
         self.process = psutil.Process()
-        self.peak = 0
+        self.peak = self.base = sum(
+            p.memory_info().rss for p in [self.process, *self.process.children(recursive=True)]
+        )
         self.running = True
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -134,12 +145,27 @@ class _Peak:
         return self.peak
 
 
+def _warm() -> None:
+    """Imports and first calls that cost a process a second once, outside the clock."""
+    import pyarrow as pa
+
+    import audit.scores.streaming  # noqa: F401
+
+    pa.chunked_array([pa.array([0.0], pa.float32())]).to_numpy()  # the first takes 0.3 s
+
+
 def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     """Run one engine in this process; write its figures (and sweep) to ``out``."""
     import pyarrow.parquet as pq
 
     files = sorted(str(p) for p in Path(folder).glob("*.parquet"))
     sweep = None
+    passes = None
+    if engine == "memory":
+        from audit.scores import read_scores, score_stats
+        from audit.scores import sweep as in_memory_sweep
+    elif engine in ("streaming", "dask"):
+        from audit.scores.streaming import StreamingScores
     if engine == "dask":  # the cluster starts before the clock and the memory baseline
         from distributed import Client, LocalCluster
 
@@ -147,6 +173,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         )
         client = Client(cluster)
+        client.run(_warm)  # a running cluster has imported its libraries
+    _warm()
     peak = _Peak()
     start = time.perf_counter()
     if engine == "scan":
@@ -156,35 +184,20 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
             for g in range(file.num_row_groups):
                 column = file.read_row_group(g, columns=["score"]).column(0)
                 total += float(np.sum(column.to_numpy(), dtype=np.float64))
-    elif engine == "memory":
-        import pyarrow as pa
-
-        from audit.scores import score_stats
-        from audit.scores import sweep as in_memory_sweep
-        from audit.tables.common import Source
-        from audit.tables.scores import arrow_frame, validate
-
-        tables = []
-        for path in files:  # read as read_scores reads one file: column by column
+    elif engine == "read":
+        rows = 0
+        for path in files:
             file = pq.ParquetFile(path)
-            tables.append(
-                {c: arrow_frame(file.read(columns=[c]))[c] for c in file.schema_arrow.names}
-            )
-            pa.default_memory_pool().release_unused()
-        import pandas as pd
-
-        frame = pd.DataFrame(
-            {c: np.concatenate([t[c].to_numpy() for t in tables]) for c in tables[0]}, copy=False
-        )
-        del tables
-        table = validate(frame, Source(folder, csv=False))
-        del frame
-        sweep = in_memory_sweep(score_stats(table), TARGETS)
+            for g in range(file.num_row_groups):
+                rows += file.read_row_group(g).num_rows
+    elif engine == "memory":
+        stats = score_stats(read_scores(folder))
+        sweep = in_memory_sweep(stats, TARGETS)
     else:
-        from audit.scores.streaming import StreamingScores
-
         kwargs = {"engine": "dask", "client": client} if engine == "dask" else {}
-        sweep = StreamingScores(folder, memory=memory, **kwargs).sweep(TARGETS)
+        streamed = StreamingScores(folder, memory=memory, **kwargs)
+        sweep = streamed.sweep(TARGETS)
+        passes = streamed.passes
     seconds = time.perf_counter() - start
     rss = peak.stop()
     if engine == "dask":
@@ -192,7 +205,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         cluster.close()
     if sweep is not None:
         sweep.to_pickle(out + ".sweep")
-    Path(out).write_text(json.dumps({"seconds": seconds, "peak_mb": rss / 2**20}))
+    figures = {"seconds": seconds, "peak_mb": rss / 2**20, "base_mb": peak.base / 2**20}
+    Path(out).write_text(json.dumps(figures | {"passes": passes}))
 
 
 # -------------------------------------------------------------------- the table
@@ -202,7 +216,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", nargs="+", type=float, default=[1e7, 1e8])
     parser.add_argument("--billion", action="store_true", help="add 1e9 rows")
-    parser.add_argument("--engines", nargs="+", default=["scan", "memory", "streaming", "dask"])
+    parser.add_argument(
+        "--engines", nargs="+", default=["scan", "read", "memory", "streaming", "dask"]
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of the engines, interleaved")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bench-scale"))
     parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
     parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
@@ -217,7 +234,8 @@ def main(argv=None) -> int:
     import pandas as pd
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
-    print(f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x scan':>7} {'same':>5}")
+    header = f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x input':>7} {'x scan':>7}"
+    table = [f"{header} {'same':>5} {'passes':>6}"]
     for rows in sizes:
         folder = args.dir / f"scores-{rows:.0e}"
         if not folder.exists():
@@ -227,36 +245,52 @@ def main(argv=None) -> int:
             print(
                 f"# {rows:.0e} rows: {size:.0f} MB on disk in {time.perf_counter() - started:.0f} s"
             )
-        scan = None
+        engines = [e for e in args.engines if e != "memory" or rows <= args.memory_max]
+        runs: dict[str, list] = {engine: [] for engine in engines}
         reference = None
-        for engine in args.engines:
-            if engine == "memory" and rows > args.memory_max:
-                continue
-            out = str(args.dir / f"result-{engine}.json")
-            subprocess.run(
-                [sys.executable, __file__, "--engine", engine, "--data", str(folder),
-                 "--out", out, "--memory", args.memory],
-                check=True,
-            )  # fmt: skip
-            figures = json.loads(Path(out).read_text())
-            os.remove(out)
-            same = ""
-            if os.path.exists(out + ".sweep"):
-                sweep = pd.read_pickle(out + ".sweep")
-                os.remove(out + ".sweep")
-                if reference is None:
-                    reference = sweep
-                same = str(sweep.equals(reference))
-            if engine == "scan":
-                scan = figures["seconds"]
-            ratio = f"{figures['seconds'] / scan:.1f}" if scan else ""
-            print(
-                f"{rows:>6.0e} {engine:>10} {figures['seconds']:>8.1f} "
-                f"{figures['peak_mb']:>8.0f} {ratio:>7} {same:>5}",
-                flush=True,
+        for round_ in range(args.repeat):
+            for engine in engines:
+                out = str(args.dir / f"result-{engine}.json")
+                subprocess.run(
+                    [sys.executable, __file__, "--engine", engine, "--data", str(folder),
+                     "--out", out, "--memory", args.memory],
+                    check=True,
+                )  # fmt: skip
+                figures = json.loads(Path(out).read_text())
+                os.remove(out)
+                figures["same"] = ""
+                if os.path.exists(out + ".sweep"):
+                    sweep = pd.read_pickle(out + ".sweep")
+                    os.remove(out + ".sweep")
+                    if reference is None:
+                        reference = sweep
+                    figures["same"] = str(sweep.equals(reference))
+                runs[engine].append(figures)
+                print(
+                    f"# round {round_ + 1}: {rows:.0e} {engine:>10} {figures['seconds']:8.2f} s "
+                    f"{figures['peak_mb']:8.0f} MB",
+                    flush=True,
+                )
+        scan = float(np.median([f["seconds"] for f in runs["scan"]])) if "scan" in runs else None
+        for engine in engines:
+            seconds = float(np.median([f["seconds"] for f in runs[engine]]))
+            peak = max(f["peak_mb"] for f in runs[engine])
+            # memory it took: the peak over the process's RSS before it started
+            used = max(f["peak_mb"] - f["base_mb"] for f in runs[engine]) * 2**20 / (8 * rows)
+            same = (
+                ""
+                if not runs[engine][0]["same"]
+                else str(all(f["same"] == "True" for f in runs[engine]))
+            )
+            passes = runs[engine][0]["passes"]
+            ratio = f"{seconds / scan:.1f}" if scan else ""
+            table.append(
+                f"{rows:>6.0e} {engine:>10} {seconds:>8.1f} {peak:>8.0f} {used:>7.2f} {ratio:>7} "
+                f"{same:>5} {'' if passes is None else passes:>6}"
             )
         if not args.keep:
             shutil.rmtree(folder)
+    print("\n".join(table))
     return 0
 
 

@@ -192,7 +192,8 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
     argv = ["scores", "--scores", glob, "--reports-dir", str(tmp_path / "r"), "--no-progress"]
     assert main([*argv, "--target-fmr", "0.01"]) == 0
     tables = tmp_path / "r" / "run" / "tables"
-    assert capsys.readouterr().out == f"tables written to {tables}\n"
+    folder = tables.parent
+    assert capsys.readouterr().out == f"report written to {folder}\nopen {folder / 'index.html'}\n"
     rates = pd.read_csv(tables / "rates_at_fmr.csv")
     expected = rates_at_fmr(read_scores(frame), 0.01)
     # the CSV holds 10 significant digits; tests/test_streaming.py checks every bit
@@ -200,7 +201,20 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
     np.testing.assert_allclose(rates["fmr"], expected["fmr"], rtol=1e-9)
     assert list(rates["group"]) == list(expected["group"])
     measures = pd.read_csv(tables / "measures.csv")
-    assert {"garbe", "fdr"} <= set(measures["measure"])
+    assert {"garbe", "fdr", "std_eer", "dfi", "cei"} <= set(measures["measure"])
+    assert set(measures["kind"]) == {"rates", "scores"}
+    from audit.measures.registry import evaluate_scores
+    from audit.measures.scores import eer_table
+    from audit.scores import det_points
+
+    table = read_scores(frame)
+    eers = pd.read_csv(tables / "eer_by_group.csv")
+    np.testing.assert_allclose(eers["eer"], eer_table(table)["eer"], rtol=1e-9)
+    scored = measures[measures["kind"] == "scores"].reset_index(drop=True)
+    np.testing.assert_allclose(scored["value"], evaluate_scores(table)["value"], rtol=1e-9)
+    points = pd.read_csv(tables / "det_points.csv")
+    np.testing.assert_allclose(points["fnmr"], det_points(table)["fnmr"], rtol=1e-9)
+    assert (tables / "sweep_measures.csv").exists()
     # the front page lists every measure per system, from measures.csv
     page = (tables.parent / "index.html").read_text(encoding="utf-8")
     garbe = measures.set_index(["measure", "algorithm"]).loc[("garbe", "b"), "value"]
@@ -254,3 +268,40 @@ def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
         os.close(write)
     assert done.returncode == 141
     assert done.stderr == b""
+
+
+def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
+    """Non-mated scores alone, streamed: the FMR-only rates and the rate measures the
+    in-memory path gives; no EER, DET points or score measure (they need mated scores)."""
+    import numpy as np
+    import pandas as pd
+
+    from audit.measures.registry import evaluate_many
+    from audit.scores import rates_at_fmr, read_scores
+
+    rng = np.random.default_rng(4)
+    n = 6000
+    frame = pd.DataFrame(
+        {
+            "algorithm": rng.choice(["a", "b"], n),
+            "score": rng.normal(size=n),
+            "mated": False,
+            "group": rng.choice(["F", "M"], n),
+        }
+    )
+    path = tmp_path / "impostors.parquet"
+    frame.to_parquet(path)
+    argv = ["scores", "--scores", str(path), "--memory", "1kB", "--target-fmr", "0.01"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r"), "--no-progress"]) == 0
+    tables = tmp_path / "r" / "impostors" / "tables"
+    assert {p.name for p in tables.iterdir()} == {
+        "rates_at_fmr.csv", "sweep.csv", "sweep_measures.csv", "measures.csv"
+    }  # fmt: skip
+    expected = rates_at_fmr(read_scores(frame), 0.01)
+    rates = pd.read_csv(tables / "rates_at_fmr.csv")
+    assert list(rates.columns) == ["algorithm", "group", "fmr", "n_nonmated"]
+    np.testing.assert_allclose(rates["fmr"], expected["fmr"], rtol=1e-9)
+    measures = pd.read_csv(tables / "measures.csv")
+    assert set(measures["kind"]) == {"rates"}
+    values = evaluate_many(expected, alpha=0.5, zero_division="flag")
+    np.testing.assert_allclose(measures["value"], values["value"], rtol=1e-9)

@@ -548,3 +548,34 @@ def test_two_concurrent_runs_one_refused(tmp_path, rates_csv):
     lock = tmp_path / "r" / ".x.lock"
     assert err == runner.REPORT_BUSY.format(name="x", lock=lock) + "\n"
     assert (tmp_path / "r" / "x" / "pareto.html").read_text() == "first"
+
+
+@pytest.mark.slow
+def test_notebooks_side_by_side_never_change_the_process_folder(small_table, tmp_path, monkeypatch):
+    """The notebooks of a report run in threads of one process: a kernel must start in
+    the report folder without moving the process there (os.chdir moves every thread, and
+    a notebook starting while another moved back would miss its input/ copy)."""
+    import os
+    import threading
+
+    moves, chdir, here = [], os.chdir, os.getcwd()
+
+    def watch(path):
+        # papermill's file reads chdir to the folder they find current: harmless while
+        # that stays the process's own; a move anywhere else, from a thread, is the bug
+        if threading.current_thread() is not threading.main_thread() and path != here:
+            moves.append(path)
+        chdir(path)
+
+    monkeypatch.setattr(os, "chdir", watch)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # side by side, on any machine
+    folder = runner.run_report(
+        "side",
+        notebooks=("ffmc", "pareto"),
+        parameters={"data_path": str(small_table), "n_random": 50, "n_replicates": 10,
+                    "verdict_replicates": 2},
+        reports_root=tmp_path,
+        progress=False,
+    )  # fmt: skip
+    assert (folder / "ffmc.html").is_file() and (folder / "pareto.html").is_file()
+    assert moves == []

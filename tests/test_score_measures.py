@@ -12,6 +12,7 @@ from audit.measures import scores as M
 from audit.measures.kernels import UndefinedMeasureWarning
 from audit.measures.registry import evaluate_scores, get_measure, measure_names
 from audit.scores import read_scores, score_stats
+from audit.scores.runs import Run, equal_error
 
 SCORE_MEASURES = ["std_eer", "sed_mean", "sed_std", "dfi", "cei"]
 
@@ -298,4 +299,4 @@ def test_eer_bisection_equals_the_argmin_over_all_candidates(seed):
     nonmated = np.sort(np.round(rng.normal(0.0, 1.0, n_nm), spread))
     if seed % 5 == 0:
         nonmated = np.sort(nonmated + 10)  # all impostors above: the crossing at the end
-    assert M._eer_one(mated, nonmated) == _eer_by_sorting(mated, nonmated)
+    assert equal_error(Run(mated), Run(nonmated)) == _eer_by_sorting(mated, nonmated)

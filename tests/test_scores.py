@@ -22,8 +22,8 @@ from audit.scores import (
     sweep,
     thresholds_at_fmr,
 )
+from audit.scores import runs as runs_module
 from audit.scores import stats as stats_module
-from audit.scores import thresholds as thresholds_module
 from audit.tables import scores as SR
 
 
@@ -148,6 +148,39 @@ def test_csv_and_parquet_read_the_same(tmp_path):
     pd.testing.assert_series_equal(a["score"], b["score"])
     assert (a["mated"] == b["mated"]).all()
     assert list(a["group_1"].astype(str)) == list(b["group_1"].astype(str))
+
+
+@pytest.mark.parametrize("subjects", [False, True])
+def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects):
+    """Row group by row group into arrays of the final size: the table read_scores gives
+    for the rows as one frame, categories in order of first appearance across files
+    (here a group seen first on side 2 of a later file, and a late algorithm)."""
+    frame = synthetic(3000, subjects=subjects).astype({"score": "float32"})
+    late = synthetic(300, seed=3, subjects=subjects).astype({"score": "float32"})
+    late["algorithm"] = "c"
+    cross = ~late["mated"]
+    late.loc[cross, "group_2"] = "W"
+    frame = pd.concat([frame, late], ignore_index=True)
+    frame["extra"] = 1
+    (tmp_path / "run").mkdir()
+    for i, start in enumerate(range(0, len(frame), 2500)):
+        part = frame.iloc[start : start + 2500]
+        part.to_parquet(tmp_path / "run" / f"part-{i}.parquet", row_group_size=700)
+    expected = read_scores(frame, ignore=["extra"])
+    for source in (tmp_path / "run", str(tmp_path / "run" / "*.parquet")):
+        table = read_scores(source, ignore=["extra"])
+        assert table.attrs.pop("source") == str(source)
+        expected.attrs.pop("source", None)
+        pd.testing.assert_frame_equal(table, expected, check_exact=True)
+    assert table["score"].dtype == np.float32
+    assert list(table["group_1"].cat.categories)[-1] == "W"
+    frame.loc[2600, "group_1"] = "  "
+    frame.iloc[2500:].to_parquet(tmp_path / "run" / "part-1.parquet", row_group_size=700)
+    with pytest.raises(ScoresError) as error:
+        read_scores(tmp_path / "run", ignore=["extra"])
+    assert str(error.value) == SR.EMPTY_LABEL.format(
+        where=f"{tmp_path / 'run' / 'part-1.parquet'}, row 100", column="group_1", more=""
+    )
 
 
 def test_ignore_and_attributes():
@@ -490,8 +523,8 @@ def test_tiny_blocks_samples_and_windows_keep_the_rule(
 ):
     """Blocked gathering and the sampled, windowed threshold search are exact at any size."""
     monkeypatch.setattr(stats_module, "_BLOCK", 7)
-    monkeypatch.setattr(thresholds_module, "_SKETCH", sketch)
-    monkeypatch.setattr(thresholds_module, "_WINDOW", 3)
+    monkeypatch.setattr(runs_module, "_SKETCH", sketch)
+    monkeypatch.setattr(runs_module, "_WINDOW", 3)
     frame = synthetic(3000, round_to=round_to)
     if not higher_is_match:
         frame["score"] = -frame["score"]
@@ -627,7 +660,9 @@ def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
     y = np.sort(np.round(rng.normal(1, 1, size=rng.integers(1, 300)), seed % 3))
     q = np.linspace(0, 1, 200)
     expected = np.quantile(np.concatenate([x, y]), q)
-    got = thresholds_module._merged_quantiles(x, y, q)
+    got = runs_module.merged_quantiles(
+        len(x) + len(y), q, lambda k: runs_module.kth_of_two(x, y, k)
+    )
     # equal as floats (a zero's sign may differ: it takes the same decisions)
     np.testing.assert_array_equal(got, expected)
 

@@ -1,4 +1,6 @@
-"""Streaming engine: the same thresholds, counts and rates as in memory, bit for bit."""
+"""Streaming engine: the same thresholds, counts, rates, EERs, DET points and score
+measures as in memory, bit for bit, whatever the sample, the order of the rows and
+the memory budget."""
 
 from __future__ import annotations
 
@@ -6,16 +8,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from audit.measures.registry import evaluate_scores
+from audit.measures.scores import eer_table
 from audit.scores import (
     ScoresError,
+    det_points,
     rates_at_fmr,
     rates_at_thresholds,
     read_scores,
+    score_stats,
     sweep,
     thresholds_at_fmr,
 )
 from audit.scores import streaming as ST
+from audit.scores import zones as Z
+from audit.scores.stats import SufficientStatistics
 from audit.scores.streaming import StreamingScores
+from audit.tables import chunks as CH
+from audit.tables.scores import EMPTY_LABEL
 
 TARGETS = [1e-4, 1e-3, 0.01, 0.05, 0.1, 0.3, 1.0]
 
@@ -42,10 +52,11 @@ def synthetic(n=6000, seed=0, round_to=None, two_sided=True, subjects=False, dty
             other = np.where(mated, person, rng.integers(0, 50, n))
             frame["subject_2"] = [f"{g}{p}" for g, p in zip(g1, other, strict=True)]
         frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True).sample(frac=1, random_state=seed)
 
 
 def chunks(frame, size):
+    frame = frame.reset_index(drop=True)
     return [frame.iloc[i : i + size] for i in range(0, len(frame), size)]
 
 
@@ -58,48 +69,159 @@ CASES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def small_sample(monkeypatch):
+    """A sample of 300 rows: smaller than the data, so the passes are real."""
+    monkeypatch.setattr(ST, "_SAMPLE_ROWS", 300)
+
+
+def assert_same(streamed: StreamingScores, table: pd.DataFrame, frame: pd.DataFrame) -> None:
+    """Every result of the streaming engine equals the in-memory one, every bit."""
+    stats = score_stats(table)
+
+    def same(got, expected):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+    same(streamed.sweep(TARGETS), sweep(stats, TARGETS))
+    same(streamed.thresholds_at_fmr(TARGETS), thresholds_at_fmr(stats, TARGETS))
+    expected, got = rates_at_fmr(stats, 1e-3), streamed.rates_at_fmr(1e-3)
+    same(got, expected)
+    assert got.attrs == expected.attrs
+    sign = 1 if table.attrs["higher_is_match"] else -1
+    grid = {name: np.quantile(frame["score"], [0.1, 0.5, 0.9]) for name in stats.algorithms}
+    grid[stats.algorithms[0]] = sign * np.array([-1.0, 0.0, 0.5, 2.0])
+    same(streamed.rates_at_thresholds(grid), rates_at_thresholds(stats, grid))
+    same(streamed.apply(eer_table), eer_table(stats))
+    same(streamed.det_points(n_points=50), det_points(stats, n_points=50))
+    same(streamed.apply(evaluate_scores), evaluate_scores(stats))
+
+
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("higher_is_match", [True, False])
-def test_streaming_equals_in_memory(case, higher_is_match):
+@pytest.mark.parametrize("order", ["shuffled", "by score"])
+def test_streaming_equals_in_memory(case, higher_is_match, order):
     frame = synthetic(**CASES[case])
     if not higher_is_match:
         frame["score"] = -frame["score"]
+    if order == "by score":  # the sample misleads: every chunk holds a narrow band
+        frame = frame.sort_values("score", kind="stable")
+    frame = frame.reset_index(drop=True)
     table = read_scores(frame, higher_is_match=higher_is_match)
     streamed = StreamingScores(chunks(frame, 1700), higher_is_match=higher_is_match)
-    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), sweep(table, TARGETS), check_exact=True)
-    pd.testing.assert_frame_equal(
-        streamed.thresholds_at_fmr(TARGETS), thresholds_at_fmr(table, TARGETS), check_exact=True
-    )
-    expected = rates_at_fmr(table, 1e-3)
-    got = streamed.rates_at_fmr(1e-3)
-    pd.testing.assert_frame_equal(got, expected, check_exact=True)
-    assert got.attrs == expected.attrs
-    grid = {"a": [-1.0, 0.0, 0.5, 2.0], "b": np.quantile(frame["score"], [0.1, 0.5, 0.9])}
-    pd.testing.assert_frame_equal(
-        streamed.rates_at_thresholds(grid), rates_at_thresholds(table, grid), check_exact=True
-    )
+    assert_same(streamed, table, frame)
 
 
-def test_a_tiny_memory_budget_forces_the_refining_passes():
-    """Brackets too full for the budget are histogrammed again, down to single keys."""
-    frame = synthetic(20000, round_to=1)
-    table = read_scores(frame)
-    calls = []
+def test_a_sweep_of_shuffled_rows_takes_one_pass():
+    """The first pass, planned on the sample, holds every threshold of the sweep."""
+    frame = synthetic(20000)
+    streamed = StreamingScores(chunks(frame, 4000))
+    pd.testing.assert_frame_equal(
+        streamed.sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=True
+    )
+    assert streamed.passes == 1
+
+
+@pytest.mark.parametrize("round_to", [None, 1])
+def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to):
+    """Intervals too full for the budget are counted in sub-intervals first."""
+    frame = synthetic(20000, round_to=round_to)
+    plans = []
     engine = ST.LocalEngine()
     original = engine.map_reduce
 
-    def counting(function, *args, **kwargs):
-        calls.append(function.__name__)
-        return original(function, *args, **kwargs)
+    def spying(function, merge, items, options, plan, *args, **kwargs):
+        plans.append(plan)
+        return original(function, merge, items, options, plan, *args, **kwargs)
 
-    engine.map_reduce = counting
-    streamed = StreamingScores(chunks(frame, 5000), memory=64, engine=engine)
-    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), sweep(table, TARGETS), check_exact=True)
-    assert "_pass_refine" in calls
+    engine.map_reduce = spying
+    streamed = StreamingScores(chunks(frame, 5000), memory="20kB", engine=engine)
+    assert_same(streamed, read_scores(frame), frame)
+    assert any((np.concatenate(p.actions) == Z.SPLIT).any() for p in plans if p.actions)
+    assert streamed.passes > 2
+
+
+def test_labels_seen_only_after_the_sample():
+    """An algorithm and a group that only the last chunk holds."""
+    frame = synthetic(3000)
+    late = synthetic(600, seed=1)
+    renamed = late.replace({"group_1": {"X": "Z"}, "group_2": {"X": "Z"}})
+    new = pd.concat([late, renamed]).assign(algorithm="c")
+    frame = pd.concat([frame, renamed, new], ignore_index=True)
+    table = read_scores(frame)
+    streamed = StreamingScores(chunks(frame, 1000))
+    assert streamed.labels == (
+        list(table["algorithm"].cat.categories),
+        list(table["group_1"].cat.categories),
+    )
+    assert streamed.labels[0][-1] == "c" and streamed.labels[1][-1] == "Z"
+    assert_same(streamed, table, frame)
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [
+        {"algorithm": [0, 1], "group_1": [3, 5], "group_2": [5, 3]},  # integer labels
+        {"algorithm": ["p", "q"], "group_1": ["F", "M"], "group_2": ["M", "F"]},  # text
+        {"mated": "int"},  # mated flags 1/0
+        {"score": "int"},  # integer scores
+        {"categorical": True},  # labels as categoricals
+    ],
+)
+def test_label_and_number_types_read_as_read_scores_reads_them(tmp_path, columns):
+    rng = np.random.default_rng(5)
+    n = 6000
+    g = rng.integers(0, 2, n)
+    mated = rng.random(n) < 0.3
+    cross = ~mated & (rng.random(n) < 0.3)
+    frame = pd.DataFrame(
+        {
+            "algorithm": np.array(columns.get("algorithm", ["x", "y"]))[rng.integers(0, 2, n)],
+            "score": np.round(rng.normal(size=n) + 2 * mated, 2),
+            "mated": mated,
+            "group_1": np.array(columns.get("group_1", ["F", "M"]))[g],
+            "group_2": np.array(columns.get("group_2", ["M", "F"]))[np.where(cross, g, 1 - g)],
+        }
+    )
+    frame.loc[~cross, "group_2"] = frame.loc[~cross, "group_1"]
+    if columns.get("mated") == "int":
+        frame["mated"] = frame["mated"].astype("int8")
+    if columns.get("score") == "int":
+        frame["score"] = (100 * frame["score"]).astype("int64")
+    if columns.get("categorical"):
+        for name in ("algorithm", "group_1", "group_2"):
+            frame[name] = frame[name].astype("category")
+    table = read_scores(frame)
+    assert_same(StreamingScores(chunks(frame, 2500)), table, frame)
+    for i, part in enumerate(chunks(frame, 2500)):
+        part.to_parquet(tmp_path / f"part-{i}.parquet", row_group_size=1000)
+    assert_same(StreamingScores(tmp_path), table, frame)
+
+
+def test_one_kind_of_comparison_gives_the_in_memory_tables():
+    """Non-mated scores alone: an FMR-only sweep; mated alone: FNMRs at given thresholds
+    and the in-memory refusal at a target FMR."""
+    frame = synthetic(4000)
+    impostors = frame[~frame["mated"]].reset_index(drop=True)
+    stats = score_stats(read_scores(impostors))
+    streamed = StreamingScores(chunks(impostors, 900))
+    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), sweep(stats, TARGETS), check_exact=True)
+    assert streamed.apply(lambda s: s.rates_held()) == ("fmr",)
+    genuine = frame[frame["mated"]].reset_index(drop=True)
+    stats = score_stats(read_scores(genuine))
+    streamed = StreamingScores(chunks(genuine, 900))
+    grid = [0.5, 1.5, 2.5]
+    pd.testing.assert_frame_equal(
+        streamed.rates_at_thresholds(grid), rates_at_thresholds(stats, grid), check_exact=True
+    )
+    with pytest.raises(ScoresError) as expected:
+        sweep(stats, TARGETS)
+    with pytest.raises(ScoresError) as got:
+        streamed.sweep(TARGETS)
+    assert str(got.value) == str(expected.value)
 
 
 def test_parquet_folder_and_glob_read_row_group_by_row_group(tmp_path):
-    frame = synthetic(5000, round_to=2, dtype="float32")
+    frame = synthetic(5000, round_to=2, dtype="float32").reset_index(drop=True)
     (tmp_path / "scores").mkdir()
     for i, part in enumerate(chunks(frame, 4000)):
         part.to_parquet(tmp_path / "scores" / f"part-{i}.parquet", row_group_size=1500)
@@ -111,19 +233,93 @@ def test_parquet_folder_and_glob_read_row_group_by_row_group(tmp_path):
     assert ST.data_bytes(tmp_path / "scores") > 0
 
 
+def test_streamed_statistics_follow_the_protocol():
+    frame = synthetic(2000)
+    streamed = StreamingScores(chunks(frame, 900))
+    stats = streamed.apply(lambda stats: stats)
+    assert isinstance(stats, SufficientStatistics)
+    assert score_stats(stats) is stats
+
+
+def _broken(kind: str) -> pd.DataFrame:
+    frame = synthetic(1000).reset_index(drop=True)
+    if kind == "empty group":
+        frame.loc[1350, "group_1"] = ""
+    elif kind == "missing group":
+        frame.loc[1350, "group_2"] = None
+    elif kind == "NaN score":
+        frame.loc[1350, "score"] = np.nan
+    elif kind == "infinite score":
+        frame.loc[1350, "score"] = np.inf
+    elif kind == "bad mated flag":
+        frame["mated"] = frame["mated"].astype(object)
+        frame.loc[1350, "mated"] = "maybe"
+    elif kind == "mated across groups":
+        row = frame.index[frame["mated"] & (frame.index > 1300)][0]
+        frame.loc[row, "group_2"] = "F" if frame.loc[row, "group_1"] != "F" else "M"
+    elif kind == "mated across subjects":
+        frame["subject_1"] = "s"
+        frame["subject_2"] = "s"
+        row = frame.index[frame["mated"] & (frame.index > 1300)][0]
+        frame.loc[row, "subject_2"] = "t"
+    elif kind == "integer mated flag 2":
+        frame["mated"] = frame["mated"].astype("int64")
+        frame.loc[1350, "mated"] = 2
+    return frame
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "empty group",
+        "missing group",
+        "NaN score",
+        "infinite score",
+        "bad mated flag",
+        "mated across groups",
+        "mated across subjects",
+        "integer mated flag 2",
+    ],
+)
+def test_a_bad_chunk_is_refused_with_the_message_of_read_scores(kind):
+    frame = _broken(kind)
+    with pytest.raises(ScoresError) as expected:
+        read_scores(frame)
+    with pytest.raises(ScoresError) as got:
+        StreamingScores(chunks(frame, 700)).sweep([0.01])
+    assert str(got.value) == str(expected.value)
+
+
 def test_chunk_errors_name_the_file_and_its_row(tmp_path):
-    frame = synthetic(400)
+    frame = synthetic(400).reset_index(drop=True)
     frame.loc[350, "group_1"] = ""
     frame.iloc[:300].to_parquet(tmp_path / "a.parquet")
     frame.iloc[300:].reset_index(drop=True).to_parquet(tmp_path / "b.parquet")
     with pytest.raises(ScoresError) as error:
         StreamingScores(tmp_path).sweep([0.01])
-    assert str(error.value) == ST.validate.__globals__["EMPTY_LABEL"].format(
+    assert str(error.value) == EMPTY_LABEL.format(
         where=f"{tmp_path / 'b.parquet'}, row 50", column="group_1", more=""
     )
     with pytest.raises(ScoresError) as error:
         StreamingScores(str(tmp_path / "none-*.parquet"))
     assert str(error.value) == ST.NO_PARQUET.format(source=str(tmp_path / "none-*.parquet"))
+
+
+def test_fast_reading_of_a_chunk_equals_validation():
+    """The Arrow path gives the codes and labels that validate() gives."""
+    frame = synthetic(3000, subjects=True).reset_index(drop=True)
+    piece = CH.Piece(offset=0, rows=len(frame), frame=frame)
+    fast = CH.read_chunk(piece, CH.Options())
+    full = CH._validated(piece, frame, "<DataFrame>", list(frame.columns), None, CH.Options())
+    for chunk in (fast, full):
+        for name in ("algorithm", "group_1", "group_2"):
+            labels = chunk.algorithms if name == "algorithm" else chunk.groups
+            expected = frame[name].to_numpy()
+            assert (np.array(labels, dtype=object)[getattr(chunk, name)] == expected).all()
+        assert chunk.first == tuple(
+            list(pd.unique(frame[name])) for name in ("algorithm", "group_1", "group_2")
+        )
+        np.testing.assert_array_equal(chunk.score, frame["score"].to_numpy())
 
 
 def test_memory_sizes():
@@ -133,6 +329,15 @@ def test_memory_sizes():
         with pytest.raises(ValueError) as error:
             ST.parse_memory(bad)
         assert str(error.value) == ST.BAD_MEMORY.format(value=bad)
+
+
+def test_keys_keep_the_order_of_the_floats():
+    values = np.array([-np.inf, -1e300, -2.5, -1e-320, -0.0, 0.0, 1e-320, 3.0, 1e39, np.inf])
+    for key in (Z.key64, Z.key32):
+        keys = key(values)
+        assert (np.diff(keys.astype(np.float64)) >= 0).all()
+        assert keys[4] == keys[5]  # the zeros share a key
+    np.testing.assert_array_equal(Z.unkey64(Z.key64(values)), values + 0.0)
 
 
 @pytest.fixture(scope="module")
@@ -150,23 +355,21 @@ def dask_client():
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["ties", "one group per side", "subjects"])
 def test_dask_on_a_local_cluster_equals_in_memory(dask_client, tmp_path, case):
-    frame = synthetic(**CASES[case])
+    frame = synthetic(**CASES[case]).reset_index(drop=True)
     frame["score"] = -frame["score"]  # distances
     table = read_scores(frame, higher_is_match=False)
     for i, part in enumerate(chunks(frame, 5000)):
         part.to_parquet(tmp_path / f"part-{i}.parquet", row_group_size=2000)
     streamed = StreamingScores(tmp_path, engine="dask", client=dask_client, higher_is_match=False)
-    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), sweep(table, TARGETS), check_exact=True)
-    grid = [-2.0, -0.5, 0.0, 1.0]
-    pd.testing.assert_frame_equal(
-        streamed.rates_at_thresholds(grid), rates_at_thresholds(table, grid), check_exact=True
-    )
+    assert_same(streamed, table, frame)
     tiny = StreamingScores(
         chunks(frame, 3000), engine="dask", client=dask_client, higher_is_match=False, memory=64
     )
+    stats = score_stats(table)
     pd.testing.assert_frame_equal(
-        tiny.thresholds_at_fmr(TARGETS), thresholds_at_fmr(table, TARGETS), check_exact=True
+        tiny.thresholds_at_fmr(TARGETS), thresholds_at_fmr(stats, TARGETS), check_exact=True
     )
+    pd.testing.assert_frame_equal(tiny.apply(eer_table), eer_table(stats), check_exact=True)
 
 
 def test_dask_without_a_cluster_uses_the_default_scheduler():

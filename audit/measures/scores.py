@@ -43,7 +43,8 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
-from audit.scores import ScoresError, ScoreStats, score_stats
+from audit.scores import ScoresError, score_stats
+from audit.scores.stats import SufficientStatistics
 
 SED_UNDEFINED = (
     "SED_G undefined for {count} of {total} algorithm(s): the global {rate} at the mean "
@@ -62,7 +63,7 @@ NO_SCORES = (
 )
 
 
-def _require_comparisons(stats: ScoreStats, measure: str) -> None:
+def _require_comparisons(stats: SufficientStatistics, measure: str) -> None:
     """Refuse a group without mated or within-group non-mated comparisons.
 
     Its EER, its rates at a threshold and its histograms would be 0/0; the
@@ -86,50 +87,6 @@ def _require_comparisons(stats: ScoreStats, measure: str) -> None:
 
 
 # ------------------------------------------------------------------------------ EER
-
-
-def _eer_one(mated: np.ndarray, nonmated: np.ndarray) -> tuple[float, float, float, float]:
-    """EER of one group: (eer, internal threshold, fmr, fnmr) at the crossing.
-
-    Candidate thresholds are every observed score and ``+inf``; the threshold
-    minimising ``|FMR - FNMR|`` is taken (the smallest one on ties) and the
-    EER is the mean of FMR and FNMR there (Elobaid et al., eq. 19).
-
-    ``FMR - FNMR`` never increases with the threshold, so the crossing is found
-    by bisection on the two sorted arrays (no sort, no array of candidates):
-    the first candidate where the difference is ``<= 0``, or the one before it
-    if closer to zero -- moved back to the first candidate with the same
-    difference, which is the one ``argmin`` over all candidates would take.
-    """
-    n_m, n_nm = len(mated), len(nonmated)
-
-    def diff(t: float) -> float:
-        fmr = (n_nm - np.searchsorted(nonmated, t, "left")) / n_nm
-        return fmr - np.searchsorted(mated, t, "left") / n_m
-
-    def first(array: np.ndarray, bound: float) -> float:
-        """Smallest value of ``array`` with ``diff <= bound`` (inf if none)."""
-        lo, hi = 0, len(array)  # diff(array[i]) <= bound for i >= hi
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if diff(array[mid]) <= bound:
-                hi = mid
-            else:
-                lo = mid + 1
-        return float(array[lo]) if lo < len(array) else np.inf
-
-    def smallest(bound: float) -> float:
-        return min(first(mated, bound), first(nonmated, bound))
-
-    at = smallest(0.0)
-    before = [s[i - 1] for s in (mated, nonmated) if (i := np.searchsorted(s, at, "left")) > 0]
-    if before:
-        previous = float(max(before))
-        if abs(diff(previous)) <= abs(diff(at)):
-            at = smallest(diff(previous))
-    fmr = (n_nm - np.searchsorted(nonmated, at, "left")) / n_nm
-    fnmr = np.searchsorted(mated, at, "left") / n_m
-    return (fmr + fnmr) / 2.0, at, float(fmr), float(fnmr)
 
 
 def eer_table(scores) -> pd.DataFrame:
@@ -162,12 +119,12 @@ def eer_table(scores) -> pd.DataFrame:
     stats = score_stats(scores)
     rows = []
     for a, algorithm in enumerate(stats.algorithms):
+        n_mated, n_nonmated = stats.n_mated(a), stats.n_nonmated(a)
         for g, group in enumerate(stats.groups):
-            m, nm = stats.mated[a][g], stats.nonmated[a][g]
-            if len(m) == 0 or len(nm) == 0:
+            if n_mated[g] == 0 or n_nonmated[g] == 0:
                 eer, t, fmr, fnmr = np.nan, np.nan, np.nan, np.nan
             else:
-                eer, t, fmr, fnmr = _eer_one(m, nm)
+                eer, t, fmr, fnmr = stats.equal_error(a, g)
             rows.append(
                 (
                     str(algorithm),
@@ -176,8 +133,8 @@ def eer_table(scores) -> pd.DataFrame:
                     float(stats.to_external(t)),
                     fmr,
                     fnmr,
-                    len(m),
-                    len(nm),
+                    int(n_mated[g]),
+                    int(n_nonmated[g]),
                 )
             )
     table = pd.DataFrame(
@@ -189,7 +146,7 @@ def eer_table(scores) -> pd.DataFrame:
     return table
 
 
-def _per_algorithm(table: pd.DataFrame, column: str, stats: ScoreStats) -> np.ndarray:
+def _per_algorithm(table: pd.DataFrame, column: str, stats: SufficientStatistics) -> np.ndarray:
     return (
         table.pivot(index="algorithm", columns="group", values=column)
         .loc[[str(a) for a in stats.algorithms], [str(g) for g in stats.groups]]
@@ -251,7 +208,7 @@ def sed_table(scores) -> pd.DataFrame:
         t = stats.to_internal([threshold])
         fm, fnm, cross = stats.counts(a, t)
         n_m, n_nm = stats.n_mated(a), stats.n_nonmated(a)
-        global_fmr = (fm[:, 0].sum() + cross[0]) / (n_nm.sum() + len(stats.cross[a]))
+        global_fmr = (fm[:, 0].sum() + cross[0]) / stats.n_pooled_nonmated(a)
         global_fnmr = fnm[:, 0].sum() / n_m.sum()
         with np.errstate(divide="ignore", invalid="ignore"):
             fmr = fm[:, 0] / n_nm
@@ -368,20 +325,24 @@ def _check_bins(bins) -> int:
     return int(bins)
 
 
-def _edges(stats: ScoreStats, a: int, bins: int) -> np.ndarray:
-    segments = [s for s in stats.segments(a) if len(s)]
-    low = min(s[0] for s in segments)
-    high = max(s[-1] for s in segments)
+def _edges(stats: SufficientStatistics, a: int, bins: int) -> np.ndarray:
+    low, high = stats.score_range(a)
     if high == low:
         high = low + 1.0
     return np.linspace(low, high, bins + 1)
 
 
-def _histogram(sorted_scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Counts per bin of sorted scores (last bin closed), from two binary searches."""
-    cuts = np.searchsorted(sorted_scores, edges[1:-1], "left")
-    bounds = np.concatenate([[0], cuts, [len(sorted_scores)]])
-    return np.diff(bounds).astype("float64")
+def _histograms(stats: SufficientStatistics, a: int, edges: np.ndarray):
+    """Counts per bin (last bin closed) of each group's mated and within-group non-mated
+    scores, (groups, bins) each, from the counts below the inner edges."""
+    fm, fnm, _ = stats.counts(a, edges[1:-1])
+    n_m, n_nm = stats.n_mated(a)[:, None], stats.n_nonmated(a)[:, None]
+    zero = np.zeros_like(n_m)
+
+    def per_bin(below: np.ndarray, n: np.ndarray) -> np.ndarray:
+        return np.diff(np.concatenate([zero, below, n], axis=1), axis=1).astype("float64")
+
+    return per_bin(fnm, n_m), per_bin(n_nm - fm, n_nm)
 
 
 def _kl_to_mean(p: np.ndarray) -> np.ndarray:
@@ -428,13 +389,8 @@ def dfi(scores, *, bins: int = 100) -> MeasureResult:
     _require_comparisons(stats, "dfi")
     values = []
     for a in range(len(stats.algorithms)):
-        edges = _edges(stats, a, bins)
-        counts = np.array(
-            [
-                _histogram(stats.mated[a][g], edges) + _histogram(stats.nonmated[a][g], edges)
-                for g in range(k)
-            ]
-        )
+        mated, nonmated = _histograms(stats, a, _edges(stats, a, bins))
+        counts = mated + nonmated
         values.append(1.0 - _kl_to_mean(_normalise(counts)).sum() / (k * np.log2(k)))
     value = np.asarray(values)
     nan = np.full(len(value), np.nan)
@@ -506,10 +462,9 @@ def cei(
     _require_comparisons(stats, "cei")
     impostor, genuine = [], []
     for a in range(len(stats.algorithms)):
-        edges = _edges(stats, a, bins)
+        mated, nonmated = _histograms(stats, a, _edges(stats, a, bins))
         for kind, out in (("nonmated", impostor), ("mated", genuine)):
-            per_group = stats.nonmated[a] if kind == "nonmated" else stats.mated[a]
-            p = _normalise(np.array([_histogram(s, edges) for s in per_group]))
+            p = _normalise(nonmated if kind == "nonmated" else mated)
             cdf = np.cumsum(p.mean(axis=0))
             if kind == "nonmated":
                 # tail: bins entirely above the P-quantile of the mean distribution

@@ -178,7 +178,9 @@ def execute(name: str, output: Path, parameters: Mapping, *, progress: bool = Tr
             parameters=dict(parameters),
             progress_bar=progress,
             kernel_name="python3",
-            cwd=str(output.parent),
+            # the kernel starts in the report folder; papermill's cwd= would chdir the
+            # whole process, which the notebooks running side by side in threads share
+            resources={"metadata": {"path": str(output.parent)}},
         )
     except PapermillExecutionError as error:
         raise NotebookFailed(

@@ -78,20 +78,21 @@ about one ``numpy.sort`` of the scores and one extra copy of them; the 100
 operating points of a sweep then cost a few milliseconds, whatever the size
 (``benchmarks/bench_scores.py`` measures both).
 
-**The seam is the** :class:`ScoreStats` **constructor.**  A streaming or
-distributed backend that cannot hold the scores in memory needs only to
-produce, per segment, a sorted one-dimensional float64 array in match
-orientation (distances negated, as described in :class:`ScoreStats`) -- for
-instance a
-``numpy.memmap`` written by an external merge sort, or by merging sorted
-chunks produced on several machines -- and pass the lists to
+**The seam is the protocol** :class:`~audit.scores.stats.SufficientStatistics`:
+counts at thresholds, group sizes, the score range, cut points at a count of
+pooled non-mated scores, the smallest score at or above a threshold, the EER
+of a group and order statistics of a group's scores.  Operating points and
+score measures read nothing else.  :class:`ScoreStats` answers it from sorted
+arrays in memory -- built here, or from elsewhere: any sorted one-dimensional
+float64 arrays in match orientation (distances negated), for instance
+``numpy.memmap`` files written by an external merge sort, passed to
 ``ScoreStats(algorithms=..., groups=..., mated=..., nonmated=..., cross=...,
-higher_is_match=...)``: every function below then runs unchanged, reading
-those arrays only through ``len``, ``searchsorted``, element and slice access
-and strided samples (``tests/test_scores.py`` checks this with memory maps).
-A backend that keeps fine histograms instead of sorted scores would
-implement :meth:`ScoreStats.counts` and the threshold search on bin edges,
-with a loss of resolution stated by its bin width.
+higher_is_match=...)``, which reads them only through ``len``,
+``searchsorted``, element and slice access and strided samples
+(``tests/test_scores.py`` checks this with memory maps).
+:class:`audit.scores.streaming.StreamedStats` answers it from passes over
+data too large for memory (:class:`audit.scores.streaming.StreamingScores`),
+with the same values, bit for bit.
 """
 
 from audit.scores.stats import ScoreStats, score_stats, score_stats_from_arrays

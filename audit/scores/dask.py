@@ -5,8 +5,8 @@ Dask does the scheduling, data locality, retries and spilling; this module only
 says what to compute.  Use it through
 ``StreamingScores(source, engine="dask", client=client)`` or
 ``audit scores --scheduler ADDRESS``; the results equal the in-memory ones bit
-for bit (the partial results are integer counts, minima and kept scores, so
-the order of merging does not matter).
+for bit (the partial results are integer counts and kept scores, which are
+sorted after merging, so the order of merging does not matter).
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from collections.abc import Callable
 
 #: Partial results merged per task of the reduction tree.
 _FAN_IN = 8
+#: Tasks of a map per worker thread: fewer, larger tasks (several row groups each)
+#: cost less to schedule, transfer and merge; a few per thread keep the load even.
+_TASKS_PER_THREAD = 4
 
 
 class DaskEngine:
@@ -36,7 +39,18 @@ class DaskEngine:
                 return self._delayed(function, merge, items, *args)
         client = self.client
         shared = [client.scatter(arg, broadcast=True) if _large(arg) else arg for arg in args]
-        parts = client.map(function, items, *[[arg] * len(items) for arg in shared], pure=False)
+        threads = sum(client.nthreads().values()) or 1
+        size = max(1, -(-len(items) // (_TASKS_PER_THREAD * threads)))
+        batches = [items[i : i + size] for i in range(0, len(items), size)]
+        n = len(batches)
+        parts = client.map(
+            _map_merge,
+            [function] * n,
+            [merge] * n,
+            batches,
+            *[[arg] * n for arg in shared],
+            pure=False,
+        )
         while len(parts) > 1:
             parts = [
                 client.submit(_merge_all, merge, parts[i : i + _FAN_IN], pure=False)
@@ -59,8 +73,16 @@ class DaskEngine:
 
 
 def _large(arg) -> bool:
-    """Worth scattering once rather than sending with every task."""
-    return isinstance(arg, list | tuple) and len(arg) > 1000
+    """Worth scattering once rather than sending with every task (a plan holds its
+    lookup tables)."""
+    from audit.scores.zones import Plan
+
+    return isinstance(arg, Plan) or (isinstance(arg, list | tuple) and len(arg) > 1000)
+
+
+def _map_merge(function: Callable, merge: Callable, items: list, *args):
+    """One task: ``function`` of each of a few items, merged in order."""
+    return _merge_all(merge, [function(item, *args) for item in items])
 
 
 def _merge_all(merge: Callable, parts: list):

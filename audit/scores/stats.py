@@ -8,11 +8,54 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from audit.scores.runs import Run, cut_points, equal_error, kth_of_two
 from audit.tables.scores import UNKNOWN_ALGORITHM
 
 
+class SufficientStatistics:
+    """What everything downstream of the statistics reads, and all it reads.
+
+    :class:`ScoreStats` holds the sorted scores in memory;
+    :class:`audit.scores.streaming.StreamedStats` answers the same questions from
+    counts and windows of scores gathered in passes over data that memory does not
+    hold.  Operating points (:mod:`audit.scores.thresholds`) and score measures
+    (:mod:`audit.measures.scores`) use only these attributes and methods, so both
+    give the same values, bit for bit.  Scores and thresholds are internal: in
+    match orientation (higher means more likely a match).
+
+    Attributes: ``algorithms``, ``groups`` (:class:`pandas.Index`),
+    ``higher_is_match``, ``attributes``.  Methods: :meth:`counts`,
+    :meth:`n_mated`, :meth:`n_nonmated`, :meth:`n_pooled_nonmated`, :meth:`rates_held`,
+    :meth:`score_range`, :meth:`cut_points`, :meth:`smallest_at_or_above`,
+    :meth:`equal_error`, :meth:`order_statistics`, :meth:`to_internal`,
+    :meth:`to_external`, :meth:`algorithm_index`.
+    """
+
+    algorithms: pd.Index
+    groups: pd.Index
+    higher_is_match: bool
+    attributes: tuple
+
+    def to_internal(self, threshold):
+        """A threshold in the caller's units, in match orientation."""
+        t = np.asarray(threshold, dtype="float64")
+        return t if self.higher_is_match else -t
+
+    def to_external(self, threshold):
+        t = np.asarray(threshold, dtype="float64")
+        return t if self.higher_is_match else -t
+
+    def algorithm_index(self, name) -> int:
+        try:
+            return self.algorithms.get_loc(name)
+        except KeyError:
+            raise KeyError(
+                UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))
+            ) from None
+
+
 @dataclass
-class ScoreStats:
+class ScoreStats(SufficientStatistics):
     """Per-group sufficient statistics of a score table.
 
     All scores are stored in *match orientation* (higher means more likely a
@@ -80,22 +123,37 @@ class ScoreStats:
     def segments(self, a: int) -> list[np.ndarray]:
         return [*self.mated[a], *self.nonmated[a], self.cross[a]]
 
-    def to_internal(self, threshold):
-        """A threshold in the caller's units, in match orientation."""
-        t = np.asarray(threshold, dtype="float64")
-        return t if self.higher_is_match else -t
+    def score_range(self, a: int) -> tuple[float, float]:
+        """The smallest and the largest score of algorithm ``a``."""
+        segments = [s for s in self.segments(a) if len(s)]
+        return min(s[0] for s in segments), max(s[-1] for s in segments)
 
-    def to_external(self, threshold):
-        t = np.asarray(threshold, dtype="float64")
-        return t if self.higher_is_match else -t
+    def cut_points(self, a: int, kk: np.ndarray) -> np.ndarray:
+        """Per count ``k`` (below the pooled non-mated count): the smallest threshold
+        with at most ``k`` pooled non-mated scores at or above it
+        (:func:`audit.scores.runs.cut_points`)."""
+        runs = [s for s in (*self.nonmated[a], self.cross[a]) if len(s)]
+        return cut_points(runs, np.asarray(kk))
 
-    def algorithm_index(self, name) -> int:
-        try:
-            return self.algorithms.get_loc(name)
-        except KeyError:
-            raise KeyError(
-                UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))
-            ) from None
+    def smallest_at_or_above(self, a: int, thresholds) -> np.ndarray:
+        """The smallest score of algorithm ``a`` at or above each threshold (inf if none)."""
+        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        observed = np.full(len(t), np.inf)
+        for s in self.segments(a):
+            if len(s):
+                at = np.searchsorted(s, t, "left")
+                np.minimum(observed, s[np.minimum(at, len(s) - 1)], out=observed, where=at < len(s))
+        return observed
+
+    def equal_error(self, a: int, g: int) -> tuple[float, float, float, float]:
+        """(eer, internal threshold, fmr, fnmr) of group ``g`` (it has mated and
+        within-group non-mated scores): :func:`audit.scores.runs.equal_error`."""
+        return equal_error(Run(self.mated[a][g]), Run(self.nonmated[a][g]))
+
+    def order_statistics(self, a: int, g: int, k) -> np.ndarray:
+        """The ``k``-th smallest (0-based, an array) of group ``g``'s mated and
+        within-group non-mated scores taken together."""
+        return kth_of_two(self.mated[a][g], self.nonmated[a][g], np.asarray(k))
 
 
 def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:
@@ -216,10 +274,10 @@ def score_stats_from_arrays(
 def score_stats(scores: pd.DataFrame | ScoreStats) -> ScoreStats:
     """The sufficient statistics of a validated score table (see :func:`read_scores`).
 
-    A :class:`ScoreStats` is passed through, so every function below accepts
-    either and the sorting is done once.
+    A :class:`ScoreStats` (or any :class:`SufficientStatistics`) is passed
+    through, so every function below accepts either and the sorting is done once.
     """
-    if isinstance(scores, ScoreStats):
+    if isinstance(scores, SufficientStatistics):
         return scores
     return score_stats_from_arrays(
         scores["score"].to_numpy(),

@@ -1,85 +1,111 @@
-"""Score sets larger than memory: the same operating points, read chunk by chunk.
+"""Score sets larger than memory: the same operating points and score measures, read
+chunk by chunk.
 
 :class:`StreamingScores` gives the results of :func:`audit.scores.sweep`,
-:func:`~audit.scores.rates_at_fmr`, :func:`~audit.scores.thresholds_at_fmr` and
-:func:`~audit.scores.rates_at_thresholds` -- the same values, bit for bit --
-from a Parquet dataset (a file, a folder or a glob, read row group by row
-group) or from a sequence of DataFrames, without holding the scores: memory is
-bounded by the ``memory`` parameter, not by the data.  Every chunk is
-validated as :func:`~audit.scores.read_scores` validates a table (messages name
-the file and the row within it).
+:func:`~audit.scores.rates_at_fmr`, :func:`~audit.scores.thresholds_at_fmr`,
+:func:`~audit.scores.rates_at_thresholds` and :func:`~audit.scores.det_points`
+-- the same values, bit for bit -- and of any function that reads the
+statistics through :class:`~audit.scores.stats.SufficientStatistics` (the EER
+table and every score measure of :mod:`audit.measures.scores`, through
+:meth:`StreamingScores.apply`), from a Parquet dataset (a file, a folder or a
+glob, read row group by row group) or from a sequence of DataFrames, without
+holding the scores: memory is bounded by the ``memory`` parameter, not by the
+data.  Every chunk is validated as :func:`~audit.scores.read_scores`
+validates a table (:mod:`audit.tables.chunks`).
 
 Method
 ------
-Every pass is a map over chunks and an associative merge of the partial
-results, so the same passes run in one process (:class:`LocalEngine`) or on a
-Dask cluster (:class:`audit.scores.dask.DaskEngine`).
+What the passes have learnt is held by :class:`~audit.scores.streamed.StreamedStats`
+(:mod:`audit.scores.streamed`): per algorithm, counts per segment below a
+growing set of edges and windows of kept scores.  :meth:`StreamingScores.apply`
+runs a function on it until an attempt records nothing it could not answer;
+after each attempt one pass over the data (:mod:`audit.scores.zones`) learns
+what was missing.  Every pass is a map over chunks and an associative merge,
+so the same passes run in one process (:class:`LocalEngine`) or on a Dask
+cluster (:class:`audit.scores.dask.DaskEngine`).
 
-1. **Counts.**  Per (algorithm, segment) counts -- mated and within-group
-   non-mated per group, cross-group non-mated -- the smallest score of each
-   algorithm, and two histograms per algorithm (its pooled non-mated scores,
-   all its scores) on the top 16 bits of an order-preserving integer key of
-   the float64 score (the two zeros share a key).  The labels are merged in
-   order of first appearance, so groups come out in the order
-   :func:`~audit.scores.read_scores` gives them.
-2. **Brackets.**  The threshold at a target FMR is set by ``v``, the
-   ``(k+1)``-th largest pooled non-mated score (see :mod:`audit.scores`); the
-   histogram names the bin holding it.  While a bin holds more scores than the
-   memory allows, a further pass histograms the 16 bits below inside it (down
-   to a single key, whose scores need not be kept: they are all ``v``).
-3. **Collect.**  One pass keeps the scores inside the brackets only, with
-   their segments, and counts per segment the scores above each bracket and
-   the smallest one.  ``v`` is read off the sorted pooled non-mated scores of
-   its bracket by its rank; the threshold ``t*`` is the float just above it, as
-   in memory; the counts at ``t*`` are those above the bracket plus those kept
-   at or above ``t*``, and the reported threshold is the smallest score at or
-   above ``t*``.
-
-So a sweep costs two passes over the data (more only for brackets still too
-full after the first histogram, which takes heavy ties or an extremely narrow
-distribution); :func:`~audit.scores.rates_at_thresholds` one more (counts at
-the given thresholds).
-
-Not streamed yet: the EER, the DET points and the score measures that read
-whole distributions (DFI, CEI, SED); they need the in-memory engine.  The EER
-and the DET quantiles are order statistics of one group's scores, so they fit
-the same bracketing passes with per-segment histograms.
+Passes are planned on a sample -- every ``k``-th row of up to 8 chunks spread
+evenly over the data, some ``300 sqrt(N)`` rows of ``N`` (in one process those
+chunks are read once, for the sample and the first pass).  The function runs
+on the sample first: every order statistic it reads there (the ``(k+1)``-th
+largest pooled non-mated score of a target FMR, an EER crossing, a DET
+quantile...) gives a window of scores around it, :data:`_Z` standard errors
+of its rank on each side, kept in the first pass as far as the memory budget
+allows (a window too large is counted at steps of two standard errors
+instead, so that the next pass keeps one step).  Later passes place their
+windows the same way, inside the intervals that exact counts point to; an
+interval the sample has too few scores in is kept whole, or counted in
+``2**bits`` sub-intervals when too large.  When the chunks are alike (rows in
+no particular order of score), the first pass answers a sweep: one pass over
+the data.  When the sample misleads (data sorted by score, say), more passes
+find the same answer: the sample only saves passes, it never changes a value.
 """
 
 from __future__ import annotations
 
-import glob
+import math
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from audit.scores.runs import Run, equal_error
+from audit.scores.stats import SufficientStatistics
+from audit.scores.streamed import Line, StreamedStats, Window, aligned, learnt
 from audit.scores.thresholds import (
-    DEFAULT_TARGETS,
-    _allowed_false_matches,
-    _rates_frame,
-    _targets,
-    _tidy,
-    at_target,
+    det_points,
+    rates_at_fmr,
+    rates_at_thresholds,
+    sweep,
+    thresholds_at_fmr,
 )
-from audit.tables.common import Source
-from audit.tables.scores import NO_NONMATED, UNKNOWN_ALGORITHM, ScoresError, arrow_frame, validate
+from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan, merge, partial, zones_pass
+from audit.tables.chunks import (
+    NO_PARQUET,
+    Options,
+    Piece,
+    data_bytes,
+    in_order,
+    parquet_files,
+    pieces,
+    read_chunk,
+)
+from audit.tables.scores import EMPTY, ScoresError
+
+__all__ = [
+    "NO_PARQUET",
+    "LocalEngine",
+    "StreamedStats",
+    "StreamingScores",
+    "data_bytes",
+    "parquet_files",
+    "parse_memory",
+]
 
 BAD_MEMORY = "memory must be a positive size such as 4GB or 512MB, got {value!r}"
-NO_PARQUET = "{source}: no Parquet file matches"
 UNKNOWN_ENGINE = "unknown engine {name!r}; use 'streaming' or 'dask'"
+TOO_MANY_PASSES = "no answer after {passes} passes over the data"
 
-#: Bits of the order key resolved by each histogram pass.
-_BITS = 16
-#: Bytes of working memory per row of a chunk (the chunk as read, its validated
-#: table, keys, codes and temporaries), to size chunks from the memory budget.
-_BYTES_PER_ROW = 96
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 _UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+#: Bytes of memory per kept score (the score, its segment and zone, their sorting).
+_BYTES_PER_KEPT = 64
+#: Bytes of memory per row of a chunk held as arrays.
+_BYTES_PER_ROW = 16
+#: Chunks read for the sample that plans the first pass (evenly spread), and the most
+#: rows the sample holds (fewer when the memory budget is small).
+_SAMPLE_PIECES = 8
+_SAMPLE_ROWS = 1 << 23
+#: Margin of a window planned from the sample, in standard errors of its rank.
+_Z = 6.0
+#: Sample scores an interval needs for a window to be placed in it from the sample.
+_MIN_SAMPLED = 16
+#: Sub-intervals counted in one pass, at most.
+_SUB_ZONES = 1 << 16
+_MAX_PASSES = 64
 
 
 def parse_memory(value) -> int:
@@ -96,419 +122,26 @@ def parse_memory(value) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
 
 
-# ------------------------------------------------------------------------ sources
-
-
-def parquet_files(source: str | os.PathLike) -> list[str]:
-    """The Parquet files of a file, a folder (all ``*.parquet`` below it) or a glob."""
-    text = str(source)
-    if any(ch in text for ch in "*?["):
-        files = sorted(glob.glob(text, recursive=True))
-    elif Path(text).is_dir():
-        files = sorted(str(p) for p in Path(text).rglob("*.parquet"))
-    else:
-        files = [text]
-    if not files:
-        raise ScoresError(NO_PARQUET.format(source=text))
-    return files
-
-
-@dataclass(frozen=True)
-class _Piece:
-    """One chunk to read: a row group of a Parquet file, or a DataFrame."""
-
-    path: str | None = None
-    row_group: int = 0
-    offset: int = 0  # rows of the file (or of the sequence) before this chunk
-    frame: pd.DataFrame | None = field(default=None, compare=False)
-
-
-def pieces(source) -> list[_Piece]:
-    """The chunks of ``source`` (Parquet path, folder or glob; or DataFrames) in order."""
-    if isinstance(source, pd.DataFrame):
-        source = [source]
-    if isinstance(source, str | os.PathLike):
-        import pyarrow.parquet as pq
-
-        out = []
-        for path in parquet_files(source):
-            try:
-                metadata = pq.read_metadata(path)
-            except (OSError, ValueError) as reason:
-                raise ScoresError(f"{path}: cannot be read as Parquet: {reason}") from reason
-            offset = 0
-            for g in range(metadata.num_row_groups):
-                out.append(_Piece(path=path, row_group=g, offset=offset))
-                offset += metadata.row_group(g).num_rows
-        return out
-    out, offset = [], 0
-    for frame in source:
-        out.append(_Piece(offset=offset, frame=frame))
-        offset += len(frame)
-    return out
-
-
-def data_bytes(source) -> int:
-    """Bytes of the data when held in memory (Parquet: uncompressed column sizes)."""
-    if isinstance(source, str | os.PathLike):
-        import pyarrow.parquet as pq
-
-        total = 0
-        for path in parquet_files(source):
-            metadata = pq.read_metadata(path)
-            for g in range(metadata.num_row_groups):
-                total += metadata.row_group(g).total_byte_size
-        return total
-    frames = [source] if isinstance(source, pd.DataFrame) else source
-    return int(sum(f.memory_usage(deep=False).sum() for f in frames))
-
-
-@dataclass(frozen=True)
-class _Options:
-    higher_is_match: bool = True
-    attributes: tuple | None = None
-    ignore: tuple = ()
-
-
-def _read(piece: _Piece, options: _Options) -> pd.DataFrame:
-    """The validated table of one chunk; rows named by their place in the file."""
-    if piece.path is not None:
-        import pyarrow.parquet as pq
-
-        frame = arrow_frame(pq.ParquetFile(piece.path).read_row_group(piece.row_group))
-        name = piece.path
-    else:
-        frame = piece.frame.copy(deep=False)
-        name = "<DataFrame>"
-    frame.index = pd.RangeIndex(piece.offset, piece.offset + len(frame))
-    return validate(
-        frame,
-        Source(name, csv=False),
-        higher_is_match=options.higher_is_match,
-        attributes=options.attributes,
-        ignore=options.ignore,
-    )
-
-
-# -------------------------------------------------------------------------- keys
-
-_TOP = np.uint64(1 << 63)
-
-
-def _key(score: np.ndarray) -> np.ndarray:
-    """uint64 keys whose integer order is the float order of ``score`` (float64)."""
-    bits = (score + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0: the zeros share a key
-    negative = (bits & _TOP) != 0
-    return np.where(negative, ~bits, bits | _TOP)
-
-
-def _unkey(key) -> np.ndarray:
-    key = np.asarray(key, dtype=np.uint64)
-    negative = (key & _TOP) == 0
-    return np.where(negative, ~key, key & ~_TOP).view(np.float64)
-
-
-# --------------------------------------------------------------- pass 1: counts
-
-
-def _ordered_union(first: list, second: list) -> list:
-    seen = set(first)
-    return first + [x for x in second if x not in seen]
-
-
-@dataclass
-class _Counts:
-    """Pass 1 partial result, in its own label space (merged by label)."""
-
-    algorithms: list
-    groups: list  # index space of the arrays below
-    order_1: list  # groups in order of first appearance on side 1, then side 2
-    order_2: list
-    counts: np.ndarray  # (n_alg, 2 * n_groups + 1): mated, within non-mated, cross
-    low: np.ndarray  # (n_alg,) smallest score, match orientation
-    histogram: np.ndarray  # (n_alg, 2, 2**_BITS) pooled non-mated, all scores, by top key bits
-    rows: int = 0
-
-    def reindex(self, algorithms: list, groups: list) -> _Counts:
-        """The same counts over (larger) label lists."""
-        a_at = np.array([algorithms.index(a) for a in self.algorithms], dtype=np.intp)
-        g_at = np.array([groups.index(g) for g in self.groups], dtype=np.intp)
-        n_g = len(groups)
-        counts = np.zeros((len(algorithms), 2 * n_g + 1), dtype=np.int64)
-        if len(a_at):
-            old = len(self.groups)
-            columns = np.concatenate([g_at, g_at + n_g, [2 * n_g]])
-            counts[np.ix_(a_at, columns)] = self.counts[:, : 2 * old + 1]
-        low = np.full(len(algorithms), np.inf)
-        low[a_at] = self.low
-        histogram = np.zeros((len(algorithms), 2, 1 << _BITS), dtype=np.int64)
-        histogram[a_at] = self.histogram
-        return _Counts(
-            algorithms, groups, self.order_1, self.order_2, counts, low, histogram, self.rows
-        )
-
-
-def _merge_counts(left: _Counts, right: _Counts) -> _Counts:
-    algorithms = _ordered_union(left.algorithms, right.algorithms)
-    groups = _ordered_union(left.groups, right.groups)
-    a, b = left.reindex(algorithms, groups), right.reindex(algorithms, groups)
-    return _Counts(
-        algorithms,
-        groups,
-        _ordered_union(left.order_1, right.order_1),
-        _ordered_union(left.order_2, right.order_2),
-        a.counts + b.counts,
-        np.minimum(a.low, b.low),
-        a.histogram + b.histogram,
-        a.rows + b.rows,
-    )
-
-
-@dataclass
-class _Chunk:
-    """A validated chunk as codes in a given label space."""
-
-    score: np.ndarray  # float64, match orientation
-    algorithm: np.ndarray
-    segment: np.ndarray  # 0..G-1 mated, G..2G-1 within non-mated, 2G cross
-    nonmated: np.ndarray
-
-
-def _codes(table: pd.DataFrame, algorithms: list, groups: list) -> _Chunk:
-    n_g = len(groups)
-    small = np.int16 if 2 * n_g < 2**15 else np.int32
-    a_map = np.array([algorithms.index(x) for x in table["algorithm"].cat.categories], np.int32)
-    g_map = np.array([groups.index(x) for x in table["group_1"].cat.categories], dtype=small)
-    g1 = g_map[table["group_1"].cat.codes.to_numpy()]
-    g2 = g_map[table["group_2"].cat.codes.to_numpy()]
-    mated = table["mated"].to_numpy()
-    nonmated = ~mated
-    segment = g1 + nonmated.view(np.int8).astype(small) * small(n_g)
-    cross = g1 != g2
-    cross &= nonmated
-    segment[cross] = 2 * n_g
-    score = table["score"].to_numpy().astype(np.float64)
-    if not table.attrs["higher_is_match"]:
-        np.negative(score, out=score)
-    algorithm = table["algorithm"].cat.codes.to_numpy()
-    if len(a_map) > 1 or (len(a_map) and a_map[0] != 0):
-        algorithm = a_map[algorithm]
-    else:
-        algorithm = np.zeros(len(score), dtype=np.int8)
-    return _Chunk(score, algorithm, segment, nonmated)
-
-
-def _pass_counts(piece: _Piece, options: _Options) -> _Counts:
-    table = _read(piece, options)
-    algorithms = list(table["algorithm"].cat.categories)
-    groups = list(table["group_1"].cat.categories)
-    g1 = table["group_1"].cat.codes.to_numpy()
-    g2 = table["group_2"].cat.codes.to_numpy()
-    # side-1 first appearances are the leading categories; side 2 needs its own order
-    n_side_1 = int((np.bincount(g1, minlength=len(groups)) > 0).sum())
-    order_2 = [groups[c] for c in pd.unique(g2)]
-    chunk = _codes(table, algorithms, groups)
-    width = 2 * len(groups) + 1
-    counts = np.bincount(
-        chunk.algorithm.astype(np.intp) * width + chunk.segment, minlength=len(algorithms) * width
-    ).reshape(len(algorithms), width)
-    low = np.array(
-        [chunk.score[chunk.algorithm == a].min(initial=np.inf) for a in range(len(algorithms))]
-    )
-    top = (_key(chunk.score) >> np.uint64(64 - _BITS)).astype(np.intp)
-    top += chunk.algorithm.astype(np.intp) << _BITS
-    size = len(algorithms) << _BITS
-    histogram = np.stack(
-        [np.bincount(top[chunk.nonmated], minlength=size), np.bincount(top, minlength=size)]
-    ).reshape(2, len(algorithms), 1 << _BITS)
-    histogram = histogram.transpose(1, 0, 2).copy()
-    return _Counts(
-        algorithms, groups, groups[:n_side_1], order_2, counts, low, histogram, len(table)
-    )
-
-
-# ----------------------------------------------------- passes 2-3: the brackets
-
-
-@dataclass(frozen=True)
-class _Bracket:
-    algorithm: int
-    low: int  # first key of the bracket
-    shift: int  # the bracket holds keys low .. low + 2**shift - 1
-
-
-@dataclass
-class _Inside:
-    """Rows of a chunk inside the brackets, and what lies above each bracket."""
-
-    key: np.ndarray  # of the rows inside a bracket
-    which: np.ndarray  # their bracket
-    score: np.ndarray
-    segment: np.ndarray
-    nonmated: np.ndarray
-    above: np.ndarray  # (n_brackets, segments): rows above each bracket, per segment
-    lowest_above: np.ndarray  # (n_brackets,): smallest score above each bracket
-
-
-def _inside(chunk: _Chunk, brackets: list[_Bracket], width: int) -> _Inside:
-    """Sort the chunk's rows against the brackets (disjoint within an algorithm)."""
-    parts = []
-    above = np.zeros((len(brackets), width), dtype=np.int64)
-    lowest_above = np.full(len(brackets), np.inf)
-    for a in sorted({b.algorithm for b in brackets}):
-        mine = sorted(
-            (i for i, b in enumerate(brackets) if b.algorithm == a), key=lambda i: brackets[i].low
-        )
-        mine = np.array(mine, dtype=np.intp)
-        lows = np.array([brackets[i].low for i in mine], dtype=np.uint64)
-        lasts = np.array(
-            [brackets[i].low + (1 << brackets[i].shift) - 1 for i in mine], dtype=np.uint64
-        )
-        rows = chunk.algorithm == a
-        score, segment, nonmated = chunk.score[rows], chunk.segment[rows], chunk.nonmated[rows]
-        key = _key(score)
-        at = np.searchsorted(lows, key, "right") - 1
-        inside = at >= 0
-        inside[inside] = key[inside] <= lasts[at[inside]]
-        parts.append(
-            (key[inside], mine[at[inside]], score[inside], segment[inside], nonmated[inside])
-        )
-        # rows above the j-th bracket: those past more than j bracket ends
-        past = np.searchsorted(lasts, key, "left")
-        bins = np.bincount(past * width + segment, minlength=(len(mine) + 1) * width).reshape(
-            len(mine) + 1, width
-        )
-        above[mine] = np.cumsum(bins[::-1], axis=0)[::-1][1:]
-        low = np.full(len(mine) + 1, np.inf)
-        np.minimum.at(low, past, score)
-        lowest_above[mine] = np.minimum.accumulate(low[::-1])[::-1][1:]
-    if not parts:
-        empty = np.zeros(0)
-        return _Inside(
-            empty.astype(np.uint64),
-            empty.astype(np.intp),
-            empty,
-            empty.astype(np.intp),
-            empty.astype(bool),
-            above,
-            lowest_above,
-        )
-    return _Inside(*(np.concatenate(p) for p in zip(*parts, strict=True)), above, lowest_above)
-
-
-def _pass_refine(piece, options, labels, brackets: list[_Bracket]) -> np.ndarray:
-    """Histograms (bracket, pooled non-mated / all scores, bin) of the next 16 bits inside
-    each bracket."""
-    width = 2 * len(labels[1]) + 1
-    found = _inside(_codes(_read(piece, options), *labels), brackets, width)
-    low = np.array([b.low for b in brackets], dtype=np.uint64)[found.which]
-    shift = np.array([b.shift - _BITS for b in brackets], dtype=np.uint64)[found.which]
-    sub = ((found.key - low) >> shift).astype(np.intp) + (found.which << _BITS)
-    size = len(brackets) << _BITS
-    return (
-        np.stack(
-            [np.bincount(sub[found.nonmated], minlength=size), np.bincount(sub, minlength=size)],
-            axis=1,
-        )
-        .reshape(len(brackets), 1 << _BITS, 2)
-        .transpose(0, 2, 1)
-        .copy()
-    )
-
-
-@dataclass
-class _Kept:
-    """Per bracket: its pooled non-mated keys and all its scores with their segments
-    (none for a bracket of one key), the counts above it and the smallest score above."""
-
-    keys: list[np.ndarray]
-    scores: list[np.ndarray]
-    segments: list[np.ndarray]
-    above: np.ndarray
-    lowest_above: np.ndarray
-
-
-def _pass_collect(piece, options, labels, brackets: list[_Bracket]) -> _Kept:
-    width = 2 * len(labels[1]) + 1
-    found = _inside(_codes(_read(piece, options), *labels), brackets, width)
-    keep = np.array([b.shift > 0 for b in brackets], dtype=bool)[found.which]
-    which = found.which[keep]
-    order = np.argsort(which, kind="stable")
-    cuts = np.searchsorted(which[order], np.arange(len(brackets) + 1)).tolist()
-    key, score, segment, nonmated = (
-        x[keep][order] for x in (found.key, found.score, found.segment, found.nonmated)
-    )
-    parts = [slice(cuts[i], cuts[i + 1]) for i in range(len(brackets))]
-    return _Kept(
-        [key[p][nonmated[p]] for p in parts],
-        [score[p] for p in parts],
-        [segment[p] for p in parts],
-        found.above,
-        found.lowest_above,
-    )
-
-
-def _merge_kept(left: _Kept, right: _Kept) -> _Kept:
-    def join(x, y):
-        return [np.concatenate([a, b]) for a, b in zip(x, y, strict=True)]
-
-    return _Kept(
-        join(left.keys, right.keys),
-        join(left.scores, right.scores),
-        join(left.segments, right.segments),
-        left.above + right.above,
-        np.minimum(left.lowest_above, right.lowest_above),
-    )
-
-
-# --------------------------------------------------------------- pass 4: rates
-
-
-def _pass_rates(piece, options, labels, thresholds: list[np.ndarray]):
-    """Per algorithm: counts (segments x thresholds) at or above each sorted threshold,
-    and the smallest score at or above each."""
-    chunk = _codes(_read(piece, options), *labels)
-    width = 2 * len(labels[1]) + 1
-    out = []
-    for a, t in enumerate(thresholds):
-        rows = chunk.algorithm == a
-        score = chunk.score[rows]
-        above = np.searchsorted(t, score, "right")  # thresholds <= score
-        bins = np.bincount(
-            chunk.segment[rows].astype(np.intp) * (len(t) + 1) + above,
-            minlength=width * (len(t) + 1),
-        ).reshape(width, len(t) + 1)
-        lowest = np.full(len(t) + 1, np.inf)
-        np.minimum.at(lowest, above, score)
-        out.append((bins, lowest))
-    return out
-
-
-def _merge_rates(left, right):
-    return [(b1 + b2, np.minimum(m1, m2)) for (b1, m1), (b2, m2) in zip(left, right, strict=True)]
-
-
-def _merge_sum(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    return left + right
-
-
 # ----------------------------------------------------------------------- engines
 
 
 class LocalEngine:
-    """Runs each pass over the chunks in this process, one chunk at a time."""
+    """Runs each pass over the chunks in this process: ``threads`` chunks at a time
+    (Arrow decodes and NumPy counts without holding the interpreter), merged in
+    order."""
 
-    def __init__(self, *, progress: bool = False):
+    def __init__(self, *, progress: bool = False, threads: int | None = None):
         self.progress = progress
+        self.threads = threads if threads is not None else min(2, os.cpu_count() or 1)
 
     def map_reduce(self, function: Callable, merge: Callable, items: list, *args, label=""):
         result = None
+        parts = in_order(lambda item: function(item, *args), items, self.threads)
         if self.progress:
             from tqdm.auto import tqdm
 
-            items = tqdm(items, desc=label, unit="row group", leave=False)
-        for item in items:
-            part = function(item, *args)
+            parts = tqdm(parts, total=len(items), desc=label, unit="row group", leave=False)
+        for part in parts:
             result = part if result is None else merge(result, part)
         return result
 
@@ -525,53 +158,12 @@ def _engine(engine, client, progress):
     raise ValueError(UNKNOWN_ENGINE.format(name=engine))
 
 
-# ------------------------------------------------------------------ the facade
-
-
-class _Stats:
-    """What :func:`audit.scores.thresholds._rates_frame` and ``_tidy`` read: labels,
-    sizes and counts at the thresholds of the last rates pass."""
-
-    def __init__(self, algorithms, groups, counts, higher_is_match, attributes):
-        self.algorithms = pd.Index(algorithms, name="algorithm")
-        self.groups = pd.Index(groups, name="group")
-        self._counts = counts  # (n_alg, 2G+1)
-        self.higher_is_match = higher_is_match
-        self.attributes = attributes
-        # a -> ({threshold: column}, counts >= threshold per segment and column)
-        self.at: dict[int, tuple[dict, np.ndarray]] = {}
-
-    def n_mated(self, a):
-        return self._counts[a, : len(self.groups)].copy()
-
-    def n_nonmated(self, a):
-        n = len(self.groups)
-        return self._counts[a, n : 2 * n].copy()
-
-    def rates_held(self) -> tuple[str, ...]:
-        """As :meth:`audit.scores.ScoreStats.rates_held`, from the pass-1 counts."""
-        n = len(self.groups)
-        nonmated, mated = self._counts[:, n:].sum() > 0, self._counts[:, :n].sum() > 0
-        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
-
-    def counts(self, a, thresholds):
-        columns, ge = self.at[a]
-        at = np.array([columns[float(x)] for x in np.atleast_1d(thresholds)], dtype=np.intp)
-        n = len(self.groups)
-        fm = ge[n : 2 * n, at]
-        fnm = self._counts[a, :n, None] - ge[:n, at]
-        return fm, fnm, ge[2 * n, at]
-
-    def to_external(self, threshold):
-        t = np.asarray(threshold, dtype="float64")
-        return t if self.higher_is_match else -t
-
-    def to_internal(self, threshold):
-        return self.to_external(threshold)
+# ------------------------------------------------------------------- the facade
 
 
 class StreamingScores:
-    """Operating points of a score set read chunk by chunk (see the module docstring).
+    """Operating points and measures of a score set read chunk by chunk (see the module
+    docstring).
 
     Parameters
     ----------
@@ -579,9 +171,9 @@ class StreamingScores:
         A Parquet file, a folder of Parquet files, a glob (``"scores/*.parquet"``),
         or a sequence of DataFrames (chunks of one score table).
     memory
-        Memory budget, bytes or text (``"4GB"``): sizes the kept scores of the
-        collect pass (row groups are read whole; write files with row groups
-        well under the budget).
+        Memory budget, bytes or text (``"4GB"``): sizes the scores kept and the
+        sub-interval counts of each pass (row groups are read whole; write files
+        with row groups well under the budget).
     higher_is_match, attributes, ignore
         As for :func:`audit.scores.read_scores`.
     engine, client
@@ -618,224 +210,316 @@ class StreamingScores:
     ):
         self.source = source
         self.memory = parse_memory(memory)
-        self.options = _Options(
+        self.options = Options(
             bool(higher_is_match), None if attributes is None else tuple(attributes), tuple(ignore)
         )
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
         self.pieces = pieces(source)
-        self._first: _Counts | None = None
-
-    # -- pass 1
-    def _pass_1(self) -> _Counts:
-        if self._first is None:
-            partial = self.engine.map_reduce(
-                _pass_counts, _merge_counts, self.pieces, self.options, label="counts"
-            )
-            groups = _ordered_union(partial.order_1, partial.order_2)
-            self._first = partial.reindex(partial.algorithms, groups)
-        return self._first
-
-    @property
-    def labels(self) -> tuple[list, list]:
-        first = self._pass_1()
-        return first.algorithms, first.groups
-
-    def _stats(self) -> _Stats:
-        first = self._pass_1()
-        return _Stats(
-            first.algorithms,
-            first.groups,
-            first.counts,
-            self.options.higher_is_match,
-            self.attributes,
-        )
-
-    def _indices(self, algorithm) -> list[int]:
-        algorithms = self.labels[0]
-        if algorithm is None:
-            return list(range(len(algorithms)))
-        if algorithm not in algorithms:
-            raise KeyError(UNKNOWN_ALGORITHM.format(name=algorithm, names=algorithms))
-        return [algorithms.index(algorithm)]
-
-    # -- passes 2 and 3: the (k+1)-th largest pooled non-mated score per target
-    def _cut_points(self, targets: np.ndarray, indices: list[int]):
-        """Per algorithm: the internal thresholds (match orientation) at the targets, and
-        the counts (segments x targets) at or above them."""
-        first = self._pass_1()
-        n_g = len(first.groups)
-        width = 2 * n_g + 1
-        wanted = {}  # (a, target) -> [rank among pooled non-mated, bracket, all scores in it]
-        internal, counts = {}, {}
-        for a in indices:
-            n = int(first.counts[a, n_g:].sum())
-            if n == 0:
-                raise ScoresError(NO_NONMATED.format(algorithm=first.algorithms[a]))
-            k = _allowed_false_matches(targets, n)
-            # k >= n: every score is accepted, from the smallest one
-            internal[a] = np.full(len(targets), first.low[a])
-            counts[a] = np.repeat(first.counts[a][:, None], len(targets), axis=1)
-            cumulative = np.cumsum(first.histogram[a, 0])
-            for i in np.flatnonzero(k < n).tolist():
-                q = n - 1 - int(k[i])  # 0-based rank, ascending
-                b = int(np.searchsorted(cumulative, q, "right"))
-                before = int(cumulative[b - 1]) if b else 0
-                bracket = _Bracket(a, b << (64 - _BITS), 64 - _BITS)
-                wanted[a, i] = [q - before, bracket, int(first.histogram[a, 1, b])]
-        budget = max(1, self.memory // 4 // 16)  # scores (and segments) kept when collecting
-        while True:
-            share = budget // max(1, len({w[1] for w in wanted.values()}))
-            open_ = sorted(
-                {w[1] for w in wanted.values() if w[1].shift > 0 and w[2] > share},
-                key=lambda b: (b.algorithm, b.low),
-            )
-            if not open_:
-                break
-            histograms = self.engine.map_reduce(
-                _pass_refine,
-                _merge_sum,
-                self.pieces,
-                self.options,
-                self.labels,
-                open_,
-                label="refine",
-            )
-            for w in wanted.values():
-                if w[1] in open_:
-                    histogram = histograms[open_.index(w[1])]
-                    cumulative = np.cumsum(histogram[0])
-                    b = int(np.searchsorted(cumulative, w[0], "right"))
-                    w[0] -= int(cumulative[b - 1]) if b else 0
-                    shift = w[1].shift - _BITS
-                    w[1] = _Bracket(w[1].algorithm, w[1].low + (b << shift), shift)
-                    w[2] = int(histogram[1, b])
-        if not wanted:
-            return internal, counts
-        brackets = sorted({w[1] for w in wanted.values()}, key=lambda b: (b.algorithm, b.low))
-        kept = self.engine.map_reduce(
-            _pass_collect,
-            _merge_kept,
-            self.pieces,
-            self.options,
-            self.labels,
-            brackets,
-            label="collect",
-        )
-        for (a, i), (rank, bracket, _) in wanted.items():
-            j = brackets.index(bracket)
-            if bracket.shift == 0:
-                v = _unkey(np.uint64(bracket.low))
-            else:
-                v = _unkey(np.sort(kept.keys[j])[rank])
-            t_star = np.nextafter(v, np.inf)
-            accepted = kept.scores[j] >= t_star
-            counts[a][:, i] = kept.above[j] + np.bincount(
-                kept.segments[j][accepted], minlength=width
-            )
-            lowest = kept.scores[j][accepted].min(initial=kept.lowest_above[j])
-            internal[a][i] = lowest if np.isfinite(lowest) else t_star
-        return internal, counts
-
-    # -- pass 4: counts at thresholds
-    def _rates(self, thresholds: dict[int, np.ndarray]) -> tuple[_Stats, dict[int, np.ndarray]]:
-        """Counts at the internal thresholds; returns the statistics and, per algorithm,
-        the smallest observed score at or above each threshold (inf if none)."""
-        stats = self._stats()
-        sorted_t = [np.unique(thresholds.get(a, np.zeros(0))) for a in range(len(stats.algorithms))]
-        result = self.engine.map_reduce(
-            _pass_rates,
-            _merge_rates,
-            self.pieces,
-            self.options,
-            self.labels,
-            sorted_t,
-            label="rates",
-        )
-        lowest = {}
-        for a, (bins, low) in enumerate(result):
-            # counts >= t[j]: rows whose score has more than j thresholds at or below it
-            ge = np.cumsum(bins[:, ::-1], axis=1)[:, ::-1][:, 1:]
-            given = thresholds.get(a, np.zeros(0))
-            column = np.searchsorted(sorted_t[a], given)
-            smallest = np.minimum.accumulate(low[::-1])[::-1][1:]
-            lowest[a] = smallest[column]
-            # the internal thresholds reported (smallest observed score at or above each
-            # one) take the same decisions: they share its column
-            internal = np.where(np.isfinite(lowest[a]), lowest[a], given)
-            keys = {float(x): int(c) for x, c in zip(given, column, strict=True)}
-            keys |= {float(x): int(c) for x, c in zip(internal, column, strict=True)}
-            stats.at[a] = (keys, ge)
-        return stats, lowest
-
-    def _points(self, targets, algorithm=None):
-        targets = _targets(targets)
-        indices = self._indices(algorithm)
-        internal, counts = self._cut_points(targets, indices)
-        stats = self._stats()
-        for a in indices:
-            stats.at[a] = ({float(t): i for i, t in enumerate(internal[a])}, counts[a])
-        return targets, indices, stats, internal
+        self.passes = 0  # over the data, the sample's aside
+        self._stats: StreamedStats | None = None
+        self._sample: StreamedStats | None = None
+        self._sample_rows = 0
 
     # -- the public results, as the in-memory functions give them
-    def thresholds_at_fmr(self, targets, algorithm=None) -> pd.DataFrame:
-        """As :func:`audit.scores.thresholds_at_fmr`."""
-        targets, indices, stats, internal = self._points(targets, algorithm)
-        columns = {k: [] for k in ("algorithm", "target_fmr", "threshold", "_internal")}
-        columns |= {"attained_fmr": [], "n_pooled_nonmated": []}
-        for a in indices:
-            fm, _, cross = stats.counts(a, internal[a])
-            n = int(stats.n_nonmated(a).sum() + stats._counts[a, -1])
-            columns["algorithm"] += [stats.algorithms[a]] * len(targets)
-            columns["target_fmr"].append(targets)
-            columns["threshold"].append(stats.to_external(internal[a]))
-            columns["_internal"].append(internal[a])
-            columns["attained_fmr"].append((fm.sum(axis=0) + cross) / n)
-            columns["n_pooled_nonmated"].append(np.full(len(targets), n, dtype=np.int64))
-        return pd.DataFrame(
-            {
-                name: values if name == "algorithm" else np.concatenate(values)
-                for name, values in columns.items()
-            }
-        )
+    def apply(self, function: Callable[[SufficientStatistics], object]):
+        """``function(stats)`` for a function reading the statistics only through
+        :class:`~audit.scores.stats.SufficientStatistics` (every operating point
+        and score measure of ``audit``, e.g. ``audit.measures.scores.eer_table``
+        or ``audit.measures.registry.evaluate_scores``): passes over the data
+        until an attempt needs nothing more."""
+        if self._stats is None:
+            self._first_pass(function)
+        stats = self._stats
+        for _ in range(_MAX_PASSES):
+            stats.needs = []
+            try:
+                result = function(stats)
+            except Exception:
+                if not stats.needs:
+                    raise
+            if not stats.needs:
+                return result
+            self._learn(stats.needs)
+        raise RuntimeError(TOO_MANY_PASSES.format(passes=self.passes))
 
     def sweep(self, targets=None) -> pd.DataFrame:
         """As :func:`audit.scores.sweep`."""
-        targets, indices, stats, internal = self._points(
-            DEFAULT_TARGETS if targets is None else targets
-        )
-        blocks = []
-        for a in indices:
-            fm, _, cross = stats.counts(a, internal[a])
-            n = int(stats.n_nonmated(a).sum() + stats._counts[a, -1])
-            blocks.append(
-                (
-                    a,
-                    _rates_frame(stats, a, internal[a]),
-                    {
-                        "target_fmr": targets,
-                        "threshold": stats.to_external(internal[a]),
-                        "attained_fmr": (fm.sum(axis=0) + cross) / n,
-                    },
-                )
-            )
-        return _tidy(stats, blocks)
+        return self.apply(lambda stats: sweep(stats, targets))
+
+    def thresholds_at_fmr(self, targets, algorithm=None) -> pd.DataFrame:
+        """As :func:`audit.scores.thresholds_at_fmr`."""
+        return self.apply(lambda stats: thresholds_at_fmr(stats, targets, algorithm))
 
     def rates_at_fmr(self, target_fmr: float = 1e-3) -> pd.DataFrame:
         """As :func:`audit.scores.rates_at_fmr`."""
-        return at_target(self.sweep([target_fmr]), target_fmr)
+        return self.apply(lambda stats: rates_at_fmr(stats, target_fmr))
 
     def rates_at_thresholds(self, thresholds) -> pd.DataFrame:
         """As :func:`audit.scores.rates_at_thresholds`."""
-        algorithms = self.labels[0]
-        given, internal = {}, {}
-        for a, name in enumerate(algorithms):
-            t = thresholds[name] if isinstance(thresholds, dict) else thresholds
-            given[a] = np.atleast_1d(np.asarray(t, dtype="float64"))
-            internal[a] = given[a] if self.options.higher_is_match else -given[a]
-        stats, _ = self._rates(internal)
-        blocks = [
-            (a, _rates_frame(stats, a, internal[a]), {"threshold": given[a]})
-            for a in range(len(algorithms))
-        ]
-        return _tidy(stats, blocks)
+        return self.apply(lambda stats: rates_at_thresholds(stats, thresholds))
+
+    def det_points(self, *, n_points: int = 200) -> pd.DataFrame:
+        """As :func:`audit.scores.det_points`."""
+        return self.apply(lambda stats: det_points(stats, n_points=n_points))
+
+    @property
+    def labels(self) -> tuple[list, list]:
+        """Algorithms and groups, in order of first appearance."""
+        if self._stats is None:
+            self._first_pass(lambda stats: None)
+        return list(self._stats.algorithms), list(self._stats.groups)
+
+    # -- passes
+    def _run(self, plan: Plan, items: list[Piece], label: str) -> Partial:
+        return self.engine.map_reduce(zones_pass, merge, items, self.options, plan, label=label)
+
+    def _first_pass(self, function) -> None:
+        """The sample, then a first pass planned on it (see the module docstring)."""
+        count = min(len(self.pieces), _SAMPLE_PIECES)
+        at = np.unique(np.linspace(0, len(self.pieces) - 1, count).round().astype(int))
+        chosen = [self.pieces[i] for i in at.tolist()]
+        read = sum(p.rows for p in chosen)
+        rows = min(
+            _SAMPLE_ROWS,
+            self.memory // _BYTES_PER_KEPT // 4,
+            max(1 << 16, int(300 * math.sqrt(sum(p.rows for p in self.pieces)))),
+        )
+        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))))
+        # in this process the sample's chunks are read once: the first pass reuses them
+        cache = None
+        if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
+            cache = {}
+        sample = self.engine.map_reduce(
+            _read_pass, merge, chosen, self.options, plan, cache, label="sample"
+        )
+        self._sample_rows = sample.rows
+        labels, lines = self._learnt(plan, sample)
+        self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
+        if plan.stride == 1 and len(chosen) == len(self.pieces):
+            self._stats = self._sample  # the sample is the data
+            return
+        plan = self._plan_from_sample(function)
+        self.passes += 1
+        first = self.engine.map_reduce(
+            _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
+        )
+        labels, lines = self._learnt(plan, first)
+        self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
+        self._sample = aligned(self._sample, *labels)
+
+    def _plan_from_sample(self, function) -> Plan:
+        """KEEP windows around every order statistic ``function`` reads on the sample,
+        a margin of :data:`_Z` standard errors of its rank on each side, in order of
+        size as far as the memory allows."""
+        sample = self._sample
+        sample.record, sample.needs = [], []
+        try:
+            function(sample)
+        except Exception:  # noqa: BLE001  (a sample may lack what the data has)
+            pass
+        records, sample.record = sample.record, None
+        windows: dict[int, list] = {}
+        for record in records:
+            a = record[1]
+            if record[0] == "rank":
+                _, a, columns, ranks, _ = record
+                values = sample._population(a, sample.lines[a].windows[-np.inf], columns)
+                spans = [_around(values, r, -np.inf, np.inf) for r in ranks.tolist()]
+            else:
+                spans = [self._crossing(sample, a, record[2])]
+            windows.setdefault(a, []).extend(span for span in spans if span is not None)
+        chosen, points, _, _ = self._budget(sample, windows, {})
+        return self._plan(list(sample.algorithms), list(sample.groups), chosen, {}, points)
+
+    @staticmethod
+    def _crossing(sample: StreamedStats, a: int, g: int) -> tuple | None:
+        """A window around the sample's EER crossing of group ``g``: a margin of
+        :data:`_Z` standard errors of ``FMR - FNMR`` there, in ranks of the group's
+        scores (at most its larger count times the error)."""
+        window = sample.lines[a].windows[-np.inf]
+        n = len(sample.groups)
+        mated, nonmated = window.by_segment[g], window.by_segment[n + g]
+        if not len(mated) or not len(nonmated):
+            return None
+        eer, at, _, _ = equal_error(Run(mated), Run(nonmated))
+        values = sample._population(a, window, (g, n + g))
+        small, large = sorted((len(mated), len(nonmated)))
+        f = min(max(eer, 1 / small), 0.5)
+        error = large * math.sqrt(f * (1 - f) * (1 / small + 1 / large))
+        return _around(values, int(np.searchsorted(values, at, "left")), -np.inf, np.inf, error)
+
+    def _budget(self, sample: StreamedStats, windows: dict, intervals: dict) -> tuple:
+        """What to do with the windows (joined where they overlap; those inside an
+        interval kept whole left out), each sized by the sample's rows in it: keep the
+        smallest, as many as the memory budget holds; count the others at the steps
+        of their ladders, so that the next pass keeps a step.  Returns the windows to
+        keep, the bounds of the steps, the windows without steps, and the budget left."""
+        budget = self.memory // _BYTES_PER_KEPT
+        sizes = []
+        for a, spans in windows.items():
+            line = sample.lines[a]
+            if line is None:
+                continue
+            everything = sample._population(a, line.windows[-np.inf], sample._columns("all"))
+            scale = self._rows(a) / max(1, len(everything))
+            for lo, hi, ladder in _union(spans):
+                if any(lo >= i_lo and hi <= i_hi for i_lo, i_hi in intervals.get(a, ())):
+                    continue
+                first, last = np.searchsorted(everything, [lo, hi], "left")
+                sizes.append(((last - first) * scale, a, lo, hi, ladder))
+        keep: dict[int, list] = {}
+        points: dict[int, set] = {}
+        uncut = []
+        for size, a, lo, hi, ladder in sorted(sizes, key=lambda x: x[0]):
+            if size <= budget:
+                budget -= size
+                keep.setdefault(a, []).append((lo, hi))
+            elif steps := {v for v in ladder if lo < v < hi}:
+                points.setdefault(a, set()).update(steps)
+            else:
+                uncut.append((a, lo, hi))
+        return keep, points, uncut, budget
+
+    def _rows(self, a: int) -> int:
+        """Rows of algorithm ``a`` (all of the data's, when known)."""
+        if self._stats is None:
+            return sum(p.rows for p in self.pieces) // max(1, len(self._sample.algorithms))
+        return int(self._stats.lines[a].totals.sum())
+
+    def _learn(self, needs: list[tuple]) -> None:
+        """One pass learning what an attempt needed: narrow windows around what it
+        looked for where the sample shows where that lies, whole intervals (kept, or
+        counted in sub-intervals when too large) elsewhere."""
+        stats, sample = self._stats, self._sample
+        points: dict[int, set] = {}
+        windows: dict[int, list] = {}
+        intervals: dict[int, set] = {}
+        for need in needs:
+            kind, a = need[0], need[1]
+            if kind == "point":
+                points.setdefault(a, set()).add(need[2])
+                continue
+            lo, hi = need[-2], need[-1]
+            line = stats.lines[a]
+            i = int(np.searchsorted(line.edges, lo, "left"))
+            if hi == np.nextafter(lo, np.inf):
+                # every score of the interval is lo: a window without a pass (ties)
+                inside = line.below[i + 1] - line.below[i]
+                line.windows[lo] = Window(lo, hi, [np.broadcast_to(lo, (int(n),)) for n in inside])
+                continue
+            span = None
+            if sample.lines[a] is not None:
+                if kind == "rank":
+                    columns, rank = need[2], need[3]
+                    below = int(line.below[i, list(columns)].sum())
+                    inside = int(line.below[i + 1, list(columns)].sum()) - below
+                    values = sample._population(a, sample.lines[a].windows[-np.inf], columns)
+                    values = values[np.searchsorted(values, lo) : np.searchsorted(values, hi)]
+                    if len(values) >= _MIN_SAMPLED:
+                        at = (rank - below + 0.5) / inside * len(values)
+                        span = _around(values, at, lo, hi)
+                else:
+                    span = self._crossing(sample, a, need[2])
+                    if span is not None:
+                        span = (max(span[0], lo), min(span[1], hi), span[2])
+                        span = span if span[0] < span[1] else None
+            if span is None or span[:2] == (lo, hi):
+                intervals.setdefault(a, set()).add((lo, hi))
+            else:
+                windows.setdefault(a, []).append(span)
+        if not windows and not intervals and not points:
+            stats._sorted.clear()
+            return
+        keep, cuts, uncut, budget = self._budget(sample, windows, intervals)
+        for a, bounds in cuts.items():
+            points.setdefault(a, set()).update(bounds)
+        for a, lo, _ in uncut:  # back to the interval holding the window
+            line = stats.lines[a]
+            i = int(np.searchsorted(line.edges, lo, "right")) - 1
+            intervals.setdefault(a, set()).add((float(line.edges[i]), float(line.edges[i + 1])))
+        split: dict[int, list] = {}
+        for rows, a, lo, hi in sorted(
+            (int(stats.lines[a].rows(lo, hi)), a, lo, hi)
+            for a, spans in intervals.items()
+            for lo, hi in spans
+        ):
+            if rows <= budget:
+                budget -= rows
+                keep.setdefault(a, []).append((lo, hi))
+            else:
+                split.setdefault(a, []).append((lo, hi))
+        n_split = sum(len(s) for s in split.values())
+        bits = int(np.clip(math.floor(math.log2(max(1, _SUB_ZONES // max(1, n_split)))), 2, 16))
+        plan = self._plan(list(stats.algorithms), list(stats.groups), keep, split, points, bits)
+        self.passes += 1
+        labels, lines = self._learnt(plan, self._run(plan, self.pieces, f"pass {self.passes}"))
+        for label, line in zip(labels[0], lines, strict=True):
+            known = stats.lines[stats.algorithms.get_loc(label)]
+            known.add_edges(line.edges[1:-1], line.below[1:-1])
+            known.windows.update(line.windows)
+        stats._sorted.clear()
+
+    def _learnt(self, plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
+        if partial is None or partial.rows == 0:
+            raise ScoresError(EMPTY.format(source=str(self.source)))
+        return learnt(plan, partial)
+
+    def _plan(self, algorithms, groups, keep, split, points, bits: int = 16) -> Plan:
+        bounds, actions = [], []
+        for a in range(len(algorithms)):
+            spans = [(lo, hi, KEEP) for lo, hi in keep.get(a, [])]
+            spans += [(lo, hi, SPLIT) for lo, hi in split.get(a, [])]
+            values = {float(t) for t in points.get(a, ())}
+            for lo, hi, _ in spans:
+                values |= {lo, hi}
+            b = np.array(sorted(v for v in values if np.isfinite(v)), dtype=np.float64)
+            action = np.full(len(b) + 1, COUNT, dtype=np.int8)
+            for lo, hi, kind in spans:
+                first = 0 if lo == -np.inf else int(np.searchsorted(b, lo, "left")) + 1
+                last = len(b) if hi == np.inf else int(np.searchsorted(b, hi, "left"))
+                action[first : last + 1] = kind
+            bounds.append(b)
+            actions.append(action)
+        return Plan(tuple(algorithms), tuple(groups), tuple(bounds), tuple(actions), bits=bits)
+
+
+def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:
+    """:func:`audit.scores.zones.zones_pass`, keeping the chunks a sample reads in
+    ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
+    chunk = None if cache is None else cache.pop(piece, None)
+    if chunk is None:
+        chunk = read_chunk(piece, options)
+        if cache is not None and plan.keep_new:
+            cache[piece] = chunk
+    return partial(chunk, plan)
+
+
+def _union(spans: list[tuple]) -> list[tuple]:
+    """Overlapping (lo, hi, ladder) spans joined (their ladders too)."""
+    out: list[tuple] = []
+    for lo, hi, ladder in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi), out[-1][2] + ladder)
+        else:
+            out.append((lo, hi, ladder))
+    return out
+
+
+def _around(values: np.ndarray, at: float, lo: float, hi: float, error: float | None = None):
+    """A window ``(start, stop, ladder)`` of the sorted sample ``values`` (all in
+    ``[lo, hi)``) around position ``at``: ``[start, stop)`` reaches :data:`_Z`
+    standard errors of a rank there on each side (``error``: that standard error, if
+    not the binomial one), ``lo`` or ``hi`` past the first or last value; ``ladder``
+    cuts it every two standard errors, for a pass that counts rather than keeps."""
+    m = len(values)
+    if error is None:
+        p = min(max(at / m, 0.0), 1.0)
+        error = math.sqrt(m * p * (1 - p))
+    margin = _Z * error + 2 * _Z
+    first, last = math.floor(at - margin), math.ceil(at + margin)
+    start = float(values[first]) if first > 0 else lo
+    stop = float(np.nextafter(values[last], np.inf)) if last < m - 1 else hi
+    steps = np.unique(np.round(at + max(1.0, error) * np.arange(-_Z, _Z + 1, 2)))
+    steps = steps[(steps > 0) & (steps < m)].astype(np.intp)
+    return start, stop, tuple(float(v) for v in np.unique(values[steps]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.scores.stats import ScoreStats, score_stats
+from audit.scores.runs import merged_quantiles
+from audit.scores.stats import SufficientStatistics, score_stats
 from audit.tables.scores import (
     BAD_TARGET,
     DEFAULT_TARGETS,
@@ -18,20 +19,6 @@ from audit.tables.scores import (
 #: The count behind each rate: FMR over non-mated comparisons, FNMR over mated ones.
 COUNTS = {"fmr": "n_nonmated", "fnmr": "n_mated"}
 
-_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
-
-
-def _ordered(x: np.ndarray) -> np.ndarray:
-    """Map float64 to int64 so that integer order is float order."""
-    i = np.asarray(x, dtype="float64").view(np.int64)
-    return np.where(i < 0, ~(i & _SIGN), i)
-
-
-def _unordered(o: np.ndarray) -> np.ndarray:
-    o = np.asarray(o, dtype=np.int64)
-    i = np.where(o < 0, (~o) | ~_SIGN, o)
-    return i.view(np.float64)
-
 
 def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
     """Largest k with k / n <= target (as float64), per target."""
@@ -43,156 +30,39 @@ def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
     return np.where(down, k - 1, k)
 
 
-#: Largest window of candidate scores that the threshold search sorts outright
-#: instead of bisecting further.
-_WINDOW = 1024
-
-
-def _pooled_false_matches(runs: list[np.ndarray], t: np.ndarray) -> np.ndarray:
-    """Pooled count of non-mated scores ``>= t`` over sorted runs, per threshold."""
-    count = np.zeros(len(t), dtype=np.int64)
-    for run in runs:
-        count += len(run) - np.searchsorted(run, t, "left")
-    return count
-
-
-def _union_of_ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """Sorted indices covered by the half-open ranges ``[start[i], stop[i])``, each once."""
-    order = np.argsort(start, kind="stable")
-    start, stop = start[order], np.maximum.accumulate(stop[order])
-    # a range opens a new block unless it starts inside the blocks before it
-    new = np.ones(len(start), dtype=bool)
-    new[1:] = start[1:] > stop[:-1]
-    first = np.flatnonzero(new)
-    begin = start[first]
-    end = np.append(stop[first[1:] - 1], stop[-1]) if len(first) else stop[:0]
-    length = end - begin
-    keep = length > 0
-    begin, length = begin[keep], length[keep]
-    if not len(begin):
-        return np.zeros(0, dtype=np.int64)
-    shift = np.repeat(begin - np.concatenate(([0], np.cumsum(length)[:-1])), length)
-    return shift + np.arange(length.sum())
-
-
-#: Size of the sample of the pooled non-mated scores that brackets each threshold.
-_SKETCH = 1 << 14
-
-
-def _sketch_brackets(
-    runs: list[np.ndarray], n: int, q: np.ndarray, low: float, high: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Likely bounds ``lo <= v < hi`` of the ``q``-th smallest pooled score, from a sample.
-
-    Every ``step``-th score of each sorted run is kept; if ``c`` sample scores
-    are ``<= x``, the pooled count ``<= x`` lies within ``step * (len(runs) + 1)``
-    of ``step * c``, so bounds that far from ``q / step`` in the sorted sample
-    hold unless ties get in the way (the caller checks them).
-    """
-    step = max(1, n // _SKETCH)
-    sample = np.sort(np.concatenate([r[step - 1 :: step] for r in runs]))
-    if not len(sample):
-        return np.full(len(q), low), np.full(len(q), high)
-    margin = len(runs) + 2
-    at_lo = q // step - margin
-    at_hi = q // step + margin
-    lo = np.where(at_lo >= 0, sample[np.clip(at_lo, 0, len(sample) - 1)], low)
-    hi = np.where(at_hi < len(sample), sample[np.clip(at_hi, 0, len(sample) - 1)], high)
-    return lo, hi
-
-
 def _operating_points(
-    stats: ScoreStats, a: int, targets: np.ndarray
+    stats: SufficientStatistics, a: int, targets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Internal thresholds, pooled false-match counts there and the pooled count N.
 
     The threshold for ``k`` allowed false matches is the smallest ``t`` (in
     float order) with ``count(pooled non-mated >= t) <= k``: ``low`` (the
     smallest score) when ``k >= N``, otherwise the float just above ``v``, the
-    ``(k+1)``-th largest pooled non-mated score.  ``v`` is found exactly, for
-    all targets at once: bounds from a sorted sample of about :data:`_SKETCH`
-    pooled scores (checked by exact counts; a target whose bounds fail, which
-    only heavy ties can cause, starts from the whole range), then a bisection
-    on the bit patterns of the floats (so ties and signed zeros follow float
-    comparison) until fewer than :data:`_WINDOW` scores remain between the
-    bounds of each target, then one sort of the union of those windows, from
-    which each ``v`` is read by its rank.  Cost: a few hundred binary searches
-    and sorts of a few thousand scores, independent of the number of scores
-    but for the depth of the searches.  The reported threshold is the
-    smallest observed score at or above ``t``, which takes the same decisions.
+    ``(k+1)``-th largest pooled non-mated score (:meth:`ScoreStats.cut_points`
+    finds it without sorting).  The reported threshold is the smallest observed
+    score at or above ``t``, which takes the same decisions.
     """
-    runs = [s for s in (*stats.nonmated[a], stats.cross[a]) if len(s)]
-    n = sum(len(s) for s in runs)
+    n = stats.n_pooled_nonmated(a)
     if n == 0:
         if stats.rates_held() == ("fnmr",):
             raise ScoresError(MATED_ONLY)
         raise ScoresError(NO_NONMATED.format(algorithm=stats.algorithms[a]))
     k = _allowed_false_matches(targets, n)
-    segments = [s for s in stats.segments(a) if len(s)]
-    low = min(s[0] for s in segments)
-    nm_low = min(s[0] for s in runs)
-    nm_max = max(s[-1] for s in runs)
+    low, _ = stats.score_range(a)
     t_star = np.full(len(targets), low)
     todo = np.flatnonzero(k < n)
     if len(todo):
-        kk = k[todo]
-        # invariant: count(>= lo) > k >= count(>= hi); below[r] = count(run r < bound)
-        lo_f, hi_f = _sketch_brackets(runs, n, n - 1 - kk, nm_low, np.nextafter(nm_max, np.inf))
-        below_lo = np.array([np.searchsorted(r, lo_f, "left") for r in runs], dtype=np.int64)
-        below_hi = np.array([np.searchsorted(r, hi_f, "left") for r in runs], dtype=np.int64)
-        wrong = (n - below_lo.sum(axis=0) <= kk) | (n - below_hi.sum(axis=0) > kk)
-        if wrong.any():  # ties can defeat the sketch: start those from the whole range
-            lo_f[wrong], hi_f[wrong] = nm_low, np.nextafter(nm_max, np.inf)
-            below_lo[:, wrong] = 0
-            below_hi[:, wrong] = np.array([len(r) for r in runs])[:, None]
-        lo, hi = _ordered(lo_f), _ordered(hi_f)
-        active = np.arange(len(todo))
-        while True:
-            window = below_hi[:, active].sum(axis=0) - below_lo[:, active].sum(axis=0)
-            keep = (window > _WINDOW) & (hi[active] > lo[active] + 1)
-            active = active[keep]
-            if not len(active):
-                break
-            l, h = lo[active], hi[active]
-            mid = l // 2 + h // 2 + ((l % 2) + (h % 2)) // 2
-            t = _unordered(mid)
-            below = np.array([np.searchsorted(r, t, "left") for r in runs], dtype=np.int64)
-            ok = n - below.sum(axis=0) <= kk[active]
-            hi[active] = np.where(ok, mid, h)
-            lo[active] = np.where(ok, l, mid)
-            below_hi[:, active] = np.where(ok, below, below_hi[:, active])
-            below_lo[:, active] = np.where(ok, below_lo[:, active], below)
-        result = _unordered(hi)
-        open_ = np.flatnonzero(hi > lo + 1)
-        if len(open_):
-            # the (k+1)-th largest lies among the scores in [lo, hi): gather the union of
-            # these windows once, sort it, and read each answer off by its rank
-            # runs side by side in one index space, so that one union serves them all
-            base = np.concatenate(([0], np.cumsum([len(r) for r in runs])))
-            covered = _union_of_ranges(
-                (below_lo[:, open_] + base[:-1, None]).ravel(),
-                (below_hi[:, open_] + base[:-1, None]).ravel(),
-            )
-            cut = np.searchsorted(covered, base).tolist()
-            union = np.sort(
-                np.concatenate(
-                    [run.take(covered[cut[r] : cut[r + 1]] - base[r]) for r, run in enumerate(runs)]
-                )
-            )
-            top = np.searchsorted(union, result[open_], "left")  # union scores below hi
-            above = n - below_hi[:, open_].sum(axis=0)  # pooled scores at or above hi
-            result[open_] = np.nextafter(union[top - (kk[open_] + 1 - above)], np.inf)
-        t_star[todo] = result
+        t_star[todo] = stats.cut_points(a, k[todo])
     # report the smallest observed score that is accepted (same decisions as t_star)
-    observed = np.full(len(targets), np.inf)
-    for s in segments:
-        at = np.searchsorted(s, t_star, "left")
-        np.minimum(observed, s[np.minimum(at, len(s) - 1)], out=observed, where=at < len(s))
+    observed = stats.smallest_at_or_above(a, t_star)
     internal = np.where(np.isfinite(observed), observed, t_star)
-    return internal, _pooled_false_matches(runs, internal), n
+    false_matches, _, cross = stats.counts(a, internal)
+    return internal, false_matches.sum(axis=0) + cross, n
 
 
-def thresholds_at_fmr(stats: ScoreStats | pd.DataFrame, targets, algorithm=None) -> pd.DataFrame:
+def thresholds_at_fmr(
+    stats: SufficientStatistics | pd.DataFrame, targets, algorithm=None
+) -> pd.DataFrame:
     """Thresholds setting the pooled FMR of each algorithm at or below each target.
 
     Returns one row per (algorithm, target): ``algorithm``, ``target_fmr``,
@@ -236,7 +106,9 @@ def _targets(targets) -> np.ndarray:
     return targets
 
 
-def _rates_frame(stats: ScoreStats, a: int, internal: np.ndarray) -> dict[str, np.ndarray]:
+def _rates_frame(
+    stats: SufficientStatistics, a: int, internal: np.ndarray
+) -> dict[str, np.ndarray]:
     """Per-group rates (n_groups, n_thresholds) at internal thresholds, refusing empty groups.
 
     Only the rates the scores hold (:meth:`ScoreStats.rates_held`): a set of
@@ -267,7 +139,7 @@ def _strings(labels, index: np.ndarray):
     return pd.array([str(label) for label in labels], dtype="string").take(index)
 
 
-def _tidy(stats: ScoreStats, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
+def _tidy(stats: SufficientStatistics, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
     """Assemble rates blocks into the tidy long table, one row per (algorithm, [point,] group)."""
     n_grp = len(stats.groups)
     rate = stats.rates_held()[0]
@@ -296,7 +168,7 @@ def _tidy(stats: ScoreStats, blocks: list[tuple[int, dict, dict]]) -> pd.DataFra
     return pd.DataFrame(table)
 
 
-def rates_at_thresholds(scores: pd.DataFrame | ScoreStats, thresholds) -> pd.DataFrame:
+def rates_at_thresholds(scores: pd.DataFrame | SufficientStatistics, thresholds) -> pd.DataFrame:
     """Per-group FMR and FNMR at given thresholds (caller's units), one row per
     (algorithm, threshold, group), with a ``threshold`` column.
 
@@ -313,7 +185,7 @@ def rates_at_thresholds(scores: pd.DataFrame | ScoreStats, thresholds) -> pd.Dat
     return _tidy(stats, blocks)
 
 
-def sweep(scores: pd.DataFrame | ScoreStats, targets=None) -> pd.DataFrame:
+def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataFrame:
     """Per-group rates at a grid of target FMRs.
 
     Parameters
@@ -353,7 +225,9 @@ def sweep(scores: pd.DataFrame | ScoreStats, targets=None) -> pd.DataFrame:
     return _tidy(stats, blocks)
 
 
-def rates_at_fmr(scores: pd.DataFrame | ScoreStats, target_fmr: float = 1e-3) -> pd.DataFrame:
+def rates_at_fmr(
+    scores: pd.DataFrame | SufficientStatistics, target_fmr: float = 1e-3
+) -> pd.DataFrame:
     """Per-group FMR and FNMR at the threshold giving a pooled FMR of ``target_fmr``.
 
     The result is the tidy rates table of :func:`audit.rates.read_rates`
@@ -396,49 +270,13 @@ def at_target(swept: pd.DataFrame, target_fmr: float) -> pd.DataFrame:
     return table
 
 
-def _kth_of_two(x: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """The ``k``-th smallest values (0-based, an array) of the union of sorted ``x`` and ``y``:
-    the smallest value with more than ``k`` values at or below it, by bisection in each."""
-
-    def first(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        lo, hi = np.zeros(len(k), np.intp), np.full(len(k), len(a), np.intp)
-        while (lo < hi).any():
-            mid = (lo + hi) // 2
-            live = lo < hi
-            value = a[np.minimum(mid, len(a) - 1)]
-            enough = np.searchsorted(a, value, "right") + np.searchsorted(b, value, "right") > k
-            hi = np.where(live & enough, mid, hi)
-            lo = np.where(live & ~enough, mid + 1, lo)
-        return np.where(lo < len(a), a[np.minimum(lo, len(a) - 1)] if len(a) else np.inf, np.inf)
-
-    return np.minimum(first(x, y), first(y, x))
-
-
-def _merged_quantiles(x: np.ndarray, y: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``numpy.quantile(numpy.concatenate([x, y]), q)`` (method "linear") of sorted ``x``
-    and ``y``, from the order statistics it interpolates, with its formulas."""
-    n = len(x) + len(y)
-    virtual = (n - 1) * q
-    previous = np.floor(virtual)
-    following = previous + 1
-    above = virtual >= n - 1
-    previous[above] = n - 1
-    following[above] = n - 1
-    previous, following = previous.astype(np.intp), following.astype(np.intp)
-    gamma = virtual - np.where(above, -1, previous)
-    a, b = _kth_of_two(x, y, previous), _kth_of_two(x, y, following)
-    diff = b - a
-    result = a + diff * gamma
-    np.subtract(b, diff * (1 - gamma), out=result, where=gamma >= 0.5)
-    return result
-
-
 def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
     """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
 
     Thresholds at ``n_points`` quantiles of each group's pooled (mated and
-    within-group non-mated) scores (``numpy.quantile``'s, read off the two
-    sorted arrays by :func:`_merged_quantiles`, without joining them); the rates come from
+    within-group non-mated) scores (``numpy.quantile``'s, from the order
+    statistics it interpolates: :func:`audit.scores.runs.merged_quantiles`,
+    without joining the two sorted arrays); the rates come from
     :meth:`ScoreStats.counts`, as everywhere else.  The input of
     :func:`audit.plots.scores.det_curves`.
     """
@@ -450,8 +288,10 @@ def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
             if n_mated[g] == 0 or n_nonmated[g] == 0:
                 continue
             t = np.unique(
-                _merged_quantiles(
-                    stats.mated[a][g], stats.nonmated[a][g], np.linspace(0, 1, n_points)
+                merged_quantiles(
+                    int(n_mated[g] + n_nonmated[g]),
+                    np.linspace(0, 1, n_points),
+                    lambda k, a=a, g=g: stats.order_statistics(a, g, k),
                 )
             )
             false_matches, false_non_matches, _ = stats.counts(a, t)

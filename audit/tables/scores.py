@@ -288,28 +288,12 @@ def arrow_frame(table) -> pd.DataFrame:
     return encoded.to_pandas(split_blocks=True, self_destruct=isinstance(table, pa.Table))
 
 
-def _read_parquet(source: str | os.PathLike) -> tuple[pd.DataFrame, _Source]:
-    name = str(source)
-    # no size limit: a score set in Parquet is read column by column, as large as memory allows
-    tables.check_parquet(Path(source), name, ScoresError)
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        file = pq.ParquetFile(source)
-        # column by column, handing the decoder's buffers back after each: at most one
-        # column is held twice
-        columns = {}
-        for column in file.schema_arrow.names:
-            columns[column] = arrow_frame(file.read(columns=[column]))[column]
-            pa.default_memory_pool().release_unused()
-    except (OSError, ImportError, ValueError) as reason:
-        raise ScoresError(
-            tables.CANNOT_READ_PARQUET.format(
-                source=name, reason=f"{type(reason).__name__}: {reason}"
-            )
-        ) from reason
-    return pd.DataFrame(columns, copy=False), _Source(name, csv=False)
+def _is_parquet(source) -> bool:
+    """A Parquet file, a folder (of Parquet files) or a glob."""
+    if not isinstance(source, str | os.PathLike):
+        return False
+    text = str(source)
+    return text.lower().endswith(".parquet") or Path(text).is_dir() or any(c in text for c in "*?[")
 
 
 def _layout(
@@ -412,9 +396,12 @@ def read_scores(
     Parameters
     ----------
     source
-        Path of a CSV (or ``.parquet``) file, or a DataFrame, with columns
-        ``algorithm``, ``score``, ``mated`` and the group (see the module
-        docstring).
+        Path of a CSV file, a Parquet file, a folder of Parquet files or a glob
+        (``"run-42/*.parquet"``, read as one table, file after file), or a
+        DataFrame, with columns ``algorithm``, ``score``, ``mated`` and the group
+        (see the module docstring).  Parquet is read row group by row group into
+        arrays of the final size, labels as integer codes: about the size of the
+        result and one row group in memory.
     higher_is_match
         True for similarity scores (a match when ``score >= threshold``), False
         for distances (a match when ``score <= threshold``).
@@ -433,7 +420,8 @@ def read_scores(
     -------
     pandas.DataFrame
         One row per comparison in input order: ``algorithm`` (categorical),
-        ``score`` (float64, as given), ``mated`` (bool), ``group_1`` and
+        ``score`` (float32 or float64 as given; other numbers as float64),
+        ``mated`` (bool), ``group_1`` and
         ``group_2`` (categoricals over the same groups, in order of first
         appearance), and ``subject_1``/``subject_2`` when given.  ``attrs`` holds ``higher_is_match``, ``attributes`` and
         ``source``.
@@ -456,10 +444,13 @@ def read_scores(
     1    0.2  False       F       F
     2    0.4  False       M       M
     """
-    if isinstance(source, str | os.PathLike) and str(source).lower().endswith(".parquet"):
-        frame, where = _read_parquet(source)
-    else:
-        frame, where = tables.read_table(source, ScoresError)
+    if _is_parquet(source):
+        from audit.tables.chunks import Options, read_parquet_scores  # (it imports this module)
+
+        if Path(source).is_file():
+            tables.check_parquet(Path(source), str(source), ScoresError)
+        return read_parquet_scores(source, Options(higher_is_match, attributes, tuple(ignore)))
+    frame, where = tables.read_table(source, ScoresError)
     return validate(
         frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
     )

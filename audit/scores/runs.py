@@ -1,0 +1,265 @@
+"""What is read off sorted runs of scores by bisection: the threshold at a count of
+pooled non-mated scores, the equal-error crossing of a group, and order statistics
+of two runs taken together (the DET quantiles).
+
+A run is a sorted one-dimensional array of scores in match orientation (see
+:class:`audit.scores.ScoreStats`), or a :class:`Run`: a window of such an array,
+known only between two ranks.  The in-memory statistics pass whole arrays; the
+streamed ones (:mod:`audit.scores.streaming`) pass the windows they have kept,
+and the same code gives the same floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+def _ordered(x: np.ndarray) -> np.ndarray:
+    """Map float64 to int64 so that integer order is float order."""
+    i = np.asarray(x, dtype="float64").view(np.int64)
+    return np.where(i < 0, ~(i & _SIGN), i)
+
+
+def _unordered(o: np.ndarray) -> np.ndarray:
+    o = np.asarray(o, dtype=np.int64)
+    i = np.where(o < 0, (~o) | ~_SIGN, o)
+    return i.view(np.float64)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A sorted run of ``total`` scores of which ``values`` are known: the scores at
+    ranks ``below`` to ``below + len(values) - 1``.
+
+    Every score before them is smaller than every known one; ``after`` is the
+    first score after them (``inf`` when none, or when only known to be at least as
+    large as the first score after the other run of a pair: see :func:`equal_error`).
+    :meth:`rank` is exact for thresholds from the smallest known value to ``after``.
+    """
+
+    values: np.ndarray
+    below: int = 0
+    total: int | None = None
+    after: float = np.inf
+
+    def __post_init__(self):
+        if self.total is None:
+            object.__setattr__(self, "total", len(self.values))
+
+    def rank(self, t):
+        """How many scores of the run lie below ``t``."""
+        return self.below + np.searchsorted(self.values, t, "left")
+
+    def before(self, t):
+        """The largest known score below ``t`` (None when none is known)."""
+        i = np.searchsorted(self.values, t, "left")
+        return self.values[i - 1] if i > 0 else None
+
+
+def equal_error(mated: Run, nonmated: Run) -> tuple[float, float, float, float]:
+    """EER of one group: (eer, internal threshold, fmr, fnmr) at the crossing.
+
+    Candidate thresholds are every observed score and ``+inf``; the threshold
+    minimising ``|FMR - FNMR|`` is taken (the smallest one on ties) and the
+    EER is the mean of FMR and FNMR there (Elobaid et al., eq. 19).
+
+    ``FMR - FNMR`` never increases with the threshold, so the crossing is found
+    by bisection on the two sorted runs (no sort, no array of candidates):
+    the first candidate where the difference is ``<= 0``, or the one before it
+    if closer to zero -- moved back to the first candidate with the same
+    difference, which is the one ``argmin`` over all candidates would take.
+
+    Between two distinct candidates the difference falls by at least
+    ``1 / max(n_mated, n_nonmated)``, far more than its rounding error, so the
+    candidates of a window run suffice when the window holds the crossing, the
+    candidate before it and, past its end, the first candidate after it (the
+    ``after`` of either run).
+    """
+    n_m, n_nm = mated.total, nonmated.total
+
+    def diff(t: float) -> float:
+        fmr = (n_nm - nonmated.rank(t)) / n_nm
+        return fmr - mated.rank(t) / n_m
+
+    def first(run: Run, bound: float) -> float:
+        """Smallest known score of ``run`` with ``diff <= bound`` (else its ``after``)."""
+        array = run.values
+        lo, hi = 0, len(array)  # diff(array[i]) <= bound for i >= hi
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if diff(array[mid]) <= bound:
+                hi = mid
+            else:
+                lo = mid + 1
+        return float(array[lo]) if lo < len(array) else run.after
+
+    def smallest(bound: float) -> float:
+        return min(first(mated, bound), first(nonmated, bound))
+
+    at = smallest(0.0)
+    before = [v for run in (mated, nonmated) if (v := run.before(at)) is not None]
+    if before:
+        previous = float(max(before))
+        if abs(diff(previous)) <= abs(diff(at)):
+            at = smallest(diff(previous))
+    fmr = (n_nm - nonmated.rank(at)) / n_nm
+    fnmr = mated.rank(at) / n_m
+    return (fmr + fnmr) / 2.0, at, float(fmr), float(fnmr)
+
+
+def kth_of_two(x: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The ``k``-th smallest values (0-based, an array) of the union of sorted ``x`` and ``y``:
+    the smallest value with more than ``k`` values at or below it, by bisection in each."""
+
+    def first(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        lo, hi = np.zeros(len(k), np.intp), np.full(len(k), len(a), np.intp)
+        while (lo < hi).any():
+            mid = (lo + hi) // 2
+            live = lo < hi
+            value = a[np.minimum(mid, len(a) - 1)]
+            enough = np.searchsorted(a, value, "right") + np.searchsorted(b, value, "right") > k
+            hi = np.where(live & enough, mid, hi)
+            lo = np.where(live & ~enough, mid + 1, lo)
+        return np.where(lo < len(a), a[np.minimum(lo, len(a) - 1)] if len(a) else np.inf, np.inf)
+
+    return np.minimum(first(x, y), first(y, x))
+
+
+def merged_quantiles(n: int, q: np.ndarray, kth) -> np.ndarray:
+    """``numpy.quantile`` (method "linear") of ``n`` sorted scores at ``q``, from the order
+    statistics it interpolates (``kth(ranks)``, 0-based), with its formulas."""
+    virtual = (n - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    above = virtual >= n - 1
+    previous[above] = n - 1
+    following[above] = n - 1
+    previous, following = previous.astype(np.intp), following.astype(np.intp)
+    gamma = virtual - np.where(above, -1, previous)
+    a, b = kth(previous), kth(following)
+    diff = b - a
+    result = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=result, where=gamma >= 0.5)
+    return result
+
+
+# ------------------------------------------------ threshold at a count of scores
+
+#: Largest window of candidate scores that the threshold search sorts outright
+#: instead of bisecting further.
+_WINDOW = 1024
+
+#: Size of the sample of the pooled non-mated scores that brackets each threshold.
+_SKETCH = 1 << 14
+
+
+def _union_of_ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Sorted indices covered by the half-open ranges ``[start[i], stop[i])``, each once."""
+    order = np.argsort(start, kind="stable")
+    start, stop = start[order], np.maximum.accumulate(stop[order])
+    # a range opens a new block unless it starts inside the blocks before it
+    new = np.ones(len(start), dtype=bool)
+    new[1:] = start[1:] > stop[:-1]
+    first = np.flatnonzero(new)
+    begin = start[first]
+    end = np.append(stop[first[1:] - 1], stop[-1]) if len(first) else stop[:0]
+    length = end - begin
+    keep = length > 0
+    begin, length = begin[keep], length[keep]
+    if not len(begin):
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(begin - np.concatenate(([0], np.cumsum(length)[:-1])), length)
+    return shift + np.arange(length.sum())
+
+
+def _sketch_brackets(
+    runs: list[np.ndarray], n: int, q: np.ndarray, low: float, high: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Likely bounds ``lo <= v < hi`` of the ``q``-th smallest pooled score, from a sample.
+
+    Every ``step``-th score of each sorted run is kept; if ``c`` sample scores
+    are ``<= x``, the pooled count ``<= x`` lies within ``step * (len(runs) + 1)``
+    of ``step * c``, so bounds that far from ``q / step`` in the sorted sample
+    hold unless ties get in the way (the caller checks them).
+    """
+    step = max(1, n // _SKETCH)
+    sample = np.sort(np.concatenate([r[step - 1 :: step] for r in runs]))
+    if not len(sample):
+        return np.full(len(q), low), np.full(len(q), high)
+    margin = len(runs) + 2
+    at_lo = q // step - margin
+    at_hi = q // step + margin
+    lo = np.where(at_lo >= 0, sample[np.clip(at_lo, 0, len(sample) - 1)], low)
+    hi = np.where(at_hi < len(sample), sample[np.clip(at_hi, 0, len(sample) - 1)], high)
+    return lo, hi
+
+
+def cut_points(runs: list[np.ndarray], kk: np.ndarray) -> np.ndarray:
+    """Per count ``k`` in ``kk`` (each below the pooled size ``N``): the smallest ``t`` (in
+    float order) with ``count(pooled >= t) <= k``, the float just above ``v``, the
+    ``(k+1)``-th largest pooled score of the sorted ``runs`` (non-empty).
+
+    ``v`` is found exactly, for all counts at once: bounds from a sorted sample
+    of about :data:`_SKETCH` pooled scores (checked by exact counts; a count
+    whose bounds fail, which only heavy ties can cause, starts from the whole
+    range), then a bisection on the bit patterns of the floats (so ties and
+    signed zeros follow float comparison) until fewer than :data:`_WINDOW`
+    scores remain between the bounds of each count, then one sort of the union
+    of those windows, from which each ``v`` is read by its rank.  Cost: a few
+    hundred binary searches and sorts of a few thousand scores, independent of
+    the number of scores but for the depth of the searches.
+    """
+    n = sum(len(s) for s in runs)
+    nm_low = min(s[0] for s in runs)
+    nm_max = max(s[-1] for s in runs)
+    # invariant: count(>= lo) > k >= count(>= hi); below[r] = count(run r < bound)
+    lo_f, hi_f = _sketch_brackets(runs, n, n - 1 - kk, nm_low, np.nextafter(nm_max, np.inf))
+    below_lo = np.array([np.searchsorted(r, lo_f, "left") for r in runs], dtype=np.int64)
+    below_hi = np.array([np.searchsorted(r, hi_f, "left") for r in runs], dtype=np.int64)
+    wrong = (n - below_lo.sum(axis=0) <= kk) | (n - below_hi.sum(axis=0) > kk)
+    if wrong.any():  # ties can defeat the sketch: start those from the whole range
+        lo_f[wrong], hi_f[wrong] = nm_low, np.nextafter(nm_max, np.inf)
+        below_lo[:, wrong] = 0
+        below_hi[:, wrong] = np.array([len(r) for r in runs])[:, None]
+    lo, hi = _ordered(lo_f), _ordered(hi_f)
+    active = np.arange(len(kk))
+    while True:
+        window = below_hi[:, active].sum(axis=0) - below_lo[:, active].sum(axis=0)
+        keep = (window > _WINDOW) & (hi[active] > lo[active] + 1)
+        active = active[keep]
+        if not len(active):
+            break
+        l, h = lo[active], hi[active]
+        mid = l // 2 + h // 2 + ((l % 2) + (h % 2)) // 2
+        t = _unordered(mid)
+        below = np.array([np.searchsorted(r, t, "left") for r in runs], dtype=np.int64)
+        ok = n - below.sum(axis=0) <= kk[active]
+        hi[active] = np.where(ok, mid, h)
+        lo[active] = np.where(ok, l, mid)
+        below_hi[:, active] = np.where(ok, below, below_hi[:, active])
+        below_lo[:, active] = np.where(ok, below_lo[:, active], below)
+    result = _unordered(hi)
+    open_ = np.flatnonzero(hi > lo + 1)
+    if len(open_):
+        # the (k+1)-th largest lies among the scores in [lo, hi): gather the union of
+        # these windows once, sort it, and read each answer off by its rank
+        # runs side by side in one index space, so that one union serves them all
+        base = np.concatenate(([0], np.cumsum([len(r) for r in runs])))
+        covered = _union_of_ranges(
+            (below_lo[:, open_] + base[:-1, None]).ravel(),
+            (below_hi[:, open_] + base[:-1, None]).ravel(),
+        )
+        cut = np.searchsorted(covered, base).tolist()
+        union = np.sort(
+            np.concatenate(
+                [run.take(covered[cut[r] : cut[r + 1]] - base[r]) for r, run in enumerate(runs)]
+            )
+        )
+        top = np.searchsorted(union, result[open_], "left")  # union scores below hi
+        above = n - below_hi[:, open_].sum(axis=0)  # pooled scores at or above hi
+        result[open_] = np.nextafter(union[top - (kk[open_] + 1 - above)], np.inf)
+    return result

@@ -1,0 +1,326 @@
+"""What passes over a streamed score set have learnt, and the statistics answered from it.
+
+What is known of the scores of each algorithm is a :class:`Line`: counts per
+segment (mated and within-group non-mated per group, cross-group non-mated)
+below a growing set of edges, and :class:`Window` s between two edges whose
+scores are all kept.  :class:`StreamedStats` answers the questions of
+:class:`~audit.scores.stats.SufficientStatistics` from the lines -- a count
+below a threshold at an edge or inside a window, an order statistic inside a
+window, the EER from the window holding its crossing -- and records what it
+cannot answer yet in ``needs`` (with a stand-in answer, so that one attempt
+finds all it misses); :class:`audit.scores.streaming.StreamingScores` runs the
+passes that answer them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from audit.scores.runs import Run, equal_error
+from audit.scores.stats import SufficientStatistics
+from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan
+
+
+@dataclass
+class Window:
+    """All the scores ``lo <= s < hi`` of an algorithm, sorted, per segment."""
+
+    lo: float
+    hi: float
+    by_segment: list[np.ndarray]
+
+    def population(self, columns: tuple) -> np.ndarray:
+        """The sorted scores of some segments."""
+        if len(columns) == 1:
+            return self.by_segment[columns[0]]
+        if self.hi == np.nextafter(self.lo, np.inf):  # one value: no copies of it
+            return np.broadcast_to(self.lo, (sum(len(self.by_segment[c]) for c in columns),))
+        return np.sort(np.concatenate([self.by_segment[c] for c in columns]))
+
+
+class Line:
+    """What is known of one algorithm's scores: counts per segment below each edge
+    (``edges`` sorted, from -inf to inf), and windows between consecutive edges."""
+
+    def __init__(self, totals: np.ndarray):
+        self.edges = np.array([-np.inf, np.inf])
+        self.below = np.stack([np.zeros_like(totals), totals])
+        self.windows: dict[float, Window] = {}
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self.below[-1]
+
+    def add_edges(self, edges: np.ndarray, below: np.ndarray) -> None:
+        values = np.concatenate([self.edges, edges])
+        rows = np.concatenate([self.below, below])
+        order = np.argsort(values, kind="stable")
+        values, rows = values[order], rows[order]
+        new = np.ones(len(values), dtype=bool)
+        new[1:] = values[1:] != values[:-1]
+        self.edges, self.below = values[new], rows[new]
+
+    def rows(self, lo: float, hi: float) -> int:
+        """Rows between two edges."""
+        i, j = np.searchsorted(self.edges, [lo, hi], "left")
+        return int(self.below[j].sum() - self.below[i].sum())
+
+    def interval(self, t: np.ndarray) -> np.ndarray:
+        """Index ``i`` of the interval ``edges[i] <= t < edges[i + 1]`` (the last edge for inf)."""
+        return np.minimum(np.searchsorted(self.edges, t, "right") - 1, len(self.edges) - 1)
+
+
+# ------------------------------------------------------------- the statistics
+
+
+class StreamedStats(SufficientStatistics):
+    """The :class:`~audit.scores.stats.SufficientStatistics` of a streamed score set,
+    from what passes over it have learnt (see the module docstring).
+
+    A question it cannot answer yet is recorded in ``needs`` (with a stand-in
+    answer); :meth:`StreamingScores.apply` runs passes until an attempt needs
+    nothing.  ``record``, when a list, collects every order statistic read (to
+    plan a pass from a sample).
+    """
+
+    def __init__(self, algorithms, groups, lines, higher_is_match, attributes):
+        self.algorithms = pd.Index(algorithms, name="algorithm")
+        self.groups = pd.Index(groups, name="group")
+        self.lines: list[Line] = lines
+        self.higher_is_match = higher_is_match
+        self.attributes = attributes
+        self.needs: list[tuple] = []
+        self.record: list | None = None
+        self._sorted: dict = {}
+
+    # -- what a line answers
+    def _below(self, a: int, thresholds) -> np.ndarray:
+        """Counts per segment below each threshold, (thresholds, segments)."""
+        line = self.lines[a]
+        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        at = line.interval(t)
+        out = line.below[at].copy()
+        for j in np.flatnonzero(line.edges[at] != t).tolist():
+            window = line.windows.get(float(line.edges[at[j]]))
+            if window is None:
+                self.needs.append(("point", a, float(t[j])))
+                continue
+            out[j] += [np.searchsorted(s, t[j], "left") for s in window.by_segment]
+        return out
+
+    def _columns(self, population: str, g: int = 0) -> tuple:
+        n = len(self.groups)
+        if population == "all":
+            return tuple(range(2 * n + 1))
+        if population == "nonmated":
+            return tuple(range(n, 2 * n + 1))
+        return (g, n + g)  # a group's mated and within-group non-mated scores
+
+    def _locate(self, a: int, columns: tuple, ranks) -> np.ndarray:
+        """The scores at 0-based ascending ranks among the segments ``columns``."""
+        line = self.lines[a]
+        ranks = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
+        cumulative = line.below[:, list(columns)].sum(axis=1)
+        if self.record is not None:
+            self.record.append(("rank", a, columns, ranks.copy(), int(cumulative[-1])))
+        at = np.searchsorted(cumulative, ranks, "right") - 1
+        out = np.zeros(len(ranks))
+        for i in np.unique(at).tolist():
+            here = at == i
+            lo, hi = float(line.edges[i]), float(line.edges[i + 1])
+            window = line.windows.get(lo)
+            if window is None:
+                for rank in np.unique(ranks[here]).tolist():
+                    self.needs.append(("rank", a, columns, rank, lo, hi))
+                out[here] = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
+                continue
+            out[here] = self._population(a, window, columns)[ranks[here] - cumulative[i]]
+        return out
+
+    def _population(self, a: int, window: Window, columns: tuple) -> np.ndarray:
+        """The sorted scores of some segments in a window (kept for the next question)."""
+        key = (a, window.lo, columns)
+        if key not in self._sorted:
+            self._sorted[key] = window.population(columns)
+        return self._sorted[key]
+
+    # -- the protocol
+    def n_mated(self, a: int) -> np.ndarray:
+        return self.lines[a].totals[: len(self.groups)].copy()
+
+    def n_nonmated(self, a: int) -> np.ndarray:
+        n = len(self.groups)
+        return self.lines[a].totals[n : 2 * n].copy()
+
+    def n_pooled_nonmated(self, a: int) -> int:
+        return int(self.lines[a].totals[len(self.groups) :].sum())
+
+    def rates_held(self) -> tuple[str, ...]:
+        """As :meth:`audit.scores.ScoreStats.rates_held`, from the counts."""
+        n = len(self.groups)
+        totals = np.array([line.totals for line in self.lines])
+        nonmated, mated = totals[:, n:].sum() > 0, totals[:, :n].sum() > 0
+        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
+
+    def counts(self, a: int, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = len(self.groups)
+        below = self._below(a, thresholds)
+        totals = self.lines[a].totals
+        false_matches = totals[n : 2 * n, None] - below[:, n : 2 * n].T
+        return false_matches, below[:, :n].T.copy(), totals[2 * n] - below[:, 2 * n]
+
+    def score_range(self, a: int) -> tuple[float, float]:
+        n = int(self.lines[a].totals.sum())
+        low, high = self._locate(a, self._columns("all"), [0, n - 1])
+        return low, high
+
+    def cut_points(self, a: int, kk: np.ndarray) -> np.ndarray:
+        n = self.n_pooled_nonmated(a)
+        v = self._locate(a, self._columns("nonmated"), n - 1 - np.asarray(kk))
+        return np.nextafter(v, np.inf)
+
+    def smallest_at_or_above(self, a: int, thresholds) -> np.ndarray:
+        line = self.lines[a]
+        columns = self._columns("all")
+        total = int(line.totals.sum())
+        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        out = np.full(len(t), np.inf)
+        for j, i in enumerate(line.interval(t).tolist()):
+            if line.edges[i] == t[j]:
+                rank = int(line.below[i].sum())
+            elif (window := line.windows.get(float(line.edges[i]))) is not None:
+                scores = self._population(a, window, columns)
+                k = np.searchsorted(scores, t[j], "left")
+                if k < len(scores):
+                    out[j] = scores[k]
+                    continue
+                rank = int(line.below[i + 1].sum())
+            else:
+                self.needs.append(("point", a, float(t[j])))
+                out[j] = t[j]
+                continue
+            if rank < total:
+                out[j] = self._locate(a, columns, [rank])[0]
+        return out
+
+    def equal_error(self, a: int, g: int) -> tuple[float, float, float, float]:
+        """The EER of :func:`audit.scores.runs.equal_error`, from the window holding the
+        crossing: the interval between edges where the last group candidate with
+        ``FMR - FNMR > 0`` first found at an edge lies (see its docstring)."""
+        line = self.lines[a]
+        n = len(self.groups)
+        mated, nonmated = line.below[:, g], line.below[:, n + g]
+        n_m, n_nm = int(mated[-1]), int(nonmated[-1])
+        diff = (n_nm - nonmated) / n_nm - mated / n_m  # at each edge, as equal_error has it
+        inside = np.diff(mated + nonmated)  # group scores between consecutive edges
+        j = int(np.flatnonzero((inside > 0) & (diff[:-1] > 0))[-1])
+        lo = float(line.edges[j])
+        window = line.windows.get(lo)
+        if self.record is not None:
+            self.record.append(("eer", a, g))
+        if window is None:
+            self.needs.append(("eer", a, g, lo, float(line.edges[j + 1])))
+            return 0.5, lo if np.isfinite(lo) else 0.0, 0.5, 0.5
+
+        def runs(after: float) -> tuple[Run, Run]:
+            return (
+                Run(window.by_segment[g], int(mated[j]), n_m, after),
+                Run(window.by_segment[n + g], int(nonmated[j]), n_nm, after),
+            )
+
+        m, nm = runs(np.inf)
+        last = max(s[-1] for s in (m.values, nm.values) if len(s))
+        rank = int(mated[j + 1] + nonmated[j + 1])  # the first group score after the window
+        if (n_nm - nm.rank(last)) / n_nm - m.rank(last) / n_m > 0 and rank < n_m + n_nm:
+            # no candidate of the window crosses: the crossing is that next score
+            m, nm = runs(float(self._locate(a, self._columns("group", g), [rank])[0]))
+        return equal_error(m, nm)
+
+    def order_statistics(self, a: int, g: int, k) -> np.ndarray:
+        return self._locate(a, self._columns("group", g), k)
+
+
+def learnt(plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
+    """Labels (in order of first appearance) and lines of what one pass learnt."""
+    algorithms = list(partial.first[0])
+    groups = list(dict.fromkeys([*partial.first[1], *partial.first[2]]))
+    columns = np.array(
+        [groups.index(g) for g in partial.groups]
+        + [len(groups) + groups.index(g) for g in partial.groups]
+        + [2 * len(groups)],
+        dtype=np.intp,
+    )
+    width = 2 * len(groups) + 1
+    counts = np.zeros((len(partial.counts), width), dtype=np.int64)
+    counts[:, columns] = partial.counts
+    # kept scores grouped by (zone, segment), each group sorted
+    key = np.zeros(0, np.int64)
+    if partial.kept:
+        key = np.concatenate([k[0] for k in partial.kept]).astype(np.int64) * width
+        key += columns.take(np.concatenate([k[2] for k in partial.kept]))
+        score = np.concatenate([k[1] for k in partial.kept])
+        small = np.int16 if len(counts) * width < 1 << 15 else np.int32
+        order = np.argsort(key.astype(small), kind="stable")  # a radix sort when small
+        key, score = key[order], score[order]
+        del order
+    cuts = np.searchsorted(key, np.arange(len(counts) * width + 1))
+    split = np.zeros((*partial.split.shape[:2], width), dtype=np.int64)
+    split[:, :, columns] = partial.split
+    n_plan = partial.plan_algorithms
+    lines = []
+    for label in algorithms:
+        p = partial.algorithms.index(label)
+        if p < n_plan:
+            first, last = int(plan.offsets[p]), int(plan.offsets[p + 1])
+            bounds, actions = plan.bounds[p], plan.actions[p]
+        else:
+            first = last = plan.zones + p - n_plan
+            last += 1
+            bounds, actions = np.zeros(0), [KEEP if plan.keep_new else COUNT]
+        zones = counts[first:last]
+        line = Line(zones.sum(axis=0))
+        below = np.cumsum(zones, axis=0)
+        line.add_edges(np.asarray(bounds, dtype=np.float64), below[:-1])
+        for z, action in enumerate(actions):
+            lo = float(bounds[z - 1]) if z > 0 else -np.inf
+            hi = float(bounds[z]) if z < len(bounds) else np.inf
+            if action == KEEP:
+                at = (first + z) * width
+                by_segment = [score[cuts[at + c] : cuts[at + c + 1]] for c in range(width)]
+                for scores in by_segment:
+                    scores.sort()
+                line.windows[lo] = Window(lo, hi, by_segment)
+            elif action == SPLIT:
+                slot = plan.split_slot(first + z)
+                inner = plan.sub_bounds(p, z)
+                start = below[z - 1] if z > 0 else np.zeros(width, dtype=np.int64)
+                sub = np.cumsum(split[slot], axis=0)[: len(inner)]
+                line.add_edges(inner, start + sub)
+        lines.append(line)
+    return (algorithms, groups), lines
+
+
+def aligned(sample: StreamedStats, algorithms: list, groups: list) -> StreamedStats:
+    """The sample's statistics over the data's labels (None for an algorithm it lacks)."""
+    n = len(sample.groups)
+    lines: list = []
+    for label in algorithms:
+        if label not in sample.algorithms:
+            lines.append(None)
+            continue
+        window = sample.lines[sample.algorithms.get_loc(label)].windows[-np.inf]
+
+        def column(group, offset: int, window=window) -> np.ndarray:
+            if group not in sample.groups:
+                return np.zeros(0)
+            return window.by_segment[sample.groups.get_loc(group) + offset]
+
+        by_segment = [column(g, 0) for g in groups] + [column(g, n) for g in groups]
+        by_segment.append(window.by_segment[2 * n])
+        line = Line(np.array([len(x) for x in by_segment], dtype=np.int64))
+        line.windows[-np.inf] = Window(-np.inf, np.inf, by_segment)
+        lines.append(line)
+    return StreamedStats(algorithms, groups, lines, sample.higher_is_match, sample.attributes)

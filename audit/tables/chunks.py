@@ -1,0 +1,561 @@
+"""Score sets chunk by chunk, each chunk read and validated on its own.
+
+A source is a Parquet file, a folder of Parquet files, a glob, or a sequence of
+DataFrames; its chunks are the row groups of the files (or the DataFrames), in
+order.  :func:`read_chunk` gives a chunk as arrays -- scores in match
+orientation, mated flags, and every label as an integer code into a short
+list of labels -- with no per-row strings and, for the usual columns
+(numbers, booleans, integer or text labels), without pandas: Arrow arrays
+straight to NumPy, labels checked on their distinct values.  Anything else,
+and any chunk with a problem, goes through :func:`audit.tables.scores.validate`,
+which accepts what :func:`~audit.scores.read_scores` accepts and names the
+file, row and column of the first problem with the same messages.
+
+The streaming engine (:mod:`audit.scores.streaming`) reads a pass's chunks
+with it; :func:`read_parquet_scores` fills the table of
+:func:`~audit.scores.read_scores` with them, chunk after chunk.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from audit.tables.common import CANNOT_READ_PARQUET, Source, blank
+from audit.tables.scores import EMPTY, ScoresError, _layout, validate
+
+NO_PARQUET = "{source}: no Parquet file matches"
+
+#: Rows at the head of a chunk searched first for the order in which labels appear
+#: (when there are few labels).
+_HEAD = 1 << 12
+_HEAD_LABELS = 64
+
+
+def parquet_files(source: str | os.PathLike) -> list[str]:
+    """The Parquet files of a file, a folder (all ``*.parquet`` below it) or a glob."""
+    text = str(source)
+    if any(ch in text for ch in "*?["):
+        files = sorted(glob.glob(text, recursive=True))
+    elif Path(text).is_dir():
+        files = sorted(str(p) for p in Path(text).rglob("*.parquet"))
+    else:
+        files = [text]
+    if not files:
+        raise ScoresError(NO_PARQUET.format(source=text))
+    return files
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One chunk to read: a row group of a Parquet file, or a DataFrame."""
+
+    path: str | None = None
+    row_group: int = 0
+    offset: int = 0  # rows of the file (or of the sequence) before this chunk
+    rows: int = 0
+    frame: pd.DataFrame | None = field(default=None, compare=False)
+
+
+def _metadata(path: str):
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_metadata(path)
+    except (OSError, ValueError) as reason:
+        raise ScoresError(
+            CANNOT_READ_PARQUET.format(source=path, reason=f"{type(reason).__name__}: {reason}")
+        ) from reason
+
+
+def pieces(source) -> list[Piece]:
+    """The chunks of ``source`` (Parquet path, folder or glob; or DataFrames) in order."""
+    if isinstance(source, pd.DataFrame):
+        source = [source]
+    if isinstance(source, str | os.PathLike):
+        out = []
+        for path in parquet_files(source):
+            metadata = _metadata(path)
+            offset = 0
+            for g in range(metadata.num_row_groups):
+                rows = metadata.row_group(g).num_rows
+                out.append(Piece(path=path, row_group=g, offset=offset, rows=rows))
+                offset += rows
+        return out
+    out, offset = [], 0
+    for frame in source:
+        out.append(Piece(offset=offset, rows=len(frame), frame=frame))
+        offset += len(frame)
+    return out
+
+
+def data_bytes(source) -> int:
+    """Bytes of the data when held in memory (Parquet: uncompressed column sizes)."""
+    if isinstance(source, str | os.PathLike):
+        total = 0
+        for path in parquet_files(source):
+            metadata = _metadata(path)
+            for g in range(metadata.num_row_groups):
+                total += metadata.row_group(g).total_byte_size
+        return total
+    frames = [source] if isinstance(source, pd.DataFrame) else source
+    return int(sum(f.memory_usage(deep=False).sum() for f in frames))
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to read the chunks: as :func:`~audit.scores.read_scores` reads a table."""
+
+    higher_is_match: bool = True
+    attributes: tuple | None = None
+    ignore: tuple = ()
+
+
+@dataclass
+class Chunk:
+    """A validated chunk: codes into short lists of labels, scores in match orientation.
+
+    ``score`` is float32 or float64 as given (other numbers as float64), negated
+    for distances, exactly as :func:`~audit.scores.score_stats` holds it.  The
+    labels are text, as in :func:`~audit.scores.read_scores`; ``group_1`` and
+    ``group_2`` share ``groups``.  ``first`` lists the labels in order of first
+    appearance: algorithms, groups on side 1, groups on side 2 (codes without
+    rows appear in none).
+    """
+
+    score: np.ndarray
+    mated: np.ndarray
+    algorithm: np.ndarray
+    group_1: np.ndarray
+    group_2: np.ndarray
+    algorithms: list[str]
+    groups: list[str]
+    first: tuple[list[str], list[str], list[str]]
+    subjects: tuple | None = None  # (subject_1 codes, subject_2 codes, their labels)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+def read_chunk(piece: Piece, options: Options) -> Chunk:
+    """The validated chunk ``piece``; rows are named by their place in the file (or in
+    the sequence of DataFrames) in messages."""
+    import pyarrow as pa
+
+    if piece.path is not None:
+        import pyarrow.parquet as pq
+
+        name = piece.path
+        try:
+            file = pq.ParquetFile(piece.path, read_dictionary=_text_columns(piece.path))
+            columns = _columns(list(file.schema_arrow.names), name, options)
+            table = file.read_row_group(piece.row_group, columns=columns)
+        except (OSError, ValueError, pa.ArrowException) as reason:
+            if isinstance(reason, ScoresError):
+                raise
+            raise ScoresError(
+                CANNOT_READ_PARQUET.format(source=name, reason=f"{type(reason).__name__}: {reason}")
+            ) from reason
+    else:
+        name = "<DataFrame>"
+        frame = piece.frame
+        columns = _columns([str(c) for c in frame.columns], name, options)
+        try:
+            table = pa.Table.from_pandas(frame[columns], preserve_index=False)
+        except (pa.ArrowException, TypeError, ValueError):
+            table = None
+    chunk = None if table is None else _fast(table, columns, options)
+    if chunk is None:
+        chunk = _validated(
+            piece, frame if piece.path is None else None, name, columns, table, options
+        )
+    return chunk
+
+
+@lru_cache(maxsize=256)
+def _text_columns(path: str) -> list[str]:
+    """Columns of a Parquet file stored as text: read as dictionaries, not strings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    return [
+        f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+    ]
+
+
+def _columns(names: list[str], source: str, options: Options) -> list[str]:
+    """The columns a chunk needs, the names checked as :func:`read_scores` checks them."""
+    attributes, two_sided, subjects = _layout(names, source, options.attributes, options.ignore)
+    needed = ["algorithm", "score", "mated"]
+    for name, sided in zip(attributes, two_sided, strict=True):
+        needed += [f"{name}_1", f"{name}_2"] if sided else [name]
+    return needed + subjects
+
+
+# ----------------------------------------------------------------- the fast path
+
+
+def _single(column):
+    """A ChunkedArray as one Array (dictionaries unified)."""
+    import pyarrow as pa
+
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    if pa.types.is_dictionary(column.type):
+        column = column.unify_dictionaries()
+    return pa.concat_arrays(column.chunks)
+
+
+def _scores(array, higher_is_match: bool) -> np.ndarray | None:
+    import pyarrow as pa
+
+    if array.null_count:
+        return None
+    kind = array.type
+    if pa.types.is_float32(kind) or pa.types.is_float64(kind):
+        values = array.to_numpy(zero_copy_only=False)
+    elif pa.types.is_integer(kind):
+        values = array.to_numpy(zero_copy_only=False).astype(np.float64)
+    else:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    return values if higher_is_match else np.negative(values)
+
+
+def _flags(array) -> np.ndarray | None:
+    import pyarrow as pa
+
+    if array.null_count:
+        return None
+    if pa.types.is_boolean(array.type):
+        return array.to_numpy(zero_copy_only=False)
+    if pa.types.is_integer(array.type):
+        values = array.to_numpy(zero_copy_only=False)
+        mated = values == 1
+        if (mated | (values == 0)).all():
+            return mated
+    return None
+
+
+def _codes(array) -> tuple[np.ndarray, list[str]] | None:
+    """Integer codes of a label column and the text of each code; None when the column
+    is not plainly integers or text, or holds a missing or blank label."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        return None
+    kind = array.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        array = pc.dictionary_encode(array)
+        kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = kind.value_type
+        if not (
+            pa.types.is_string(values)
+            or pa.types.is_large_string(values)
+            or pa.types.is_integer(values)
+        ):
+            return None
+        labels = [str(v) for v in array.dictionary.to_pylist()]
+        codes = array.indices.to_numpy(zero_copy_only=False)
+        bad = np.flatnonzero(blank(pd.Series(labels, dtype=object))) if labels else []
+        if len(bad) and np.isin(codes, bad).any():
+            return None
+        return codes, labels
+    if pa.types.is_integer(kind):
+        values = array.to_numpy(zero_copy_only=False)
+        if not len(values):
+            return values.astype(np.int8), []
+        low, high = int(values.min()), int(values.max())
+        if high - low < 1 << 15:
+            if low == 0 and values.dtype.itemsize <= 2:
+                codes = values  # small non-negative integers are their own codes
+            else:
+                codes = (values - low).astype(np.int16)
+            return codes, [str(v) for v in range(low, high + 1)]
+        codes, uniques = pd.factorize(values, sort=False)
+        return codes, [str(v) for v in uniques.tolist()]
+    return None
+
+
+def _appearance(codes: np.ndarray, labels: list[str]) -> list[str]:
+    """The labels of the codes present, in order of first appearance."""
+    if len(labels) > _HEAD_LABELS:  # many labels (subjects): one pass of hashing
+        return [labels[c] for c in pd.unique(codes).tolist()]
+    head = codes[:_HEAD]
+    seen, at = np.unique(head, return_index=True)
+    order = seen[np.argsort(at, kind="stable")].tolist()
+    if len(order) < len(labels) and len(codes) > len(head):
+        # is any other code present further on?  (one count; then where each first is)
+        present = np.flatnonzero(np.bincount(codes, minlength=len(labels)))
+        rest = np.setdiff1d(present, seen)
+        firsts = [int(np.argmax(codes == c)) for c in rest.tolist()]
+        order += rest[np.argsort(firsts, kind="stable")].tolist()
+    return [labels[c] for c in order]
+
+
+def _sides(first, second) -> tuple | None:
+    """Codes of two label columns over one list of labels (the first's, then the
+    second's new ones); None as :func:`_codes`."""
+    if first is None or second is None:
+        return None
+    (codes_1, labels), (codes_2, labels_2) = first, second
+    if labels_2 != labels[: len(labels_2)]:
+        index = {label: i for i, label in enumerate(labels)}
+        labels = labels + [x for x in labels_2 if x not in index]
+        index = {label: i for i, label in enumerate(labels)}
+        codes_2 = np.array([index[x] for x in labels_2], dtype=np.int32).take(codes_2)
+    return codes_1, codes_2, labels
+
+
+def _fast(table, columns: list[str], options: Options) -> Chunk | None:
+    """The chunk from Arrow arrays, or None for anything out of the ordinary."""
+    names, two_sided, subjects = _layout(
+        list(table.schema.names), "", options.attributes, options.ignore
+    )
+    if len(names) != 1 or table.num_rows == 0:
+        return None
+    score = _scores(_single(table.column("score")), options.higher_is_match)
+    mated = None if score is None else _flags(_single(table.column("mated")))
+    algorithm = None if mated is None else _codes(_single(table.column("algorithm")))
+    if algorithm is None:
+        return None
+    if two_sided[0]:
+        sides = _sides(*(_codes(_single(table.column(f"{names[0]}{s}"))) for s in ("_1", "_2")))
+        if sides is None:
+            return None
+        group_1, group_2, labels = sides
+        differ = group_1 != group_2
+        differ &= mated
+        if differ.any():
+            return None
+        order_2 = _appearance(group_2, labels)
+    else:
+        side = _codes(_single(table.column(names[0])))
+        if side is None:
+            return None
+        group_1, labels = side
+        group_2 = group_1
+        order_2 = None
+    people = None
+    if subjects:
+        first, second = (_single(table.column(c)) for c in subjects)
+        people = _sides(_codes(first), _codes(second))
+        if people is None:
+            return None
+        differ = people[0] != people[1]
+        differ &= mated
+        if differ.any():
+            return None
+    order_1 = _appearance(group_1, labels)
+    return Chunk(
+        score=score,
+        mated=mated,
+        algorithm=algorithm[0],
+        group_1=group_1,
+        group_2=group_2,
+        algorithms=algorithm[1],
+        groups=labels,
+        first=(_appearance(*algorithm), order_1, order_1 if order_2 is None else order_2),
+        subjects=people,
+    )
+
+
+# ----------------------------------------------------------------- the full path
+
+
+def _validated(
+    piece: Piece, frame, name: str, columns: list[str], table, options: Options
+) -> Chunk:
+    """The chunk through :func:`audit.tables.scores.validate` (its messages)."""
+    if frame is not None:
+        frame = frame[columns].copy(deep=False)
+    else:
+        from audit.tables.scores import arrow_frame
+
+        frame = arrow_frame(table)
+    frame.index = pd.RangeIndex(piece.offset, piece.offset + len(frame))
+    checked = validate(
+        frame,
+        Source(name, csv=False),
+        higher_is_match=options.higher_is_match,
+        attributes=options.attributes,
+        ignore=options.ignore,
+    )
+    groups = [str(g) for g in checked["group_1"].cat.categories]
+    group_1 = checked["group_1"].cat.codes.to_numpy()
+    group_2 = checked["group_2"].cat.codes.to_numpy()
+    # side-1 first appearances are the leading categories; side 2 has its own order
+    on_side_1 = int((np.bincount(group_1, minlength=len(groups)) > 0).sum())
+    score = checked["score"].to_numpy()
+    if not options.higher_is_match:
+        score = np.negative(score)
+    algorithms = [str(a) for a in checked["algorithm"].cat.categories]
+    people = None
+    if "subject_1" in checked.columns:
+        people = (
+            checked["subject_1"].cat.codes.to_numpy(),
+            checked["subject_2"].cat.codes.to_numpy(),
+            [str(x) for x in checked["subject_1"].cat.categories],
+        )
+    return Chunk(
+        score=score,
+        mated=checked["mated"].to_numpy(),
+        algorithm=checked["algorithm"].cat.codes.to_numpy(),
+        group_1=group_1,
+        group_2=group_2,
+        algorithms=algorithms,
+        groups=groups,
+        first=(algorithms, groups[:on_side_1], [groups[c] for c in pd.unique(group_2)]),
+        subjects=people,
+    )
+
+
+# --------------------------------------------------- a whole score set in memory
+
+
+def in_order(function, items, threads: int | None = None):
+    """``function(item)`` of each item, in order, computed ``threads`` at a time (Arrow
+    decodes and NumPy works without holding the interpreter): a few items in memory."""
+    threads = threads if threads is not None else min(2, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        running: deque = deque()
+        for item in items:
+            running.append(pool.submit(function, item))
+            if len(running) > threads:
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
+
+
+class _Labels:
+    """Labels in order of first appearance, shared by the columns that code them."""
+
+    def __init__(self):
+        self.labels: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def add(self, present: list[str]) -> None:
+        for label in present:
+            if label not in self.index:
+                self.index[label] = len(self.labels)
+                self.labels.append(label)
+
+
+class _Codes:
+    """A column of label codes filled chunk by chunk, as small an integer as its labels
+    allow."""
+
+    def __init__(self, rows: int, labels: _Labels):
+        self.codes = np.empty(rows, dtype=np.int8)
+        self.labels = labels
+
+    def put(self, at: int, codes: np.ndarray, labels: list[str]) -> None:
+        known = self.labels
+        if len(known.labels) > np.iinfo(self.codes.dtype).max:
+            self.codes = self.codes.astype(np.int16 if len(known.labels) < 1 << 15 else np.int32)
+        mapping = np.array([known.index.get(x, 0) for x in labels], dtype=self.codes.dtype)
+        self.codes[at : at + len(codes)] = mapping.take(codes)
+
+    def categorical(self, order: list[str], dtype=None) -> pd.Categorical:
+        """The codes as a categorical over ``order`` (the same labels, reordered)."""
+        codes = self.codes
+        if order != self.labels.labels:
+            position = {label: i for i, label in enumerate(order)}
+            remap = np.array([position[x] for x in self.labels.labels], dtype=codes.dtype)
+            codes = remap.take(codes)
+        dtype = pd.CategoricalDtype(order if dtype is None else pd.Index(order, dtype=dtype))
+        return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def read_parquet_scores(source, options: Options) -> pd.DataFrame:
+    """:func:`audit.tables.scores.read_scores` of a Parquet file, folder or glob: row
+    group by row group (:func:`read_chunk`) into arrays of the final size, so that
+    memory holds the result and one row group: scores as given, labels as codes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pool = pa.default_memory_pool()
+    items = pieces(source)
+    name = str(source)
+    rows = sum(p.rows for p in items)
+    if not rows:
+        _columns(list(pq.read_schema(parquet_files(source)[0]).names), name, options)
+        raise ScoresError(EMPTY.format(source=name))
+    score = mated = None
+    labels = {"algorithm": _Labels(), "group": _Labels(), "subject": _Labels()}
+    columns = {
+        "algorithm": _Codes(rows, labels["algorithm"]),
+        "group_1": _Codes(rows, labels["group"]),
+        "group_2": _Codes(rows, labels["group"]),
+    }
+    order: dict[str, list] = {"algorithm": [], "group_1": [], "group_2": []}
+    order |= {"subject_1": [], "subject_2": []}
+    at = 0
+    raw = Options(True, options.attributes, options.ignore)  # scores as given
+    for chunk in in_order(lambda piece: read_chunk(piece, raw), items, threads=1):
+        n = len(chunk)
+        if score is None or (score.dtype == np.float32 and chunk.score.dtype != np.float32):
+            wider = np.empty(rows, dtype=chunk.score.dtype if score is None else np.float64)
+            if score is not None:
+                wider[:at] = score[:at]
+            score = wider
+        if mated is None:
+            mated = np.empty(rows, dtype=bool)
+        score[at : at + n] = chunk.score
+        mated[at : at + n] = chunk.mated
+        found = {"algorithm": chunk.first[0], "group_1": chunk.first[1]}
+        found["group_2"] = chunk.first[2]
+        labels["algorithm"].add(chunk.first[0])
+        labels["group"].add([*chunk.first[1], *chunk.first[2]])
+        columns["algorithm"].put(at, chunk.algorithm, chunk.algorithms)
+        columns["group_1"].put(at, chunk.group_1, chunk.groups)
+        columns["group_2"].put(at, chunk.group_2, chunk.groups)
+        if chunk.subjects is not None:
+            first, second, names = chunk.subjects
+            found["subject_1"] = _appearance(first, names)
+            found["subject_2"] = _appearance(second, names)
+            labels["subject"].add([*found["subject_1"], *found["subject_2"]])
+            for column, codes in (("subject_1", first), ("subject_2", second)):
+                columns.setdefault(column, _Codes(rows, labels["subject"]))
+                columns[column].put(at, codes, names)
+        for column, present in found.items():
+            order[column] = _ordered_union(order[column], present)
+        at += n
+        del chunk
+        pool.release_unused()  # hand the row group's decoding buffers back
+    groups = _ordered_union(order["group_1"], order["group_2"])
+    table = pd.DataFrame(
+        {
+            "algorithm": columns["algorithm"].categorical(order["algorithm"]),
+            "score": score,
+            "mated": mated,
+            "group_1": columns["group_1"].categorical(groups, "string"),
+            "group_2": columns["group_2"].categorical(groups, "string"),
+        },
+        copy=False,
+    )
+    if "subject_1" in columns:
+        people = _ordered_union(order["subject_1"], order["subject_2"])
+        table["subject_1"] = columns["subject_1"].categorical(people, "string")
+        table["subject_2"] = columns["subject_2"].categorical(people, "string")
+    table.attrs["higher_is_match"] = bool(options.higher_is_match)
+    table.attrs["attributes"] = tuple(options.attributes) if options.attributes is not None else ()
+    table.attrs["source"] = name
+    return table
+
+
+def _ordered_union(first: list, second: list) -> list:
+    seen = set(first)
+    return first + [x for x in second if x not in seen]
