@@ -50,7 +50,9 @@ TOO_FEW_GROUPS = (
 UNKNOWN_LAYOUT = (
     "{source}: cannot tell the layout from the columns {columns}. Expected either the "
     "wide layout (Algorithm, FMR.<group>, FNMR.<group>, ...) or the long layout "
-    "(algorithm, group or attribute columns, fmr, fnmr)"
+    "(algorithm, group or attribute columns, fmr, fnmr). Other names are mapped to ours "
+    "with columns= (command line: --columns algorithm=system,group=nationality,fmr=FMR); "
+    "FMR_<group> wide names are read with separator='_' (command line: --separator _)"
 )
 MISSING_COLUMN = tables.MISSING_COLUMN
 UNKNOWN_COLUMNS = (
