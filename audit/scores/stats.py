@@ -45,6 +45,14 @@ class SufficientStatistics:
         t = np.asarray(threshold, dtype="float64")
         return t if self.higher_is_match else -t
 
+    def rates_held(self) -> tuple[str, ...]:
+        """The error rates these scores give: ``("fmr", "fnmr")``, or ``("fmr",)`` for a
+        set of non-mated comparisons only, ``("fnmr",)`` for mated comparisons only."""
+        algorithms = range(len(self.algorithms))
+        mated = any(self.n_mated(a).sum() > 0 for a in algorithms)
+        nonmated = any(self.n_pooled_nonmated(a) > 0 for a in algorithms)
+        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
+
     def algorithm_index(self, name) -> int:
         try:
             return self.algorithms.get_loc(name)
@@ -111,14 +119,6 @@ class ScoreStats(SufficientStatistics):
 
     def n_pooled_nonmated(self, a: int) -> int:
         return int(self.n_nonmated(a).sum() + len(self.cross[a]))
-
-    def rates_held(self) -> tuple[str, ...]:
-        """The error rates these scores give: ``("fmr", "fnmr")``, or ``("fmr",)`` for a
-        set of non-mated comparisons only, ``("fnmr",)`` for mated comparisons only."""
-        mated = any(len(s) for row in self.mated for s in row)
-        nonmated = any(len(s) for row in self.nonmated for s in row)
-        nonmated = nonmated or any(len(s) for s in self.cross)
-        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
 
     def segments(self, a: int) -> list[np.ndarray]:
         return [*self.mated[a], *self.nonmated[a], self.cross[a]]

@@ -158,13 +158,6 @@ class StreamedStats(SufficientStatistics):
     def n_pooled_nonmated(self, a: int) -> int:
         return int(self.lines[a].totals[len(self.groups) :].sum())
 
-    def rates_held(self) -> tuple[str, ...]:
-        """As :meth:`audit.scores.ScoreStats.rates_held`, from the counts."""
-        n = len(self.groups)
-        totals = np.array([line.totals for line in self.lines])
-        nonmated, mated = totals[:, n:].sum() > 0, totals[:, :n].sum() > 0
-        return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
-
     def counts(self, a: int, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = len(self.groups)
         below = self._below(a, thresholds)

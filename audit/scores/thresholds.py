@@ -107,14 +107,13 @@ def _targets(targets) -> np.ndarray:
 
 
 def _rates_frame(
-    stats: SufficientStatistics, a: int, internal: np.ndarray
+    stats: SufficientStatistics, a: int, internal: np.ndarray, held: tuple[str, ...]
 ) -> dict[str, np.ndarray]:
     """Per-group rates (n_groups, n_thresholds) at internal thresholds, refusing empty groups.
 
-    Only the rates the scores hold (:meth:`ScoreStats.rates_held`): a set of
-    non-mated comparisons only gives FMRs, of mated ones only FNMRs.
+    Only the rates ``held`` (:meth:`ScoreStats.rates_held`, asked once by the caller):
+    a set of non-mated comparisons only gives FMRs, of mated ones only FNMRs.
     """
-    held = stats.rates_held()
     counts = {"fmr": stats.n_nonmated(a), "fnmr": stats.n_mated(a)}
     kinds = {"fmr": "within-group non-mated", "fnmr": "mated"}
     for g in range(len(stats.groups)):
@@ -139,11 +138,12 @@ def _strings(labels, index: np.ndarray):
     return pd.array([str(label) for label in labels], dtype="string").take(index)
 
 
-def _tidy(stats: SufficientStatistics, blocks: list[tuple[int, dict, dict]]) -> pd.DataFrame:
+def _tidy(
+    stats: SufficientStatistics, blocks: list[tuple[int, dict, dict]], held: tuple[str, ...]
+) -> pd.DataFrame:
     """Assemble rates blocks into the tidy long table, one row per (algorithm, [point,] group)."""
     n_grp = len(stats.groups)
-    rate = stats.rates_held()[0]
-    sizes = [rates[rate].shape[1] * n_grp for _, rates, _ in blocks]
+    sizes = [rates[held[0]].shape[1] * n_grp for _, rates, _ in blocks]
     group = np.tile(np.arange(n_grp), sum(sizes) // n_grp if n_grp else 0)
     table = {"algorithm": _strings(stats.algorithms, np.repeat([a for a, _, _ in blocks], sizes))}
     if stats.attributes:
@@ -153,7 +153,6 @@ def _tidy(stats: SufficientStatistics, blocks: list[tuple[int, dict, dict]]) -> 
         for i, name in enumerate(stats.attributes):
             table[name] = _strings([s[i] for s in split], group)
     table["group"] = _strings(stats.groups, group)
-    held = stats.rates_held()
     for rate in held:
         table[rate] = np.concatenate([rates[rate].T.ravel() for _, rates, _ in blocks])
     for rate in ("fnmr", "fmr"):
@@ -176,13 +175,14 @@ def rates_at_thresholds(scores: pd.DataFrame | SufficientStatistics, thresholds)
     mapping ``{algorithm: threshold(s)}``.
     """
     stats = score_stats(scores)
+    held = stats.rates_held()
     blocks = []
     for a, name in enumerate(stats.algorithms):
         t = thresholds[name] if isinstance(thresholds, dict) else thresholds
         t = np.atleast_1d(np.asarray(t, dtype="float64"))
         internal = stats.to_internal(t)
-        blocks.append((a, _rates_frame(stats, a, internal), {"threshold": t}))
-    return _tidy(stats, blocks)
+        blocks.append((a, _rates_frame(stats, a, internal, held), {"threshold": t}))
+    return _tidy(stats, blocks, held)
 
 
 def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataFrame:
@@ -209,12 +209,13 @@ def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataF
     targets = DEFAULT_TARGETS if targets is None else targets
     targets = _targets(targets)
     points = [_operating_points(stats, a, targets) for a in range(len(stats.algorithms))]
+    held = stats.rates_held()
     blocks = []
     for a, (internal, attained, n) in enumerate(points):
         blocks.append(
             (
                 a,
-                _rates_frame(stats, a, internal),
+                _rates_frame(stats, a, internal, held),
                 {
                     "target_fmr": targets,
                     "threshold": stats.to_external(internal),
@@ -222,7 +223,7 @@ def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataF
                 },
             )
         )
-    return _tidy(stats, blocks)
+    return _tidy(stats, blocks, held)
 
 
 def rates_at_fmr(
