@@ -114,10 +114,21 @@ def check_units(units: str | None) -> None:
         raise ValueError(BAD_UNITS.format(units=units))
 
 
-def _first(mask: np.ndarray) -> tuple[int, str]:
-    positions = np.flatnonzero(mask)
-    more = len(positions) - 1
-    return int(positions[0]), (f" (and {more} more such cell(s))" if more > 0 else "")
+def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, error) -> None:
+    """Raise ``error(message)`` at the first cell, column by column, where ``flagged`` is
+    true of the parsed values, counting that column's other flagged cells."""
+    for column, values in parsed.items():
+        positions = np.flatnonzero(flagged(values))
+        if len(positions):
+            at, more = int(positions[0]), len(positions) - 1
+            raise error(
+                message.format(
+                    where=source.where(frame, at),
+                    column=column,
+                    value=frame[column].iloc[at],
+                    more=f" (and {more} more such cell(s))" if more > 0 else "",
+                )
+            )
 
 
 def rate_columns(columns) -> list[str]:
@@ -169,18 +180,14 @@ def prepare(
             continue  # not real numbers: the reader refuses the column, naming the cell
         parsed[c] = numbers.to_numpy(dtype="float64", na_value=np.nan)
     if units == "percent":
-        for column, values in parsed.items():
-            outside = ~np.isnan(values) & ~((values >= 0.0) & (values <= 100.0))
-            if outside.any():
-                at, more = _first(outside)
-                raise error(
-                    OUT_OF_PERCENT.format(
-                        where=source.where(frame, at),
-                        column=column,
-                        value=frame[column].iloc[at],
-                        more=more,
-                    )
-                )
+        _refuse_first_cell(
+            frame,
+            parsed,
+            lambda v: ~np.isnan(v) & ~((v >= 0.0) & (v <= 100.0)),
+            OUT_OF_PERCENT,
+            source,
+            error,
+        )
         for column, values in parsed.items():
             raw = frame[column].astype(object).to_numpy()
             frame[column] = np.where(np.isnan(values), raw, values / 100.0)
@@ -188,18 +195,7 @@ def prepare(
     numbers = [v[~np.isnan(v)] for v in parsed.values()]
     every = np.concatenate(numbers) if numbers else np.zeros(0)
     if every.size and (every > 1.0).any() and ((every >= 0.0) & (every <= 100.0)).all():
-        for column, values in parsed.items():
-            above = values > 1.0
-            if above.any():
-                at, more = _first(above)
-                raise error(
-                    LOOKS_PERCENT.format(
-                        where=source.where(frame, at),
-                        column=column,
-                        value=frame[column].iloc[at],
-                        more=more,
-                    )
-                )
+        _refuse_first_cell(frame, parsed, lambda v: v > 1.0, LOOKS_PERCENT, source, error)
     return frame
 
 
