@@ -28,7 +28,8 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
     """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``.
 
     The same figure gives the same bytes every time: no date in either file and
-    a fixed ``svg.hashsalt`` for the SVG's element ids.
+    a fixed ``svg.hashsalt`` for the SVG's element ids.  Every text is drawn as
+    written (``$`` in a name is not mathtext).
 
     The figure is laid out once, by one engine: a figure with a layout
     engine (the package's plots use constrained layout) is laid out by the
@@ -38,12 +39,17 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
     :func:`saved_image` rather than drawing the figure again.
     """
     import matplotlib
+    import matplotlib.text
 
     folder = Path(output_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     engine = fig.get_layout_engine()
     bbox = "tight" if engine is None else None
     paths = []
+    # names from the user's file are drawn as written, never as mathtext: the texts made
+    # so far, and those the drawing makes (tick labels) under the settings below
+    for text in fig.findobj(matplotlib.text.Text):
+        text.set_parse_math(False)
     try:
         with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, **PLAIN_TEXT}):
             for suffix in ("png", "svg"):

@@ -4,8 +4,9 @@ matplotlib Figure or Axes, imports matplotlib lazily and never shows; the caller
 Every text they draw is plain: algorithm, group and measure names come from the
 user's file, and a name such as ``vendor-$x$`` or ``$\\frac$`` must show as
 written rather than be read (or refused) as mathtext.  :func:`plain_text` turns
-mathtext off while a figure function builds its artists, and
-:func:`audit.report.outputs.save_figure` while it draws them.
+mathtext off while a figure function builds its artists (for a caller who saves
+with ``savefig``); :func:`audit.report.outputs.save_figure` draws every text of
+any figure, the notebooks' own included, as written.
 """
 
 from __future__ import annotations
