@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import WeightsError
 from audit.tables import common as tables
 from audit.tables.common import blank as _blank
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
@@ -91,10 +92,6 @@ BAD_MAPPING = (
     "{{'n_mated': {{group: n}}, 'n_nonmated': {{group: n}}}}; got the value {value!r} "
     "for key {key!r}"
 )
-
-
-class WeightsError(ValueError):
-    """The weights or counts are malformed; the message names the source, row and column."""
 
 
 # Which rate each count column weights, and the name of the total it gives.

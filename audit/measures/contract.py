@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.exceptions import MeasureBoundsWarning, MeasureContractError
 from audit.measures.crossgroup import PAIRS, as_pairs
 from audit.measures.kernels import (
     ALPHA_OUT_OF_RANGE,
@@ -98,14 +99,6 @@ PROPERTIES: dict[str, str] = {
     "ideal_when_equal": "when all groups have the same FMR and the same FNMR the value "
     "equals the declared ideal",
 }
-
-
-class MeasureContractError(ValueError):
-    """A measure broke its contract (wrong result type or shape, unflagged NaN or inf)."""
-
-
-class MeasureBoundsWarning(UserWarning):
-    """A measure returned values outside its declared bounds (flagged undefined)."""
 
 
 def _linear_share(fmr_term, fnmr_term, alpha):

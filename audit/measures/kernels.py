@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from audit.exceptions import UndefinedMeasureError, UndefinedMeasureWarning
+
 ALPHA_OUT_OF_RANGE = "alpha must lie in [0, 1], got {alpha!r}"
 TOO_FEW_GROUPS = "a fairness measure needs at least 2 groups, got {n}"
 SHAPE_MISMATCH = "fmr and fnmr must have the same shape, got {fmr} and {fnmr}"
@@ -35,14 +37,6 @@ GINI_UNDEFINED = (
     "{rate} is 0, so eq. 7 of Howard et al. divides by a zero mean; set to {value} "
     "(all groups equal)"
 )
-
-
-class UndefinedMeasureWarning(UserWarning):
-    """A measure was undefined for some algorithms and a convention was applied."""
-
-
-class UndefinedMeasureError(ValueError):
-    """A measure was undefined and ``zero_division="raise"`` was asked for."""
 
 
 @dataclass(frozen=True)

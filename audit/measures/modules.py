@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from audit.exceptions import MeasureModuleError
 from audit.measures.registry import load_measure_module
 
 MODULE_RAISED = "measure module {name!r} raised {kind} on import: {reason}"
 MODULE_EXITED = "measure module {name!r} called sys.exit({code!r}) on import"
-
-
-class MeasureModuleError(ImportError):
-    """A user measure module could not be imported; the message names it."""
 
 
 def _one_line(error: BaseException) -> str:
@@ -38,7 +35,7 @@ def import_measure_modules(names: Iterable[str]) -> list[str]:
     >>> import_measure_modules(["no.such.module"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    audit.measures.modules.MeasureModuleError: cannot import measure module 'no.such.module': ...
+    audit.exceptions.MeasureModuleError: cannot import measure module 'no.such.module': ...
     """
     added: list[str] = []
     for name in names:

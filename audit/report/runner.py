@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from audit import config
+from audit.exceptions import NotebookFailed, ReportError
 from audit.report.frontpage import front_page
 from audit.report.outputs import run_header
 from audit.sources import voxceleb
@@ -98,14 +99,6 @@ _REASONS = {
     errno.ENOENT: "no such file or folder",
     errno.EISDIR: "it is a folder",
 }
-
-
-class NotebookFailed(RuntimeError):
-    """A notebook raised; the message names the notebook, the cell and the error."""
-
-
-class ReportError(OSError):
-    """A report could not be written, locked or named; the message says why in plain words."""
 
 
 def plain_reason(error: OSError) -> str:

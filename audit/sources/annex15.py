@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from audit import config
+from audit.exceptions import DataError
 from audit.sources.download import fetch, sha256sum
 
 CHECKSUM_MISMATCH = (
@@ -26,10 +27,6 @@ NOT_FOUND_IN_DATA_DIR = (
     "the Annex 15 CSV, or at the file itself, or unset it to download the file."
 )
 DOWNLOAD_FAILED = "could not download the Annex 15 CSV from {url}: {reason}"
-
-
-class DataError(RuntimeError):
-    """The data could not be found, fetched or verified."""
 
 
 def verify(path: str | os.PathLike, expected: str = config.ANNEX15_SHA256) -> Path:

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from audit import config
+from audit.exceptions import DownloadError, VoxCelebError
 from audit.scores import read_scores
 from audit.sources.download import fetch
 
@@ -68,18 +69,6 @@ CHECKSUM_MISMATCH = "{path}: sha256 {found} does not match the pinned {expected}
 UNKNOWN_SYSTEM = "unknown system {name!r}; bt4vt ships {names}"
 UNKNOWN_ATTRIBUTE = "unknown attribute {name!r}; the VoxCeleb metadata gives {names}"
 UNKNOWN_SPEAKER = "{file}: speaker {speaker!r} (line {line}) is not in {metadata}"
-
-
-class VoxCelebError(RuntimeError):
-    """The bt4vt data could not be fetched, verified or matched."""
-
-
-class DownloadError(VoxCelebError):
-    """The pinned bt4vt wheel could not be downloaded (no network, PyPI unavailable, a timeout).
-
-    Only this failure may be taken as "data not available"; a wheel that is
-    downloaded but fails its checksum raises the plain :class:`VoxCelebError`.
-    """
 
 
 def bt4vt_dir() -> Path:

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import PairLikeGroupsWarning
 from audit.tables import common as tables
 from audit.tables.common import Source
 from audit.tables.rates import (
@@ -142,10 +143,6 @@ UNKNOWN_ALGORITHMS = "unknown algorithm(s) {names}; the cross-group table holds 
 
 #: How many missing pairs a message lists before it counts the rest.
 _LISTED = 8
-
-
-class PairLikeGroupsWarning(UserWarning):
-    """A one-group-per-row table whose group labels look like (enrolment, probe) pairs."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ImplausibleRatesWarning
 from audit.tables.common import Source
 
 RATES = ("fmr", "fnmr")
@@ -70,10 +71,6 @@ IMPLAUSIBLE = (
     "(command line: --units percent); if these rates are fractions, say so with "
     "units='fraction' (command line: --units fraction), which silences this warning"
 )
-
-
-class ImplausibleRatesWarning(UserWarning):
-    """A rates table whose median FMR or FNMR is implausibly high for a fraction."""
 
 
 def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:

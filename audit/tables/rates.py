@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import RatesError
 from audit.tables import common as tables
 from audit.tables import layouts
 from audit.tables.common import Source as _Source
@@ -107,10 +108,6 @@ WRONG_ATTRIBUTE_COUNT = (
     "{source}: column {column!r} has {found} dot-separated group part(s), "
     "but {expected} attribute name(s) were given: {attributes}"
 )
-
-
-class RatesError(ValueError):
-    """The rates table is malformed; the message names file, row and column."""
 
 
 def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:

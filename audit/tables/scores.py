@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ScoresError
 from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
@@ -74,10 +75,6 @@ FALSE_WORDS = frozenset({"false", "0", "0.0", "f", "no"})
 
 #: Default grid of target FMRs for :func:`sweep`: 0.1% to 10%, 10 per decade.
 DEFAULT_TARGETS = np.logspace(-3, -1, 21)
-
-
-class ScoresError(ValueError):
-    """The score table is malformed; the message names file, row and column."""
 
 
 # --------------------------------------------------------------------------- reading
