@@ -418,19 +418,12 @@ def _parameters(args: argparse.Namespace) -> dict:
 
 def _check_parameters(notebooks, given: list, parameters: dict) -> None:
     """Type the -p values by the notebooks' declared defaults and check their rules."""
-    import ast
-
-    import papermill
-
-    from audit.report.runner import notebook_path
+    from audit.report.runner import parameter_defaults
 
     defaults = {}
     for notebook in notebooks:
-        for key, spec in papermill.inspect_notebook(str(notebook_path(notebook))).items():
-            try:
-                defaults.setdefault(key, ast.literal_eval(spec["default"]))
-            except (ValueError, SyntaxError):
-                defaults.setdefault(key, None)
+        for key, default in parameter_defaults(notebook).items():
+            defaults.setdefault(key, default)
     for key, text in given:
         if key in defaults and defaults[key] is not None:
             parameters[key] = _typed(key, text, defaults[key])
@@ -700,10 +693,16 @@ def _warning_sentence(message, category, filename, lineno, file=None, line=None)
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
-    with warnings.catch_warnings():
+    from audit.report.interrupt import Interrupted, handle_signals
+
+    with warnings.catch_warnings(), handle_signals():
         warnings.simplefilter("always")  # every warning shown, each as a sentence
         warnings.showwarning = _warning_sentence
-        return _main(argv)
+        try:
+            return _main(argv)
+        except Interrupted as stop:  # Ctrl-C or SIGTERM: kernels stopped, one sentence
+            print(f"audit: {stop.sentence}", file=sys.stderr)
+            return stop.exit_status
 
 
 def _main(argv: list[str] | None) -> int:
@@ -717,6 +716,7 @@ def _main(argv: list[str] | None) -> int:
     from audit.report.runner import (
         NotebookFailed,
         check_report_name,
+        check_report_path,
         check_reports_root,
         plain_reason,
         run_report,
@@ -753,6 +753,7 @@ def _main(argv: list[str] | None) -> int:
         else:
             name = {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
         check_report_name(name)
+        check_report_path(args.reports_dir, name)  # what stands there: before any work
         parameters = _parameters(args)
         _check_parameters(notebooks[args.command], args.parameter, parameters)
         table = _preflight(args, parameters)
