@@ -117,3 +117,20 @@ def test_the_sentence_says_when_the_report_was_put_in_place_first(tmp_path):
         signal="SIGTERM", path=done
     )
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+
+
+def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
+    """The command line's own handling, in process: Ctrl-C while a command that writes
+    no report runs."""
+    from audit import cli
+
+    def interrupted():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        pytest.fail("the signal did not interrupt")
+
+    monkeypatch.setattr(cli, "_list_measures", interrupted)
+    assert cli.main(["measures"]) == EXIT_INTERRUPTED
+    sentence = interrupt.INTERRUPTED_BEFORE.format(signal="Ctrl-C (SIGINT)")
+    assert capsys.readouterr().err == f"audit: {sentence}\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -38,6 +38,7 @@ INTERRUPTED = (
     "interrupted by {signal}: the report was not published, any earlier report "
     "of the name is unchanged, and no kernel is left running"
 )
+INTERRUPTED_BEFORE = "interrupted by {signal} before a report was begun; nothing was written"
 INTERRUPTED_PUBLISHED = (
     "interrupted by {signal} while the report was being put in place: it was finished "
     "first and is at {path}"
@@ -46,12 +47,13 @@ SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 
 
 class Interrupted(KeyboardInterrupt):
-    """The run was stopped by SIGINT or SIGTERM (``signum``); ``published`` is the
-    report put in place as the signal came, if any."""
+    """The run was stopped by SIGINT or SIGTERM (``signum``); ``began`` says whether a
+    report run had begun, ``published`` is the report put in place as the signal
+    came, if any."""
 
-    def __init__(self, signum: int, published: Path | None = None):
+    def __init__(self, signum: int, published: Path | None = None, *, began: bool = True):
         super().__init__(signum)
-        self.signum, self.published = signum, published
+        self.signum, self.published, self.began = signum, published, began
 
     @property
     def exit_status(self) -> int:
@@ -62,7 +64,7 @@ class Interrupted(KeyboardInterrupt):
         name = SIGNAL_NAMES.get(self.signum, f"signal {self.signum}")
         if self.published is not None:
             return INTERRUPTED_PUBLISHED.format(signal=name, path=self.published)
-        return INTERRUPTED.format(signal=name)
+        return (INTERRUPTED if self.began else INTERRUPTED_BEFORE).format(signal=name)
 
     def __str__(self) -> str:
         return self.sentence
@@ -73,6 +75,7 @@ class _State:
         self.lock = threading.Lock()
         self.kernels: dict[int, object] = {}  # pid -> subprocess.Popen
         self.stopping = False
+        self.began = False  # a report run began in this process
         self.deferring = 0
         self.pending: int | None = None
 
@@ -87,7 +90,7 @@ def _handler(signum, frame) -> None:
     if _state.stopping:  # a second signal while the first is handled
         return
     _state.stopping = True
-    raise Interrupted(signum)
+    raise Interrupted(signum, began=_state.began)
 
 
 @contextlib.contextmanager
@@ -102,7 +105,7 @@ def handle_signals():
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        _state.stopping, _state.deferring, _state.pending = False, 0, None
+        _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
 
 
 @contextlib.contextmanager
@@ -127,7 +130,7 @@ def stopping() -> bool:
 
 def begin_run() -> None:
     """A report run starts: kernels may start."""
-    _state.stopping = False
+    _state.stopping, _state.began = False, True
 
 
 def stop_kernels() -> None:

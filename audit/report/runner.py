@@ -405,6 +405,8 @@ def _publish(staging: Path, token: str, final: Path, previous: ownership.Version
     if ownership.marker_token(staging, name) != token:
         raise ReportError(CHANGED.format(path=staging, kept=staging))
     version = staging.with_name(f".{name}.report-{staging.name.rpartition('-')[2]}")
+    if os.path.lexists(version):  # os.replace would take an empty folder's place
+        raise ReportError(CHANGED.format(path=version, kept=staging))
     os.replace(staging, version)
     _link(version, final)
     if previous is not None and previous.path != version:
