@@ -11,12 +11,12 @@ import sys
 import papermill
 import pytest
 
+from audit.exceptions import UsageError
 from audit.report import runner
 from audit.report.parameters import (
     code_cells,
     notebook_parameters,
     parse_parameters,
-    read_notebook,
 )
 
 
@@ -63,22 +63,21 @@ def test_annotations_comments_and_layouts():
     assert found["measures"].literal
 
 
-def test_the_command_line_types_values_by_annotated_defaults(tmp_path, monkeypatch):
-    """The CLI's -p typing reads the defaults through the same reader."""
-    from audit import cli
-
-    notebook = read_notebook(runner.notebook_path("pareto"))
-    for cell in notebook["cells"]:
-        if "parameters" in cell["metadata"].get("tags", []):
-            cell["source"] = ["n_replicates: int = 1000  # replicates\n", "log_x: bool = False\n"]
-    path = tmp_path / "pareto_downselect.ipynb"
-    path.write_text(json.dumps(notebook))
-    monkeypatch.setattr(runner.config, "notebooks_dir", lambda: tmp_path)
-    parameters = {}
-    cli._check_parameters(("pareto",), [("n_replicates", "20"), ("log_x", "yes")], parameters)
-    assert parameters == {"n_replicates": 20, "log_x": True}
-    with pytest.raises(ValueError, match="parameter n_replicates: expected a whole number"):
-        cli._check_parameters(("pareto",), [("n_replicates", "2.5")], {})
+def test_an_undeclared_parameter_is_refused_before_any_work(tmp_path):
+    """The runner refuses a key no notebook declares from the ast reading alone."""
+    with pytest.raises(UsageError) as error:
+        runner.run_report(
+            "x",
+            notebooks=("pareto",),
+            parameters={"alpah": 0.3},
+            reports_root=tmp_path / "r",
+            progress=False,
+        )
+    known = sorted(runner.declared_parameters("pareto"))
+    assert str(error.value) == runner.UNKNOWN_PARAMETER.format(
+        key="alpah", notebooks=["pareto"], known=known
+    )
+    assert not (tmp_path / "r").exists()
 
 
 def test_no_parameters_cell_declares_nothing(tmp_path):
@@ -102,8 +101,8 @@ def test_code_cells_count_what_a_kernel_runs():
 def test_reading_parameters_imports_no_papermill():
     code = (
         "import sys\n"
-        "from audit.report.runner import declared_parameters, parameter_defaults\n"
-        "declared_parameters('ffmc'); parameter_defaults('pareto')\n"
+        "from audit.report.runner import declared_parameters\n"
+        "declared_parameters('ffmc'); declared_parameters('pareto')\n"
         "print(sorted(m for m in ('papermill', 'nbformat', 'nbclient') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

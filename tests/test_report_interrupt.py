@@ -72,7 +72,7 @@ def earlier_report(small_table, tmp_path, monkeypatch):
 def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, signum, status):
     version, files = earlier_report
     root = tmp_path / "r"
-    command = [sys.executable, "-m", "audit", "report", "--data", str(small_table)]
+    command = [sys.executable, "-m", "audit", "report", str(small_table)]
     command += ["--name", "x", "--reports-dir", str(root), "--no-progress"]
     command += ["-p", "n_replicates", "200000", "-p", "verdict_replicates", "500"]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
@@ -124,7 +124,7 @@ def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
     no report runs."""
     from audit import cli
 
-    def interrupted():
+    def interrupted(*args):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5)
         pytest.fail("the signal did not interrupt")

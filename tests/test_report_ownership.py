@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from audit.cli import main
+from audit.exceptions import EXIT_OUTPUT
 from audit.report import ownership, runner
 
 
@@ -243,10 +244,10 @@ def test_the_command_line_refuses_it_before_reading_the_data(tmp_path, capsys, m
     before = _user_folder(tmp_path / "r" / "x")
     monkeypatch.setattr(runner, "run_report", lambda *a, **k: pytest.fail("a report ran"))
     code = main(
-        ["pareto", "--data", str(tmp_path / "missing.csv"), "--name", "x"]
+        ["pareto", str(tmp_path / "missing.csv"), "--name", "x"]
         + ["--reports-dir", str(tmp_path / "r")]
     )
-    assert code == 2
+    assert code == EXIT_OUTPUT
     message = runner.FOLDER_NOT_OURS.format(path=tmp_path / "r" / "x")
     assert capsys.readouterr().err == f"audit: error: {message}\n"
     assert _tree(tmp_path / "r" / "x") == before

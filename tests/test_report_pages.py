@@ -119,7 +119,7 @@ def test_the_checker_finds_what_a_page_would_fetch():
 def report(small_table, tmp_path_factory):
     """``audit report`` on the small table, in its own process, without a progress bar."""
     root = tmp_path_factory.mktemp("reports")
-    command = [sys.executable, "-m", "audit", "report", "--data", str(small_table)]
+    command = [sys.executable, "-m", "audit", "report", str(small_table)]
     command += ["--name", "small", "--reports-dir", str(root), "--no-progress"]
     command += ["-p", "n_replicates", "20", "-p", "verdict_replicates", "2"]
     command += ["-p", "n_random", "50", "-p", "alpha_step", "0.1"]
