@@ -176,6 +176,7 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         help=_help("count_tolerance", "none"),
     )
     group.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    group.add_argument("--fmr-above-fnmr", action="store_true", help=_help("fmr_above_fnmr"))
 
 
 def _report_options(parser: argparse.ArgumentParser, default_name: str) -> None:
@@ -410,8 +411,9 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[key] = given
     if getattr(args, "distance", False):
         parameters["higher_is_match"] = False
-    if getattr(args, "merge_labels", False):
-        parameters["merge_labels"] = True
+    for flag in ("merge_labels", "fmr_above_fnmr"):
+        if getattr(args, flag, False):
+            parameters[flag] = True
     if getattr(args, "measure_module", None):
         parameters["measure_modules"] = check("measure_modules", list(args.measure_module))
     for option, name in _OPTION_PARAMETERS.items():
@@ -484,7 +486,7 @@ def _read_table(parameters: dict):
     from audit.tables.rates import read_rates
 
     options = {k: parameters[k] for k in READ_OPTIONS if k in parameters}
-    for key in ("count_tolerance", "merge_labels"):
+    for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr"):
         if key in parameters:
             options[key] = parameters[key]
     path = parameters.get("data_path") or str(annex15_path())

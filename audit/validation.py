@@ -538,6 +538,10 @@ PARAMETERS: dict[str, Parameter] = {
         "read labels that differ only by case, white space, an invisible character or "
         "Unicode normalisation as one (the first spelling), with a warning; default: refuse them",
     ),
+    "fmr_above_fnmr": Parameter(
+        Boolean(),
+        "the FMRs are meant to exceed the FNMRs in most cells: no swapped-columns warning",
+    ),
     "count_tolerance": Parameter(
         optional(Real(0, finite=False)),
         "comparisons by which a group's counts may differ across algorithms (None: "

@@ -502,6 +502,7 @@ def read_rates(
     pair_separator: str | None = None,
     pairs=None,
     merge_labels: bool = False,
+    fmr_above_fnmr: bool = False,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -549,6 +550,10 @@ def read_rates(
         Unicode normalisation (``"Black"`` and ``"black "``) are refused by
         default, naming both spellings; ``True`` reads them as the first
         spelling, with a warning for each (:mod:`audit.tables.labels`).
+    fmr_above_fnmr
+        The table's FMRs are meant to exceed its FNMRs in most cells (a very
+        permissive threshold): no warning that the columns may be swapped
+        (:func:`audit.tables.layouts.check_plausible`).
 
     Returns
     -------
@@ -618,7 +623,7 @@ def read_rates(
         raise RatesError(TOO_FEW_GROUPS.format(source=where.name, count=len(groups), groups=groups))
     tidy.attrs["source"] = where.name
     tidy.attrs["units"] = units or "fraction"
-    layouts.check_plausible(tidy, units, where)
+    layouts.check_plausible(tidy, units, where, fmr_above_fnmr=fmr_above_fnmr)
     return tidy
 
 
