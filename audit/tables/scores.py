@@ -431,6 +431,7 @@ def read_scores(
     attributes: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
     merge_labels: bool = False,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """Read comparison scores from a CSV/Parquet file or a DataFrame, validated.
 
@@ -461,6 +462,9 @@ def read_scores(
         Unicode normalisation are refused by default, naming both spellings;
         ``True`` reads them as the first spelling, with a warning for each
         (:mod:`audit.tables.labels`).
+    encoding
+        The text encoding of a CSV; UTF-8 by default, a file in another refused
+        naming it (:func:`audit.tables.common.read_table`).
 
     Returns
     -------
@@ -497,7 +501,7 @@ def read_scores(
             tables.check_parquet(Path(source), str(source), ScoresError)
         table = read_parquet_scores(source, Options(higher_is_match, attributes, tuple(ignore)))
         return _one_spelling(table, str(source), merge_labels)
-    frame, where = tables.read_table(source, ScoresError)
+    frame, where = tables.read_table(source, ScoresError, encoding=encoding)
     where.merge_labels = merge_labels
     return validate(
         frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
