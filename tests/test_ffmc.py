@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from audit.analysis import ffmc
+from audit.exceptions import UsageError
 from audit.measures.contract import ScoreMeasure
 from audit.measures.registry import (
     Measure,
@@ -52,7 +53,11 @@ def test_table_covers_every_registered_rates_measure(table):
     names = measure_names(inputs="rates")
     assert sorted(table["measure"].unique()) == sorted(names)
     assert len(table) == 3 * len(names)
-    assert table["passed"].notna().all()
+    # a verdict everywhere but FFMC.1 of the measures of one error rate (no alpha to weigh)
+    na = table[table["passed"].isna()]
+    assert set(na["criterion"]) == {"FFMC.1"}
+    assert set(na["measure"]) == {n for n in names if ffmc.one_term(get_measure(n))}
+    assert {"nrb_fmr", "nrb_fnmr", "std_fmr", "std_fnmr", "ser"} <= set(na["measure"])
     assert table["evidence"].str.len().min() > 20
     assert table.attrs["seed"] == 0 and len(table.attrs["alpha_grid"]) == 101
 
@@ -130,11 +135,17 @@ def test_ffmc1_detail_is_tidy(garbe1):
     assert at_half["value"].max() == pytest.approx(0.6183, abs=5e-5)
 
 
-def test_single_error_measures_fail_ffmc1(annex15):
-    for name in ("ser", "std_fnmr"):
-        result = ffmc.ffmc1(annex15, name)
-        assert not result.passed
-        assert "one error type only" in result.evidence
+@pytest.mark.parametrize(
+    ("name", "rate"), [("ser", "FMR"), ("std_fnmr", "FNMR"), ("nrb_fmr", "FMR")]
+)
+def test_ffmc1_does_not_apply_to_a_measure_of_one_error_rate(annex15, name, rate):
+    """One verdict rule: n/a with the reason, on a two-sided table as on a one-sided one."""
+    reason = ffmc.FFMC1_ONE_TERM.format(rate=rate)
+    with pytest.raises(UsageError) as error:
+        ffmc.ffmc1(annex15, name)
+    assert str(error.value) == f"FFMC.1 of {name!r}: {reason}"
+    row = ffmc.ffmc_table(annex15, [name], n_random=50).set_index("criterion").loc["FFMC.1"]
+    assert pd.isna(row["passed"]) and row["evidence"] == reason
 
 
 def test_bad_alpha_grid(annex15):

@@ -59,6 +59,10 @@ FFMC1_PAIRS = (
     "not applicable: the measure reads impostor FMRs only (one error type), so there is no "
     "balance of an FMR and an FNMR term to weigh as alpha varies"
 )
+FFMC1_ONE_TERM = (
+    "not applicable: the measure reads the {rate} only (one term, on which alpha has no "
+    "effect), so there is no balance of an FMR and an FNMR term to weigh as alpha varies"
+)
 NOT_CROSS = "not applicable: the measure {reason}"
 BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
 
@@ -168,6 +172,18 @@ def first_crossing(alphas, share):
 
 def _fmt(x: float) -> str:
     return number(x, 4)
+
+
+def one_term(m: Measure) -> str | None:
+    """``"FMR"`` or ``"FNMR"`` when ``m`` reads one error rate only (one term, no alpha to
+    weigh it against another), else None: FFMC.1 does not apply to such a measure."""
+    needs = tuple(getattr(m, "needs", None) or ())
+    share = m.share if isinstance(m.share, str) else None
+    if len(needs) == 1:
+        return needs[0].upper()
+    if share in ("fmr", "fnmr"):
+        return share.upper()
+    return None
 
 
 def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure]:
