@@ -10,6 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+from audit.exceptions import UsageError
+from audit.sources.datasets import DATASETS, INPUT_COPIES
 from audit.tables.layouts import parse_list
 
 DESCRIPTION = """\
@@ -36,8 +38,13 @@ examples:
   audit measures                        list the registered measures
   audit check my_rates.csv              validate a rates table and summarise it
   audit report --data cross.csv         a cross-group impostor table (group_1, group_2)
+  audit datasets                        list the built-in datasets (annex15, frvt11, ...)
+  audit report --data frvt11            a built-in dataset by name, wherever a file is taken
+  audit pareto --data frvt11 --accuracy-from frvt11-accuracy --accuracy-column 'Mugshot, 1e-5'
 
-data: set AUDIT_DATA_DIR to a folder holding the Annex 15 CSV to work offline.
+data: the built-in datasets are fetched from their pinned sources on first use; to work
+offline, set AUDIT_DATA_DIR to a folder holding them (or their folders), or give a copy
+with --data.
 """
 
 
@@ -50,6 +57,16 @@ BAD_NUMBER = "expected a finite number or 'none', got {text!r}"
 NO_MEASURES = "--measures {text!r} names no measure; give comma-separated names or leave it out"
 BAD_PARAMETER = "parameter {key}: expected {expected}, got {text!r}"
 BAD_PARAMETER_VALUE = "parameter {key}: {rule}, got {value!r}"
+NO_ACCURACY_COLUMN = (
+    "--accuracy-from {source!r} needs --accuracy-column, one of its columns: {columns}"
+)
+COLUMN_WITHOUT_TABLE = (
+    "--accuracy-column {column!r} names a column of the table given with --accuracy-from, "
+    "which is missing"
+)
+BOTH_ACCURACIES = (
+    "--accuracy {accuracy} and --accuracy-from both choose the accuracy axis; give one"
+)
 
 #: The words a boolean -p value may be (any case).
 #: Commands that run a part of the full report; from a data file their default report
@@ -168,6 +185,21 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         "(default: '.'; '_' reads FMR_African)",
     )
     parser.add_argument(
+        "--rate-position",
+        choices=("prefix", "suffix"),
+        default="prefix",
+        help="where wide column names put the rate: 'prefix' (FMR.<group>, the default) or "
+        "'suffix' (<group><SEPARATOR>FMR: '--rate-position suffix --separator _' reads "
+        "African_FMR)",
+    )
+    parser.add_argument(
+        "--ignore-columns",
+        metavar="NAMES",
+        default=None,
+        help="comma-separated columns to leave out, e.g. Dataset,Mean (each must be a column; "
+        "they are listed by 'audit check' and recorded in the manifest)",
+    )
+    parser.add_argument(
         "--pair-separator",
         metavar="SEP",
         default=None,
@@ -192,9 +224,10 @@ def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = 
     if data:
         parser.add_argument(
             "--data",
-            metavar="PATH",
+            metavar="PATH_OR_NAME",
             help="rates table (CSV or Parquet, wide or long layout; FMR and FNMR, or one "
-            "of them); default: the verified Annex 15 CSV",
+            "of them), or a built-in dataset's name (annex15, frvt11: 'audit datasets'); "
+            "default: the verified Annex 15 CSV",
         )
         _table_options(parser)
     parser.add_argument(
@@ -226,6 +259,14 @@ def _common(parser: argparse.ArgumentParser, default_name: str, *, data: bool = 
         default=[],
         metavar=("KEY", "VALUE"),
         help="pass a parameter to the notebooks (VALUE parsed as JSON when possible); repeatable",
+    )
+    parser.add_argument(
+        "--input-copy",
+        choices=INPUT_COPIES,
+        default="auto",
+        help="copy the input into the report: 'auto' (default) unless it is a built-in "
+        "dataset whose licence forbids redistribution (then its source, commit and sha256 "
+        "are recorded instead), 'always' or 'never'",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -330,13 +371,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="validate a rates table and summarise it",
         description="Read and validate a rates table; print what was read.",
     )
-    check.add_argument("path", type=Path)
+    check.add_argument(
+        "path",
+        metavar="PATH_OR_NAME",
+        help="a rates table, or a built-in dataset's name (an accuracy table is summarised)",
+    )
     _table_options(check)
-    sub.add_parser(
+    fetch = sub.add_parser(
         "fetch",
-        help="download and verify the Annex 15 CSV",
-        description="Download the Annex 15 CSV from its pinned source, verify its "
-        "sha256 and cache it (or verify the AUDIT_DATA_DIR copy).",
+        help="download and verify built-in datasets (default: Annex 15)",
+        description="Download built-in datasets from their pinned sources, verify their "
+        "sha256 and cache them (or verify the AUDIT_DATA_DIR copies).",
+    )
+    fetch.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="built-in datasets to fetch (default: annex15; 'all' for every one)",
+    )
+    sub.add_parser(
+        "datasets",
+        help="list the built-in datasets",
+        description="List the built-in datasets: what each holds, its size, pinned source "
+        "and sha256, licence and how to cite it, and where it would be read from now.",
     )
     return parser
 
@@ -360,7 +417,21 @@ def _pareto_options(parser: argparse.ArgumentParser) -> None:
         choices=("auto", "total_fnmr", "total_fmr"),
         default=None,
         help="accuracy axis of the frontier (default: auto, total FNMR when the table "
-        "has FNMRs, else total FMR)",
+        "has FNMRs, else total FMR; a calibrated cell is left out of the total)",
+    )
+    parser.add_argument(
+        "--accuracy-from",
+        metavar="PATH_OR_NAME",
+        default=None,
+        help="take the accuracy axis from another table, joined by algorithm name: a file "
+        "(an algorithm column and accuracy columns) or a built-in dataset (frvt11-accuracy); "
+        "algorithms of one table only are named and left out",
+    )
+    parser.add_argument(
+        "--accuracy-column",
+        metavar="COLUMN",
+        default=None,
+        help="the column of --accuracy-from, e.g. 'Mugshot, 1e-5' (lower is better)",
     )
     parser.add_argument(
         "--undefined",
@@ -380,10 +451,14 @@ def _pareto_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _parameters(args: argparse.Namespace) -> dict:
+    from audit.sources.datasets import resolve
+
     parameters = {}
     if getattr(args, "data", None):
-        parameters["data_path"] = str(Path(args.data).resolve())
-    if getattr(args, "scores", None):
+        parameters["data_path"] = str(resolve(args.data, kind="rates").path.resolve())
+    if getattr(args, "scores", None) in DATASETS:
+        resolve_scores(args.scores)  # the default scores: no path to pass
+    elif getattr(args, "scores", None):
         parameters["scores_path"] = str(Path(args.scores).resolve())
     if getattr(args, "distance", False):
         parameters["higher_is_match"] = False
@@ -400,6 +475,14 @@ def _parameters(args: argparse.Namespace) -> dict:
         parameters["attributes"] = list(parse_list(args.attributes))
     if getattr(args, "separator", ".") != ".":
         parameters["separator"] = args.separator
+    if getattr(args, "rate_position", "prefix") != "prefix":
+        parameters["rate_position"] = args.rate_position
+    if getattr(args, "ignore_columns", None):
+        parameters["ignore"] = list(parse_list(args.ignore_columns))
+    if getattr(args, "accuracy_from", None) is not None:
+        _accuracy_from(args, parameters)
+    elif getattr(args, "accuracy_column", None) is not None:
+        raise UsageError(COLUMN_WITHOUT_TABLE.format(column=args.accuracy_column))
     for key in ("pair_separator", "pairs"):
         if getattr(args, key, None) is not None:
             parameters[key] = getattr(args, key)
@@ -460,8 +543,78 @@ def _list_measures() -> int:
 
 def _read_options(parameters: dict) -> dict:
     """The read_rates keywords among the parameters."""
-    keys = ("units", "columns", "attributes", "separator", "pair_separator", "pairs")
+    keys = (
+        "units",
+        "columns",
+        "attributes",
+        "separator",
+        "pair_separator",
+        "pairs",
+        "rate_position",
+        "ignore",
+    )
     return {k: parameters[k] for k in keys if k in parameters}
+
+
+def resolve_scores(given: str) -> None:
+    """Refuse a built-in dataset other than the score one given to ``--scores``."""
+    from audit.sources.datasets import _check_kind, get_dataset
+
+    _check_kind(get_dataset(given), "scores")
+
+
+def _accuracy_from(args: argparse.Namespace, parameters: dict) -> None:
+    """The accuracy-from parameters: a file (absolute, the kernels run elsewhere) or a
+    built-in dataset's name, and its column, checked before any kernel starts."""
+    from audit.sources.datasets import DATASETS
+    from audit.tables.accuracy import accuracy_columns
+
+    given = args.accuracy_from
+    if getattr(args, "accuracy", None) not in (None, "auto"):
+        raise UsageError(BOTH_ACCURACIES.format(accuracy=args.accuracy))
+    source = given if given in DATASETS else str(Path(given).resolve())
+    if args.accuracy_column is None:
+        raise UsageError(NO_ACCURACY_COLUMN.format(source=given, columns=accuracy_columns(source)))
+    parameters["accuracy_from"] = source
+    parameters["accuracy_column"] = args.accuracy_column
+
+
+def _list_datasets() -> int:
+    from audit.sources.datasets import DATASETS, cached_status
+
+    for d in DATASETS.values():
+        commit = f" at commit {d.commit}" if d.commit else ""
+        print(f"{d.name}: {d.title}")
+        print(f"  holds    {d.holds}")
+        print(f"  file     {d.filename}, {d.size:,} bytes, sha256 {d.sha256}")
+        print(f"  source   {d.repository}{commit}, {d.path}")
+        print(f"  licence  {d.licence}")
+        copy = "a report carries a copy" if d.redistributable else "never copied into a report"
+        print(
+            f"  copies   {'redistributable' if d.redistributable else 'not redistributable'}: {copy}"
+        )
+        print(f"  cite     {d.cite}")
+        print(f"  here     {_terminal(cached_status(d))}")
+    return 0
+
+
+def _terminal(text: str) -> str:
+    """``text`` with control characters escaped, for a terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def _fetch(names: list[str]) -> int:
+    from audit.sources.datasets import DATASETS, dataset_path, get_dataset, sha256sum
+    from audit.sources.voxceleb import fetch_bt4vt
+
+    chosen = list(DATASETS) if names == ["all"] else names or ["annex15"]
+    for name in chosen:
+        dataset = get_dataset(name)
+        if dataset.kind == "scores":
+            fetch_bt4vt()
+        path = dataset_path(name)
+        print(f"{name}: {_terminal(path)}\nsha256 {sha256sum(path)} (verified)")
+    return 0
 
 
 def _stats(name: str, values) -> str:
@@ -471,15 +624,43 @@ def _stats(name: str, values) -> str:
     )
 
 
+def _check_accuracy(source) -> int:
+    """``audit check`` of an accuracy table: its algorithms and, per column, the empty cells."""
+    from audit.sources.annex15 import sha256sum
+    from audit.tables.accuracy import accuracy_columns, read_accuracy
+
+    columns = accuracy_columns(source.path)
+    print(f"{_terminal(source.path)}: valid; sha256 {sha256sum(source.path)}")
+    print(
+        f"built-in dataset {source.dataset.name}: {source.dataset.title}, an accuracy table: "
+        "give it to --accuracy-from with --accuracy-column"
+    )
+    for column in columns:
+        values = read_accuracy(source.path, column)
+        print(
+            f"column {_terminal(repr(column))}: {values.notna().sum()} of {len(values)} "
+            f"algorithms, {values.isna().sum()} empty; min {values.min():.3g}, "
+            f"max {values.max():.3g}"
+        )
+    return 0
+
+
 def _check(args: argparse.Namespace) -> int:
+    from audit.analysis.calibration import calibrated_cells
     from audit.analysis.crossgroup import asymmetry_summary
     from audit.measures.registry import applicable_measures
     from audit.sources.annex15 import sha256sum
+    from audit.sources.datasets import resolve
     from audit.tables.crossgroup import cross_group
+    from audit.tables.datasets import read_source
     from audit.tables.layouts import available_rates
-    from audit.tables.rates import read_rates
 
-    path = args.path
+    source = resolve(args.path)
+    if source.dataset is not None and source.dataset.kind == "accuracy":
+        return _check_accuracy(source)
+    if source.dataset is not None and source.dataset.kind == "scores":
+        resolve(args.path, kind="rates")  # refused, saying where the scores go
+    path = source.path
     options = {
         "units": args.units,
         "columns": args.columns,
@@ -487,12 +668,18 @@ def _check(args: argparse.Namespace) -> int:
         "separator": args.separator,
         "pair_separator": args.pair_separator,
         "pairs": args.pairs,
+        "rate_position": args.rate_position,
+        "ignore": parse_list(args.ignore_columns),
     }
-    table = read_rates(path, **options)
+    table = read_source(source, **options)
     algorithms = table["algorithm"].nunique()
     groups = list(dict.fromkeys(table["group"]))
     cross = cross_group(table)
-    print(f"{path}: valid; sha256 {sha256sum(path)}")
+    print(f"{path}: valid; sha256 {sha256sum(source.path)}")
+    if source.dataset is not None:
+        print(f"built-in dataset {source.dataset.name}: {source.dataset.title}")
+    if table.attrs.get("ignored_columns"):
+        print("ignored columns (as asked, not read): " + ", ".join(table.attrs["ignored_columns"]))
     if cross is None:
         print(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
     else:
@@ -508,6 +695,8 @@ def _check(args: argparse.Namespace) -> int:
             f"the FMR measures read the {len(groups)} within-group FMRs, FMR(g, g), of each "
             "algorithm: an FMR-only table"
         )
+        if table.attrs.get("sides"):
+            print(table.attrs["sides"])
     print("columns: " + ", ".join(table.columns))
     print(f"units: {table.attrs['units']}")
     for column in available_rates(table):
@@ -524,6 +713,11 @@ def _check(args: argparse.Namespace) -> int:
     for column in ("fmr", "fnmr"):
         if column not in table.columns:
             print(f"{column}: absent ({available_rates(table)[0].upper()}-only table)")
+    calibration = calibrated_cells(table)
+    for sentence in (
+        calibration["sentence"] if len(calibration) else [calibration.attrs["sentence"]]
+    ):
+        print(f"calibration: {sentence}")
     for row in applicable_measures(table).itertuples():
         note = f": {row.note}" if row.note else ""
         print(f"measure {row.measure}: {row.status}{note}")
@@ -666,10 +860,15 @@ def _preflight(args: argparse.Namespace, parameters: dict):
             # shows the orientation warning (distances read as similarities, or the reverse)
             check_columns(parameters["scores_path"], attributes=parameters.get("attributes"))
         return None
-    from audit.sources.annex15 import annex15_path
-    from audit.tables.rates import read_rates
+    from audit.sources.datasets import resolve
+    from audit.tables.datasets import read_source
 
-    table = read_rates(parameters.get("data_path") or annex15_path(), **_read_options(parameters))
+    source = resolve(parameters.get("data_path"), kind="rates", default="annex15")
+    table = read_source(source, **_read_options(parameters))
+    if parameters.get("accuracy_from"):
+        from audit.tables.accuracy import read_accuracy
+
+        read_accuracy(parameters["accuracy_from"], parameters["accuracy_column"])
     if parameters.get("measure") is not None:
         from audit.measures.onesided import NOT_APPLICABLE, NOT_APPLICABLE_HERE
         from audit.measures.registry import applicable_measures
@@ -731,11 +930,9 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "check":
             return _check(args)
         if args.command == "fetch":
-            from audit.sources.annex15 import annex15_path, sha256sum
-
-            path = annex15_path()
-            print(f"{path}\nsha256 {sha256sum(path)} (verified)")
-            return 0
+            return _fetch(args.names)
+        if args.command == "datasets":
+            return _list_datasets()
         notebooks = {
             "report": ("ffmc", "pareto"),
             "ffmc": ("ffmc",),
@@ -769,6 +966,7 @@ def _main(argv: list[str] | None) -> int:
                 parameters=parameters,
                 reports_root=args.reports_dir,
                 progress=not args.no_progress,
+                input_copy=args.input_copy,
             )
     except BrokenPipeError:
         # the reader of our output went away (`audit check t.csv | head`): not an error of
