@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import socket
 from collections.abc import Callable
@@ -146,8 +147,14 @@ def fetch(
         if actual != sha256:  # pooch would refuse it too; this names the digest found
             raise mismatch(address, actual)
 
-    return Path(
-        pooch.retrieve(
-            url, known_hash=f"sha256:{sha256}", fname=filename, path=folder, downloader=download
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)  # not pooch's "Downloading data from ... to file ..."
+    try:
+        return Path(
+            pooch.retrieve(
+                url, known_hash=f"sha256:{sha256}", fname=filename, path=folder, downloader=download
+            )
         )
-    )
+    finally:
+        logger.setLevel(level)
