@@ -517,7 +517,7 @@ def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd
     leave_out
         Groups left out of a rate's total, ``{"fmr": ["M.White"]}`` (the
         other groups' weights renormalised; the descriptions say so): a
-        calibrated cell (:func:`audit.analysis.calibration.calibrated_groups`).
+        calibrated cell (:func:`audit.analysis.calibration.calibrated_cells`).
 
     Returns
     -------
