@@ -309,3 +309,13 @@ def test_audit_fetch_names(frvt11_file, frvt11_accuracy_file, capsys):
     )
     assert main(["fetch", "nope"]) == 2
     assert "audit: error: unknown dataset 'nope'" in capsys.readouterr().err
+
+
+def test_scores_take_the_score_dataset_by_name_and_refuse_another(tmp_path, capsys):
+    argv = ["scores", "--reports-dir", str(tmp_path), "--scores"]
+    assert main([*argv, "frvt11"]) == 2
+    assert capsys.readouterr().err == (
+        "audit: error: built-in dataset 'frvt11' (NIST FRVT 1:1 gender x race FMR table) is "
+        "read as a rates table, not as a score table; give it to --data\n"
+    )
+    assert not any(tmp_path.iterdir())

@@ -249,3 +249,24 @@ def test_audit_check_of_the_accuracy_table(capsys):
     assert main(["check", "frvt11-accuracy"]) == 0
     out = capsys.readouterr().out
     assert "column 'Mugshot, 1e-5': 241 of 246 algorithms, 5 empty; min 0.0026, max 1\n" in out
+
+
+def test_max_min_ratios_dividing_by_the_calibrated_cell_are_labelled(frvt11, annex15):
+    from audit.analysis.calibration import label_ratios
+    from audit.measures.registry import evaluate_many
+
+    values = label_ratios(
+        evaluate_many(frvt11, ["ir", "ser", "garbe"], zero_division="flag"), frvt11
+    )
+    wide = frvt11.pivot(index="algorithm", columns="group", values="fmr")
+    at_minimum = set(wide.index[wide["M.White"] == wide.min(axis=1)])
+    for row in values.itertuples():
+        expected = (
+            "FMR term relative to the calibrated cell M.White"
+            if row.measure in ("ir", "ser") and row.algorithm in at_minimum
+            else ""
+        )
+        assert row.calibration == expected
+    assert (values["calibration"] != "").sum() == 2 * 230
+    plain = evaluate_many(annex15, ["ir"], zero_division="flag")
+    assert "calibration" not in label_ratios(plain, annex15).columns

@@ -195,6 +195,43 @@ def calibrated_cells(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def label_ratios(
+    values: pd.DataFrame, table: pd.DataFrame, cells: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Measure values with the max/min FMR ratios that divide by a calibrated cell labelled.
+
+    For each row of a measure of :data:`MIN_RATIO_MEASURES` whose algorithm's
+    lowest group FMR -- the denominator of its max/min FMR ratio -- is a
+    calibrated cell's, the column ``calibration`` reads ``"FMR term relative
+    to the calibrated cell M.White"``; every other row reads ``""``.  A table
+    without a calibrated FMR cell is returned unchanged (no column added).
+
+    Parameters
+    ----------
+    values
+        One row per (measure, algorithm): :func:`audit.measures.registry.evaluate_many`.
+    table
+        The rates table the values were computed on.
+    cells
+        Its :func:`calibrated_cells` (computed when not given).
+    """
+    cells = calibrated_cells(table) if cells is None else cells
+    cells = cells[(cells["rate"] == "fmr") & (cells["kind"] == "group")]
+    if not len(cells):
+        return values
+    algorithms, groups, fmr, _ = rate_matrices(table)
+    lowest = np.nanmin(fmr, axis=1)
+    label = pd.Series("", index=algorithms.astype(str), dtype=object)
+    for cell in cells["cell"]:
+        at_minimum = fmr[:, groups.get_loc(cell)] == lowest
+        label[at_minimum & (label == "").to_numpy()] = f"FMR term {RELATIVE} {cell}"
+    out = values.copy()
+    ratio = out["measure"].isin(MIN_RATIO_MEASURES).to_numpy()
+    named = out["algorithm"].astype(str).map(label).fillna("").to_numpy(dtype=object)
+    out["calibration"] = pd.array(np.where(ratio, named, ""), dtype="string")
+    return out
+
+
 def relative_label(label: str) -> str:
     """A ratio's label when its denominator is a calibrated cell.
 
@@ -209,5 +246,6 @@ __all__ = [
     "RELATIVE",
     "SHARE",
     "calibrated_cells",
+    "label_ratios",
     "relative_label",
 ]
