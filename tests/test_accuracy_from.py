@@ -241,28 +241,32 @@ def test_overall_rates_leave_out_with_counts():
 
 
 def test_cli_accuracy_from_refusals(tmp_path, capsys):
-    argv = ["pareto", "--data", "frvt11", "--reports-dir", str(tmp_path)]
+    argv = ["pareto", "frvt11", "--reports-dir", str(tmp_path)]
+
+    def error() -> str:
+        """The last line of stderr: the command's usage comes first."""
+        return capsys.readouterr().err.splitlines()[-1]
+
     assert main([*argv, "--accuracy-from", "frvt11-accuracy"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(
-        "audit: error: --accuracy-from 'frvt11-accuracy' needs --accuracy-column, one of its "
-        "columns: ['VisaMC, 1e-4', 'VisaMC, rank', 'Visa, 1e-6',"
+    assert error().startswith(
+        "audit pareto: error: --accuracy-from 'frvt11-accuracy' needs --accuracy-column, one "
+        "of its columns: ['VisaMC, 1e-4', 'VisaMC, rank', 'Visa, 1e-6',"
     )
     assert main([*argv, "--accuracy-column", MUGSHOT]) == 2
-    assert capsys.readouterr().err == (
-        "audit: error: --accuracy-column 'Mugshot, 1e-5' names a column of the table given "
-        "with --accuracy-from, which is missing\n"
+    assert error() == (
+        "audit pareto: error: --accuracy-column 'Mugshot, 1e-5' names a column of the table "
+        "given with --accuracy-from, which is missing"
     )
     both = [*argv, "--accuracy", "total_fmr", "--accuracy-from", "frvt11-accuracy"]
     assert main([*both, "--accuracy-column", MUGSHOT]) == 2
-    assert capsys.readouterr().err == (
-        "audit: error: --accuracy total_fmr and --accuracy-from both choose the accuracy axis; "
-        "give one\n"
+    assert error() == (
+        "audit pareto: error: --accuracy total_fmr and --accuracy-from both choose the accuracy "
+        "axis; give one"
     )
     assert main([*argv, "--accuracy-from", "frvt11-accuracy", "--accuracy-column", "Mugshot"]) == 2
-    assert capsys.readouterr().err.startswith(
-        "audit: error: parameter accuracy_column: expected a column of "
+    assert error().startswith(
+        "audit pareto: error: parameter accuracy_column: expected a column of "
     )
-    assert main(["pareto", "--data", "frvt11-accuracy", "--reports-dir", str(tmp_path)]) == 2
-    assert "give it to --accuracy-from" in capsys.readouterr().err
+    assert main(["pareto", "frvt11-accuracy", "--reports-dir", str(tmp_path)]) == 2
+    assert "give it to --accuracy-from" in error()
     assert not any(tmp_path.iterdir())

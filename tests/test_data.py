@@ -57,8 +57,8 @@ def test_failed_download_leaves_nothing(http_folder, tmp_path):
     assert str(error.value) == (
         f"could not download the NIST FRVT Part 3 Annex 15 transcription from {url} "
         "(HTTP 404 File not found); to run offline, set AUDIT_DATA_DIR to a folder holding "
-        "nist-frvt3-annex15-data-flat.csv (directly or in nist-frvt-annex15/), or give a copy "
-        "with --data PATH"
+        "nist-frvt3-annex15-data-flat.csv (directly or in nist-frvt-annex15/), or give the "
+        "path of a copy as DATA (audit report PATH)"
     )
     assert os.listdir(cache) == []
 

@@ -180,8 +180,8 @@ def test_first_run_without_network_says_what_to_do_in_one_sentence(tmp_path, mon
     assert message == (
         f"could not download the NIST FRVT 1:1 gender x race FMR table from {url} (the "
         "connection was refused); to run offline, set AUDIT_DATA_DIR to a folder holding "
-        "frvt_11_gender_race.csv (directly or in nist-frvt11-demographics/), or give a copy "
-        "with --data PATH"
+        "frvt_11_gender_race.csv (directly or in nist-frvt11-demographics/), or give the path "
+        "of a copy as DATA (audit report PATH)"
     )
     assert "\n" not in message and "Error" not in message and "urllib3" not in message
     assert list((tmp_path / "cache").iterdir()) == []  # no half file left behind
@@ -198,7 +198,7 @@ def test_an_unresolvable_host_is_named_as_such(tmp_path, monkeypatch):
         f"could not download the NIST FRVT 1:1 accuracy table from {url} (the host name could "
         "not be resolved: no network, or no DNS); to run offline, set AUDIT_DATA_DIR to a "
         "folder holding frvt_11_overview.csv (directly or in nist-frvt11-demographics/), or "
-        "give a copy with --accuracy-from PATH"
+        "give the path of a copy to --accuracy-from"
     )
 
 
@@ -206,13 +206,13 @@ def test_the_command_line_ends_with_that_sentence(tmp_path, monkeypatch, capsys)
     url = f"http://127.0.0.1:{_closed_port()}/{ANNEX15}"
     _unreachable(monkeypatch, tmp_path, "annex15", url)
     monkeypatch.chdir(tmp_path)
-    assert main(["report", "--no-progress"]) == 2
+    assert main(["report", "--no-progress"]) == 5  # a data source not fetched
     err = capsys.readouterr().err
     assert err == (
         f"audit: error: could not download the NIST FRVT Part 3 Annex 15 transcription from "
         f"{url} (the connection was refused); to run offline, set AUDIT_DATA_DIR to a folder "
         "holding nist-frvt3-annex15-data-flat.csv (directly or in nist-frvt-annex15/), or give "
-        "a copy with --data PATH\n"
+        "the path of a copy as DATA (audit report PATH)\n"
     )
     assert not (tmp_path / "reports").exists()
 
@@ -308,14 +308,13 @@ def test_audit_fetch_names(frvt11_file, frvt11_accuracy_file, capsys):
         f"sha256 {DATASETS['frvt11-accuracy'].sha256} (verified)\n"
     )
     assert main(["fetch", "nope"]) == 2
-    assert "audit: error: unknown dataset 'nope'" in capsys.readouterr().err
+    assert "audit fetch: error: unknown dataset 'nope'" in capsys.readouterr().err
 
 
 def test_scores_take_the_score_dataset_by_name_and_refuse_another(tmp_path, capsys):
-    argv = ["scores", "--reports-dir", str(tmp_path), "--scores"]
-    assert main([*argv, "frvt11"]) == 2
-    assert capsys.readouterr().err == (
-        "audit: error: built-in dataset 'frvt11' (NIST FRVT 1:1 gender x race FMR table) is "
-        "read as a rates table, not as a score table; give it to --data\n"
+    assert main(["scores", "frvt11", "--reports-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.endswith(
+        "audit scores: error: built-in dataset 'frvt11' (NIST FRVT 1:1 gender x race FMR "
+        "table) is read as a rates table, not as a score table; give it to --data\n"
     )
     assert not any(tmp_path.iterdir())

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def frvt11_report(frvt11_file, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
-    argv = ["report", "--data", "frvt11", "--reports-dir", str(root), "--no-progress"]
+    argv = ["report", "frvt11", "--reports-dir", str(root), "--no-progress"]
     assert main([*argv, "-p", "n_random", "200"]) == 0
     return root / "frvt11"
 
@@ -29,7 +29,7 @@ def frvt11_report(frvt11_file, tmp_path_factory):
 @pytest.fixture(scope="module")
 def mugshot_report(frvt11_file, frvt11_accuracy_file, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
-    argv = ["pareto", "--data", "frvt11", "--reports-dir", str(root), "--no-progress"]
+    argv = ["pareto", "frvt11", "--reports-dir", str(root), "--no-progress"]
     argv += ["--accuracy-from", "frvt11-accuracy", "--accuracy-column", "Mugshot, 1e-5"]
     assert main([*argv, "--name", "mugshot"]) == 0
     return root / "mugshot"
@@ -126,7 +126,7 @@ def test_a_table_with_the_rate_after_the_group(tmp_path):
     path.write_text(
         "Method,Dataset,African_FMR,Asian_FMR,Caucasian_FMR,Indian_FMR,Mean\n" + "\n".join(rows)
     )
-    argv = ["pareto", "--data", str(path), "--reports-dir", str(tmp_path), "--no-progress"]
+    argv = ["pareto", str(path), "--reports-dir", str(tmp_path), "--no-progress"]
     argv += ["--columns", "algorithm=Method", "--rate-position", "suffix", "--separator", "_"]
     assert main([*argv, "--ignore-columns", "Dataset,Mean"]) == 0
     folder = tmp_path / "rfw-pareto"

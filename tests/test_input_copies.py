@@ -143,7 +143,7 @@ def test_input_copy_chooses(fast_notebooks, frvt11_file, tmp_path, choice):
     with pytest.raises(ParameterError) as error:
         _run(tmp_path, {"data_path": str(mine)}, input_copy="sometimes")
     assert str(error.value) == (
-        "parameter input_copy: expected one of ['auto', 'always', 'never'], got 'sometimes'"
+        "parameter input_copy: expected one of 'auto', 'always', 'never', got 'sometimes'"
     )
 
 
@@ -184,7 +184,7 @@ def test_cli_input_copy_option(fast_notebooks, frvt11_file, tmp_path, monkeypatc
         "declared_parameters",
         lambda name: ["data_path", "measure", "alpha", "weights", "max_accuracy", "output_dir"],
     )
-    argv = ["pareto", "--data", "frvt11", "--reports-dir", str(tmp_path), "--no-progress"]
+    argv = ["pareto", "frvt11", "--reports-dir", str(tmp_path), "--no-progress"]
     assert main([*argv, "--input-copy", "always"]) == 0
     folder = tmp_path / "frvt11-pareto"
     assert (folder / "input" / "frvt_11_gender_race.csv").read_bytes() == frvt11_file.read_bytes()

@@ -355,5 +355,5 @@ def test_cli_check_lists_the_ignored_columns(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "ignored columns (as asked, not read): Dataset, Mean\n" in out
     assert "2 algorithms x 4 groups = 8 rows\n" in out
-    assert main(["check", str(path)]) == 2
+    assert main(["check", str(path)]) == 3  # the input refused
     assert "--rate-position suffix --separator _" in capsys.readouterr().err

@@ -73,6 +73,7 @@ import pandas as pd
 from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.analysis.quantiles import nanmedian, nanquantile
 from audit.analysis.text import number
+from audit.exceptions import ParameterError, UsageError
 from audit.measures import onesided
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, PairMeasure, RateMeasure
 from audit.measures.crossgroup import NEEDS_PAIRS
@@ -192,7 +193,7 @@ def _grid(alpha_grid) -> np.ndarray:
         or grid[0] < 0
         or grid[-1] > 1
     ):
-        raise ValueError(BAD_GRID.format(grid=alpha_grid))
+        raise ParameterError(BAD_GRID.format(grid=alpha_grid))
     return grid
 
 
@@ -263,7 +264,7 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     """
     m = _measure(measure)
     if isinstance(m, PairMeasure):
-        raise ValueError(f"FFMC.1 of {m.name!r}: {FFMC1_PAIRS}")
+        raise UsageError(f"FFMC.1 of {m.name!r}: {FFMC1_PAIRS}")
     grid = _grid(alpha_grid)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     return _ffmc1(m, algorithms, fmr, fnmr, grid)
@@ -844,7 +845,7 @@ def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure
             for x in ([measures] if isinstance(measures, (str, MeasureSpec)) else measures)
         ]
     if not chosen:
-        raise ValueError(NO_MEASURES)
+        raise UsageError(NO_MEASURES)
     return chosen
 
 
@@ -1137,7 +1138,7 @@ PAIR_CASES = ("one_within_zero", "one_cross_zero", "all_within_zero", "all_cross
 def _pairs_of(table: pd.DataFrame, m: PairMeasure) -> CrossGroupRates:
     cross = cross_group(table)
     if cross is None:
-        raise ValueError(f"{m.name!r}: {NOT_CROSS.format(reason=NEEDS_PAIRS)}")
+        raise UsageError(f"{m.name!r}: {NOT_CROSS.format(reason=NEEDS_PAIRS)}")
     return cross
 
 

@@ -50,7 +50,7 @@ import pandas as pd
 from audit.analysis import accuracy as accuracies
 from audit.analysis.accuracy import overall_rates
 from audit.analysis.calibration import calibrated_cells
-from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning
+from audit.exceptions import InputError, ParameterError, UnmatchedAlgorithmsWarning, UsageError
 from audit.measures.contract import PairMeasure, RateMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
@@ -179,17 +179,17 @@ def efficient(
     """
     p = np.asarray(points, dtype="float64")
     if p.ndim < 2 or p.shape[-1] < 1:
-        raise ValueError(BAD_POINTS_SHAPE.format(shape=p.shape))
+        raise InputError(BAD_POINTS_SHAPE.format(shape=p.shape))
     k = p.shape[-1]
     directions = np.asarray(higher_is_better)
     if directions.shape != (k,) or directions.dtype != bool:
-        raise ValueError(BAD_DIRECTIONS.format(k=k, directions=higher_is_better))
+        raise UsageError(BAD_DIRECTIONS.format(k=k, directions=higher_is_better))
     nan = np.isnan(p)
     if nan.any():
-        raise ValueError(NAN_POINTS.format(count=int(nan.sum())))
+        raise InputError(NAN_POINTS.format(count=int(nan.sum())))
     rtol, atol = float(rtol), float(atol)
     if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
-        raise ValueError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
+        raise ParameterError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
     p = np.where(directions, -p, p)  # now lower is better on every criterion
     if k <= 2 and rtol < 1 and not ((rtol or atol) and np.isinf(p).any()):
         return _efficient_sweep(p, weak=weak, rtol=rtol, atol=atol)
@@ -197,7 +197,7 @@ def efficient(
     batch = p.shape[:-2]
     pairs = int(np.prod(batch, dtype=np.int64)) * n * n
     if pairs > MAX_PAIRS:
-        raise ValueError(
+        raise InputError(
             TOO_MANY_PAIRS.format(shape=p.shape, pairs=pairs, limit=MAX_PAIRS, k=k, rtol=rtol)
         )
     # Pairwise relations, [..., i, j] = relation of candidate j to candidate i,
@@ -318,7 +318,7 @@ def _accuracy(
         extra = [str(a) for a in names[status == accuracies.NOT_IN_RATES]]
         empty = [str(a) for a in names[status == accuracies.EMPTY_CELL]]
         if unmatched == "raise" and (missing or extra):
-            raise ValueError(
+            raise InputError(
                 ACCURACY_ALGORITHMS.format(
                     missing=[str(a) for a in names[status == accuracies.NOT_IN_ACCURACY]],
                     extra=extra,
@@ -344,7 +344,7 @@ def _accuracy(
             )
         values = pd.Series(join["accuracy"].to_numpy()[: len(algorithms)], index=algorithms)
         return values, name, str(accuracy.attrs.get("label", name)), join
-    raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+    raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
 
 
 def fairness_label(spec: Measure, alpha: float, rule: str = "") -> str:
@@ -457,14 +457,14 @@ def frontier_frame(
     c              0.04        False
     """
     if undefined not in ("raise", "exclude", "keep"):
-        raise ValueError(BAD_UNDEFINED.format(value=undefined))
+        raise ParameterError(BAD_UNDEFINED.format(value=undefined))
     if unmatched not in ("raise", "exclude"):
         raise ParameterError(BAD_UNMATCHED.format(value=unmatched))
     if calibration not in ("exclude", "keep"):
         raise ParameterError(BAD_CALIBRATION.format(value=calibration))
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, (RateMeasure, PairMeasure)):
-        raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
+        raise UsageError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):
         check_accuracy(table, accuracy)
     calibrated, said = _calibrated(table, accuracy, calibration)
@@ -475,7 +475,7 @@ def frontier_frame(
     acc, acc_name, acc_label, join = _accuracy(overall, accuracy, algorithms, unmatched)
     missing_acc = acc.isna().to_numpy()
     if missing_acc.any() and unmatched == "raise":
-        raise ValueError(
+        raise InputError(
             UNDEFINED_ACCURACY.format(name=acc_name, algorithms=list(algorithms[missing_acc]))
         )
     fairness = values["value"].to_numpy(dtype="float64")
@@ -493,7 +493,7 @@ def frontier_frame(
                 if undefined == "keep" or np.isnan(fairness[flagged]).any()
                 else KEEP_HINT.format(convention=spec.undefined)
             )
-            raise ValueError(
+            raise InputError(
                 UNDEFINED_FAIRNESS.format(
                     measure=spec.label,
                     alpha=alpha,
@@ -505,7 +505,7 @@ def frontier_frame(
             )
     kept = ~flagged & ~missing_acc
     if not kept.any():
-        raise ValueError(NO_CANDIDATES.format(count=len(kept)))
+        raise InputError(NO_CANDIDATES.format(count=len(kept)))
     frame = pd.DataFrame(
         {"accuracy": acc.to_numpy(dtype="float64")[kept], "fairness": fairness[kept]},
         index=algorithms[kept],
@@ -747,7 +747,7 @@ def weight_sensitivity(
     {'a': 1.0, 'b': 1.0, 'c': 0.0}
     """
     if accuracy not in ACCURACY_LABELS:
-        raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+        raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
     frame = frontier_frame(table, measure, alpha=alpha, undefined=undefined, tie_rtol=tie_rtol)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     kept = algorithms.isin(frame.index)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
 from audit.scores.runs import merged_quantiles
 from audit.scores.stats import SufficientStatistics, score_stats
 from audit.tables.scores import (
@@ -102,7 +103,7 @@ def _targets(targets) -> np.ndarray:
     targets = np.atleast_1d(np.asarray(targets, dtype="float64"))
     bad = ~((targets > 0) & (targets <= 1))
     if bad.any():
-        raise ValueError(BAD_TARGET.format(value=float(targets[bad][0])))
+        raise ParameterError(BAD_TARGET.format(value=float(targets[bad][0])))
     return targets
 
 

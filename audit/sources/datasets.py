@@ -77,7 +77,7 @@ DOWNLOAD_FAILED = (
     "could not download the {title} from {url} ({reason}); to run offline, set "
     "AUDIT_DATA_DIR to a folder holding {filename} (directly or in {folder}/){option}"
 )
-GIVE_A_COPY = ", or give a copy with {option} PATH"
+GIVE_A_COPY = ", or give the path of a copy {option}"
 NOT_FOUND_IN_DATA_DIR = (
     "AUDIT_DATA_DIR={value!r} holds no {filename} (looked in {looked}), and nothing is "
     "downloaded while it is set; put a copy there (directly or in {folder}/), or unset "
@@ -121,8 +121,8 @@ class Dataset:
     cite
         How to cite the data.
     option
-        The command-line option that takes a copy of the file in its stead
-        (``None`` when there is none).
+        Where the command line takes a copy of the file in its stead, as the
+        failed download's sentence says it (``None`` when there is none).
     cache_folder
         Sub-folder of the cache folder that holds the download ("" for the
         cache folder itself).
@@ -213,7 +213,7 @@ DATASETS: dict[str, Dataset] = {
                 "the Maryland Test Facility for J. J. Howard, E. J. Laird et al., Evaluating "
                 "Proposed Fairness Models for Face Recognition Algorithms, ICPR 2022 workshops"
             ),
-            option="--data",
+            option="as DATA (audit report PATH)",
         ),
         Dataset(
             name="frvt11",
@@ -236,7 +236,7 @@ DATASETS: dict[str, Dataset] = {
             licence=_NO_LICENCE,
             redistributable=False,
             cite=_FRVT11_CITE,
-            option="--data",
+            option="as DATA (audit report PATH)",
         ),
         Dataset(
             name="frvt11-accuracy",
@@ -258,7 +258,7 @@ DATASETS: dict[str, Dataset] = {
             licence=_NO_LICENCE,
             redistributable=False,
             cite=_FRVT11_CITE,
-            option="--accuracy-from",
+            option="to --accuracy-from",
         ),
         Dataset(
             name="voxceleb",

@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
+
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
 CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
 CANNOT_READ_PARQUET = "{source}: cannot be read as Parquet: {reason}"
@@ -100,7 +102,7 @@ class Source:
 
 def _check_max_bytes(max_bytes) -> int:
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
-        raise ValueError(BAD_MAX_BYTES.format(value=max_bytes))
+        raise ParameterError(BAD_MAX_BYTES.format(value=max_bytes))
     return int(max_bytes)
 
 

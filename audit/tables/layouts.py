@@ -34,7 +34,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ImplausibleRatesWarning, ParameterError
+from audit.exceptions import ImplausibleRatesWarning, ParameterError, UsageError
 from audit.tables.common import Source
 
 RATES = ("fmr", "fnmr")
@@ -119,7 +119,7 @@ def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:
     for part in str(text).split(","):
         ours, sep, theirs = part.partition("=")
         if not sep or not ours.strip() or not theirs.strip() or ours.strip() in mapping:
-            raise ValueError(BAD_MAPPING.format(text=text))
+            raise UsageError(BAD_MAPPING.format(text=text))
         mapping[ours.strip()] = theirs.strip()
     return mapping
 
@@ -140,7 +140,7 @@ def parse_list(text: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...
 def check_units(units: str | None) -> None:
     """Refuse units other than ``None``, ``"fraction"`` and ``"percent"``."""
     if units is not None and units not in UNITS:
-        raise ValueError(BAD_UNITS.format(units=units))
+        raise ParameterError(BAD_UNITS.format(units=units))
 
 
 def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, error) -> None:
@@ -226,7 +226,7 @@ def prepare(
     check_units(units)
     check_rate_position(rate_position)
     if not isinstance(separator, str) or not separator:
-        raise ValueError(BAD_SEPARATOR.format(separator=separator))
+        raise ParameterError(BAD_SEPARATOR.format(separator=separator))
     names = [str(c) for c in frame.columns]
     leave_out = ignored_columns(ignore)
     for column in leave_out:
@@ -338,7 +338,7 @@ def check_accuracy(table: pd.DataFrame, accuracy: str) -> None:
     """Refuse a total-rate accuracy axis whose rate a one-sided table lacks."""
     rate = {"total_fnmr": "fnmr", "total_fmr": "fmr"}.get(accuracy)
     if rate is not None and rate not in available_rates(table):
-        raise ValueError(
+        raise UsageError(
             ACCURACY_ABSENT.format(
                 rate=rate.upper(), accuracy=accuracy, other=default_accuracy(table)
             )

@@ -10,6 +10,7 @@ import pandas as pd
 
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
+from audit.exceptions import ParameterError
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
@@ -150,7 +151,7 @@ def analyse(
     """
 
     if method not in ("auto", "counts", "transcription", "none"):
-        raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))
+        raise ParameterError(BAD_ANALYSIS_METHOD.format(method=method))
     if method == "none":
         return None, "no uncertainty analysis (method='none')"
     rates = available_rates(table)

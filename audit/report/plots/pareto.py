@@ -15,6 +15,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError, UsageError
 from audit.report.plots import plain_text
 
 NOT_A_FRONTIER_FRAME = (
@@ -45,7 +46,7 @@ def _check(frame: pd.DataFrame) -> None:
     missing = [c for c in _NEEDED_COLUMNS if c not in frame.columns]
     missing += [f"attrs[{a!r}]" for a in _NEEDED_ATTRS if a not in frame.attrs]
     if missing:
-        raise ValueError(NOT_A_FRONTIER_FRAME.format(needed=list(_NEEDED_COLUMNS), missing=missing))
+        raise UsageError(NOT_A_FRONTIER_FRAME.format(needed=list(_NEEDED_COLUMNS), missing=missing))
 
 
 def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
@@ -236,7 +237,7 @@ def pareto_figure(
     a = frame.attrs
     if log_x and (frame["accuracy"] <= 0).any():
         bad = frame.index[(frame["accuracy"] <= 0).to_numpy()]
-        raise ValueError(
+        raise InputError(
             LOG_NEEDS_POSITIVE.format(count=len(bad), algorithms=[str(b) for b in bad])
         )
     in_inset = pd.Series(False, index=frame.index)
