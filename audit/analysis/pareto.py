@@ -377,19 +377,19 @@ def frontier_frame(
 ) -> pd.DataFrame:
     """Every algorithm's accuracy and fairness, and whether it lies on the frontier.
 
-    The tidy input of :func:`audit.plots.pareto.pareto_figure` and the basis
+    The tidy input of :func:`audit.report.plots.pareto.pareto_figure` and the basis
     of :func:`downselect`.  Fairness is any registered measure
-    (:func:`audit.registry.evaluate`) at the given ``alpha``, with its
+    (:func:`audit.measures.registry.evaluate`) at the given ``alpha``, with its
     direction from the registry; accuracy is a total error rate from
-    :func:`audit.accuracy.overall_rates` or a user-supplied Series.
+    :func:`audit.analysis.accuracy.overall_rates` or a user-supplied Series.
 
     Parameters
     ----------
     table
-        A validated rates table (:func:`audit.rates.read_rates`).
+        A validated rates table (:func:`audit.tables.rates.read_rates`).
     measure
         A registered measure name (``"garbe"``, ``"fdr"``, ``"ir"``, ...) or
-        a :class:`~audit.registry.Measure`.
+        a :class:`~audit.measures.registry.Measure`.
     alpha
         The measure's FMR weight.
     accuracy
@@ -401,7 +401,7 @@ def frontier_frame(
         joined by algorithm name (:func:`audit.analysis.accuracy.join_accuracy`).
     weights
         Group weights of the totals, as in
-        :func:`audit.accuracy.overall_rates` (default ``"equal"``).
+        :func:`audit.analysis.accuracy.overall_rates` (default ``"equal"``).
     undefined
         What to do with algorithms whose measure is undefined (NaN, or a
         value set by the measure's zero-division convention):
@@ -591,7 +591,7 @@ def downselect(
     6 of them with total FNMR below 1%; moving from didiglobalface-001 to
     intellifusion-001 costs "0.0016 increase in total" FNMR for a GARBE 0.17
     lower.  Those numbers used mated-count weights; see
-    :mod:`audit.accuracy` for why the default here is equal weights.
+    :mod:`audit.analysis.accuracy` for why the default here is equal weights.
 
     Parameters
     ----------

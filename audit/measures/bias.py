@@ -387,7 +387,7 @@ def group_bias(
     Parameters
     ----------
     table
-        A table from :func:`audit.rates.read_rates`.
+        A table from :func:`audit.tables.rates.read_rates`.
     rates
         Which base metrics: ``"fmr"`` and/or ``"fnmr"``.
     average

@@ -1,6 +1,6 @@
 """Reading the user's tables as text, and naming their cells in messages.
 
-:mod:`audit.rates` and :mod:`audit.scores` read a CSV with every cell as text
+:mod:`audit.tables.rates` and :mod:`audit.scores` read a CSV with every cell as text
 (no value is converted, guessed or dropped before it is validated), Parquet as
 it is, or a DataFrame, and point at problems by file, CSV line (or DataFrame
 row) and column.  A CSV is split by one CSV parser (header and rows alike), a

@@ -85,10 +85,10 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     From the table's ``n_mated`` and ``n_nonmated`` columns, or from
     ``counts``: a frame (or CSV path) with columns ``group``, ``n_mated``,
     ``n_nonmated`` and optionally ``algorithm`` (without it the counts apply to
-    every algorithm).  Rows and columns follow :func:`audit.rates.rate_matrices`.
-    A counts table is read and checked by :func:`audit.accuracy.read_counts`:
+    every algorithm).  Rows and columns follow :func:`audit.tables.rates.rate_matrices`.
+    A counts table is read and checked by :func:`audit.analysis.accuracy.read_counts`:
     a count that is not a non-negative whole number (``100.7``, ``abc``), an
-    unknown or missing group raises :class:`audit.accuracy.WeightsError` (a
+    unknown or missing group raises :class:`audit.analysis.accuracy.WeightsError` (a
     ``ValueError``) naming the source, line (or row) and column.
 
     Returns

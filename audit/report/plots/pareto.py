@@ -1,6 +1,6 @@
 """The accuracy/fairness Pareto figure (Howard et al. Fig. 4).
 
-Draws a :func:`audit.pareto.frontier_frame`: every algorithm as a point, the
+Draws a :func:`audit.analysis.pareto.frontier_frame`: every algorithm as a point, the
 frontier members joined by a line in order of accuracy and labelled by name,
 weakly-but-not-strongly efficient algorithms marked apart, and an inset
 zoomed on the most accurate region (the paper's inset: total FNMR below 1%).
@@ -19,7 +19,7 @@ from audit.exceptions import InputError, UsageError
 from audit.report.plots import plain_text
 
 NOT_A_FRONTIER_FRAME = (
-    "pareto_figure needs a frame from audit.pareto.frontier_frame (columns {needed} and its "
+    "pareto_figure needs a frame from audit.analysis.pareto.frontier_frame (columns {needed} and its "
     "attrs); missing: {missing}"
 )
 LOG_NEEDS_POSITIVE = (
@@ -192,7 +192,7 @@ def pareto_figure(
     Parameters
     ----------
     frame
-        The output of :func:`audit.pareto.frontier_frame` (one row per
+        The output of :func:`audit.analysis.pareto.frontier_frame` (one row per
         algorithm: ``accuracy``, ``fairness``, ``on_frontier``,
         ``weakly_efficient``, and its ``attrs``).
     inset_max
