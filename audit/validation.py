@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.exceptions import ParameterError
-from audit.sources.datasets import INPUT_COPIES
 
+#: Whether a report copies its input (:func:`audit.report.runner.run_report`): unless the
+#: input is a built-in dataset whose licence forbids redistribution, always, never.
+INPUT_COPIES = ("auto", "always", "never")
 #: The one message of a refused parameter value.
 REFUSED = "parameter {name}: expected {expected}, got {value!r}"
 #: A notebook parameter that no declaration covers (a test keeps this from happening).

@@ -101,7 +101,6 @@ NOT_A_REPORT = (
     "{path} exists and is not a report written by audit; move it or choose another --name"
 )
 NOT_JSON = "parameter {key!r} = {value!r} cannot be written to manifest.json (NaN or infinite?)"
-INPUT_COPIES = datasets.INPUT_COPIES
 NOT_COPIED_LICENCE = (
     "not copied into the report: built-in dataset {name!r}, whose licence does not allow "
     "redistribution "

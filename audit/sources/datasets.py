@@ -52,9 +52,6 @@ from audit.sources.download import fetch, sha256sum, short_reason
 
 #: What a dataset is read as: a rates table, an accuracy table, comparison scores.
 KINDS = ("rates", "accuracy", "scores")
-#: Whether a report copies its input (:func:`audit.report.runner.run_report`): unless the
-#: input is a built-in dataset whose licence forbids redistribution, always, never.
-INPUT_COPIES = ("auto", "always", "never")
 
 # Messages: constants, so that tests can check them exactly.
 UNKNOWN_DATASET = (
