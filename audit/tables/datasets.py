@@ -74,6 +74,9 @@ READ_OPTIONS = {
     "pairs": None,
     "rate_position": "prefix",
     "ignore": None,
+    "merge_labels": False,
+    "fmr_above_fnmr": False,
+    "encoding": None,
 }
 
 
