@@ -480,3 +480,43 @@ def test_verdicts_name_a_disagreement_with_the_paper_and_a_shaky_verdict(tmp_pat
         "audit: pass), FDR FFMC.3 (paper: pass, audit: fail)." in text
     )
     assert "1 verdict holds in fewer than 95% of the replicates (marked in the table)." in text
+
+
+def test_calibration_section_only_when_a_cell_is_calibrated_and_escaped(tmp_path):
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    columns = "rate,kind,cell,group_1,group_2,value,algorithms,total_algorithms,share,lowest_for,sentence\n"
+    (tables / "calibration.csv").write_text(columns)
+    page = front_page(tmp_path, title="t")
+    assert 'id="calibration"' not in page
+    (tables / "calibration.csv").write_text(
+        columns
+        + 'fmr,group,<b>M</b>,<b>M</b>,<b>M</b>,0.001,20,20,1.0,20,"FMR of <b>M</b> is 0.001"\n'
+    )
+    page = front_page(tmp_path, title="t")
+    section = _section(page, "calibration")
+    assert "<b>" not in section
+    assert "<li>FMR of &lt;b&gt;M&lt;/b&gt; is 0.001.</li>" in section
+
+
+def test_input_note_is_escaped_and_absent_for_a_copy(tmp_path):
+    header = {
+        "input_file": "/x/frvt.csv",
+        "input_sha256": "ab" * 32,
+        "input_copy": "not copied into the report: <licence>",
+        "input_source": {
+            "title": "<T>",
+            "repository": "r",
+            "commit": "c",
+            "path": "p",
+            "dataset": "d",
+        },
+    }
+    page = front_page(tmp_path, title="t", header=header)
+    assert (
+        '<p class="note input">Not copied into the report: &lt;licence&gt;. Source: &lt;T&gt;, '
+        f"r at commit c, p (sha256 {'ab' * 32}); &#x27;audit fetch d&#x27; fetches the same "
+        "bytes.</p>"
+    ) in page
+    header["input_copy"] = "input/frvt.csv"
+    assert 'class="note input"' not in front_page(tmp_path, title="t", header=header)
