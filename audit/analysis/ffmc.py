@@ -74,10 +74,16 @@ from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.analysis.quantiles import nanmedian, nanquantile
 from audit.analysis.text import number
 from audit.measures import onesided
-from audit.measures.contract import MeasureBoundsWarning, MeasureSpec, PairMeasure, RateMeasure
+from audit.measures.contract import (
+    MeasureBoundsWarning,
+    MeasureSpec,
+    PairMeasure,
+    RateMeasure,
+    TableMeasure,
+)
 from audit.measures.crossgroup import NEEDS_PAIRS
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
-from audit.measures.registry import Measure, get_measure, measure_names
+from audit.measures.registry import Measure, bound_measures, get_measure, measure_names
 from audit.tables.crossgroup import CrossGroupRates, cross_group
 from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
@@ -834,7 +840,7 @@ def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure
     """The measures to audit: those given, else every rate measure, and the cross-group
     (pairs) measures when ``table`` was read from a cross-group table."""
     if measures is None:
-        names = measure_names(inputs="rates")
+        names = measure_names(inputs="rates") + measure_names(inputs="table")
         if table is not None and cross_group(table) is not None:
             names += measure_names(inputs="pairs")
         chosen = [get_measure(name) for name in names]
@@ -845,7 +851,9 @@ def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure
         ]
     if not chosen:
         raise ValueError(NO_MEASURES)
-    return chosen
+    # a table measure runs bound to the table's groups and counts (left unbound, and not
+    # audited, where the table lacks what it reads)
+    return chosen if table is None else bound_measures(table, chosen)
 
 
 def ffmc_table(
@@ -1010,6 +1018,11 @@ def _assemble(
     rows = []
     for m in chosen:
         if not isinstance(m, (RateMeasure, PairMeasure)):
+            reason = (
+                NOT_CROSS.format(reason=m.unmet(table))
+                if isinstance(m, TableMeasure)
+                else NOT_RATES.format(name=m.name, inputs=m.inputs)
+            )
             for criterion in CRITERIA:
                 rows.append(
                     {
@@ -1017,7 +1030,7 @@ def _assemble(
                         "label": m.label,
                         "criterion": criterion,
                         "passed": pd.NA,
-                        "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs),
+                        "evidence": reason,
                     }
                 )
             continue

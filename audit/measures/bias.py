@@ -38,6 +38,7 @@ from audit.measures.kernels import (
     check_zero_division,
     combine,
     max_min_ratio,
+    one_rate,
     report_undefined,
 )
 from audit.tables.rates import rate_matrices
@@ -238,13 +239,6 @@ def nrb(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     return MeasureResult(value, a, b, undefined)
 
 
-def _single(term: np.ndarray, undefined: np.ndarray, *, fmr: bool) -> MeasureResult:
-    ignored = np.full(len(term), np.nan)
-    if fmr:
-        return MeasureResult(term, term, ignored, undefined)
-    return MeasureResult(term, ignored, term, undefined)
-
-
 def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Normalised Reliability Bias of the group FMRs (Hutiri et al. eq. 2, base metric FMR).
 
@@ -260,7 +254,7 @@ def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     check_alpha(alpha)
     fmr, _ = as_rates(fmr, fnmr)
     value, undefined = normalised_reliability_bias(fmr, zero_division=zero_division, _rate="FMR")
-    return _single(value, undefined, fmr=True)
+    return one_rate(value, undefined, fmr=True)
 
 
 def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -276,7 +270,7 @@ def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     check_alpha(alpha)
     _, fnmr = as_rates(fmr, fnmr)
     value, undefined = normalised_reliability_bias(fnmr, zero_division=zero_division, _rate="FNMR")
-    return _single(value, undefined, fmr=False)
+    return one_rate(value, undefined, fmr=False)
 
 
 def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -296,7 +290,7 @@ def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     check_alpha(alpha)
     check_zero_division(zero_division)
     fmr, _ = as_rates(fmr, fnmr)
-    return _single(fmr.std(axis=-1), np.zeros(len(fmr), dtype=bool), fmr=True)
+    return one_rate(fmr.std(axis=-1), np.zeros(len(fmr), dtype=bool), fmr=True)
 
 
 def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -312,7 +306,7 @@ def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     check_alpha(alpha)
     check_zero_division(zero_division)
     _, fnmr = as_rates(fmr, fnmr)
-    return _single(fnmr.std(axis=-1), np.zeros(len(fnmr), dtype=bool), fmr=False)
+    return one_rate(fnmr.std(axis=-1), np.zeros(len(fnmr), dtype=bool), fmr=False)
 
 
 def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -342,7 +336,7 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
         undefined,
         zero_division,
     )
-    return _single(value, undefined, fmr=True)
+    return one_rate(value, undefined, fmr=True)
 
 
 # --- per-group measures -------------------------------------------------------------

@@ -79,6 +79,19 @@ def combine(a, b, alpha) -> np.ndarray:
     return value + other
 
 
+def one_rate(term: np.ndarray, undefined: np.ndarray, *, fmr: bool) -> MeasureResult:
+    """The result of a measure of one error rate: its term is the value, the other term NaN
+    (not part of the measure).
+
+    >>> one_rate(np.array([2.0]), np.array([False]), fmr=False).fmr_term
+    array([nan])
+    """
+    ignored = np.full(len(term), np.nan)
+    if fmr:
+        return MeasureResult(term, term, ignored, undefined)
+    return MeasureResult(term, ignored, term, undefined)
+
+
 def check_alpha(alpha):
     """``alpha`` refused unless it lies in [0, 1] (for measure authors too).
 
@@ -129,7 +142,9 @@ def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
         warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
 
 
-def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, np.ndarray]:
+def gini(
+    x, *, zero_division="warn", corrected: bool = True, _rate: str = "rate"
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Small-sample corrected Gini coefficient of each row of ``x`` (Howard et al. eq. 7).
 
     .. math:: G_x = \frac{n}{n-1}\,\frac{\sum_i\sum_j |x_i - x_j|}{2 n^2 \bar x}
@@ -138,6 +153,11 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     (:math:`\sum_{i,j}|x_i-x_j| = 2\sum_k (2k-n-1)\,x_{(k)}`). For non-negative
     data it lies in [0, 1]: 0 when all values are equal, 1 when one value holds
     the whole sum.
+
+    ``corrected=False`` drops the factor :math:`n/(n-1)`: the plain Gini
+    coefficient (half the relative mean absolute difference), which NIST's
+    "Vary Gini" uses (:func:`audit.measures.nist.nist_gini_fmr`); it lies in
+    [0, 1 - 1/n], its largest value depending on the number of groups.
 
     When every value of a row is 0 the mean is 0 and eq. 7 is undefined. The
     convention here is ``G = 0`` (all groups equal: no dispersion), flagged in
@@ -154,6 +174,8 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     --------
     >>> gini([5.0, 5.0, 10.0])[0]  # Howard et al. sec. 3.5: G = 0.25
     array([0.25])
+    >>> gini([5.0, 5.0, 10.0], corrected=False)[0]  # the same double sum without n/(n-1)
+    array([0.16666667])
     """
     check_zero_division(zero_division)
     x = np.atleast_2d(np.asarray(x, dtype="float64"))
@@ -166,7 +188,8 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     total = x.sum(axis=-1)
     undefined = total == 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        g = (n / (n - 1.0)) * pair_sum / (2.0 * n * total)
+        factor = n / (n - 1.0) if corrected else 1.0
+        g = factor * pair_sum / (2.0 * n * total)
     fill = 0.0 if isinstance(zero_division, str) else float(zero_division)
     g = np.where(undefined, fill, g)
     report_undefined(

@@ -276,7 +276,7 @@ def _analyse(
     matrices: tuple | None = None,
 ) -> UncertaintyResult:
     level = _check_level(level)
-    chosen = _rate_measures(measures)
+    chosen = _rate_measures(measures, table)
     fair_measure = get_measure(fairness) if isinstance(fairness, str) else fairness
     if fair_measure.name not in {m.name for m in chosen}:
         chosen.append(fair_measure)
