@@ -33,6 +33,7 @@ examples:
   audit pareto --measure garbe --alpha 0.5 --max-accuracy 0.01
   audit scores                          audit from scores: VoxCeleb1-H -> reports/voxceleb/
   audit scores --scores my_scores.csv --target-fmr 0.001
+  audit scores --scores my_scores.csv --operating-point nist   (pooled FMR 3e-5)
   audit measures                        list the registered measures
   audit check my_rates.csv              validate a rates table and summarise it
   audit report --data cross.csv         a cross-group impostor table (group_1, group_2)
@@ -293,12 +294,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="scores are distances (lower means a match); default: similarities",
     )
-    scores.add_argument(
+    from audit.scores.thresholds import OPERATING_POINTS
+
+    point = scores.add_mutually_exclusive_group()
+    point.add_argument(
         "--target-fmr",
         type=_finite_float,
         default=None,
         metavar="FMR",
         help="operating point: pooled FMR target (default: 0.001)",
+    )
+    point.add_argument(
+        "--operating-point",
+        choices=sorted(OPERATING_POINTS),
+        default=None,
+        help="a named operating point: nist = pooled FMR 3e-5, NIST's for its demographic "
+        "summaries (NISTIR 8429)",
     )
     scores.add_argument(
         "--memory",
@@ -389,6 +400,10 @@ def _parameters(args: argparse.Namespace) -> dict:
         parameters["higher_is_match"] = False
     if getattr(args, "target_fmr", None) is not None:
         parameters["target_fmr"] = args.target_fmr
+    if getattr(args, "operating_point", None) is not None:
+        from audit.scores.thresholds import OPERATING_POINTS
+
+        parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
     if args.measure_module:
         parameters["measure_modules"] = list(args.measure_module)
     for key in ("measure", "alpha", "weights", "units", "accuracy", "undefined"):
@@ -451,9 +466,10 @@ def _list_measures() -> int:
             "inf" if m.bounds[1] is None else m.bounds[1],
         )
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
+        iso = f"; ISO/IEC 19795-10: {m.iso_term}" if m.iso_term else ""
         print(
             f"{m.name:{name_width}s}  {m.label:{label_width}s}  [{lo}, {hi}] ideal {m.ideal}; "
-            f"{direction}; {m.inputs}; {m.citation}"
+            f"{direction}; {m.inputs}{iso}; {m.citation}"
         )
     return 0
 
@@ -638,7 +654,7 @@ def _preflight(args: argparse.Namespace, parameters: dict):
     rates table read (``None`` for ``audit scores``)."""
     import os
 
-    from audit.measures.contract import PairMeasure, RateMeasure
+    from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
     from audit.measures.kernels import check_alpha
     from audit.measures.modules import import_measure_modules
     from audit.measures.registry import get_measure
@@ -654,7 +670,9 @@ def _preflight(args: argparse.Namespace, parameters: dict):
     if "alpha" in parameters:
         check_alpha(parameters["alpha"])
     for name in [parameters.get("measure"), *parameters.get("measures", [])]:
-        if name is not None and not isinstance(get_measure(name), (RateMeasure, PairMeasure)):
+        if name is not None and not isinstance(
+            get_measure(name), (RateMeasure, TableMeasure, PairMeasure)
+        ):
             raise ValueError(NEEDS_RATES_MEASURE.format(name=name))
     if parameters.get("target_fmr") is not None and not 0.0 < parameters["target_fmr"] <= 1.0:
         raise ValueError(BAD_TARGET.format(value=parameters["target_fmr"]))

@@ -104,25 +104,37 @@ def test_annex15_verdicts_are_the_papers(annex15_page):
     """Howard et al. sec. 4, Table 2: FDR fails FFMC.1, IR fails FFMC.2 and FFMC.3, GARBE
     passes all three; the audit computes the same verdicts and shows the paper's beside them."""
     rows = {row[0]: row[1:] for row in _rows(annex15_page, "verdicts")}
-    assert rows["Measure"] == ["FFMC.1", "FFMC.2", "FFMC.3"]
-    assert rows["FDR"] == ["FAIL paper: fail", "pass paper: pass", "pass paper: pass"]
-    assert rows["IR"] == ["pass paper: pass", "FAIL paper: fail", "FAIL paper: fail"]
-    assert rows["GARBE"] == ["pass paper: pass", "pass paper: pass", "pass paper: pass"]
+    assert rows["Measure"] == ["FFMC.1", "FFMC.2", "FFMC.3", "ISO/IEC 19795-10 term"]
+    aggregate = "aggregate equitability measure"
+    assert rows["FDR"] == ["FAIL paper: fail", "pass paper: pass", "pass paper: pass", aggregate]
+    assert rows["IR"] == ["pass paper: pass", "FAIL paper: fail", "FAIL paper: fail", aggregate]
+    assert rows["GARBE"] == ["pass paper: pass", "pass paper: pass", "pass paper: pass", aggregate]
     # measures the paper does not judge carry no paper verdict
-    assert rows["NRB"] == ["pass", "FAIL", "FAIL"]
+    assert rows["NRB"] == ["pass", "FAIL", "FAIL", aggregate]
+    assert rows["MERG (WERM) (merg)"] == ["pass", "FAIL", "FAIL", aggregate]
+    assert rows["Gini FMR (NIST) (nist_gini_fmr)"] == [
+        "FAIL",
+        "FAIL",
+        "pass",
+        "false-positive differential performance",
+    ]
+    # Annex 15 has no comparison counts: the zero-error-adjusted measures are n/a
+    assert rows["IR (CP) (ir_cp)"][:3] == ["n/a", "n/a", "n/a"]
     answer = _text(_section(annex15_page, "verdicts"))
-    assert "GARBE passes every criterion that applies; the other 8 measures fail" in answer
+    assert "GARBE passes every criterion that applies; the other 23 measures fail" in answer
+    assert "it is not a claim of conformance with the standard" in answer
     assert "Howard et al. (Table 2) judge FDR, IR and GARBE: the audit agrees with all 9" in answer
 
 
 @pytest.mark.slow
 def test_annex15_verdicts_match_the_table(annex15_report, annex15_page):
     table = pd.read_csv(annex15_report / "tables" / "ffmc_table.csv")
-    rows = {row[0].split(" (")[0]: row[1:] for row in _rows(annex15_page, "verdicts")[1:]}
-    assert len(rows) == table["measure"].nunique() == 9
+    rows = {row[0].rsplit(" (", 1)[0]: row[1:] for row in _rows(annex15_page, "verdicts")[1:]}
+    assert len(rows) == table["measure"].nunique() == 33
     for r in table.itertuples():
         shown = rows[r.label][["FFMC.1", "FFMC.2", "FFMC.3"].index(r.criterion)]
-        assert shown.split()[0] == ("pass" if r.passed else "FAIL"), (r.measure, r.criterion)
+        word = "n/a" if pd.isna(r.passed) else "pass" if r.passed else "FAIL"
+        assert shown.split()[0] == word, (r.measure, r.criterion)
 
 
 @pytest.mark.slow
@@ -471,3 +483,37 @@ def test_verdicts_name_a_disagreement_with_the_paper_and_a_shaky_verdict(tmp_pat
         "audit: pass), FDR FFMC.3 (paper: pass, audit: fail)." in text
     )
     assert "1 verdict holds in fewer than 95% of the replicates (marked in the table)." in text
+
+
+def test_verdicts_carry_each_measures_iso_term_from_the_registry_table(tmp_path):
+    """With measure_registry.csv beside the verdicts, each measure's ISO/IEC 19795-10 term
+    is a column (empty where none is clear), with the note that it claims no conformance;
+    without it, no such column."""
+    criteria = ["FFMC.1", "FFMC.2", "FFMC.3"]
+    _write(
+        tmp_path,
+        "ffmc_table.csv",
+        pd.DataFrame(
+            {
+                "measure": ["garbe"] * 3 + ["mine"] * 3,
+                "label": ["GARBE"] * 3 + ["Mine"] * 3,
+                "criterion": criteria * 2,
+                "passed": [True] * 6,
+                "evidence": ["e"] * 6,
+            }
+        ),
+    )
+    page = front_page(tmp_path, title="t")
+    assert _rows(page, "verdicts")[0] == ["Measure", *criteria]
+    from audit.measures.registry import measure_table
+
+    registry = measure_table(["garbe"])
+    mine = registry.assign(measure="mine", iso_term=pd.NA)
+    _write(tmp_path, "measure_registry.csv", pd.concat([registry, mine]))
+    page = front_page(tmp_path, title="t")
+    rows = _rows(page, "verdicts")
+    assert rows[0] == ["Measure", *criteria, "ISO/IEC 19795-10 term"]
+    assert rows[1] == ["GARBE", "pass", "pass", "pass", "aggregate equitability measure"]
+    assert rows[2] == ["Mine", "pass", "pass", "pass", ""]
+    assert "not a claim of conformance" in _text(_section(page, "verdicts"))
+    assert "measure_registry.csv" in _section(page, "verdicts")

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.measures import crossgroup, kernels, nist, zeroerrors
+from audit.measures import crossgroup, kernels, nist, reference, zeroerrors
 from audit.measures.bias import HUTIRI, nrb, nrb_fmr, nrb_fnmr, ser, std_fmr, std_fnmr
 from audit.measures.contract import (
     ISO_AGGREGATE,
@@ -567,7 +567,7 @@ _REFERENCE = dict(
     term="A: geomean of the numerator cells' {rate} / geomean of the reference cells' "
     "{rate}, as NIST publishes it; the value folds it at 1, max(r, 1/r)",
     kind=TableMeasure,
-    resolve=nist.resolve_ratio,
+    resolve=reference.resolve_ratio,
 )
 _REFERENCE_CITATION = (
     "{source}: the {rate} ratios of one demographic to a reference (Female/Male, "
@@ -578,7 +578,7 @@ _REFERENCE_CITATION = (
 REFERENCE_MEASURES = _per_rate(
     "ratio_{rate}",
     "{rate} ratio",
-    {"fmr": nist.ratio_fmr, "fnmr": nist.ratio_fnmr},
+    {"fmr": reference.ratio_fmr, "fnmr": reference.ratio_fnmr},
     citation=_REFERENCE_CITATION.replace("{source}", NISTIR_8429),
     undefined="undefined when a cell's {rate} on either side is 0: NaN, flagged, warned",
     properties=_REFERENCE_PROPERTIES,

@@ -45,9 +45,8 @@ from audit.measures.nist import (
     nist_max_geomean_fnmr,
     nist_max_min_fmr,
     nist_max_min_fnmr,
-    ratio_fmr,
-    ratio_fnmr,
 )
+from audit.measures.reference import ratio_fmr, ratio_fnmr
 
 #: Level a of the one-sided Clopper-Pearson interval (Linghu et al.: 0.05, a 95% bound).
 CLOPPER_PEARSON_LEVEL = 0.05
@@ -139,7 +138,7 @@ def nist_max_geomean_fnmr_cp(
 def ratio_fmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", numerator, reference, n_nonmated
 ) -> MeasureResult:
-    """FMR ratio to a reference demographic (:func:`audit.measures.nist.ratio_fmr`) on the
+    """FMR ratio to a reference demographic (:func:`audit.measures.reference.ratio_fmr`) on the
     FMRs with every zero replaced by its Clopper-Pearson upper bound (both sides: the folded
     ratio divides by each)."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_nonmated=n_nonmated)

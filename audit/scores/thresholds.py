@@ -19,6 +19,16 @@ from audit.tables.scores import (
 #: The count behind each rate: FMR over non-mated comparisons, FNMR over mated ones.
 COUNTS = {"fmr": "n_nonmated", "fnmr": "n_mated"}
 
+#: NIST's operating point for its demographic summaries: one threshold per algorithm
+#: giving an overall FMR of 3e-5 (NISTIR 8429, the FRTE 1:1 demographic-effects table;
+#: :mod:`audit.measures.nist`).  ``rates_at_fmr(scores, NIST_OPERATING_FMR)``, or
+#: ``audit scores --operating-point nist``.
+NIST_OPERATING_FMR = 3e-5
+
+#: The named operating points the command line offers (``--operating-point NAME``): the
+#: pooled FMR target each stands for.
+OPERATING_POINTS = {"nist": NIST_OPERATING_FMR}
+
 
 def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:
     """Largest k with k / n <= target (as float64), per target."""
