@@ -174,15 +174,26 @@ def rate_of(fmr, fnmr, alpha, zero_division, rate: str) -> np.ndarray:
     return fmr if rate == "fmr" else fnmr
 
 
-def _max_min(fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
-    x = rate_of(fmr, fnmr, alpha, zero_division, rate)
-    value, undefined = max_min_ratio(x)
+#: Each summary whose formula can be undefined: its kernel, why it is undefined, and the
+#: value it then takes (NaN, or the value of equal cells).
+_SUMMARIES = {
+    "Max/Min": (max_min_ratio, MIN_ZERO, np.nan),
+    "Max/Mean": (max_mean_ratio, MEAN_ZERO, 1.0),
+    "Max/GeoMean": (max_geomean_ratio, GEOMEAN_ZERO, np.nan),
+    "Vary GeoMean": (log10_spread, LOG_ZERO, np.nan),
+}
+
+
+def _summary(summary: str, fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
+    """One of :data:`_SUMMARIES` of one rate, as a measure, its undefined cases settled."""
+    kernel, reason, convention = _SUMMARIES[summary]
+    value, undefined = kernel(rate_of(fmr, fnmr, alpha, zero_division, rate))
     value, undefined = settle(
         value,
         undefined,
-        summary=f"Max/Min {rate.upper()}",
-        reason=MIN_ZERO.format(rate=rate.upper()),
-        convention=np.nan,
+        summary=f"{summary} {rate.upper()}",
+        reason=reason.format(rate=rate.upper()),
+        convention=convention,
         zero_division=zero_division,
     )
     return one_rate(value, undefined, fmr=rate == "fmr")
@@ -202,7 +213,7 @@ def nist_max_min_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> 
     >>> float(nist_max_min_fmr([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0])
     4.0
     """
-    return _max_min(fmr, fnmr, alpha, zero_division, "fmr")
+    return _summary("Max/Min", fmr, fnmr, alpha, zero_division, "fmr")
 
 
 def nist_max_min_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -214,7 +225,7 @@ def nist_max_min_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") ->
     >>> float(nist_max_min_fnmr([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0])
     3.0
     """
-    return _max_min(fmr, fnmr, alpha, zero_division, "fnmr")
+    return _summary("Max/Min", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
 def nist_max_minus_min_fnmr(
@@ -234,20 +245,6 @@ def nist_max_minus_min_fnmr(
     return one_rate(max_minus_min(x), np.zeros(len(x), dtype=bool), fmr=False)
 
 
-def _max_mean(fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
-    x = rate_of(fmr, fnmr, alpha, zero_division, rate)
-    value, undefined = max_mean_ratio(x)
-    value, undefined = settle(
-        value,
-        undefined,
-        summary=f"Max/Mean {rate.upper()}",
-        reason=MEAN_ZERO.format(rate=rate.upper()),
-        convention=1.0,
-        zero_division=zero_division,
-    )
-    return one_rate(value, undefined, fmr=rate == "fmr")
-
-
 def nist_max_mean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/Mean FMR over the cells (NISTIR 8429): :math:`\max_g FMR_g / \overline{FMR}`.
 
@@ -261,7 +258,7 @@ def nist_max_mean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") ->
     >>> float(nist_max_mean_fmr([[1e-5, 3e-5]], [[0.01, 0.03]]).value[0])
     1.5
     """
-    return _max_mean(fmr, fnmr, alpha, zero_division, "fmr")
+    return _summary("Max/Mean", fmr, fnmr, alpha, zero_division, "fmr")
 
 
 def nist_max_mean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -272,21 +269,7 @@ def nist_max_mean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -
     >>> float(nist_max_mean_fnmr([[1e-5, 3e-5]], [[0.01, 0.03]]).value[0])
     1.5
     """
-    return _max_mean(fmr, fnmr, alpha, zero_division, "fnmr")
-
-
-def _max_geomean(fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
-    x = rate_of(fmr, fnmr, alpha, zero_division, rate)
-    value, undefined = max_geomean_ratio(x)
-    value, undefined = settle(
-        value,
-        undefined,
-        summary=f"Max/GeoMean {rate.upper()}",
-        reason=GEOMEAN_ZERO.format(rate=rate.upper()),
-        convention=np.nan,
-        zero_division=zero_division,
-    )
-    return one_rate(value, undefined, fmr=rate == "fmr")
+    return _summary("Max/Mean", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
 def nist_max_geomean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -302,7 +285,7 @@ def nist_max_geomean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn")
     >>> round(float(nist_max_geomean_fmr([[1e-5, 1e-3]], [[0.01, 0.03]]).value[0]), 9)
     10.0
     """
-    return _max_geomean(fmr, fnmr, alpha, zero_division, "fmr")
+    return _summary("Max/GeoMean", fmr, fnmr, alpha, zero_division, "fmr")
 
 
 def nist_max_geomean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -313,21 +296,7 @@ def nist_max_geomean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn"
     >>> round(float(nist_max_geomean_fnmr([[1e-5, 1e-3]], [[0.01, 0.04]]).value[0]), 9)
     2.0
     """
-    return _max_geomean(fmr, fnmr, alpha, zero_division, "fnmr")
-
-
-def _spread(fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
-    x = rate_of(fmr, fnmr, alpha, zero_division, rate)
-    value, undefined = log10_spread(x)
-    value, undefined = settle(
-        value,
-        undefined,
-        summary=f"Vary GeoMean {rate.upper()}",
-        reason=LOG_ZERO.format(rate=rate.upper()),
-        convention=np.nan,
-        zero_division=zero_division,
-    )
-    return one_rate(value, undefined, fmr=rate == "fmr")
+    return _summary("Max/GeoMean", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
 def nist_log10_spread_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -341,7 +310,7 @@ def nist_log10_spread_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn"
     >>> float(nist_log10_spread_fmr([[1e-5, 1e-3]], [[0.01, 0.03]]).value[0])
     1.0
     """
-    return _spread(fmr, fnmr, alpha, zero_division, "fmr")
+    return _summary("Vary GeoMean", fmr, fnmr, alpha, zero_division, "fmr")
 
 
 def nist_log10_spread_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
@@ -350,7 +319,7 @@ def nist_log10_spread_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn
     >>> round(float(nist_log10_spread_fnmr([[1e-5, 1e-3]], [[0.01, 1.0]]).value[0]), 9)
     1.0
     """
-    return _spread(fmr, fnmr, alpha, zero_division, "fnmr")
+    return _summary("Vary GeoMean", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
 def _gini(fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
