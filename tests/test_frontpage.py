@@ -111,15 +111,16 @@ def test_annex15_verdicts_are_the_papers(annex15_page):
     assert rows["GARBE"] == ["pass paper: pass", "pass paper: pass", "pass paper: pass", aggregate]
     # measures the paper does not judge carry no paper verdict
     assert rows["NRB"] == ["pass", "FAIL", "FAIL", aggregate]
-    assert rows["MERG (WERM) (merg)"] == ["pass", "FAIL", "FAIL", aggregate]
-    assert rows["Gini FMR (NIST) (nist_gini_fmr)"] == [
+    labelled = {name.split(" ( ")[0]: cells for name, cells in rows.items()}  # "Label ( name )"
+    assert labelled["MERG (WERM)"] == ["pass", "FAIL", "FAIL", aggregate]
+    assert labelled["Gini FMR (NIST)"] == [
         "FAIL",
         "FAIL",
         "pass",
         "false-positive differential performance",
     ]
     # Annex 15 has no comparison counts: the zero-error-adjusted measures are n/a
-    assert rows["IR (CP) (ir_cp)"][:3] == ["n/a", "n/a", "n/a"]
+    assert labelled["IR (CP)"][:3] == ["n/a", "n/a", "n/a"]
     answer = _text(_section(annex15_page, "verdicts"))
     assert "GARBE passes every criterion that applies; the other 23 measures fail" in answer
     assert "it is not a claim of conformance with the standard" in answer
@@ -130,7 +131,7 @@ def test_annex15_verdicts_are_the_papers(annex15_page):
 def test_annex15_verdicts_match_the_table(annex15_report, annex15_page):
     table = pd.read_csv(annex15_report / "tables" / "ffmc_table.csv")
     rows = {row[0].rsplit(" (", 1)[0]: row[1:] for row in _rows(annex15_page, "verdicts")[1:]}
-    assert len(rows) == table["measure"].nunique() == 33
+    assert len(rows) == table["measure"].nunique() == 32
     for r in table.itertuples():
         shown = rows[r.label][["FFMC.1", "FFMC.2", "FFMC.3"].index(r.criterion)]
         word = "n/a" if pd.isna(r.passed) else "pass" if r.passed else "FAIL"
@@ -211,22 +212,34 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
         parameters={"data_path": str(path), "n_random": 200},
     )
     page = (folder / "index.html").read_text(encoding="utf-8")
-    rows = {row[0].split(" (")[0]: row[1:] for row in _rows(page, "verdicts")[1:]}
+    rows = {row[0].split(" ( ")[0]: row[1:4] for row in _rows(page, "verdicts")[1:]}
     assert all(cells[0].startswith("n/a") for cells in rows.values())
     assert rows["GARBE"][1:] == ["pass paper: pass", "pass paper: pass"]
     assert rows["STD(FNMR)"] == ["n/a", "n/a", "n/a"]
+    assert rows["Gini FMR (NIST)"] == ["n/a", "FAIL", "pass"]
+    assert rows["FMR ratio (F/M)"] == ["n/a", "FAIL", "FAIL"]
+    assert rows["Max/Min FMR (NIST, CP)"] == ["n/a", "n/a", "n/a"]
     verdicts = _text(_section(page, "verdicts"))
     assert (
-        "n/a (not applicable): FFMC.1 of FDR, IR, GARBE, NRB, NRB(FMR), STD(FMR) and SER: the "
-        "table has FMR only, so there is no balance of an FMR and an FNMR term" in verdicts
+        "n/a (not applicable): FFMC.1 of FDR, IR, GARBE, NRB, NRB(FMR), STD(FMR), SER, "
+        "Max/Min FMR (NIST), Max/Mean FMR (NIST), Max/GeoMean FMR (NIST), Vary GeoMean FMR "
+        "(NIST), Gini FMR (NIST), MERG (WERM), MERA and FMR ratio (F/M): the table has FMR only, "
+        "so there is no balance of an FMR and an FNMR term" in verdicts
     )
-    assert "every criterion of NRB(FNMR) and STD(FNMR): the measure needs FNMR" in verdicts
-    assert "No criterion applies to NRB(FNMR) and STD(FNMR) on this table" in verdicts
+    assert "every criterion of NRB(FNMR), STD(FNMR), Max/Min FNMR (NIST)," in verdicts
+    assert "FNMR ratio (F/M): the measure needs FNMR" in verdicts
+    assert "No criterion applies to NRB(FNMR), STD(FNMR), Max/Min FNMR (NIST)," in verdicts
     # each reason beside the measures it is for
     assert (
-        "Not applicable: NRB(FNMR) and STD(FNMR) \N{EM DASH} needs FNMR, which the table does "
-        "not have (FMR-only table). Not applicable: Within/cross FMR ratio, FMR asymmetry and "
-        "Gini of pair FMRs \N{EM DASH} needs the cross-group FMR matrix" in verdicts
+        "Not applicable: NRB(FNMR), STD(FNMR), Max/Min FNMR (NIST), Max-Min FNMR (NIST), "
+        "Max/Mean FNMR (NIST), Max/GeoMean FNMR (NIST), Vary GeoMean FNMR (NIST), Gini FNMR "
+        "(NIST) and FNMR ratio \N{EM DASH} needs FNMR, which the table does not have (FMR-only "
+        "table). Not applicable: Max/Min FMR (NIST, CP), Max/GeoMean FMR (NIST, CP) and FMR "
+        "ratio (CP) \N{EM DASH} needs the comparison counts column 'n_nonmated'" in verdicts
+    )
+    assert (
+        "Not applicable: Within/cross FMR ratio, FMR asymmetry and Gini of pair FMRs "
+        "\N{EM DASH} needs the cross-group FMR matrix" in verdicts
     )
     frontier = _rows(page, "frontier")
     assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.accuracy import overall_rates
-from audit.measures.contract import PairMeasure, RateMeasure
+from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
@@ -379,6 +379,8 @@ def frontier_frame(
     if undefined not in ("raise", "exclude", "keep"):
         raise ValueError(BAD_UNDEFINED.format(value=undefined))
     spec = get_measure(measure) if isinstance(measure, str) else measure
+    if isinstance(spec, TableMeasure):  # with its default options (bind it for others)
+        spec = spec.bind(table)
     if not isinstance(spec, (RateMeasure, PairMeasure)):
         raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):
