@@ -849,9 +849,16 @@ def test_voxceleb_every_measure_has_a_subject_level_interval(voxceleb_scores):
         unit="comparison",
     )
     rows = subject.intervals
-    # rate and score measures alike (the cross-group measures need a pair matrix)
+    # rate and score measures alike, and the table measures the rates feed (from scores
+    # the counts are known; the gender grouping gives the default Female/Male ratios);
+    # the cross-group measures need a pair matrix
+    from audit.measures.registry import applicable_measures
+
+    listed = applicable_measures(rates(voxceleb_scores), measure_names(inputs="table"))
+    table_measures = listed.loc[listed["status"] != "not applicable", "measure"].tolist()
+    assert "ir_cp" in table_measures
     assert set(rows["measure"]) == set(
-        measure_names(inputs="rates") + measure_names(inputs="scores")
+        measure_names(inputs="rates") + table_measures + measure_names(inputs="scores")
     )
     assert rows["low"].notna().all() and rows["high"].notna().all()
     assert (rows["low"] <= rows["high"]).all()
