@@ -38,12 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.measures.kernels import (
-    MeasureResult,
-    as_rates,
-    check_alpha,
-    check_zero_division,
-)
+from audit.measures.kernels import MeasureResult, as_rates
 from audit.measures.nist import (
     GEOMEAN_ZERO,
     MEAN_ZERO,
@@ -51,6 +46,7 @@ from audit.measures.nist import (
     max_mean_ratio,
     settle,
 )
+from audit.validation import validate_params
 
 LINGHU = (
     "Linghu et al., IJCB 2024, score normalization for demographic fairness "
@@ -72,8 +68,6 @@ def power_product(a, b, alpha) -> np.ndarray:
 
 
 def _terms(fmr, fnmr, alpha, zero_division, kernel, reason: str, convention: float, summary: str):
-    alpha = check_alpha(alpha)
-    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
     terms = []
     for rate, x in (("FMR", fmr), ("FNMR", fnmr)):
@@ -96,6 +90,7 @@ def _terms(fmr, fnmr, alpha, zero_division, kernel, reason: str, convention: flo
     return MeasureResult(value, a, b, undefined)
 
 
+@validate_params("alpha", "zero_division")
 def merg(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""MERG (published as WERM): max-to-geometric-mean ratios of FMR and FNMR, weighted by alpha.
 
@@ -119,6 +114,7 @@ def merg(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResul
     return _terms(fmr, fnmr, alpha, zero_division, max_geomean_ratio, GEOMEAN_ZERO, np.nan, "MERG")
 
 
+@validate_params("alpha", "zero_division")
 def mera(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""MERA: max-to-arithmetic-mean ratios of FMR and FNMR, weighted by alpha.
 

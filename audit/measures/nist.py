@@ -37,13 +37,12 @@ import numpy as np
 from audit.measures.kernels import (
     MeasureResult,
     as_rates,
-    check_alpha,
-    check_zero_division,
     gini,
     max_min_ratio,
     one_rate,
     report_undefined,
 )
+from audit.validation import validate_params
 
 NISTIR_8429 = 'Grother, NISTIR 8429 "FRTE Part 8: Summarizing Demographic Differentials" (2022)'
 
@@ -166,10 +165,9 @@ def log10_spread(x) -> tuple[np.ndarray, np.ndarray]:
 # ------------------------------------------------------------------------ per-rate measures
 
 
-def rate_of(fmr, fnmr, alpha, zero_division, rate: str) -> np.ndarray:
-    """The rates of one error type, after the common checks of a single-rate measure."""
-    check_alpha(alpha)
-    check_zero_division(zero_division)
+def rate_of(fmr, fnmr, rate: str) -> np.ndarray:
+    """The rates of one error type (``alpha`` and ``zero_division`` were checked by the
+    measure's :func:`audit.validation.validate_params`)."""
     fmr, fnmr = as_rates(fmr, fnmr)
     return fmr if rate == "fmr" else fnmr
 
@@ -187,7 +185,7 @@ _SUMMARIES = {
 def _summary(summary: str, fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
     """One of :data:`_SUMMARIES` of one rate, as a measure, its undefined cases settled."""
     kernel, reason, convention = _SUMMARIES[summary]
-    value, undefined = kernel(rate_of(fmr, fnmr, alpha, zero_division, rate))
+    value, undefined = kernel(rate_of(fmr, fnmr, rate))
     value, undefined = settle(
         value,
         undefined,
@@ -199,6 +197,7 @@ def _summary(summary: str, fmr, fnmr, alpha, zero_division, rate: str) -> Measur
     return one_rate(value, undefined, fmr=rate == "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_min_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/Min FMR over the cells (NISTIR 8429).
 
@@ -216,6 +215,7 @@ def nist_max_min_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> 
     return _summary("Max/Min", fmr, fnmr, alpha, zero_division, "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_min_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/Min FNMR over the cells (NISTIR 8429): :math:`\max_g FNMR_g / \min_g FNMR_g`.
 
@@ -228,6 +228,7 @@ def nist_max_min_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") ->
     return _summary("Max/Min", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_minus_min_fnmr(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn"
 ) -> MeasureResult:
@@ -241,10 +242,11 @@ def nist_max_minus_min_fnmr(
     >>> round(float(nist_max_minus_min_fnmr([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0]), 6)
     0.02
     """
-    x = rate_of(fmr, fnmr, alpha, zero_division, "fnmr")
+    x = rate_of(fmr, fnmr, "fnmr")
     return one_rate(max_minus_min(x), np.zeros(len(x), dtype=bool), fmr=False)
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_mean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/Mean FMR over the cells (NISTIR 8429): :math:`\max_g FMR_g / \overline{FMR}`.
 
@@ -261,6 +263,7 @@ def nist_max_mean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") ->
     return _summary("Max/Mean", fmr, fnmr, alpha, zero_division, "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_mean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/Mean FNMR over the cells (NISTIR 8429): :math:`\max_g FNMR_g / \overline{FNMR}`.
 
@@ -272,6 +275,7 @@ def nist_max_mean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -
     return _summary("Max/Mean", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_geomean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/GeoMean FMR over the cells (NISTIR 8429).
 
@@ -288,6 +292,7 @@ def nist_max_geomean_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn")
     return _summary("Max/GeoMean", fmr, fnmr, alpha, zero_division, "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_geomean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Max/GeoMean FNMR over the cells (NISTIR 8429).
 
@@ -299,6 +304,7 @@ def nist_max_geomean_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn"
     return _summary("Max/GeoMean", fmr, fnmr, alpha, zero_division, "fnmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_log10_spread_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""NIST's "Vary GeoMean" of the FMRs (NISTIR 8429).
 
@@ -313,6 +319,7 @@ def nist_log10_spread_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn"
     return _summary("Vary GeoMean", fmr, fnmr, alpha, zero_division, "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_log10_spread_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""NIST's "Vary GeoMean" of the FNMRs (NISTIR 8429); as :func:`nist_log10_spread_fmr`.
 
@@ -323,11 +330,14 @@ def nist_log10_spread_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn
 
 
 def _gini(fmr, fnmr, alpha, zero_division, rate: str) -> MeasureResult:
-    x = rate_of(fmr, fnmr, alpha, zero_division, rate)
-    value, undefined = gini(x, zero_division=zero_division, corrected=False, _rate=rate.upper())
+    x = rate_of(fmr, fnmr, rate)
+    value, undefined = gini.__wrapped__(
+        x, zero_division=zero_division, corrected=False, _rate=rate.upper()
+    )
     return one_rate(value, undefined, fmr=rate == "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_gini_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""NIST's "Vary Gini" of the FMRs (NISTIR 8429): the plain Gini coefficient.
 
@@ -350,6 +360,7 @@ def nist_gini_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
     return _gini(fmr, fnmr, alpha, zero_division, "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def nist_gini_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""NIST's "Vary Gini" of the FNMRs (NISTIR 8429); as :func:`nist_gini_fmr`.
 

@@ -31,6 +31,7 @@ import pandas as pd
 from audit.exceptions import ParameterError
 from audit.measures.kernels import MeasureResult, report_undefined
 from audit.measures.nist import SUMMARY_UNDEFINED, fill_value, geometric_mean, rate_of
+from audit.validation import validate_params
 
 RATIO_ZERO = "a cell's {rate} is 0 on the numerator or the reference side, so a geometric mean is 0"
 #: Attribute names read as gender for the default Female/Male ratio (any case).
@@ -90,7 +91,7 @@ def fold(ratio: np.ndarray) -> np.ndarray:
 
 
 def _ratio_measure(fmr, fnmr, alpha, zero_division, numerator, reference, rate: str):
-    x = rate_of(fmr, fnmr, alpha, zero_division, rate)
+    x = rate_of(fmr, fnmr, rate)
     ratio, undefined = marginal_ratio(x, numerator, reference)
     fill = fill_value(zero_division, np.nan)
     value = np.where(undefined, fill, fold(ratio))
@@ -111,6 +112,7 @@ def _ratio_measure(fmr, fnmr, alpha, zero_division, numerator, reference, rate: 
     return MeasureResult(value, ignored, ratio, undefined)
 
 
+@validate_params("alpha", "zero_division")
 def ratio_fmr(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", numerator, reference
 ) -> MeasureResult:
@@ -138,6 +140,7 @@ def ratio_fmr(
     return _ratio_measure(fmr, fnmr, alpha, zero_division, numerator, reference, "fmr")
 
 
+@validate_params("alpha", "zero_division")
 def ratio_fnmr(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", numerator, reference
 ) -> MeasureResult:

@@ -32,11 +32,16 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError
+from audit.exceptions import (
+    MeasureContractError,
+    MeasureModuleError,
+    ParameterError,
+    UnknownNameError,
+    UsageError,
+)
 from audit.measures import crossgroup, onesided
 from audit.measures.builtins import BUILTINS
 from audit.measures.contract import (
-    MeasureContractError,
     MeasureSpec,
     PairMeasure,
     RateMeasure,
@@ -144,9 +149,9 @@ def register(measure: MeasureSpec, *, replace: bool = False, check: bool = True)
     gender x race groups).
     """
     if not isinstance(measure, (RateMeasure, TableMeasure, PairMeasure, ScoreMeasure)):
-        raise TypeError(NOT_A_MEASURE.format(kind=type(measure).__name__))
+        raise MeasureContractError(NOT_A_MEASURE.format(kind=type(measure).__name__))
     if measure.name in _REGISTRY and not replace:
-        raise ValueError(
+        raise UsageError(
             ALREADY_REGISTERED.format(name=measure.name, citation=_REGISTRY[measure.name].citation)
         )
     if check and isinstance(measure, (RateMeasure, TableMeasure, PairMeasure)):
@@ -195,7 +200,7 @@ def register_measure(
     returned unchanged, so it stays importable and testable under its own name.
     """
     if inputs not in _KINDS:
-        raise ValueError(BAD_INPUTS.format(inputs=inputs))
+        raise ParameterError(BAD_INPUTS.format(inputs=inputs))
 
     def decorate(function: Callable) -> Callable:
         options = dict(
@@ -232,7 +237,7 @@ def get_measure(name: str) -> MeasureSpec:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(UNKNOWN_MEASURE.format(name=name, names=sorted(_REGISTRY))) from None
+        raise UnknownNameError(UNKNOWN_MEASURE.format(name=name, names=sorted(_REGISTRY))) from None
 
 
 def measure_names(*, inputs: str | None = None) -> list[str]:
@@ -242,7 +247,7 @@ def measure_names(*, inputs: str | None = None) -> list[str]:
     that kind.
     """
     if inputs is not None and inputs not in _KINDS:
-        raise ValueError(BAD_INPUTS.format(inputs=inputs))
+        raise ParameterError(BAD_INPUTS.format(inputs=inputs))
     kind = _KINDS.get(inputs, MeasureSpec)
     return [name for name, m in _REGISTRY.items() if isinstance(m, kind)]
 
@@ -251,7 +256,7 @@ def rate_measure(measure: str | MeasureSpec) -> RateMeasure:
     """The rate measure named (or given) ``measure``; a score measure is refused."""
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, RateMeasure):
-        raise ValueError(NEEDS_SCORES.format(name=spec.name))
+        raise UsageError(NEEDS_SCORES.format(name=spec.name))
     return spec
 
 
@@ -261,7 +266,7 @@ def table_measure(measure: str | MeasureSpec) -> RateMeasure | TableMeasure | Pa
     refused."""
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, (RateMeasure, TableMeasure, PairMeasure)):
-        raise ValueError(NEEDS_SCORES.format(name=spec.name))
+        raise UsageError(NEEDS_SCORES.format(name=spec.name))
     return spec
 
 
@@ -336,7 +341,7 @@ def load_measure_module(dotted: str) -> list[str]:
     try:
         importlib.import_module(dotted)
     except ImportError as error:
-        raise ImportError(BAD_MODULE.format(name=dotted, reason=error)) from error
+        raise MeasureModuleError(BAD_MODULE.format(name=dotted, reason=error)) from error
     return [name for name in _REGISTRY if name not in before]
 
 
@@ -374,7 +379,7 @@ def _inputs(table: pd.DataFrame, spec: RateMeasure, fmr, fnmr, grid: np.ndarray)
         return fmr, fnmr, grid, ""
     status, note = onesided.applicability(spec, available)
     if status == onesided.NOT_APPLICABLE:
-        raise ValueError(
+        raise UsageError(
             onesided.NOT_APPLICABLE_HERE.format(
                 name=spec.name, source=table.attrs.get("source", "the table"), reason=note
             )
@@ -468,7 +473,7 @@ def _pairs(table: pd.DataFrame, spec: PairMeasure, grid: np.ndarray, zero_divisi
     measure has no alpha: every row is the same); refused on a table without them."""
     cross = cross_group(table)
     if cross is None:
-        raise ValueError(
+        raise UsageError(
             onesided.NOT_APPLICABLE_HERE.format(
                 name=spec.name,
                 source=table.attrs.get("source", "the table"),
@@ -647,7 +652,7 @@ def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
     for name in names:
         measure = get_measure(name)
         if not isinstance(measure, ScoreMeasure):
-            raise ValueError(NEEDS_RATES.format(name=measure.name))
+            raise UsageError(NEEDS_RATES.format(name=measure.name))
         result = measure(stats, **options.get(name, {}))
         frames.append(
             pd.DataFrame(

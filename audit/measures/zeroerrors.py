@@ -47,6 +47,7 @@ from audit.measures.nist import (
     nist_max_min_fnmr,
 )
 from audit.measures.reference import ratio_fmr, ratio_fnmr
+from audit.validation import validate_params
 
 #: Level a of the one-sided Clopper-Pearson interval (Linghu et al.: 0.05, a 95% bound).
 CLOPPER_PEARSON_LEVEL = 0.05
@@ -89,6 +90,7 @@ def _adjusted(fmr, fnmr, n_mated=None, n_nonmated=None):
     return fmr, fnmr
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_min_fmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", n_nonmated
 ) -> MeasureResult:
@@ -100,9 +102,10 @@ def nist_max_min_fmr_cp(
     10.0144
     """
     fmr, fnmr = _adjusted(fmr, fnmr, n_nonmated=n_nonmated)
-    return nist_max_min_fmr(fmr, fnmr, alpha=alpha, zero_division=zero_division)
+    return nist_max_min_fmr.__wrapped__(fmr, fnmr, alpha=alpha, zero_division=zero_division)
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_min_fnmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", n_mated
 ) -> MeasureResult:
@@ -114,27 +117,30 @@ def nist_max_min_fnmr_cp(
     10.0293
     """
     fmr, fnmr = _adjusted(fmr, fnmr, n_mated=n_mated)
-    return nist_max_min_fnmr(fmr, fnmr, alpha=alpha, zero_division=zero_division)
+    return nist_max_min_fnmr.__wrapped__(fmr, fnmr, alpha=alpha, zero_division=zero_division)
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_geomean_fmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", n_nonmated
 ) -> MeasureResult:
     """Max/GeoMean FMR (:func:`audit.measures.nist.nist_max_geomean_fmr`) on the FMRs with
     every zero replaced by its Clopper-Pearson upper bound."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_nonmated=n_nonmated)
-    return nist_max_geomean_fmr(fmr, fnmr, alpha=alpha, zero_division=zero_division)
+    return nist_max_geomean_fmr.__wrapped__(fmr, fnmr, alpha=alpha, zero_division=zero_division)
 
 
+@validate_params("alpha", "zero_division")
 def nist_max_geomean_fnmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", n_mated
 ) -> MeasureResult:
     """Max/GeoMean FNMR on the FNMRs with every zero replaced by its Clopper-Pearson upper
     bound."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_mated=n_mated)
-    return nist_max_geomean_fnmr(fmr, fnmr, alpha=alpha, zero_division=zero_division)
+    return nist_max_geomean_fnmr.__wrapped__(fmr, fnmr, alpha=alpha, zero_division=zero_division)
 
 
+@validate_params("alpha", "zero_division")
 def ratio_fmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", numerator, reference, n_nonmated
 ) -> MeasureResult:
@@ -142,7 +148,7 @@ def ratio_fmr_cp(
     FMRs with every zero replaced by its Clopper-Pearson upper bound (both sides: the folded
     ratio divides by each)."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_nonmated=n_nonmated)
-    return ratio_fmr(
+    return ratio_fmr.__wrapped__(
         fmr,
         fnmr,
         alpha=alpha,
@@ -152,13 +158,14 @@ def ratio_fmr_cp(
     )
 
 
+@validate_params("alpha", "zero_division")
 def ratio_fnmr_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", numerator, reference, n_mated
 ) -> MeasureResult:
     """FNMR ratio to a reference demographic on the FNMRs with every zero replaced by its
     Clopper-Pearson upper bound."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_mated=n_mated)
-    return ratio_fnmr(
+    return ratio_fnmr.__wrapped__(
         fmr,
         fnmr,
         alpha=alpha,
@@ -168,6 +175,7 @@ def ratio_fnmr_cp(
     )
 
 
+@validate_params("alpha", "zero_division")
 def merg_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", n_mated, n_nonmated
 ) -> MeasureResult:
@@ -175,13 +183,14 @@ def merg_cp(
     Clopper-Pearson upper bound: Linghu et al.'s adjusted MERG, its maximum taken from the
     adjusted rates too (see the module docstring)."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_mated=n_mated, n_nonmated=n_nonmated)
-    return merg(fmr, fnmr, alpha=alpha, zero_division=zero_division)
+    return merg.__wrapped__(fmr, fnmr, alpha=alpha, zero_division=zero_division)
 
 
+@validate_params("alpha", "zero_division")
 def ir_cp(
     fmr, fnmr, *, alpha: float = 0.5, zero_division="warn", n_mated, n_nonmated
 ) -> MeasureResult:
     """The Inequity Rate (:func:`audit.measures.kernels.inequity_rate`, Howard et al.
     eq. 4-6) on the rates with every zero replaced by its Clopper-Pearson upper bound."""
     fmr, fnmr = _adjusted(fmr, fnmr, n_mated=n_mated, n_nonmated=n_nonmated)
-    return inequity_rate(fmr, fnmr, alpha=alpha, zero_division=zero_division)
+    return inequity_rate.__wrapped__(fmr, fnmr, alpha=alpha, zero_division=zero_division)
