@@ -828,3 +828,14 @@ def test_annex15_values_have_no_surprises(annex15):
         warnings.simplefilter("error")
         out = evaluate_many(annex15, [n for n in NEW if not n.endswith("_cp")])
     assert not out["undefined"].any() and np.isfinite(out["value"]).all()
+
+
+@pytest.mark.parametrize("name", measure_names(inputs="table"))
+@pytest.mark.parametrize(("fmr", "fnmr"), [(0.1, 0.3), (1 / 3, 0.7), (1e-5, 0.0123)])
+def test_table_measures_give_exactly_the_ideal_on_equal_groups(name, fmr, fnmr):
+    """As tests/test_exact_ideal.py asks of the rate measures: equal groups (with their
+    counts) give exactly the ideal, not a rounding residue of a geometric mean."""
+    t = _counted([fmr] * 4, [fnmr] * 4)
+    out = evaluate(t, name, alpha=0.3)
+    assert out["value"].tolist() == [get_measure(name).ideal]
+    assert not out["undefined"].any()

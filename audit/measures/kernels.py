@@ -78,6 +78,18 @@ def combine(a, b, alpha) -> np.ndarray:
     return value + other
 
 
+def row_mean(x: np.ndarray) -> np.ndarray:
+    """The arithmetic mean of each row, exactly the value itself for a row of equal values
+    (a float mean of three 0.1s is 0.10000000000000002), so that equal groups give exactly
+    the ideal value of the measures built on it.
+
+    >>> row_mean(np.array([[0.1, 0.1, 0.1], [1.0, 2.0, 6.0]])).tolist()
+    [0.1, 3.0]
+    """
+    equal = (x == x[:, :1]).all(axis=-1)
+    return np.where(equal, x[:, 0], x.mean(axis=-1))
+
+
 def one_rate(term: np.ndarray, undefined: np.ndarray, *, fmr: bool) -> MeasureResult:
     """The result of a measure of one error rate: its term is the value, the other term NaN
     (not part of the measure).

@@ -41,6 +41,7 @@ from audit.measures.kernels import (
     max_min_ratio,
     one_rate,
     report_undefined,
+    row_mean,
 )
 from audit.validation import validate_params
 
@@ -94,8 +95,10 @@ def geometric_mean(x) -> np.ndarray:
     [0.0001, 0.0]
     """
     x = np.atleast_2d(np.asarray(x, dtype="float64"))
+    equal = (x == x[:, :1]).all(axis=-1)
     with np.errstate(divide="ignore"):
-        return np.exp(np.log(x).mean(axis=-1))
+        # a row of equal values has that value as its geometric mean, exactly
+        return np.where(equal, x[:, 0], np.exp(np.log(x).mean(axis=-1)))
 
 
 def _ratio(high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +130,7 @@ def max_mean_ratio(x) -> tuple[np.ndarray, np.ndarray]:
     (array([ 2., nan]), array([False,  True]))
     """
     x = np.atleast_2d(np.asarray(x, dtype="float64"))
-    return _ratio(x.max(axis=-1), x.mean(axis=-1))
+    return _ratio(x.max(axis=-1), row_mean(x))
 
 
 def max_geomean_ratio(x) -> tuple[np.ndarray, np.ndarray]:
@@ -158,7 +161,7 @@ def log10_spread(x) -> tuple[np.ndarray, np.ndarray]:
     undefined = (x == 0.0).any(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log10(x)
-        spread = np.abs(logs - logs.mean(axis=-1, keepdims=True)).mean(axis=-1)
+        spread = np.abs(logs - row_mean(logs)[:, None]).mean(axis=-1)
     return np.where(undefined, np.nan, spread), undefined
 
 
