@@ -40,6 +40,7 @@ from audit.exceptions import (
     UsageError,
 )
 from audit.report.text import escape_terminal
+from audit.validation import OPERATING_POINTS
 
 DESCRIPTION = """\
 Audit the fairness measures used to judge biometric recognition systems.
@@ -62,6 +63,7 @@ examples:
   audit pareto --measure garbe --alpha 0.5 --max-accuracy 0.01
   audit scores                          audit from scores: VoxCeleb1-H -> reports/voxceleb/
   audit scores my_scores.csv --target-fmr 0.001
+  audit scores my_scores.csv --operating-point nist   NIST's operating point (FMR 3e-5)
   audit measures                        list the registered measures
   audit check my_rates.csv              validate a rates table and summarise it
   audit report cross.csv                a cross-group impostor table (group_1, group_2)
@@ -360,7 +362,14 @@ def build_parser() -> argparse.ArgumentParser:
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
     scores.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
-    scores.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
+    point = scores.add_mutually_exclusive_group()
+    point.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
+    point.add_argument(
+        "--operating-point",
+        choices=sorted(OPERATING_POINTS),
+        help="a named operating point instead of --target-fmr: nist = pooled FMR 3e-5, "
+        "NIST's for its demographic summaries (NISTIR 8429)",
+    )
     _alpha_option(scores)
     scores.add_argument(
         "--memory",
@@ -488,6 +497,8 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     if replicates is not None:
         name = "bootstrap_replicates" if args.command == "scores" else "n_replicates"
         parameters[name] = parse(name, replicates)
+    if getattr(args, "operating_point", None) is not None:
+        parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
     if isinstance(parameters.get("weights"), str) and parameters["weights"] not in (
         "equal",
         "counts",
@@ -561,10 +572,11 @@ def _list_measures(args: argparse.Namespace) -> int:
             "inf" if m.bounds[1] is None else m.bounds[1],
         )
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
+        iso = f"; ISO/IEC 19795-10: {m.iso_term}" if m.iso_term else ""
         print(
             escape_terminal(
                 f"{m.name:{name_width}s}  {m.label:{label_width}s}  [{lo}, {hi}] ideal "
-                f"{m.ideal}; {direction}; {m.inputs}; {m.citation}",
+                f"{m.ideal}; {direction}; {m.inputs}{iso}; {m.citation}",
                 newlines=False,
             )
         )
@@ -655,11 +667,13 @@ def _importable_here(modules) -> None:
 def _preflight(command: str, parameters: dict, args: argparse.Namespace):
     """Refuse bad input and options here, before a notebook kernel starts; return the
     rates table read (``None`` for ``audit scores``)."""
-    from audit.measures.contract import PairMeasure, RateMeasure
+    from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
     from audit.measures.registry import get_measure
 
     for name in [parameters.get("measure"), *(parameters.get("measures") or [])]:
-        if name is not None and not isinstance(get_measure(name), (RateMeasure, PairMeasure)):
+        if name is not None and not isinstance(
+            get_measure(name), (RateMeasure, TableMeasure, PairMeasure)
+        ):
             raise UsageError(NEEDS_RATES_MEASURE.format(name=name))
     if command == "scores":
         from audit.report.streamed import streams

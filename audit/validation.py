@@ -516,6 +516,12 @@ def _type_name(constraint: Constraint) -> str:
 MEASURE = Options(_measure_names)
 
 #: Every public parameter audit takes, declared once.
+#: The named operating points of ``audit scores --operating-point NAME``: the pooled FMR
+#: target each stands for.  ``nist``: one threshold per algorithm giving an overall FMR of
+#: 3e-5, NIST's for its demographic summaries (NISTIR 8429;
+#: :data:`audit.scores.thresholds.NIST_OPERATING_FMR`).
+OPERATING_POINTS: dict[str, float] = {"nist": 3e-5}
+
 PARAMETERS: dict[str, Parameter] = {
     # the measures
     "alpha": Parameter(Alphas(), "weight of the FMR term, in [0, 1]", type="float"),

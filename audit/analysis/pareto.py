@@ -51,7 +51,7 @@ from audit.analysis import accuracy as accuracies
 from audit.analysis.accuracy import overall_rates
 from audit.analysis.calibration import calibrated_cells
 from audit.exceptions import InputError, ParameterError, UnmatchedAlgorithmsWarning, UsageError
-from audit.measures.contract import PairMeasure, RateMeasure
+from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
@@ -463,6 +463,8 @@ def frontier_frame(
     if calibration not in ("exclude", "keep"):
         raise ParameterError(BAD_CALIBRATION.format(value=calibration))
     spec = get_measure(measure) if isinstance(measure, str) else measure
+    if isinstance(spec, TableMeasure):  # with its default options (bind it for others)
+        spec = spec.bind(table)
     if not isinstance(spec, (RateMeasure, PairMeasure)):
         raise UsageError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):

@@ -9,8 +9,9 @@ Each section reads the tables of one kind, found by file name:
 
 * **FFMC verdicts**: ``ffmc_table*.csv`` (``measure``, ``label``, ``criterion``,
   ``passed``, ``paper``, ``evidence``, and ``grouping`` in a scores report), with
-  the matching ``ffmc_verdict_stability*.csv`` (``agreement`` over replicates)
-  and ``measure_applicability*.csv`` (a one-sided table);
+  the matching ``ffmc_verdict_stability*.csv`` (``agreement`` over replicates),
+  ``measure_applicability*.csv`` (a one-sided table) and ``measure_registry.csv``
+  (each measure's ISO/IEC 19795-10 term: :func:`audit.measures.registry.measure_table`);
 * **Calibration**: ``calibration*.csv`` (:func:`audit.analysis.calibration.calibrated_cells`),
   the cells whose rate is fixed by how the thresholds were set; shown only when
   there is one;
@@ -264,12 +265,16 @@ def _not_applicable(cells: pd.DataFrame, labels: dict[str, str], criteria: list[
     return '<p class="note"><strong>n/a</strong> (not applicable): ' + "; ".join(lines) + ".</p>"
 
 
-def _verdict_table(cells: pd.DataFrame) -> str:
+def _verdict_table(cells: pd.DataFrame, terms: dict[str, str] | None = None) -> str:
+    """The verdicts, one row per measure, with each measure's ISO/IEC 19795-10 term when
+    ``terms`` (measure to term) is given."""
     if not len(cells):
         return "<p>The FFMC table is empty: no measure was audited.</p>"
     criteria = list(dict.fromkeys(cells["criterion"]))
     labels = dict(zip(cells["measure"], cells["label"], strict=False))
     head = "".join(f"<th>{e(c)}</th>" for c in criteria)
+    if terms is not None:
+        head += "<th>ISO/IEC 19795-10 term</th>"
     rows = []
     for measure, part in cells.groupby("measure", sort=False):
         by = part.set_index("criterion")
@@ -290,12 +295,26 @@ def _verdict_table(cells: pd.DataFrame) -> str:
             if name.lower() != str(measure).lower()
             else ""
         )
+        if terms is not None:
+            tds += f'<td class="note">{e(terms.get(str(measure), ""))}</td>'
         rows.append(f"<tr><th>{e(name)}{extra}</th>{tds}</tr>")
     table = (
         '<div class="scroll"><table class="verdicts"><thead><tr><th>Measure</th>'
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
     return _verdict_answer(cells, labels) + table + _not_applicable(cells, labels, criteria)
+
+
+def _iso_terms(tables: Path) -> dict[str, str] | None:
+    """Measure to ISO/IEC 19795-10 term, from ``measure_registry.csv`` (None without it)."""
+    path = tables / "measure_registry.csv"
+    if not path.is_file():
+        return None
+    frame = _read(path)
+    if not {"measure", "iso_term"} <= set(frame.columns):
+        return None
+    terms = frame["iso_term"].where(frame["iso_term"].notna(), "")
+    return dict(zip(frame["measure"].astype(str), terms.astype(str), strict=True))
 
 
 def _cells(frame: pd.DataFrame, stability: pd.DataFrame | None) -> pd.DataFrame:
@@ -336,6 +355,7 @@ def verdicts_section(folder: Path) -> str:
     if not paths:
         return "<p>This report has no FFMC audit.</p>"
     blocks = []
+    terms = _iso_terms(tables)
     for path in paths:
         suffix = path.stem.removeprefix("ffmc_table")
         frame = _read(path)
@@ -346,17 +366,27 @@ def verdicts_section(folder: Path) -> str:
             groupings = frame.groupby("grouping", sort=False)
             for grouping, part in groupings:
                 title = f"<h3>Groups by {e(grouping)}</h3>" if groupings.ngroups > 1 else ""
-                blocks.append(title + _verdict_table(_cells(part, None)))
+                blocks.append(title + _verdict_table(_cells(part, None), terms))
         else:
-            blocks.append(_verdict_table(_cells(frame, stability)))
-        blocks.append(_source(sources, folder))
+            blocks.append(_verdict_table(_cells(frame, stability), terms))
+        blocks.append(
+            _source(sources + ([tables / "measure_registry.csv"] if terms else []), folder)
+        )
     applicability = sorted(tables.glob("measure_applicability*.csv"))
     for path in applicability:
         blocks.append(_applicability(_read(path)) + _source([path], folder))
     legend = (
         '<p class="note">Each criterion is a computation with a stated pass rule (Howard et al. '
         "sec. 3.4; the rules are in the FFMC notebook); <em>paper</em> is the verdict of Howard et "
-        "al. Table 2 where the paper gives one. Hover over a verdict for its evidence.</p>"
+        "al. Table 2 where the paper gives one. Hover over a verdict for its evidence."
+        + (
+            " The ISO/IEC 19795-10 term is the kind of measure the standard names that each "
+            "corresponds to, where the correspondence is clear (empty otherwise); it is not a "
+            "claim of conformance with the standard."
+            if terms
+            else ""
+        )
+        + "</p>"
     )
     return "".join(blocks) + legend
 

@@ -663,12 +663,37 @@ def rate_matrices(table: pd.DataFrame) -> tuple[pd.Index, pd.Index, np.ndarray, 
     """
     algorithms = pd.Index(pd.unique(table["algorithm"]), name="algorithm")
     groups = pd.Index(pd.unique(table["group"]), name="group")
-    matrices = [
-        table.pivot(index="algorithm", columns="group", values=rate)
+    fmr, fnmr = (group_matrix(table, rate, algorithms, groups) for rate in RATE_COLUMNS)
+    return algorithms, groups, fmr, fnmr
+
+
+def group_matrix(
+    table: pd.DataFrame, column: str, algorithms: pd.Index, groups: pd.Index
+) -> np.ndarray:
+    """One column of a validated table (a rate or a count) as an (algorithm x group)
+    float64 array in the given orders; all NaN when the table lacks the column."""
+    if column not in table.columns:
+        return np.full((len(algorithms), len(groups)), np.nan)
+    return (
+        table.pivot(index="algorithm", columns="group", values=column)
         .loc[algorithms, groups]
         .to_numpy(dtype="float64")
-        if rate in table.columns
-        else np.full((len(algorithms), len(groups)), np.nan)
-        for rate in RATE_COLUMNS
-    ]
-    return algorithms, groups, matrices[0], matrices[1]
+    )
+
+
+def group_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The groups of a validated table, in its order, with their attribute values.
+
+    Indexed by ``group``, one string column per attribute (the columns the
+    readers place between ``algorithm`` and ``group``; none for groups given
+    by label only).
+
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F.X": [1e-4], "FNMR.F.X": [0.01],
+    ...                              "FMR.M.X": [2e-4], "FNMR.M.X": [0.02]}))
+    >>> group_table(t).to_dict("index")
+    {'F.X': {'gender': 'F', 'race': 'X'}, 'M.X': {'gender': 'M', 'race': 'X'}}
+    """
+    columns = list(table.columns)
+    attributes = columns[columns.index("algorithm") + 1 : columns.index("group")]
+    first = table.drop_duplicates("group")
+    return first[attributes].astype("string").set_axis(pd.Index(first["group"], name="group"))

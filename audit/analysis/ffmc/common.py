@@ -13,7 +13,7 @@ from audit.analysis.text import number
 from audit.exceptions import ParameterError, UsageError
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec
 from audit.measures.kernels import UndefinedMeasureWarning
-from audit.measures.registry import Measure, get_measure, measure_names
+from audit.measures.registry import Measure, bound_measures, get_measure, measure_names
 from audit.tables.crossgroup import cross_group
 
 #: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
@@ -190,7 +190,7 @@ def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure
     """The measures to audit: those given, else every rate measure, and the cross-group
     (pairs) measures when ``table`` was read from a cross-group table."""
     if measures is None:
-        names = measure_names(inputs="rates")
+        names = measure_names(inputs="rates") + measure_names(inputs="table")
         if table is not None and cross_group(table) is not None:
             names += measure_names(inputs="pairs")
         chosen = [get_measure(name) for name in names]
@@ -201,4 +201,6 @@ def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure
         ]
     if not chosen:
         raise UsageError(NO_MEASURES)
-    return chosen
+    # a table measure runs bound to the table's groups and counts (left unbound, and not
+    # audited, where the table lacks what it reads)
+    return chosen if table is None else bound_measures(table, chosen)

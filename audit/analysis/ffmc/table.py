@@ -33,7 +33,7 @@ from audit.analysis.ffmc.intuitive import _ffmc1, _ffmc1_arrays, _ffmc1_verdict
 from audit.analysis.ffmc.zeros import _ffmc3, _ffmc3_counts, _pair_ffmc3, ffmc3
 from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.measures import onesided
-from audit.measures.contract import PairMeasure, RateMeasure
+from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.crossgroup import NEEDS_PAIRS
 from audit.measures.registry import Measure
 from audit.tables.crossgroup import cross_group
@@ -209,6 +209,11 @@ def _assemble(
     rows = []
     for m in chosen:
         if not isinstance(m, (RateMeasure, PairMeasure)):
+            reason = (
+                NOT_CROSS.format(reason=m.unmet(table))
+                if isinstance(m, TableMeasure)
+                else NOT_RATES.format(name=m.name, inputs=m.inputs)
+            )
             for criterion in CRITERIA:
                 rows.append(
                     {
@@ -216,7 +221,7 @@ def _assemble(
                         "label": m.label,
                         "criterion": criterion,
                         "passed": pd.NA,
-                        "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs),
+                        "evidence": reason,
                     }
                 )
             continue
