@@ -12,6 +12,7 @@ from audit.measures.registry import evaluate_scores
 from audit.measures.scores import eer_table
 from audit.scores import (
     ScoresError,
+    counting,
     det_points,
     rates_at_fmr,
     rates_at_thresholds,
@@ -69,6 +70,16 @@ CASES = {
 }
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def kernel(request):
+    """Count with the compiled loop (numba), then with the NumPy path."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+    before = counting.use(request.param)
+    yield request.param
+    counting.use(before)
+
+
 @pytest.fixture(autouse=True)
 def small_sample(monkeypatch):
     """A sample of 300 rows: smaller than the data, so the passes are real."""
@@ -99,7 +110,7 @@ def assert_same(streamed: StreamingScores, table: pd.DataFrame, frame: pd.DataFr
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("higher_is_match", [True, False])
 @pytest.mark.parametrize("order", ["shuffled", "by score"])
-def test_streaming_equals_in_memory(case, higher_is_match, order):
+def test_streaming_equals_in_memory(case, higher_is_match, order, kernel):
     frame = synthetic(**CASES[case])
     if not higher_is_match:
         frame["score"] = -frame["score"]
@@ -122,7 +133,7 @@ def test_a_sweep_of_shuffled_rows_takes_one_pass():
 
 
 @pytest.mark.parametrize("round_to", [None, 1])
-def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to):
+def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, kernel):
     """Intervals too full for the budget are counted in sub-intervals first."""
     frame = synthetic(20000, round_to=round_to)
     plans = []
