@@ -205,3 +205,15 @@ def test_an_unknown_kernel_is_refused():
     assert str(error.value) == counting.UNKNOWN_KERNEL.format(
         choices=["compiled", "numpy"], value="fortran"
     )
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+def test_grouping_by_cell_is_a_stable_counting_sort(kernel):
+    rng = np.random.default_rng(5)
+    cell = rng.integers(0, 40, 5000)
+    cell[cell == 7] = 8  # an empty cell
+    score = rng.normal(size=5000).round(1)
+    starts, grouped = counting.group(cell, score, 41)
+    order = np.argsort(cell, kind="stable")
+    np.testing.assert_array_equal(grouped, score[order])
+    np.testing.assert_array_equal(starts, np.searchsorted(cell[order], np.arange(42)))

@@ -393,3 +393,51 @@ def test_dask_without_a_cluster_uses_the_default_scheduler():
     with pytest.raises(ValueError) as error:
         StreamingScores(chunks(frame, 700), engine="spark")
     assert str(error.value) == ST.UNKNOWN_ENGINE.format(name="spark")
+
+
+def test_a_window_in_no_order_answers_as_a_sorted_one():
+    """Scans and selections while few questions come, a sort after that."""
+    from audit.scores.streamed import _SCANS, Window
+
+    rng = np.random.default_rng(2)
+    segments = [rng.normal(size=n).round(2) for n in (300, 0, 500)]
+    window = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
+    everything = np.sort(np.concatenate(segments))
+    for t in (-0.5, 0.0, 0.013, 9.0):
+        assert window.below(t) == [int((s < t).sum()) for s in segments]
+        above = everything[everything >= t]
+        expected = float(above[0]) if len(above) else None
+        assert window.smallest_at_or_above((0, 1, 2), t) == expected
+    ranks = np.array([0, 17, 17, 799])
+    np.testing.assert_array_equal(window.select((0, 1, 2), ranks), everything[ranks])
+    assert not window.ordered
+    np.testing.assert_array_equal(window.population((0, 2)), everything)
+    for _ in range(_SCANS):
+        window.scan()
+    assert window.ordered  # questions kept coming: sorted once
+    for mine, theirs in zip(window.by_segment, segments, strict=True):
+        np.testing.assert_array_equal(mine, np.sort(theirs))
+
+
+def test_passes_after_the_first_leave_the_subjects_unread(monkeypatch):
+    """The first pass checks the subjects of every row; later ones read only the
+    columns they count, and find the same values."""
+    frame = synthetic(6000, subjects=True, round_to=2).reset_index(drop=True)
+    read = []
+    original = CH.read_chunk
+
+    def spying(piece, options):
+        chunk = original(piece, options)
+        read.append((options.subjects, chunk.subjects is not None))
+        return chunk
+
+    monkeypatch.setattr(ST, "read_chunk", spying)
+    monkeypatch.setattr(Z, "read_chunk", spying)
+    streamed = StreamingScores(chunks(frame, 1500), memory="2kB")
+    stats = score_stats(read_scores(frame))
+    pd.testing.assert_frame_equal(streamed.apply(eer_table), eer_table(stats), check_exact=True)
+    assert streamed.passes > 1
+    first = [r for r in read if r[0]]
+    assert len(first) >= 4 and all(has for _, has in first)  # every chunk once, with subjects
+    later = [r for r in read if not r[0]]
+    assert later and not any(has for _, has in later)

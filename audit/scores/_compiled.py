@@ -108,3 +108,12 @@ def kept_rows(
             segment = 2 * n_groups
         out_score[j] = score[i]
         out_segment[j] = segment
+
+
+@numba.njit(nogil=True, cache=True)
+def scatter(cell, score, at, out):
+    """Each score to the next place of its cell (``at``: where each cell starts)."""
+    for i in range(len(cell)):
+        c = cell[i]
+        out[at[c]] = score[i]
+        at[c] += 1

@@ -109,6 +109,30 @@ def use(kernel: str) -> str:
     return before
 
 
+_PREPARING: list = []
+
+
+def prepare() -> None:
+    """Start numba in the background, if it counts: its first call in a process loads
+    its registries (about a second, even with the loops cached on disk), which then
+    overlaps the reading of the first chunks."""
+    if KERNEL != "compiled" or _PREPARING:
+        return
+    thread = threading.Thread(target=_first_calls, daemon=True, name="audit-numba")
+    _PREPARING.append(thread)
+    thread.start()
+
+
+def _first_calls() -> None:
+    from audit.scores.zones import KEEP, Plan, partial
+    from audit.tables.chunks import Chunk
+
+    plan = Plan(("a",), ("g",), (np.array([0.0]),), (np.array([KEEP, KEEP]),))
+    for dtype in (np.float32, np.float64):
+        row = [np.zeros(1, dtype), np.zeros(1, bool)] + [np.zeros(1, np.int8)] * 3
+        partial(Chunk(*row, ["a"], ["g"], (["a"], ["g"], ["g"])), plan)
+
+
 def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts, split) -> list:
     """Add the rows of ``chunk`` to ``counts`` (zone ids x ``width`` segments, flat) and
     ``split`` (SPLIT slots, sub-zones, segments); return the kept rows as a list of
@@ -120,6 +144,22 @@ def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts,
     if KERNEL == "compiled":
         return _count_compiled(chunk, plan, a_map, g_map, width, counts, split)
     return _count_numpy(chunk, plan, a_map, g_map, width, counts, split)
+
+
+def group(cell: np.ndarray, score: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """The scores grouped by cell (``0 <= cell < cells``), in their order within a
+    cell, and where each cell starts (``cells + 1`` bounds): a counting sort."""
+    starts = np.zeros(cells + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cell, minlength=cells), out=starts[1:])
+    if KERNEL == "compiled":
+        from audit.scores._compiled import scatter
+
+        out = np.empty_like(score)
+        scatter(cell, score, starts[:-1].copy(), out)
+        return starts, out
+    small = np.int16 if cells < 1 << 15 else np.int32
+    order = np.argsort(cell.astype(small), kind="stable")  # a radix sort when small
+    return starts, score.take(order)
 
 
 # ---------------------------------------------------------------- the compiled loop

@@ -43,6 +43,7 @@ find the same answer: the sample only saves passes, it never changes a value.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -51,6 +52,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.scores import counting
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
 from audit.scores.streamed import Line, StreamedStats, Window, aligned, learnt
@@ -215,6 +217,8 @@ class StreamingScores:
         )
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
+        if isinstance(self.engine, LocalEngine):
+            counting.prepare()
         self.pieces = pieces(source)
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
@@ -272,7 +276,9 @@ class StreamingScores:
 
     # -- passes
     def _run(self, plan: Plan, items: list[Piece], label: str) -> Partial:
-        return self.engine.map_reduce(zones_pass, merge, items, self.options, plan, label=label)
+        # later passes read only the columns they count: the first checked the subjects
+        options = dataclasses.replace(self.options, subjects=False)
+        return self.engine.map_reduce(zones_pass, merge, items, options, plan, label=label)
 
     def _first_pass(self, function) -> None:
         """The sample, then a first pass planned on it (see the module docstring)."""
@@ -294,7 +300,7 @@ class StreamingScores:
             _read_pass, merge, chosen, self.options, plan, cache, label="sample"
         )
         self._sample_rows = sample.rows
-        labels, lines = self._learnt(plan, sample)
+        labels, lines = self._learnt(plan, sample, ordered=True)
         self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         if plan.stride == 1 and len(chosen) == len(self.pieces):
             self._stats = self._sample  # the sample is the data
@@ -460,10 +466,10 @@ class StreamingScores:
             known.windows.update(line.windows)
         stats._sorted.clear()
 
-    def _learnt(self, plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
+    def _learnt(self, plan: Plan, partial: Partial, ordered=False) -> tuple[tuple, list[Line]]:
         if partial is None or partial.rows == 0:
             raise ScoresError(EMPTY.format(source=str(self.source)))
-        return learnt(plan, partial)
+        return learnt(plan, partial, ordered=ordered)
 
     def _plan(self, algorithms, groups, keep, split, points, bits: int = 16) -> Plan:
         bounds, actions = [], []

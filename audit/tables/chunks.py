@@ -117,6 +117,9 @@ class Options:
     higher_is_match: bool = True
     attributes: tuple | None = None
     ignore: tuple = ()
+    #: Read (and check) the subject columns; a pass that has checked them once leaves
+    #: them unread.
+    subjects: bool = True
 
 
 @dataclass
@@ -198,7 +201,7 @@ def _columns(names: list[str], source: str, options: Options) -> list[str]:
     needed = ["algorithm", "score", "mated"]
     for name, sided in zip(attributes, two_sided, strict=True):
         needed += [f"{name}_1", f"{name}_2"] if sided else [name]
-    return needed + subjects
+    return needed + (subjects if options.subjects else [])
 
 
 # ----------------------------------------------------------------- the fast path
