@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 
 import numpy as np
 import pandas as pd
@@ -189,31 +190,51 @@ def test_without_numba_the_numpy_path_counts(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba fails
     try:
         reloaded = importlib.reload(counting)
-        assert reloaded.KERNEL == "numpy"
+        assert reloaded.KERNEL == "auto" and not reloaded.compiled_now(10**9)
+        reloaded.prepare()
+        assert not reloaded._STARTED
         with pytest.raises(ParameterError) as error:
             reloaded.use("compiled")
         assert str(error.value) == reloaded.NO_COMPILER.format(value="compiled")
     finally:
         monkeypatch.undo()
         importlib.reload(counting)
-    assert counting.KERNEL == "compiled"
+    assert counting.KERNEL == "auto"
+
+
+def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
+    """Small chunks never wait for numba; a large one starts it in the background, and
+    the chunks after it has started are counted by the compiled loop."""
+    monkeypatch.setattr(counting, "_STARTED", [])
+    monkeypatch.setattr(counting, "_READY", threading.Event())
+    monkeypatch.setattr(counting, "AUTO_ROWS", 2000)
+    used = []
+    for name in ("_count_compiled", "_count_numpy"):
+        original = getattr(counting, name)
+
+        def spying(*args, original=original, name=name):
+            used.append(name)
+            return original(*args)
+
+        monkeypatch.setattr(counting, name, spying)
+    small, large = frame_of(1, n=500), frame_of(2, n=3000)
+    plan = plan_of(large, 2)
+    before = counting.use("auto")
+    try:
+        Z.partial(chunk_of(small), plan)
+        assert used == ["_count_numpy"] and not counting._STARTED
+        Z.partial(chunk_of(large), plan)  # starts numba, counted by NumPy meanwhile
+        assert used == ["_count_numpy"] * 2 and counting._STARTED
+        counting._STARTED[0].join()
+        assert_literal(chunk_of(large), plan)
+    finally:
+        counting.use(before)
+    assert used[-1] == "_count_compiled"
 
 
 def test_an_unknown_kernel_is_refused():
     with pytest.raises(ParameterError) as error:
         counting.use("fortran")
     assert str(error.value) == counting.UNKNOWN_KERNEL.format(
-        choices=["compiled", "numpy"], value="fortran"
+        choices=["auto", "compiled", "numpy"], value="fortran"
     )
-
-
-@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
-def test_grouping_by_cell_is_a_stable_counting_sort(kernel):
-    rng = np.random.default_rng(5)
-    cell = rng.integers(0, 40, 5000)
-    cell[cell == 7] = 8  # an empty cell
-    score = rng.normal(size=5000).round(1)
-    starts, grouped = counting.group(cell, score, 41)
-    order = np.argsort(cell, kind="stable")
-    np.testing.assert_array_equal(grouped, score[order])
-    np.testing.assert_array_equal(starts, np.searchsorted(cell[order], np.arange(42)))

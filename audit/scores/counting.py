@@ -16,8 +16,9 @@ and the same sub-zone counts, bit for bit:
     Array operations on blocks of rows that stay in the processor's cache: the
     fallback when numba is not installed.
 
-:data:`KERNEL` names the one in use (``"compiled"`` when numba imports);
-:func:`use` chooses, for tests and benchmarks.
+:data:`KERNEL` says which counts (by default the compiled loop once numba has
+started, in the background, for large chunks); :func:`use` chooses, for tests
+and benchmarks.
 
 A row's zone is read from the plan's lookup table on the top bits of the order
 key of its score rounded to float32 (:func:`audit.scores.zones.key32`; rounding
@@ -67,7 +68,7 @@ def unkey64(key) -> np.ndarray:
     return bits.view(np.float64) + 0.0
 
 
-KERNELS = ("compiled", "numpy")
+KERNELS = ("auto", "compiled", "numpy")
 UNKNOWN_KERNEL = "parameter kernel: expected one of {choices}, got {value!r}"
 NO_COMPILER = "parameter kernel: 'compiled' needs numba (pip install 'audit[fast]'), got {value!r}"
 
@@ -75,6 +76,8 @@ NO_COMPILER = "parameter kernel: 'compiled' needs numba (pip install 'audit[fast
 _BLOCK = 1 << 17
 #: Groups up to which the NumPy path reads a chunk's segments from a table of its codes.
 _TABLE_GROUPS = 64
+#: Rows of a chunk from which ``"auto"`` starts numba (in the background).
+AUTO_ROWS = 1 << 18
 
 
 def _compiled_available() -> bool:
@@ -85,13 +88,17 @@ def _compiled_available() -> bool:
     return True
 
 
-#: The kernel in use: ``"compiled"`` when numba is installed, else ``"numpy"``.
-KERNEL = "compiled" if _compiled_available() else "numpy"
+#: The kernel in use: ``"auto"`` (the default) counts with the compiled loop once
+#: numba has started in this process -- :func:`prepare` starts it in the background,
+#: as the first chunk of :data:`AUTO_ROWS` rows does -- and with NumPy until then, so
+#: that small score sets never wait for it; ``"compiled"`` always (starting numba at
+#: the first chunk); ``"numpy"`` never.  Without numba, ``"auto"`` is ``"numpy"``.
+KERNEL = "auto"
 
 
 def use(kernel: str) -> str:
-    """Count with ``kernel`` (``"compiled"`` or ``"numpy"``) from now on; returns the
-    kernel used before.
+    """Count with ``kernel`` (``"auto"``, ``"compiled"`` or ``"numpy"``) from now on;
+    returns the kernel used before.
 
     >>> before = use("numpy")
     >>> _ = use(before)
@@ -109,17 +116,20 @@ def use(kernel: str) -> str:
     return before
 
 
-_PREPARING: list = []
+_STARTED: list = []  # the thread starting numba, once per process
+_READY = threading.Event()
+_LOCAL = threading.local()  # .compiled: this thread counts with the compiled loop
 
 
 def prepare() -> None:
-    """Start numba in the background, if it counts: its first call in a process loads
-    its registries (about a second, even with the loops cached on disk), which then
-    overlaps the reading of the first chunks."""
-    if KERNEL != "compiled" or _PREPARING:
+    """Start numba in the background, when it is installed and may count: its first
+    call in a process loads its registries (about a second, even with the loops
+    cached on disk), which then overlaps the reading and counting of the first
+    chunks."""
+    if KERNEL == "numpy" or _STARTED or not _compiled_available():
         return
     thread = threading.Thread(target=_first_calls, daemon=True, name="audit-numba")
-    _PREPARING.append(thread)
+    _STARTED.append(thread)
     thread.start()
 
 
@@ -128,9 +138,22 @@ def _first_calls() -> None:
     from audit.tables.chunks import Chunk
 
     plan = Plan(("a",), ("g",), (np.array([0.0]),), (np.array([KEEP, KEEP]),))
+    _LOCAL.compiled = True
     for dtype in (np.float32, np.float64):
         row = [np.zeros(1, dtype), np.zeros(1, bool)] + [np.zeros(1, np.int8)] * 3
         partial(Chunk(*row, ["a"], ["g"], (["a"], ["g"], ["g"])), plan)
+    _READY.set()
+
+
+def compiled_now(rows: int) -> bool:
+    """Whether a chunk of ``rows`` rows is counted by the compiled loop now."""
+    if KERNEL == "compiled" or getattr(_LOCAL, "compiled", False):
+        return True
+    if KERNEL == "numpy":
+        return False
+    if not _READY.is_set() and rows >= AUTO_ROWS:
+        prepare()
+    return _READY.is_set()
 
 
 def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts, split) -> list:
@@ -141,7 +164,7 @@ def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts,
     ``a_map`` and ``g_map`` map the chunk's algorithm and group codes to the
     indices of the partial (the plan's labels first, new ones after).
     """
-    if KERNEL == "compiled":
+    if compiled_now(len(chunk)):
         return _count_compiled(chunk, plan, a_map, g_map, width, counts, split)
     return _count_numpy(chunk, plan, a_map, g_map, width, counts, split)
 
@@ -151,7 +174,7 @@ def group(cell: np.ndarray, score: np.ndarray, cells: int) -> tuple[np.ndarray, 
     cell, and where each cell starts (``cells + 1`` bounds): a counting sort."""
     starts = np.zeros(cells + 1, dtype=np.int64)
     np.cumsum(np.bincount(cell, minlength=cells), out=starts[1:])
-    if KERNEL == "compiled":
+    if compiled_now(len(cell)):
         from audit.scores._compiled import scatter
 
         out = np.empty_like(score)

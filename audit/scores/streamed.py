@@ -319,8 +319,13 @@ def learnt(plan: Plan, partial: Partial, *, ordered: bool = False) -> tuple[tupl
     # kept scores grouped by (zone, segment)
     cuts = np.zeros(len(counts) * width + 1, dtype=np.int64)
     if partial.kept:
-        cell = np.concatenate([k[0] for k in partial.kept]).astype(np.int64) * width
-        cell += columns.take(np.concatenate([k[2] for k in partial.kept]))
+        cell = np.concatenate([k[0] for k in partial.kept]).astype(np.int64)
+        cell *= width
+        segment = np.concatenate([k[2] for k in partial.kept])
+        if not (columns == np.arange(width)).all():  # the groups were found in another order
+            segment = columns.take(segment)
+        cell += segment
+        del segment
         score = np.concatenate([k[1] for k in partial.kept])
         cuts, score = counting.group(cell, score, len(counts) * width)
         del cell

@@ -108,6 +108,8 @@ _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
+#: Rows from which numba is started at once (in the background), if installed.
+_LARGE = 1 << 24
 
 
 def parse_memory(value) -> int:
@@ -217,9 +219,9 @@ class StreamingScores:
         )
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
-        if isinstance(self.engine, LocalEngine):
-            counting.prepare()
         self.pieces = pieces(source)
+        if isinstance(self.engine, LocalEngine) and sum(p.rows for p in self.pieces) >= _LARGE:
+            counting.prepare()  # numba starts while the sample is read
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None
