@@ -42,6 +42,10 @@ so that a machine shared with other work loads them alike:
     The same on a ``distributed.LocalCluster`` of 2 worker processes (1
     thread each), started (and its libraries imported) before the clock; its
     peak RSS adds the workers'.
+``before:streaming``, ``before:read_scores``
+    With ``--before PATH`` (a checkout of another version, e.g. ``git worktree
+    add /tmp/before main``): those engines with that version's package, in the
+    same rounds.
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
 the previous engine; the median of the rounds), peak RSS of the process tree
@@ -181,10 +185,11 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         from audit.scores import read_scores, score_stats
         from audit.scores import sweep as in_memory_sweep
     elif engine in ("streaming", "streaming-numpy", "dask"):
-        from audit.scores import counting
         from audit.scores.streaming import StreamingScores
 
         if engine == "streaming-numpy":
+            from audit.scores import counting
+
             counting.use("numpy")
     if engine == "dask":  # the cluster starts before the clock and the memory baseline
         from distributed import Client, LocalCluster
@@ -261,6 +266,12 @@ def main(argv=None) -> int:
     parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
     parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
     parser.add_argument("--keep", action="store_true", help="keep the generated datasets")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of another version of audit: its streaming and read_scores engines "
+        "run too (as 'before:ENGINE'), interleaved with these",
+    )
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # internal: run one engine
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -272,7 +283,7 @@ def main(argv=None) -> int:
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
     table = [
-        f"{'rows':>6} {'engine':>15} {'s':>8} {'peak MB':>8} {'x input':>7} {'x scan':>7} "
+        f"{'rows':>6} {'engine':>20} {'s':>8} {'peak MB':>8} {'x input':>7} {'x scan':>7} "
         f"{'x read':>7} {'load':>5} {'same':>5} {'passes':>6}"
     ]
     print(f"# {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f} at the start", flush=True)
@@ -288,15 +299,21 @@ def main(argv=None) -> int:
         engines = [
             e for e in args.engines if e not in ("memory", "read_scores") or rows <= args.memory_max
         ]
+        if args.before is not None:
+            engines += [f"before:{e}" for e in engines if e in ("streaming", "read_scores")]
         runs: dict[str, list] = {engine: [] for engine in engines}
         reference = None
         for round_ in range(args.repeat):
             for engine in engines:
-                out = str(args.dir / f"result-{engine}.json")
+                out = str(args.dir / f"result-{engine.replace(':', '-')}.json")
+                env = dict(os.environ)
+                if engine.startswith("before:"):  # the other version's package first
+                    env["PYTHONPATH"] = str(args.before.resolve())
                 subprocess.run(
-                    [sys.executable, __file__, "--engine", engine, "--data", str(folder),
-                     "--out", out, "--memory", args.memory],
+                    [sys.executable, __file__, "--engine", engine.removeprefix("before:"),
+                     "--data", str(folder), "--out", out, "--memory", args.memory],
                     check=True,
+                    env=env,
                 )  # fmt: skip
                 figures = json.loads(Path(out).read_text())
                 figures["load"] = os.getloadavg()[0]
@@ -310,7 +327,7 @@ def main(argv=None) -> int:
                     figures["same"] = str(sweep.equals(reference))
                 runs[engine].append(figures)
                 print(
-                    f"# round {round_ + 1}: {rows:.0e} {engine:>15} {figures['seconds']:8.2f} s "
+                    f"# round {round_ + 1}: {rows:.0e} {engine:>20} {figures['seconds']:8.2f} s "
                     f"{figures['peak_mb']:8.0f} MB, load {figures['load']:.1f}",
                     flush=True,
                 )
@@ -343,7 +360,7 @@ def _row(rows: int, engine: str, runs: dict) -> str:
     same = "" if not mine[0]["same"] else str(all(f["same"] == "True" for f in mine))
     passes = "" if mine[0]["passes"] is None else mine[0]["passes"]
     return (
-        f"{rows:>6.0e} {engine:>15} {seconds:>8.2f} {peak:>8.0f} {used:>7.2f} {ratios[0]:>7} "
+        f"{rows:>6.0e} {engine:>20} {seconds:>8.2f} {peak:>8.0f} {used:>7.2f} {ratios[0]:>7} "
         f"{ratios[1]:>7} {load:>5.1f} {same:>5} {passes:>6}"
     )
 
