@@ -48,7 +48,9 @@ so that a machine shared with other work loads them alike:
     same rounds.
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
-the previous engine; the median of the rounds), peak RSS of the process tree
+the previous engine; the median of the rounds), CPU seconds of the process tree
+in that time (user and system: the work done, less sensitive to other work on
+the machine than the wall clock), peak RSS of the process tree
 in MB (sampled every 20 ms; the largest of the rounds), ``x input`` (the peak
 less the RSS before the engine started -- the interpreter and its libraries,
 about 150 MB -- over the input bytes: 8 a row, or as said for ``read_scores``),
@@ -154,6 +156,19 @@ class _Peak:
             self.peak = max(self.peak, total)
             time.sleep(0.02)
 
+    def cpu(self) -> float:
+        """CPU seconds (user and system) of this process and its children so far."""
+        import psutil
+
+        total = 0.0
+        for p in [self.process, *self.process.children(recursive=True)]:
+            try:
+                times = p.cpu_times()
+            except psutil.Error:
+                continue
+            total += times.user + times.system
+        return total
+
     def stop(self) -> int:
         self.running = False
         self.thread.join()
@@ -201,6 +216,7 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         client.run(_warm)  # a running cluster has imported its libraries
     _warm()
     peak = _Peak()
+    cpu = peak.cpu()
     start = time.perf_counter()
     if engine == "scan":
         total = 0.0
@@ -228,6 +244,7 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         sweep = streamed.sweep(TARGETS)
         passes = streamed.passes
     seconds = time.perf_counter() - start
+    cpu = peak.cpu() - cpu
     rss = peak.stop()
     if engine == "dask":
         client.close()
@@ -235,7 +252,7 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     if sweep is not None:
         sweep.to_pickle(out + ".sweep")
     figures = {"seconds": seconds, "peak_mb": rss / 2**20, "base_mb": peak.base / 2**20}
-    figures |= {"passes": passes, "input_bytes": input_bytes}
+    figures |= {"cpu": cpu, "passes": passes, "input_bytes": input_bytes}
     Path(out).write_text(json.dumps(figures))
 
 
@@ -283,8 +300,8 @@ def main(argv=None) -> int:
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
     table = [
-        f"{'rows':>6} {'engine':>20} {'s':>8} {'peak MB':>8} {'x input':>7} {'x scan':>7} "
-        f"{'x read':>7} {'load':>5} {'same':>5} {'passes':>6}"
+        f"{'rows':>6} {'engine':>20} {'s':>8} {'cpu s':>7} {'peak MB':>8} {'x input':>7} "
+        f"{'x scan':>7} {'x read':>7} {'load':>5} {'same':>5} {'passes':>6}"
     ]
     print(f"# {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f} at the start", flush=True)
     for rows in sizes:
@@ -343,6 +360,7 @@ def _row(rows: int, engine: str, runs: dict) -> str:
     """One line of the table: medians over the rounds, ratios taken round by round."""
     mine = runs[engine]
     seconds = float(np.median([f["seconds"] for f in mine]))
+    cpu = float(np.median([f["cpu"] for f in mine]))
     peak = max(f["peak_mb"] for f in mine)
     # memory it took: the peak over the process's RSS before it started
     used = max(f["peak_mb"] - f["base_mb"] for f in mine) * 2**20
@@ -360,8 +378,8 @@ def _row(rows: int, engine: str, runs: dict) -> str:
     same = "" if not mine[0]["same"] else str(all(f["same"] == "True" for f in mine))
     passes = "" if mine[0]["passes"] is None else mine[0]["passes"]
     return (
-        f"{rows:>6.0e} {engine:>20} {seconds:>8.2f} {peak:>8.0f} {used:>7.2f} {ratios[0]:>7} "
-        f"{ratios[1]:>7} {load:>5.1f} {same:>5} {passes:>6}"
+        f"{rows:>6.0e} {engine:>20} {seconds:>8.2f} {cpu:>7.2f} {peak:>8.0f} {used:>7.2f} "
+        f"{ratios[0]:>7} {ratios[1]:>7} {load:>5.1f} {same:>5} {passes:>6}"
     )
 
 

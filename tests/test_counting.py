@@ -4,6 +4,7 @@ NumPy path is used when numba is missing."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 import threading
@@ -190,7 +191,7 @@ def test_without_numba_the_numpy_path_counts(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba fails
     try:
         reloaded = importlib.reload(counting)
-        assert reloaded.KERNEL == "auto" and not reloaded.compiled_now(10**9)
+        assert reloaded.KERNEL == "auto" and not reloaded.compiled_now()
         reloaded.prepare()
         assert not reloaded._STARTED
         with pytest.raises(ParameterError) as error:
@@ -203,11 +204,11 @@ def test_without_numba_the_numpy_path_counts(monkeypatch):
 
 
 def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
-    """Small chunks never wait for numba; a large one starts it in the background, and
-    the chunks after it has started are counted by the compiled loop."""
+    """Passes over a small score set never start numba; a large one's plan starts it in
+    the background, and the chunks after it has started are counted by the compiled
+    loop."""
     monkeypatch.setattr(counting, "_STARTED", [])
     monkeypatch.setattr(counting, "_READY", threading.Event())
-    monkeypatch.setattr(counting, "AUTO_ROWS", 2000)
     used = []
     for name in ("_count_compiled", "_count_numpy"):
         original = getattr(counting, name)
@@ -217,16 +218,17 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
             return original(*args)
 
         monkeypatch.setattr(counting, name, spying)
-    small, large = frame_of(1, n=500), frame_of(2, n=3000)
-    plan = plan_of(large, 2)
+    frame = frame_of(2, n=3000)
+    small = plan_of(frame, 2)
+    large = dataclasses.replace(small, compiled=True)
     before = counting.use("auto")
     try:
-        Z.partial(chunk_of(small), plan)
+        Z.partial(chunk_of(frame), small)
         assert used == ["_count_numpy"] and not counting._STARTED
-        Z.partial(chunk_of(large), plan)  # starts numba, counted by NumPy meanwhile
+        Z.partial(chunk_of(frame), large)  # starts numba, counted by NumPy meanwhile
         assert used == ["_count_numpy"] * 2 and counting._STARTED
         counting._STARTED[0].join()
-        assert_literal(chunk_of(large), plan)
+        assert_literal(chunk_of(frame), large)
     finally:
         counting.use(before)
     assert used[-1] == "_count_compiled"

@@ -76,8 +76,6 @@ NO_COMPILER = "parameter kernel: 'compiled' needs numba (pip install 'audit[fast
 _BLOCK = 1 << 17
 #: Groups up to which the NumPy path reads a chunk's segments from a table of its codes.
 _TABLE_GROUPS = 64
-#: Rows of a chunk from which ``"auto"`` starts numba (in the background).
-AUTO_ROWS = 1 << 18
 
 
 def _compiled_available() -> bool:
@@ -90,9 +88,10 @@ def _compiled_available() -> bool:
 
 #: The kernel in use: ``"auto"`` (the default) counts with the compiled loop once
 #: numba has started in this process -- :func:`prepare` starts it in the background,
-#: as the first chunk of :data:`AUTO_ROWS` rows does -- and with NumPy until then, so
-#: that small score sets never wait for it; ``"compiled"`` always (starting numba at
-#: the first chunk); ``"numpy"`` never.  Without numba, ``"auto"`` is ``"numpy"``.
+#: as a pass over a large score set does (``Plan.compiled``) -- and with NumPy until
+#: then, so that small score sets never pay for its start; ``"compiled"`` always
+#: (starting numba at the first chunk); ``"numpy"`` never.  Without numba,
+#: ``"auto"`` is ``"numpy"``.
 KERNEL = "auto"
 
 
@@ -145,15 +144,11 @@ def _first_calls() -> None:
     _READY.set()
 
 
-def compiled_now(rows: int) -> bool:
-    """Whether a chunk of ``rows`` rows is counted by the compiled loop now."""
+def compiled_now() -> bool:
+    """Whether a chunk is counted by the compiled loop now."""
     if KERNEL == "compiled" or getattr(_LOCAL, "compiled", False):
         return True
-    if KERNEL == "numpy":
-        return False
-    if not _READY.is_set() and rows >= AUTO_ROWS:
-        prepare()
-    return _READY.is_set()
+    return KERNEL == "auto" and _READY.is_set()
 
 
 def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts, split) -> list:
@@ -164,7 +159,7 @@ def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts,
     ``a_map`` and ``g_map`` map the chunk's algorithm and group codes to the
     indices of the partial (the plan's labels first, new ones after).
     """
-    if compiled_now(len(chunk)):
+    if compiled_now():
         return _count_compiled(chunk, plan, a_map, g_map, width, counts, split)
     return _count_numpy(chunk, plan, a_map, g_map, width, counts, split)
 
@@ -174,7 +169,7 @@ def group(cell: np.ndarray, score: np.ndarray, cells: int) -> tuple[np.ndarray, 
     cell, and where each cell starts (``cells + 1`` bounds): a counting sort."""
     starts = np.zeros(cells + 1, dtype=np.int64)
     np.cumsum(np.bincount(cell, minlength=cells), out=starts[1:])
-    if compiled_now(len(cell)):
+    if compiled_now():
         from audit.scores._compiled import scatter
 
         out = np.empty_like(score)

@@ -108,7 +108,7 @@ _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
-#: Rows from which numba is started at once (in the background), if installed.
+#: Rows from which numba (if installed) is started to count the passes.
 _LARGE = 1 << 24
 
 
@@ -220,8 +220,11 @@ class StreamingScores:
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
         self.pieces = pieces(source)
-        if isinstance(self.engine, LocalEngine) and sum(p.rows for p in self.pieces) >= _LARGE:
-            counting.prepare()  # numba starts while the sample is read
+        # numba is worth its start (about a second) for a large score set: it starts in
+        # the background, and counts once started
+        self._large = sum(p.rows for p in self.pieces) >= _LARGE
+        if self._large and isinstance(self.engine, LocalEngine):
+            counting.prepare()  # while the sample is read
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None
@@ -293,7 +296,7 @@ class StreamingScores:
             self.memory // _BYTES_PER_KEPT // 4,
             max(1 << 16, int(300 * math.sqrt(sum(p.rows for p in self.pieces)))),
         )
-        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))))
+        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))), compiled=self._large)
         # in this process the sample's chunks are read once: the first pass reuses them
         cache = None
         if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
@@ -489,7 +492,14 @@ class StreamingScores:
                 action[first : last + 1] = kind
             bounds.append(b)
             actions.append(action)
-        return Plan(tuple(algorithms), tuple(groups), tuple(bounds), tuple(actions), bits=bits)
+        return Plan(
+            tuple(algorithms),
+            tuple(groups),
+            tuple(bounds),
+            tuple(actions),
+            bits=bits,
+            compiled=self._large,
+        )
 
 
 def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:
