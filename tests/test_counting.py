@@ -19,6 +19,7 @@ from audit.exceptions import ParameterError
 from audit.scores import counting
 from audit.scores import zones as Z
 from audit.tables import chunks as CH
+from audit.validation import REFUSED
 
 numba = pytest.importorskip("numba")  # the test extra installs it: both kernels run here
 
@@ -196,7 +197,9 @@ def test_without_numba_the_numpy_path_counts(monkeypatch):
         assert not reloaded._STARTED
         with pytest.raises(ParameterError) as error:
             reloaded.use("compiled")
-        assert str(error.value) == reloaded.NO_COMPILER.format(value="compiled")
+        assert str(error.value) == REFUSED.format(
+            name="kernel", expected=reloaded.WITHOUT_NUMBA, value="compiled"
+        )
     finally:
         monkeypatch.undo()
         importlib.reload(counting)
@@ -237,6 +240,6 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
 def test_an_unknown_kernel_is_refused():
     with pytest.raises(ParameterError) as error:
         counting.use("fortran")
-    assert str(error.value) == counting.UNKNOWN_KERNEL.format(
-        choices=["auto", "compiled", "numpy"], value="fortran"
+    assert str(error.value) == REFUSED.format(
+        name="kernel", expected="one of 'auto', 'compiled', 'numpy'", value="fortran"
     )

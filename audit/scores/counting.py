@@ -69,8 +69,8 @@ def unkey64(key) -> np.ndarray:
 
 
 KERNELS = ("auto", "compiled", "numpy")
-UNKNOWN_KERNEL = "parameter kernel: expected one of {choices}, got {value!r}"
-NO_COMPILER = "parameter kernel: 'compiled' needs numba (pip install 'audit[fast]'), got {value!r}"
+#: What ``kernel`` may be when numba is not installed.
+WITHOUT_NUMBA = "'auto' or 'numpy' ('compiled' needs numba: pip install 'audit[fast]')"
 
 #: Rows per block of the NumPy path: the temporaries of a block stay in cache.
 _BLOCK = 1 << 17
@@ -102,15 +102,12 @@ def use(kernel: str) -> str:
     >>> before = use("numpy")
     >>> _ = use(before)
     """
+    from audit.validation import Options, check, refuse
+
     global KERNEL
-    if kernel not in KERNELS:
-        from audit.exceptions import ParameterError
-
-        raise ParameterError(UNKNOWN_KERNEL.format(choices=list(KERNELS), value=kernel))
+    check("kernel", kernel, Options(KERNELS))
     if kernel == "compiled" and not _compiled_available():
-        from audit.exceptions import ParameterError
-
-        raise ParameterError(NO_COMPILER.format(value=kernel))
+        raise refuse("kernel", kernel, WITHOUT_NUMBA)
     before, KERNEL = KERNEL, kernel
     return before
 
