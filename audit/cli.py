@@ -175,6 +175,8 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=_help("count_tolerance", "none"),
     )
+    group.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    group.add_argument("--fmr-above-fnmr", action="store_true", help=_help("fmr_above_fnmr"))
 
 
 def _report_options(parser: argparse.ArgumentParser, default_name: str) -> None:
@@ -309,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="scores are distances (lower means a match); default: similarities",
     )
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
+    scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
     scores.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
     _alpha_option(scores)
     scores.add_argument(
@@ -408,6 +411,9 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[key] = given
     if getattr(args, "distance", False):
         parameters["higher_is_match"] = False
+    for flag in ("merge_labels", "fmr_above_fnmr"):
+        if getattr(args, flag, False):
+            parameters[flag] = True
     if getattr(args, "measure_module", None):
         parameters["measure_modules"] = check("measure_modules", list(args.measure_module))
     for option, name in _OPTION_PARAMETERS.items():
@@ -480,8 +486,9 @@ def _read_table(parameters: dict):
     from audit.tables.rates import read_rates
 
     options = {k: parameters[k] for k in READ_OPTIONS if k in parameters}
-    if "count_tolerance" in parameters:
-        options["count_tolerance"] = parameters["count_tolerance"]
+    for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr"):
+        if key in parameters:
+            options[key] = parameters[key]
     path = parameters.get("data_path") or str(annex15_path())
     return path, read_rates(path, **options)
 

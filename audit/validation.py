@@ -533,6 +533,15 @@ PARAMETERS: dict[str, Parameter] = {
     "pairs": Parameter(
         optional(Text()), "the pairs a cross-group table measures, e.g. 'A|A,B|B,A|B'"
     ),
+    "merge_labels": Parameter(
+        Boolean(),
+        "read labels that differ only by case, white space, an invisible character or "
+        "Unicode normalisation as one (the first spelling), with a warning; default: refuse them",
+    ),
+    "fmr_above_fnmr": Parameter(
+        Boolean(),
+        "the FMRs are meant to exceed the FNMRs in most cells: no swapped-columns warning",
+    ),
     "count_tolerance": Parameter(
         optional(Real(0, finite=False)),
         "comparisons by which a group's counts may differ across algorithms (None: "

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
+from audit.tables.labels import check_spellings
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
 CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
@@ -87,10 +88,19 @@ class Source:
     several lines, so rows and lines need not be consecutive).
     """
 
-    def __init__(self, name: str, *, csv: bool, lines: np.ndarray | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        csv: bool,
+        lines: np.ndarray | None = None,
+        merge_labels: bool = False,
+    ):
         self.name = name
         self.csv = csv
         self.lines = lines
+        #: Spellings of one label (:mod:`audit.tables.labels`) read as one, not refused.
+        self.merge_labels = merge_labels
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
@@ -272,7 +282,8 @@ def more(count: int) -> str:
 
 def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Exception]) -> pd.Series:
     """A label column as text, positionally indexed; ``error`` with :data:`EMPTY_LABEL`
-    names the first empty cell."""
+    names the first empty cell, and two spellings of one label are refused (or merged
+    when ``source.merge_labels``; :func:`audit.tables.labels.check_spellings`)."""
     raw = frame[column]
     empty = blank(raw)
     if empty.any():
@@ -280,7 +291,17 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
         raise error(
             EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
         )
-    return raw.astype(str).reset_index(drop=True)
+    text = raw.astype(str).reset_index(drop=True)
+    codes, uniques = pd.factorize(text, sort=False)
+    merged = check_spellings(
+        list(uniques),
+        lambda i: source.where(frame, int(np.argmax(codes == i))),  # asked only to name one
+        source=source.name,
+        column=column,
+        error=error,
+        merge=source.merge_labels,
+    )
+    return text.replace(merged) if merged else text
 
 
 def _raise_at(
