@@ -521,10 +521,12 @@ class _Codes:
         mapping = np.array([known.index.get(x, 0) for x in labels], dtype=self.codes.dtype)
         self.codes[at : at + len(codes)] = mapping.take(codes)
 
-    def copy(self) -> _Codes:
-        """Another column with the same codes so far."""
+    def copy(self, rows: int) -> _Codes:
+        """Another column with the same codes in its first ``rows`` rows (the rest of
+        it not yet written, so not yet in memory)."""
         other = _Codes(0, self.labels)
-        other.codes = self.codes.copy()
+        other.codes = np.empty_like(self.codes)
+        other.codes[:rows] = self.codes[:rows]
         return other
 
     def categorical(self, order: list[str], dtype=None) -> pd.Categorical:
@@ -588,7 +590,7 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
         if columns["group_2"] is None and not (
             chunk.group_2 is chunk.group_1 or np.array_equal(chunk.group_2, chunk.group_1)
         ):
-            columns["group_2"] = columns["group_1"].copy()
+            columns["group_2"] = columns["group_1"].copy(at)
         if columns["group_2"] is not None:
             columns["group_2"].put(at, chunk.group_2, chunk.groups)
         if chunk.subjects is not None:
