@@ -104,19 +104,34 @@ def svg_texts(fig) -> list[str]:
 
 def record(fig) -> dict:
     """Draw ``fig`` and return what it shows: its canvas, texts and SVG texts (JSON-ready)."""
+    from matplotlib.text import Text
+
     renderer = fig.canvas.get_renderer()
     drawn = []
     draw_text = renderer.draw_text
+    # a text of several lines is drawn line by line without naming its artist: the
+    # artist being drawn is noted on the way in
+    drawing: list = []
+    draw = Text.draw
+
+    def noting_artist(self, renderer):
+        drawing.append(self)
+        try:
+            return draw(self, renderer)
+        finally:
+            drawing.pop()
 
     def noting(gc, x, y, s, prop, angle, ismath=False, mtext=None):
-        drawn.append((s, ismath, mtext))
+        drawn.append((s, ismath, mtext if mtext is not None else drawing[-1]))
         return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
     renderer.draw_text = noting
+    Text.draw = noting_artist
     try:
         fig.draw(renderer)
     finally:
         del renderer.draw_text
+        Text.draw = draw
     owners = _tick_labels(fig)
     width, height = fig.bbox.width, fig.bbox.height
     if fig.get_layout_engine() is None:  # saved with bbox_inches="tight": the tight box

@@ -72,6 +72,13 @@ def test_the_check_finds_text_past_the_edge():
     assert faults(record(fig))["outside canvas"] == []
     fig.text(0.98, 0.5, "0.99")  # figure texts are not laid out
     assert [f.split(" by ")[0] for f in faults(record(fig))["outside canvas"]] == ["'0.99'"]
+    # a text of several lines too (matplotlib draws it line by line)
+    ax.set_title("a title far too long for so small a figure, as it goes on and on\nin two lines")
+    found = faults(record(fig))["outside canvas"]
+    assert sorted(f.split(" by ")[0] for f in found) == [
+        "'0.99'",
+        repr("a title far too long for so small a figure, as it goes on and on\nin two lines"),
+    ]
 
 
 def test_names_are_read_whole():
