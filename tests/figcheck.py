@@ -102,8 +102,18 @@ def svg_texts(fig) -> list[str]:
     ]
 
 
-def record(fig) -> dict:
-    """Draw ``fig`` and return what it shows: its canvas, texts and SVG texts (JSON-ready)."""
+def record(fig, *, dpi: float = 150.0) -> dict:
+    """Draw ``fig`` at ``dpi`` (that of the report's PNG) and return what it shows: its
+    canvas, texts and SVG texts (JSON-ready; boxes in pixels at ``dpi``)."""
+    original = fig.dpi
+    fig.set_dpi(dpi)
+    try:
+        return _record(fig)
+    finally:
+        fig.set_dpi(original)
+
+
+def _record(fig) -> dict:
     from matplotlib.text import Text
 
     renderer = fig.canvas.get_renderer()
