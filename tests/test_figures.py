@@ -4,15 +4,20 @@ a figure shows named in it (:mod:`figcheck` says how each is read)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import cross_long
 from figcheck import faults, kernel_hook, named, read_records, record
+from hypothesis import given
+from hypothesis import strategies as st
 
 from audit.analysis import crossgroup as cross_report
 from audit.cli import main
+from audit.report.text import escape_mathtext
 from audit.tables.rates import read_rates
 
 # --- the check itself: each fault is found, and only where it is -----------------------
@@ -230,3 +235,76 @@ def test_every_report_draws_its_figures(annex15_report, fmr_only_report, scores_
     assert "pareto_garbe" in fmr_only_report[1]
     assert {"sweep_group", "det_group"} <= set(scores_report[1])
     assert "crossgroup_heatmaps" in crossgroup_report[1]
+
+
+# --- user strings drawn as written ----------------------------------------------------
+
+#: Names a user's file may hold: mathtext markup, TeX specials, an escaped dollar.
+HOSTILE = [r"vendor-$\frac$", "a_b^c", "50%", "x{y}", "$x$", r"a\$b", "$$"]
+
+
+@pytest.mark.parametrize("name", [*HOSTILE, "plain", "", "\\", "a$b"])
+def test_an_escaped_string_is_drawn_as_written(name):
+    """matplotlib reads an escaped string as plain text and draws the string itself: the
+    same pixels as the raw string with mathtext switched off."""
+    from matplotlib.text import Text
+
+    escaped = escape_mathtext(name)
+    assert Text(text=escaped)._preprocess_math(escaped) == (name, False)
+    images = []
+    for text, parse_math in ((escaped, True), (name, False)):
+        fig = plt.figure(figsize=(3, 0.6))
+        fig.text(0.05, 0.3, text, parse_math=parse_math)
+        fig.canvas.draw()
+        images.append(np.asarray(fig.canvas.buffer_rgba()).copy())
+        plt.close(fig)
+    np.testing.assert_array_equal(images[0], images[1])
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=30))
+def test_no_string_is_read_as_mathtext_once_escaped(name):
+    from matplotlib.text import Text
+
+    escaped = escape_mathtext(name)
+    assert Text(text=escaped)._preprocess_math(escaped) == (name, False)
+
+
+@pytest.mark.slow
+def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch):
+    """Algorithm, group and measure names with mathtext markup and TeX specials: the
+    report runs, and every figure draws them as written (in the PNG's texts and the
+    SVG's), with no other markup, overlap or text off the canvas."""
+    from audit.measures.registry import measure_names, unregister
+
+    rng = np.random.default_rng(5)
+    groups = ["F$", "M_1^2", "{x}"]
+    frame = pd.DataFrame({"Algorithm": HOSTILE})
+    for group in groups:
+        frame[f"FNMR.{group}"] = np.round(rng.uniform(0.002, 0.2, len(HOSTILE)), 4)
+        frame[f"FMR.{group}"] = 10.0 ** (rng.integers(-50, -33, len(HOSTILE)) / 10)
+    path = tmp_path_factory.mktemp("hostile") / "hostile.csv"
+    frame.to_csv(path, index=False)
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures
+    monkeypatch.setenv("PYTHONPATH", "")
+    before = set(measure_names())
+    try:
+        folder, records = _report(
+            tmp_path_factory,
+            ["report", "--data", str(path), "--measure-module", "tests.user_measures.hostile_label",
+             "-p", "measures", '["fdr", "ir", "garbe", "user_dollar"]', "-p", "n_random", "100",
+             "-p", "n_replicates", "30", "-p", "verdict_replicates", "3", "-p", "alpha_step", "0.05"],
+            "hostile",
+        )  # fmt: skip
+    finally:
+        for name in set(measure_names()) - before:
+            unregister(name)
+    label = r"NCV $\frac$ a_b^c"
+    strings = [*HOSTILE, *groups, label]
+    for figure, data in records.items():
+        assert all(found == [] for found in faults(data, names=strings).values()), figure
+    for figure in ("pareto_garbe", "frontier_probability_garbe", "intervals_garbe"):
+        assert named(records[figure], HOSTILE) == set(HOSTILE), figure
+        svg = " ".join(records[figure]["svg"])
+        assert all(name in svg for name in HOSTILE), figure
+    assert label in {t["seen"] for t in records["ffmc_panels_user_dollar"]["texts"]}
+    assert label in records["ffmc_panels_user_dollar"]["svg"]
