@@ -81,6 +81,19 @@ def _clashes(fig, frame: pd.DataFrame, *, radius: float = 4.0) -> list:
             )
             if (covered & shown).any():
                 found.append((texts[i].get_text(), "point"))
+        # the lines joining labels set apart to their points cross no label and each other not
+        leaders = [
+            ax.transData.transform(np.column_stack(line.get_data()))
+            for line in ax.get_lines()
+            if line.get_color() == "#888888"
+        ]
+        for i, leader in enumerate(leaders):
+            inner = leader[0] + np.linspace(0.02, 0.98, 50)[:, None] * (leader[1] - leader[0])
+            for box in boxes:
+                inside = (inner[:, 0] > box.x0) & (inner[:, 0] < box.x1)
+                inside &= (inner[:, 1] > box.y0) & (inner[:, 1] < box.y1)
+                found += [("line", "label")] if inside.any() else []
+            found += [("line", "line") for other in leaders[i + 1 :] if plots._cross(leader, other)]
     return found
 
 

@@ -130,12 +130,22 @@ def _ordered_frontier(frame: pd.DataFrame) -> pd.DataFrame:
     return front.iloc[order]
 
 
-#: Directions tried around a point, in order of preference (right, above, left, below,
-#: then the diagonals and the directions between), as unit vectors.
-_DIRECTIONS = np.array(
-    [(np.cos(t), np.sin(t)) for t in np.deg2rad([0, 90, 180, 270, 45, 135, 225, 315]
-                                               + list(range(15, 360, 30)))]
-)  # fmt: skip
+#: Places tried around a point at each distance d, in order of preference, as (a, b, c):
+#: the label's box is centred at the point + (a (d + w) + c w, b (d + h)), w and h half
+#: its width and height.  To the right; above and below with the label starting at the
+#: point (c = 1); to the left; above and below, centred, or ending at the point; then
+#: the diagonals and the directions between.
+_PLACES = [(1, 0, 0), (0, 1, 1), (0, -1, 1), (-1, 0, 0), (0, 1, 0), (0, -1, 0)]
+_PLACES += [(0, 1, -1), (0, -1, -1)]
+_PLACES += [(np.cos(t), np.sin(t), 0) for t in np.deg2rad([45, 135, 225, 315, *range(15, 360, 30)])]
+
+
+def _centre(target: np.ndarray, place, distance: float, half: np.ndarray) -> np.ndarray:
+    """The centre of a label's box at ``distance`` from its point in one of :data:`_PLACES`."""
+    a, b, c = place
+    return target + np.array(
+        [a * (distance + half[0]) + c * half[0], b * (distance + half[1])], dtype="float64"
+    )
 
 
 def _overlaps(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -169,7 +179,9 @@ def place_labels(
     Each label in turn (in the order given) takes the first free place among
     boxes around its point at growing distance (from ``radius`` points, the size
     of a marker, out to ``reach`` points), trying right, above, left and below
-    first, then the diagonals.  A point so crowded that no place within reach
+    first (:data:`_PLACES`), then the diagonals.  Lines already drawn (the
+    frontier, error bars) and the lines of labels placed before are avoided too.
+    A point so crowded that no place within reach
     is free gets the place that covers the fewest labels, then points.  The
     rule is deterministic: the same figure every time.  (adjustText, tried
     first, left 7 to 9 labels over points in the Annex 15 Pareto figures,
@@ -179,6 +191,8 @@ def place_labels(
     Call it last, once the figure's layout is set (title, legend, colour bar):
     places are found in display space.  Returns the label Texts.
     """
+    from matplotlib.collections import LineCollection
+
     xs = np.asarray(xs, dtype="float64")
     ys = np.asarray(ys, dtype="float64")
     if not len(xs):
@@ -194,20 +208,25 @@ def place_labels(
         [centres[:, 0] - marker, centres[:, 1] - marker, centres[:, 0] + marker,
          centres[:, 1] + marker]
     )  # fmt: skip
-    # the lines already drawn (the frontier) are obstacles too: small boxes along them
+    # the lines already drawn (the frontier, error bars) are obstacles too: small boxes
+    # along them
+    paths = [np.column_stack(line.get_data()).astype("float64") for line in ax.get_lines()]
+    for collection in ax.collections:
+        if isinstance(collection, LineCollection):
+            paths += [np.asarray(segment, dtype="float64") for segment in collection.get_segments()]
     along = [np.empty((0, 2))]
-    for line in ax.get_lines():
-        xy = ax.transData.transform(np.column_stack(line.get_data()).astype("float64"))
-        xy = xy[np.isfinite(xy).all(axis=1)]
+    for path in paths:
+        xy = ax.transData.transform(path) if len(path) else path
+        xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy
         for start, end in zip(xy[:-1], xy[1:], strict=True):
-            steps = max(2, int(np.hypot(*(end - start)) / (2 * pixels)))
-            along.append(start + np.linspace(0, 1, steps)[:, None] * (end - start))
+            along.append(_along(np.vstack([start, end]), 2 * pixels))
     along = np.vstack(along)
     width = 1.5 * pixels
-    obstacles = np.vstack([obstacles, np.column_stack([along - width, along + width])])
+    lines = np.column_stack([along - width, along + width])
     area = ax.get_window_extent(renderer)
     gap = 1.5 * pixels  # white space kept around a label
     placed = np.empty((0, 4))
+    leaders: list[np.ndarray] = []
     targets = ax.transData.transform(np.column_stack([xs, ys]))
     inverse = ax.transData.inverted()
     texts = []
@@ -220,15 +239,34 @@ def place_labels(
         half = np.array([extent.width / 2 + gap, extent.height / 2 + gap])
         best, best_cost = None, None
         for distance in np.arange(marker + gap, (reach + radius) * pixels, 2.5 * pixels):
-            for direction in _DIRECTIONS:
-                centre = target + direction * (distance + half * np.abs(direction))
+            for place in _PLACES:
+                centre = _centre(target, place, distance, half)
                 box = np.array([*(centre - half), *(centre + half)])
                 outside = (
                     box[0] < area.x0 or box[1] < area.y0 or box[2] > area.x1 or box[3] > area.y1
                 )
                 if outside:
                     continue
-                cost = 1000 * _overlaps(box, placed).sum() + _overlaps(box, obstacles).sum()
+                # a label over a label: never if it can be helped; over a point: worse than
+                # over a stretch of line
+                cost = (
+                    1000 * _overlaps(box, placed).sum()
+                    + 50 * _overlaps(box, obstacles).sum()
+                    + _overlaps(box, lines).sum()
+                )
+                leader = _leader(target, centre, half, marker + 3 * pixels)
+                if leader is None and _nearer_other(box, target, centres, pixels):
+                    cost += 30  # a label without a line must sit nearest its own point
+                if leader is not None:  # its line must cross no label and no other line
+                    on_line = _along(leader, 2 * pixels)
+                    crossing = _inside(on_line, placed).any() or any(
+                        _cross(leader, other) for other in leaders
+                    )
+                    cost += (
+                        1000 * crossing
+                        + 5 * _inside(on_line, obstacles).sum()
+                        + 2 * _inside(on_line, lines).sum()
+                    )
                 if best_cost is None or cost < best_cost:
                     best, best_cost = centre, cost
                 if cost == 0:
@@ -240,16 +278,74 @@ def place_labels(
         text.set_position(inverse.transform(best))
         placed = np.vstack([placed, [*(best - half), *(best + half)]])
         # a label set apart is joined to its point by a thin line, edge to edge
-        away = best - target
-        length = float(np.hypot(*away))
-        inside = float(np.min(half / np.maximum(np.abs(away / max(length, 1e-9)), 1e-9)))
-        if length - inside > marker + 3 * pixels:
-            unit = away / length
-            ends = inverse.transform(np.vstack([target + unit * marker, best - unit * inside]))
+        leader = _leader(target, best, half, marker + 3 * pixels)
+        if leader is not None:
+            leader = np.vstack([target + (leader[1] - target) / np.hypot(*(leader[1] - target))
+                                * marker, leader[1]])  # fmt: skip
+            ends = inverse.transform(leader)
             ax.plot(ends[:, 0], ends[:, 1], color="#888888", lw=0.6, zorder=5, scalex=False,
                     scaley=False)  # fmt: skip
+            leaders.append(leader)
+            on_line = _along(leader, 2 * pixels)
+            lines = np.vstack([lines, np.column_stack([on_line - width, on_line + width])])
         texts.append(text)
     return texts
+
+
+def _leader(target: np.ndarray, centre: np.ndarray, half: np.ndarray, near: float):
+    """The line from a point to its label's box (display space), or None when the box is
+    within ``near`` of the point (the label then sits beside its point, no line)."""
+    away = centre - target
+    length = float(np.hypot(*away))
+    if length == 0:
+        return None
+    unit = away / length
+    inside = float(np.min(half / np.maximum(np.abs(unit), 1e-9)))
+    if length - inside <= near:
+        return None
+    return np.vstack([target, centre - unit * inside])
+
+
+def _nearer_other(box: np.ndarray, target: np.ndarray, points: np.ndarray, slack: float) -> bool:
+    """Whether a point other than ``target`` is about as near the ``box`` as ``target``
+    is, or nearer (within twice its distance plus ``slack`` pixels): a reader could
+    give the label to that point."""
+
+    def distance(xy):
+        dx = np.maximum(np.maximum(box[0] - xy[..., 0], xy[..., 0] - box[2]), 0)
+        dy = np.maximum(np.maximum(box[1] - xy[..., 1], xy[..., 1] - box[3]), 0)
+        return np.hypot(dx, dy)
+
+    others = points[np.hypot(*(points - target).T) > 0.5]
+    return bool(len(others)) and bool(distance(others).min() < 2.0 * distance(target) + slack)
+
+
+def _along(segment: np.ndarray, step: float) -> np.ndarray:
+    """Points every ``step`` along a segment (its ends included)."""
+    count = max(2, int(np.hypot(*(segment[1] - segment[0])) / step) + 1)
+    return segment[0] + np.linspace(0, 1, count)[:, None] * (segment[1] - segment[0])
+
+
+def _inside(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Which of ``points`` fall strictly inside any of ``boxes`` (n, 4)."""
+    if not len(boxes):
+        return np.zeros(len(points), dtype=bool)
+    x, y = points[:, :1], points[:, 1:]
+    return ((boxes[:, 0] < x) & (x < boxes[:, 2]) & (boxes[:, 1] < y) & (y < boxes[:, 3])).any(
+        axis=1
+    )
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether segments ``a`` and ``b`` (2 x 2 each) cross."""
+
+    def side(p, q, r):
+        return np.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+
+    return bool(
+        side(a[0], a[1], b[0]) * side(a[0], a[1], b[1]) < 0
+        and side(b[0], b[1], a[0]) * side(b[0], b[1], a[1]) < 0
+    )
 
 
 def _named(frame: pd.DataFrame) -> pd.DataFrame:
