@@ -1,6 +1,6 @@
 """Reading the user's tables as text, and naming their cells in messages.
 
-:mod:`audit.rates` and :mod:`audit.scores` read a CSV with every cell as text
+:mod:`audit.tables.rates` and :mod:`audit.scores` read a CSV with every cell as text
 (no value is converted, guessed or dropped before it is validated), Parquet as
 it is, or a DataFrame, and point at problems by file, CSV line (or DataFrame
 row) and column.  A CSV is split by one CSV parser (header and rows alike), a
@@ -22,6 +22,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from audit.exceptions import ParameterError
+from audit.tables.labels import check_spellings
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
 CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
@@ -85,10 +88,19 @@ class Source:
     several lines, so rows and lines need not be consecutive).
     """
 
-    def __init__(self, name: str, *, csv: bool, lines: np.ndarray | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        csv: bool,
+        lines: np.ndarray | None = None,
+        merge_labels: bool = False,
+    ):
         self.name = name
         self.csv = csv
         self.lines = lines
+        #: Spellings of one label (:mod:`audit.tables.labels`) read as one, not refused.
+        self.merge_labels = merge_labels
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
@@ -100,7 +112,7 @@ class Source:
 
 def _check_max_bytes(max_bytes) -> int:
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
-        raise ValueError(BAD_MAX_BYTES.format(value=max_bytes))
+        raise ParameterError(BAD_MAX_BYTES.format(value=max_bytes))
     return int(max_bytes)
 
 
@@ -270,7 +282,8 @@ def more(count: int) -> str:
 
 def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Exception]) -> pd.Series:
     """A label column as text, positionally indexed; ``error`` with :data:`EMPTY_LABEL`
-    names the first empty cell."""
+    names the first empty cell, and two spellings of one label are refused (or merged
+    when ``source.merge_labels``; :func:`audit.tables.labels.check_spellings`)."""
     raw = frame[column]
     empty = blank(raw)
     if empty.any():
@@ -278,7 +291,17 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
         raise error(
             EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
         )
-    return raw.astype(str).reset_index(drop=True)
+    text = raw.astype(str).reset_index(drop=True)
+    codes, uniques = pd.factorize(text, sort=False)
+    merged = check_spellings(
+        list(uniques),
+        lambda i: source.where(frame, int(np.argmax(codes == i))),  # asked only to name one
+        source=source.name,
+        column=column,
+        error=error,
+        merge=source.merge_labels,
+    )
+    return text.replace(merged) if merged else text
 
 
 def _raise_at(

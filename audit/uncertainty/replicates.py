@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError, ParameterError
 from audit.measures.kernels import MeasureResult
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
@@ -53,7 +54,7 @@ def parametric_replicates(
     _, _, fmr, fnmr = rate_matrices(table)
     n_mated, n_nonmated = count_matrices(table, counts)
     if (n_mated <= 0).any() or (n_nonmated <= 0).any():
-        raise ValueError(BAD_COUNTS.format(problem=NO_COMPARISONS))
+        raise InputError(BAD_COUNTS.format(problem=NO_COMPARISONS))
     rng = np.random.default_rng(seed)
     size = (n_replicates, *fmr.shape)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -83,10 +84,10 @@ def transcription_bins(
     if floor_lower is None:
         floor_lower = 10.0 ** (np.log10(floor) - 0.5 * step)
     if not 0.0 < floor_lower <= floor:
-        raise ValueError(BAD_FLOOR_LOWER.format(floor=floor, value=floor_lower))
+        raise ParameterError(BAD_FLOOR_LOWER.format(floor=floor, value=floor_lower))
     below = fmr < floor * (1.0 - 1e-9)
     if below.any():
-        raise ValueError(
+        raise InputError(
             BELOW_FLOOR.format(count=int(below.sum()), floor=floor, value=float(fmr[below][0]))
         )
     with np.errstate(divide="ignore"):
@@ -95,7 +96,7 @@ def transcription_bins(
     off = ~(np.abs(log - k * step) < 1e-6)
     if off.any():
         row, column = (int(i[0]) for i in np.nonzero(off))
-        raise ValueError(
+        raise InputError(
             NOT_ON_GRID.format(
                 count=int(off.sum()),
                 step=step,
@@ -212,7 +213,9 @@ def replicate_measures(
 def _check_columns(scores: pd.DataFrame, columns) -> None:
     for column in columns:
         if column is not None and column not in scores.columns:
-            raise KeyError(MISSING_SCORE_COLUMN.format(column=column, columns=list(scores.columns)))
+            raise InputError(
+                MISSING_SCORE_COLUMN.format(column=column, columns=list(scores.columns))
+            )
 
 
 def _strata_sampler(labels: np.ndarray) -> Callable[[np.random.Generator], np.ndarray]:
@@ -233,7 +236,7 @@ def _row_sampler(
 ) -> Callable[[np.random.Generator], np.ndarray]:
     """A function returning the row positions of one bootstrap resample (set up once)."""
     if unit not in ("subject", "comparison"):
-        raise ValueError(BAD_UNIT.format(unit=unit))
+        raise ParameterError(BAD_UNIT.format(unit=unit))
     if unit == "comparison":
         keys = [c for c in (algorithm, group, mated) if c is not None]
         draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
@@ -298,7 +301,7 @@ def _aligned(
         values = wide.to_numpy(dtype="float64")
         if np.isnan(values).any():
             i, j = (int(x[0]) for x in np.nonzero(np.isnan(values)))
-            raise ValueError(
+            raise InputError(
                 RATES_MISSING.format(
                     replicate=replicate, what=f"({algorithms[i]!r}, {groups[j]!r})"
                 )
@@ -313,7 +316,7 @@ def _score_results(frame: pd.DataFrame, algorithms: pd.Index, replicate) -> dict
     for name, rows in frame.groupby("measure", sort=False):
         rows = rows.set_index(rows["algorithm"].astype(str)).reindex(algorithms.astype(str))
         if rows["measure"].isna().any():  # an algorithm without a row; NaN values are undefined
-            raise ValueError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
+            raise InputError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
         out[str(name)] = {
             part: (
                 rows[part].to_numpy(dtype="float64")

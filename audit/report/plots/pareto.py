@@ -10,9 +10,8 @@ beside the plot zooms on the most accurate algorithms (the paper's inset:
 total FNMR below 1%).  The title states the measure, alpha, the size of the
 frontier and the group weights behind the accuracy axis.
 
-:func:`place_labels` names points without covering them or each other
-(adjustText, run for a fixed number of steps so that a figure is the same
-every time).
+:func:`place_labels` names points without covering them, the lines or each
+other (a deterministic placement: the same figure every time).
 """
 
 from __future__ import annotations
@@ -22,11 +21,12 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError, UsageError
 from audit.report.plots import GREY, PAGE_WIDTH, VERMILION, colour, themed
 from audit.report.text import escape_mathtext
 
 NOT_A_FRONTIER_FRAME = (
-    "pareto_figure needs a frame from audit.pareto.frontier_frame (columns {needed} and its "
+    "pareto_figure needs a frame from audit.analysis.pareto.frontier_frame (columns {needed} and its "
     "attrs); missing: {missing}"
 )
 LOG_NEEDS_POSITIVE = (
@@ -51,9 +51,6 @@ LOG_SPAN = 10.0
 #: Up to this many algorithms, every point is named; above, the frontier members and the
 #: algorithms tied with them.
 LABEL_ALL_UP_TO = 12
-#: Steps of adjustText's label placement (a fixed count, not a time limit: the same
-#: figure every time).
-LABEL_STEPS = 300
 
 
 def frontier_colour() -> str:
@@ -79,7 +76,7 @@ def _check(frame: pd.DataFrame) -> None:
     missing = [c for c in _NEEDED_COLUMNS if c not in frame.columns]
     missing += [f"attrs[{a!r}]" for a in _NEEDED_ATTRS if a not in frame.attrs]
     if missing:
-        raise ValueError(NOT_A_FRONTIER_FRAME.format(needed=list(_NEEDED_COLUMNS), missing=missing))
+        raise UsageError(NOT_A_FRONTIER_FRAME.format(needed=list(_NEEDED_COLUMNS), missing=missing))
 
 
 def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
@@ -414,7 +411,7 @@ def pareto_figure(
     a = frame.attrs
     if log_x and (frame["accuracy"] <= 0).any():
         bad = frame.index[(frame["accuracy"] <= 0).to_numpy()]
-        raise ValueError(
+        raise InputError(
             LOG_NEEDS_POSITIVE.format(count=len(bad), algorithms=[str(b) for b in bad])
         )
     log = log_accuracy(frame["accuracy"]) if log_x is None else bool(log_x)
