@@ -308,3 +308,29 @@ def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch):
         assert all(name in svg for name in HOSTILE), figure
     assert label in {t["seen"] for t in records["ffmc_panels_user_dollar"]["texts"]}
     assert label in records["ffmc_panels_user_dollar"]["svg"]
+
+
+def test_the_score_figures_draw_hostile_names_as_written():
+    """Systems and groups named with markup in the sweep and DET figures (built in the
+    package, as the scores notebook draws them)."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.plots.scores import det_figure, sweep_figure
+    from audit.scores import det_points, read_scores, score_stats
+
+    systems, groups = [r"vendor-$\frac$", "a_b^c"], ["F$", "50%", "x{y}"]
+    frame = synthetic(3000, groups=tuple(groups), algorithms=tuple(systems))
+    stats = score_stats(read_scores(frame))
+    swept = sweep_measures(stats, targets=[1e-2, 3e-2, 1e-1])
+    strings = [*systems, *groups, "$by$"]
+    for fig in (
+        sweep_figure(swept, ["fdr", "ir", "garbe", "nrb"], grouping="$by$", n_groups=3),
+        det_figure(det_points(stats, n_points=50), grouping="$by$"),
+    ):
+        data = record(fig)
+        assert all(found == [] for found in faults(data, names=strings).values()), faults(data)
+        assert named(data, systems) == set(systems)
+        assert any("$by$" in t["seen"] for t in data["texts"])
+        plt.close(fig)
+    assert named(data, groups) == set(groups)  # the DET legend names every group
