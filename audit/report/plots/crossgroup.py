@@ -260,10 +260,16 @@ def pair_heatmaps(
     cell = float(np.clip(cell, SMALLEST_CELL, LARGEST_CELL))
     panel = cell * n + labels
     nrows = -(-len(algorithms) // ncols)
+    # a row: the matrix, its title, the probe-group labels (upright, or turned when long)
+    # and the axis label; then the figure's title and legend
+    tick = _tick_font(cell) / 72.0
+    below = 0.62 * tick * longest if longest > 3 else 1.4 * tick
+    legend = bool((values == 0).any() or np.isnan(values).any())
+    height = (cell * n + 0.35 + below + 0.45) * nrows + 0.55 + 0.35 * legend
     fig, axes = plt.subplots(
         nrows,
         ncols,
-        figsize=(max(panel * ncols + 1.2, 5.0), (panel + 0.4) * nrows + 0.9),
+        figsize=(max(panel * ncols + 1.2, 5.0), height),
         layout="constrained",
         squeeze=False,
     )
