@@ -153,6 +153,7 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
     """How to read a rates table: units, column names, attributes, separators, counts."""
     group = parser.add_argument_group("reading the table")
     group.add_argument("--units", metavar="UNITS", help=_help("units", "fraction"))
+    group.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     group.add_argument("--columns", metavar="MAP", help=_help("columns"))
     group.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     group.add_argument(
@@ -312,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    scores.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     scores.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
     _alpha_option(scores)
     scores.add_argument(
@@ -379,6 +381,7 @@ _OPTION_PARAMETERS = {
     "pair_separator": "pair_separator",
     "pairs": "pairs",
     "count_tolerance": "count_tolerance",
+    "encoding": "encoding",
     "target_fmr": "target_fmr",
     "seed": "seed",
 }
@@ -486,7 +489,7 @@ def _read_table(parameters: dict):
     from audit.tables.rates import read_rates
 
     options = {k: parameters[k] for k in READ_OPTIONS if k in parameters}
-    for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr"):
+    for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding"):
         if key in parameters:
             options[key] = parameters[key]
     path = parameters.get("data_path") or str(annex15_path())

@@ -454,6 +454,26 @@ class Groupings(Constraint):
 
 
 @dataclass(frozen=True)
+class Encoding(Constraint):
+    """The name of a text encoding Python knows (``utf-8``, ``utf-16``, ``cp1252``, ...)."""
+
+    expected = "the name of a text encoding, such as 'utf-8', 'utf-16', 'latin-1' or 'cp1252'"
+
+    def accepts(self, value) -> bool:
+        import codecs
+
+        if not isinstance(value, str) or not value:
+            return False
+        try:
+            return codecs.lookup(value)._is_text_encoding
+        except LookupError:
+            return False
+
+    def invalid(self) -> list:
+        return ["klingon-8", "base64", 8]
+
+
+@dataclass(frozen=True)
 class Parameter:
     """A parameter's constraint and the sentence of help shown for it."""
 
@@ -542,6 +562,7 @@ PARAMETERS: dict[str, Parameter] = {
         Boolean(),
         "the FMRs are meant to exceed the FNMRs in most cells: no swapped-columns warning",
     ),
+    "encoding": Parameter(optional(Encoding()), "text encoding of a CSV; None: UTF-8"),
     "count_tolerance": Parameter(
         optional(Real(0, finite=False)),
         "comparisons by which a group's counts may differ across algorithms (None: "

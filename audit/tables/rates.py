@@ -503,6 +503,7 @@ def read_rates(
     pairs=None,
     merge_labels: bool = False,
     fmr_above_fnmr: bool = False,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -554,6 +555,11 @@ def read_rates(
         The table's FMRs are meant to exceed its FNMRs in most cells (a very
         permissive threshold): no warning that the columns may be swapped
         (:func:`audit.tables.layouts.check_plausible`).
+    encoding
+        The text encoding of a CSV (``"utf-16"``, ``"cp1252"``, ...); UTF-8 by
+        default, and a file in another is refused naming it
+        (:func:`audit.tables.common.read_table`).  A gzip, bzip2 or xz file is
+        read as it is.
 
     Returns
     -------
@@ -593,7 +599,7 @@ def read_rates(
     from audit.tables import crossgroup
 
     crossgroup.check_pair_separator(pair_separator)
-    frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes)
+    frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes, encoding=encoding)
     where.merge_labels = merge_labels
     frame = layouts.prepare(
         frame, where, RatesError, columns=columns, separator=separator, units=units
