@@ -153,6 +153,7 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
     """How to read a rates table: units, column names, attributes, separators, counts."""
     group = parser.add_argument_group("reading the table")
     group.add_argument("--units", metavar="UNITS", help=_help("units", "fraction"))
+    group.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     group.add_argument("--columns", metavar="MAP", help=_help("columns"))
     group.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     group.add_argument(
@@ -175,6 +176,8 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=_help("count_tolerance", "none"),
     )
+    group.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    group.add_argument("--fmr-above-fnmr", action="store_true", help=_help("fmr_above_fnmr"))
 
 
 def _report_options(parser: argparse.ArgumentParser, default_name: str) -> None:
@@ -309,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="scores are distances (lower means a match); default: similarities",
     )
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
+    scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    scores.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     scores.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
     _alpha_option(scores)
     scores.add_argument(
@@ -376,6 +381,7 @@ _OPTION_PARAMETERS = {
     "pair_separator": "pair_separator",
     "pairs": "pairs",
     "count_tolerance": "count_tolerance",
+    "encoding": "encoding",
     "target_fmr": "target_fmr",
     "seed": "seed",
 }
@@ -408,6 +414,9 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[key] = given
     if getattr(args, "distance", False):
         parameters["higher_is_match"] = False
+    for flag in ("merge_labels", "fmr_above_fnmr"):
+        if getattr(args, flag, False):
+            parameters[flag] = True
     if getattr(args, "measure_module", None):
         parameters["measure_modules"] = check("measure_modules", list(args.measure_module))
     for option, name in _OPTION_PARAMETERS.items():
@@ -480,8 +489,9 @@ def _read_table(parameters: dict):
     from audit.tables.rates import read_rates
 
     options = {k: parameters[k] for k in READ_OPTIONS if k in parameters}
-    if "count_tolerance" in parameters:
-        options["count_tolerance"] = parameters["count_tolerance"]
+    for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding"):
+        if key in parameters:
+            options[key] = parameters[key]
     path = parameters.get("data_path") or str(annex15_path())
     return path, read_rates(path, **options)
 
@@ -562,11 +572,17 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
     return {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
 
 
-def _report(args: argparse.Namespace, parameters: dict, given: str | None) -> Path:
-    from audit.report.runner import check_report_name, check_reports_root, run_report
+def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
+    from audit.report.runner import (
+        check_report_name,
+        check_report_path,
+        check_reports_root,
+        run_report,
+    )
 
     name = check_report_name(_report_name(args, given))
-    progress = not (args.no_progress or args.quiet)
+    check_report_path(args.reports_dir, name)  # what stands there: before any work
+    progress = not (args.no_progress or args.quiet or args.verbose)  # -v: a line per stage
     table = _preflight(args.command, parameters, args)
     chosen = NOTEBOOKS[args.command]
     if args.command == "report" and table.attrs.get("cross_group") is not None:
@@ -591,6 +607,7 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None) -> Pa
         parameters=parameters,
         reports_root=args.reports_dir,
         progress=progress,
+        notify=notify,  # quiet with --quiet; one line per stage with --no-progress
     )
 
 
@@ -613,7 +630,7 @@ def _run(args: argparse.Namespace, notify) -> int:
     parameters = _parameters(args, given)
     if args.command == "check":
         return _check(parameters, args.quiet)
-    folder = _report(args, parameters, given)
+    folder = _report(args, parameters, given, notify)
     index = folder / "index.html"
     if not args.quiet:
         print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
@@ -689,10 +706,16 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``audit`` command with ``argv`` (default: the process's); return its status."""
     import warnings
 
-    with warnings.catch_warnings():
+    from audit.report.interrupt import Interrupted, handle_signals
+
+    with warnings.catch_warnings(), handle_signals():
         warnings.simplefilter("always")  # every warning shown, each as a sentence
         warnings.showwarning = _warning_sentence
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        try:
+            return _main(list(sys.argv[1:] if argv is None else argv))
+        except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
+            print(f"audit: {stop.sentence}", file=sys.stderr)
+            return stop.exit_status
 
 
 def _main(argv: list[str]) -> int:
@@ -718,9 +741,9 @@ def _main(argv: list[str]) -> int:
         # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE
-    except KeyboardInterrupt:
-        print(f"audit: {INTERRUPTED}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:  # Interrupted says which signal and what was kept
+        print(f"audit: {getattr(stop, 'sentence', INTERRUPTED)}", file=sys.stderr)
+        return getattr(stop, "exit_status", EXIT_INTERRUPTED)
     except UsageError as error:
         sub.print_usage(sys.stderr)
         print(f"{sub.prog}: error: {escape_terminal(error)}", file=sys.stderr)
