@@ -218,7 +218,8 @@ class CountedStats(SufficientStatistics):
     not drawn stays in place with a count of 0: counts skip it by the running total,
     and the score range, the smallest score at or above a threshold, the cut points
     and the equal-error candidates move past it to the next drawn score.  The
-    equal-error crossing of each group is found once and kept.
+    equal-error crossing of each group and the score range of each algorithm are
+    found once and kept.
     """
 
     def __init__(self, base: SortedScores, counts: np.ndarray, running: np.ndarray):
@@ -233,6 +234,7 @@ class CountedStats(SufficientStatistics):
         self._totals = running[base.offsets[1:]] - running[base.offsets[:-1]]
         self._width = 2 * len(self.groups) + 1
         self._equal_error: dict = {}
+        self._score_range: dict = {}
 
     def _segment(self, s: int) -> tuple[np.ndarray, np.ndarray]:
         """The scores of segment ``s`` and the running total before each (and after)."""
@@ -274,13 +276,16 @@ class CountedStats(SufficientStatistics):
         return [base + j for j in range(self._width) if self._totals[base + j] > 0]
 
     def score_range(self, a: int) -> tuple[float, float]:
-        """The smallest and the largest drawn score of algorithm ``a``."""
-        low, high = [], []
-        for s in self._drawn(a):
-            values, running = self._segment(s)
-            low.append(values[np.searchsorted(running[1:], running[0], "right")])
-            high.append(values[np.searchsorted(running[:-1], running[-1], "left") - 1])
-        return min(low), max(high)
+        """The smallest and the largest drawn score of algorithm ``a`` (found once, then kept)."""
+        found = self._score_range.get(a)
+        if found is None:
+            low, high = [], []
+            for s in self._drawn(a):
+                values, running = self._segment(s)
+                low.append(values[np.searchsorted(running[1:], running[0], "right")])
+                high.append(values[np.searchsorted(running[:-1], running[-1], "left") - 1])
+            found = self._score_range[a] = (min(low), max(high))
+        return found
 
     def cut_points(self, a: int, kk: np.ndarray) -> np.ndarray:
         """As :meth:`audit.scores.ScoreStats.cut_points`: the float just above the

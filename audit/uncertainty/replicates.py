@@ -348,14 +348,21 @@ def resample_scores(
     return scores.iloc[rows].reset_index(drop=True)
 
 
+def _positions(labels, column: pd.Series) -> np.ndarray:
+    """The position of each value of ``column`` among ``labels`` (-1 if absent): a
+    dictionary lookup, cheaper than an index for the few rows of a replicate."""
+    at = {label: i for i, label in enumerate(labels)}
+    return np.array([at.get(value, -1) for value in column.to_numpy(dtype=object)], dtype=np.intp)
+
+
 def _aligned(
     rates_table: pd.DataFrame, algorithms, groups, replicate
 ) -> tuple[np.ndarray, np.ndarray]:
     """The FMR and FNMR of a rates table as (algorithm x group) arrays in the order of
     ``algorithms`` and ``groups``; rows of other labels are left out, a missing or NaN
     rate and a pair given twice are refused."""
-    rows = pd.Index(algorithms).get_indexer(rates_table["algorithm"])
-    columns = pd.Index(groups).get_indexer(rates_table["group"])
+    rows = _positions(algorithms, rates_table["algorithm"])
+    columns = _positions(groups, rates_table["group"])
     known = np.flatnonzero((rows >= 0) & (columns >= 0))
     cell = rows[known] * len(groups) + columns[known]
     once = np.unique(cell)
@@ -387,7 +394,7 @@ def _score_results(frame: pd.DataFrame, algorithms: pd.Index, replicate) -> dict
     names, codes = np.unique(frame["measure"].to_numpy(dtype=object), return_inverse=True)
     first = np.full(len(names), len(frame))
     np.minimum.at(first, codes, np.arange(len(frame)))
-    position = pd.Index(algorithms.astype(str)).get_indexer(frame["algorithm"].astype(str))
+    position = _positions([str(a) for a in algorithms], frame["algorithm"].astype(str))
     parts = {
         part: frame[part].to_numpy(dtype="float64") if part in frame.columns else None
         for part in ("value", "fmr_term", "fnmr_term")
