@@ -32,7 +32,7 @@ What is measured, per case (one row of the table):
 
 Cases: synthetic scores (seeded: ``numpy.random.default_rng(0)``), 8 groups,
 10% mated, normal scores, one algorithm, no cross-group pairs; and the VoxCeleb1-H
-scores of the two bt4vt systems (:mod:`audit.voxceleb`, fetched on first use),
+scores of the two bt4vt systems (:mod:`audit.sources.voxceleb`, fetched on first use),
 both together and each alone.
 
 The subject bootstrap and the scores report (``--bootstrap``)

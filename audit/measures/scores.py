@@ -103,7 +103,7 @@ def eer_table(scores) -> pd.DataFrame:
     threshold minimising ``|FMR - FNMR|`` and report the mean of the two
     there; the gap between them is at most one step (``1/n``) of the coarser
     rate.  bt4vt reports the larger of the two instead (see
-    :mod:`audit.voxceleb`).
+    :mod:`audit.sources.voxceleb`).
 
     Examples
     --------

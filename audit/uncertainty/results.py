@@ -64,7 +64,7 @@ def frontier_membership(
     best point, not a frontier).  ``weak=True`` keeps the weakly efficient ones
     (no rival strictly better on both).  An algorithm whose measure is
     undefined (NaN) in a replicate is off the frontier and dominates nothing.
-    Uses :func:`audit.pareto.efficient` (values within ``tie_rtol`` of each
+    Uses :func:`audit.analysis.pareto.efficient` (values within ``tie_rtol`` of each
     other tie).
 
     Examples
@@ -99,7 +99,7 @@ def frontier_membership(
 def fnmr_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
     """Weights of the groups in the total (overall) FNMR, shape (n_alg, n_groups).
 
-    ``weights`` is read exactly as :func:`audit.accuracy.overall_rates` reads
+    ``weights`` is read exactly as :func:`audit.analysis.accuracy.overall_rates` reads
     it (``"equal"``, ``"counts"``, a counts file or frame, a mapping), so the
     replicate totals are those of the Pareto report
     (:func:`audit.analysis.accuracy.weight_matrices`); an array is used as it is.
@@ -131,7 +131,7 @@ CROSSING_CHUNK = 16
 
 def _crossing(measure: Measure, fmr_term, fnmr_term, grid) -> dict[str, np.ndarray]:
     """First alpha of ``grid`` where the median and the mean (over algorithms) of the alpha
-    share surpass 1/2, per replicate (:func:`audit.ffmc.first_crossing`, as FFMC.1 reads it).
+    share surpass 1/2, per replicate (:func:`audit.analysis.ffmc.first_crossing`, as FFMC.1 reads it).
 
     The shares of a block of alphas are computed at once, shape (n_alphas, n_replicates,
     n_algorithms), and summarised along the algorithms; the blocks go up the grid until
@@ -709,7 +709,7 @@ def join_frontier_probability(frame: pd.DataFrame, result: UncertaintyResult) ->
     """Add frontier membership probability and intervals to a per-algorithm table.
 
     ``frame`` is indexed by algorithm or has an ``algorithm`` column (e.g. the
-    down-select table of :func:`audit.pareto.downselect`).  Added columns:
+    down-select table of :func:`audit.analysis.pareto.downselect`).  Added columns:
     ``frontier_probability``, ``fairness_low``/``fairness_high`` (interval of
     the frontier's fairness measure) and ``total_fnmr_low``/``total_fnmr_high``;
     ``attrs["uncertainty"]`` records how the replicates were made.
