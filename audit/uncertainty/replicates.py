@@ -253,8 +253,8 @@ def _unit_sampler(
         n = len(scores)
         return np.arange(n), n, lambda rng: np.bincount(draw(rng), minlength=n)
     codes, _ = pd.factorize(scores[subject])
-    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-    subject_groups, _ = pd.factorize(scores[group].to_numpy()[first])
+    _, first = np.unique(codes, return_index=True)  # each subject's first row, by code
+    subject_groups, _ = pd.factorize(scores[group].take(first).to_numpy())
     draw = _strata_sampler(subject_groups)
     return codes, len(first), lambda rng: np.bincount(draw(rng), minlength=len(first))
 
