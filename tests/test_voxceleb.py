@@ -172,6 +172,20 @@ def test_load_voxceleb_names_an_unknown_speaker(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(voxceleb.CSV_ENGINE != "pyarrow", reason="pyarrow is not installed")
+def test_both_csv_readers_read_the_same_scores(folder):
+    """pyarrow's CSV reader, used when installed, reads the pinned files as pandas' own
+    does: the same text, the same flags, the same bits of every score."""
+    for system in voxceleb.SYSTEMS:
+        fast = voxceleb.raw_scores(system, folder)
+        plain = voxceleb.raw_scores(system, folder, engine="c")
+        pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+        np.testing.assert_array_equal(
+            fast["sc"].to_numpy().view(np.int64), plain["sc"].to_numpy().view(np.int64)
+        )
+
+
+@pytest.mark.slow
 def test_one_load_gives_every_grouping(folder):
     """The report reads VoxCeleb once with both attributes and regroups it: the same
     tables as reading it once per grouping."""
