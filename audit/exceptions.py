@@ -12,6 +12,7 @@ and tells the kinds apart when it needs to (the model is
     │   └── UndefinedMeasureError        a measure undefined, zero_division="raise"
     ├── UsageError (ValueError)          a parameter, option or name was refused
     │   ├── ParameterError               a value outside its declared constraint
+    │   ├── UnknownNameError (KeyError)  a measure, algorithm, notebook or dataset not known
     │   ├── MeasureContractError         a measure breaking the measure contract
     │   └── MeasureModuleError (ImportError)  a user's measure module failed to import
     ├── OutputError (OSError)            a report or file could not be written
@@ -141,6 +142,11 @@ class WeightsError(InputError):
 
 class UndefinedMeasureError(InputError):
     """A measure was undefined and ``zero_division="raise"`` was asked for."""
+
+
+class UnknownNameError(UsageError, KeyError):
+    """A name given -- a measure, an algorithm, a notebook, a dataset -- is not known; the
+    message lists the known ones.  (A ``KeyError`` too, as a failed look-up.)"""
 
 
 class MeasureContractError(UsageError):

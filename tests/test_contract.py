@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from audit.exceptions import ParameterError
 from audit.measures.contract import (
-    BAD_ALPHA_SHAPE,
+    ALPHA_SHAPE,
     BAD_FIELD,
     BAD_RESULT_SHAPE,
     NOT_A_RESULT,
@@ -16,7 +17,6 @@ from audit.measures.contract import (
     RateMeasure,
 )
 from audit.measures.kernels import (
-    ALPHA_OUT_OF_RANGE,
     MeasureResult,
     UndefinedMeasureError,
     UndefinedMeasureWarning,
@@ -102,12 +102,13 @@ def test_evaluate_many_is_one_tidy_frame_of_evaluate(annex15):
 
 def test_alpha_is_checked_whatever_its_shape():
     fdr = get_measure("fdr")
-    with pytest.raises(ValueError) as error:
+    expected = "a number in [0, 1] (or a 1-D array of them)"
+    with pytest.raises(ParameterError) as error:
         fdr([[0.1, 0.2]], [[0.1, 0.2]], alpha=[0.5, 1.5])
-    assert str(error.value) == ALPHA_OUT_OF_RANGE.format(alpha=1.5)
-    with pytest.raises(ValueError) as error:
+    assert str(error.value) == f"parameter alpha: expected {expected}, got [0.5, 1.5]"
+    with pytest.raises(ParameterError) as error:
         fdr([[0.1, 0.2]], [[0.1, 0.2]], alpha=[[0.5]])
-    assert str(error.value) == BAD_ALPHA_SHAPE.format(shape=(1, 1))
+    assert str(error.value) == f"parameter alpha: expected {ALPHA_SHAPE}, got [[0.5]]"
 
 
 def _user(name, function, **changes):

@@ -44,7 +44,7 @@ def test_rates_reports_escape_labels_names_and_file_name(tmp_path):
     pd.DataFrame(frame).to_csv(path, index=False)
     options = ["-p", "n_replicates", "20", "--no-progress", "--reports-dir", str(tmp_path / "r")]
     ffmc = ["-p", "verdict_replicates", "3", "-p", "n_random", "50", "-p", "alpha_step", "0.1"]
-    assert main(["report", "--data", str(path), *options, *ffmc]) == 0
+    assert main(["report", str(path), *options, *ffmc]) == 0
     folder = tmp_path / "r" / FILE
     assert {p.name for p in folder.glob("*.html")} == {"index.html", "ffmc.html", "pareto.html"}
     assert _raw_tags(folder) == {}
@@ -69,7 +69,6 @@ def test_scores_report_escapes_labels_names_and_file_name(tmp_path):
     code = main(
         [
             "scores",
-            "--scores",
             str(path),
             "--target-fmr",
             "0.01",

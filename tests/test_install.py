@@ -188,7 +188,6 @@ def test_installed_report_from_an_empty_folder(installed, annex15_file, small_sc
         [
             str(command),
             "scores",
-            "--scores",
             "small.csv",
             "--distance",
             "--no-progress",

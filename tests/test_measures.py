@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from audit.exceptions import ParameterError
 from audit.measures.kernels import (
-    ALPHA_OUT_OF_RANGE,
     GINI_UNDEFINED,
     IR_UNDEFINED,
     TOO_FEW_GROUPS,
@@ -262,9 +262,10 @@ def test_garbe_one_group_zero_is_defined():
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.01, float("nan")])
 def test_alpha_out_of_range(alpha):
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ParameterError) as error:
         fdr([[0.1, 0.2]], [[0.1, 0.2]], alpha=alpha)
-    assert str(error.value) == ALPHA_OUT_OF_RANGE.format(alpha=float(alpha))
+    expected = "a number in [0, 1] (or a 1-D array of them)"
+    assert str(error.value) == f"parameter alpha: expected {expected}, got {alpha!r}"
 
 
 def test_one_group_is_refused():

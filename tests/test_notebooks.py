@@ -83,13 +83,17 @@ def test_failed_notebook_leaves_no_report(small_table, tmp_path):
             parameters={"data_path": str(small_table), "n_replicates": 0},
         )
     assert "notebook pareto_downselect.ipynb failed in cell" in str(error.value)
-    assert "n_replicates must be a positive whole number, got 0" in str(error.value)
+    # the notebook's first cell checks its parameters, with the command line's words
+    expected = (
+        "ParameterError: parameter n_replicates: expected a whole number of at least 1, got 0"
+    )
+    assert expected in str(error.value)
     assert not (tmp_path / "broken").exists()
     assert (tmp_path / ".broken.failed" / "pareto.ipynb").is_file()
 
 
 def test_run_report_raises_notebook_failed(small_table, tmp_path):
-    with pytest.raises(NotebookFailed, match="ValueError"):
+    with pytest.raises(NotebookFailed, match="ParameterError: parameter alpha"):
         run_report(
             "x",
             notebooks=("pareto",),
@@ -100,9 +104,7 @@ def test_run_report_raises_notebook_failed(small_table, tmp_path):
 
 
 def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
-    code = main(
-        ["pareto", "--data", str(small_table), "--reports-dir", str(tmp_path), "-p", "alpah", "0.3"]
-    )
+    code = main(["pareto", str(small_table), "--reports-dir", str(tmp_path), "-p", "alpah", "0.3"])
     assert code == 2
     assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
 
@@ -118,7 +120,6 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
         code = main(
             [
                 "ffmc",
-                "--data",
                 str(small_table),
                 "--reports-dir",
                 str(tmp_path),
@@ -179,7 +180,6 @@ def test_scores_report_on_synthetic_distances(small_scores, tmp_path):
     code = main(
         [
             "scores",
-            "--scores",
             str(path),
             "--distance",
             "--target-fmr",
@@ -237,7 +237,7 @@ def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
     frame = pd.read_csv(small_scores)
     path = tmp_path / "impostors.csv"
     frame[~frame["mated"]].to_csv(path, index=False)
-    argv = ["scores", "--scores", str(path), "--distance", "--target-fmr", "0.01"]
+    argv = ["scores", str(path), "--distance", "--target-fmr", "0.01"]
     argv += ["--reports-dir", str(tmp_path / "reports"), "--no-progress"]
     assert main([*argv, "-p", "sweep_points", "3"]) == 0
     folder = tmp_path / "reports" / "impostors"

@@ -12,6 +12,7 @@ from scipy import stats
 from audit import scores as scores_module
 from audit import uncertainty as U
 from audit.analysis import accuracy, pareto
+from audit.exceptions import InputError
 from audit.measures.kernels import UndefinedMeasureWarning
 from audit.measures.registry import evaluate_scores
 from audit.tables.rates import rate_matrices, read_rates
@@ -765,9 +766,9 @@ def test_score_bootstrap_covers_score_measures():
 
 def test_score_bootstrap_errors():
     scores = _clustered_scores(n_subjects=3)
-    with pytest.raises(KeyError) as error:
+    with pytest.raises(InputError) as error:
         U.score_bootstrap(scores, _rates_at(), subject="speaker")
-    assert error.value.args[0] == UC.MISSING_SCORE_COLUMN.format(
+    assert str(error.value) == UC.MISSING_SCORE_COLUMN.format(
         column="speaker", columns=list(scores.columns)
     )
     with pytest.raises(ValueError) as error:

@@ -455,7 +455,7 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     Parameters
     ----------
     table
-        A validated rates table (:func:`audit.rates.read_rates`).
+        A validated rates table (:func:`audit.tables.rates.read_rates`).
     weights
         ``"equal"`` (default: every group counts ``1/n_groups``, the only
         defensible choice when no counts are known, as for the Annex 15 CSV);

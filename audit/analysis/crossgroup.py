@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.accuracy import overall_rates
+from audit.exceptions import InputError, UnknownNameError, UsageError
 from audit.measures.crossgroup import NOT_CROSS, asymmetry_table
 from audit.tables.crossgroup import cross_group
 
@@ -35,16 +36,16 @@ def heatmap_algorithms(
         Columns ``algorithm``, ``why`` and ``total_fmr``.
     """
     if cross_group(table) is None:
-        raise ValueError(NOT_CROSS.format(source=table.attrs.get("source", "the table")))
+        raise InputError(NOT_CROSS.format(source=table.attrs.get("source", "the table")))
     totals = overall_rates(table, weights=weights)["total_fmr"]
     if names is not None:
         names = [str(n) for n in ([names] if isinstance(names, str) else names)]
         if not names:
-            raise ValueError(NO_NAMES)
+            raise UsageError(NO_NAMES)
         unknown = [n for n in names if n not in totals.index]
         if unknown:
             known = list(totals.index[:_LISTED]) + (["..."] if len(totals) > _LISTED else [])
-            raise ValueError(UNKNOWN_ALGORITHMS.format(names=unknown, known=known))
+            raise UnknownNameError(UNKNOWN_ALGORITHMS.format(names=unknown, known=known))
         chosen = [(n, "named") for n in dict.fromkeys(names)]
     else:
         order = np.argsort(totals.to_numpy(), kind="stable")

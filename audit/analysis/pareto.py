@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.accuracy import overall_rates
+from audit.exceptions import InputError, ParameterError, UsageError
 from audit.measures.contract import PairMeasure, RateMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
@@ -158,17 +159,17 @@ def efficient(
     """
     p = np.asarray(points, dtype="float64")
     if p.ndim < 2 or p.shape[-1] < 1:
-        raise ValueError(BAD_POINTS_SHAPE.format(shape=p.shape))
+        raise InputError(BAD_POINTS_SHAPE.format(shape=p.shape))
     k = p.shape[-1]
     directions = np.asarray(higher_is_better)
     if directions.shape != (k,) or directions.dtype != bool:
-        raise ValueError(BAD_DIRECTIONS.format(k=k, directions=higher_is_better))
+        raise UsageError(BAD_DIRECTIONS.format(k=k, directions=higher_is_better))
     nan = np.isnan(p)
     if nan.any():
-        raise ValueError(NAN_POINTS.format(count=int(nan.sum())))
+        raise InputError(NAN_POINTS.format(count=int(nan.sum())))
     rtol, atol = float(rtol), float(atol)
     if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
-        raise ValueError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
+        raise ParameterError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
     p = np.where(directions, -p, p)  # now lower is better on every criterion
     if k <= 2 and rtol < 1 and not ((rtol or atol) and np.isinf(p).any()):
         return _efficient_sweep(p, weak=weak, rtol=rtol, atol=atol)
@@ -176,7 +177,7 @@ def efficient(
     batch = p.shape[:-2]
     pairs = int(np.prod(batch, dtype=np.int64)) * n * n
     if pairs > MAX_PAIRS:
-        raise ValueError(
+        raise InputError(
             TOO_MANY_PAIRS.format(shape=p.shape, pairs=pairs, limit=MAX_PAIRS, k=k, rtol=rtol)
         )
     # Pairwise relations, [..., i, j] = relation of candidate j to candidate i,
@@ -274,7 +275,7 @@ def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd
         missing = [a for a in names if a not in set(index)]
         extra = [a for a in index if a not in set(names)]
         if missing or extra:
-            raise ValueError(ACCURACY_ALGORITHMS.format(missing=missing, extra=extra))
+            raise InputError(ACCURACY_ALGORITHMS.format(missing=missing, extra=extra))
         values = pd.Series(
             pd.to_numeric(accuracy, errors="coerce").to_numpy(dtype="float64", na_value=np.nan),
             index=index,
@@ -282,7 +283,7 @@ def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd
         values.index = algorithms
         name = str(accuracy.name) if accuracy.name is not None else "accuracy"
         return values, name, name
-    raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+    raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
 
 
 def fairness_label(spec: Measure, alpha: float, rule: str = "") -> str:
@@ -313,19 +314,19 @@ def frontier_frame(
 ) -> pd.DataFrame:
     """Every algorithm's accuracy and fairness, and whether it lies on the frontier.
 
-    The tidy input of :func:`audit.plots.pareto.pareto_figure` and the basis
+    The tidy input of :func:`audit.report.plots.pareto.pareto_figure` and the basis
     of :func:`downselect`.  Fairness is any registered measure
-    (:func:`audit.registry.evaluate`) at the given ``alpha``, with its
+    (:func:`audit.measures.registry.evaluate`) at the given ``alpha``, with its
     direction from the registry; accuracy is a total error rate from
-    :func:`audit.accuracy.overall_rates` or a user-supplied Series.
+    :func:`audit.analysis.accuracy.overall_rates` or a user-supplied Series.
 
     Parameters
     ----------
     table
-        A validated rates table (:func:`audit.rates.read_rates`).
+        A validated rates table (:func:`audit.tables.rates.read_rates`).
     measure
         A registered measure name (``"garbe"``, ``"fdr"``, ``"ir"``, ...) or
-        a :class:`~audit.registry.Measure`.
+        a :class:`~audit.measures.registry.Measure`.
     alpha
         The measure's FMR weight.
     accuracy
@@ -334,7 +335,7 @@ def frontier_frame(
         labels the axis) holding another accuracy criterion.
     weights
         Group weights of the totals, as in
-        :func:`audit.accuracy.overall_rates` (default ``"equal"``).
+        :func:`audit.analysis.accuracy.overall_rates` (default ``"equal"``).
     undefined
         What to do with algorithms whose measure is undefined (NaN, or a
         value set by the measure's zero-division convention):
@@ -377,10 +378,10 @@ def frontier_frame(
     c              0.04        False
     """
     if undefined not in ("raise", "exclude", "keep"):
-        raise ValueError(BAD_UNDEFINED.format(value=undefined))
+        raise ParameterError(BAD_UNDEFINED.format(value=undefined))
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, (RateMeasure, PairMeasure)):
-        raise ValueError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
+        raise UsageError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):
         check_accuracy(table, accuracy)
     overall = overall_rates(table, weights=weights)
@@ -390,7 +391,7 @@ def frontier_frame(
     acc, acc_name, acc_label = _accuracy(overall, accuracy, algorithms)
     missing_acc = acc.isna().to_numpy()
     if missing_acc.any():
-        raise ValueError(
+        raise InputError(
             UNDEFINED_ACCURACY.format(name=acc_name, algorithms=list(algorithms[missing_acc]))
         )
     fairness = values["value"].to_numpy(dtype="float64")
@@ -408,7 +409,7 @@ def frontier_frame(
                 if undefined == "keep" or np.isnan(fairness[flagged]).any()
                 else KEEP_HINT.format(convention=spec.undefined)
             )
-            raise ValueError(
+            raise InputError(
                 UNDEFINED_FAIRNESS.format(
                     measure=spec.label,
                     alpha=alpha,
@@ -420,7 +421,7 @@ def frontier_frame(
             )
     kept = ~flagged
     if not kept.any():
-        raise ValueError(NO_CANDIDATES.format(count=len(kept)))
+        raise InputError(NO_CANDIDATES.format(count=len(kept)))
     frame = pd.DataFrame(
         {"accuracy": acc.to_numpy(dtype="float64")[kept], "fairness": fairness[kept]},
         index=algorithms[kept],
@@ -474,7 +475,7 @@ def downselect(
     6 of them with total FNMR below 1%; moving from didiglobalface-001 to
     intellifusion-001 costs "0.0016 increase in total" FNMR for a GARBE 0.17
     lower.  Those numbers used mated-count weights; see
-    :mod:`audit.accuracy` for why the default here is equal weights.
+    :mod:`audit.analysis.accuracy` for why the default here is equal weights.
 
     Parameters
     ----------
@@ -627,7 +628,7 @@ def weight_sensitivity(
     {'a': 1.0, 'b': 1.0, 'c': 0.0}
     """
     if accuracy not in ACCURACY_LABELS:
-        raise ValueError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
+        raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
     frame = frontier_frame(table, measure, alpha=alpha, undefined=undefined, tie_rtol=tie_rtol)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     kept = algorithms.isin(frame.index)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
 from audit.measures.onesided import NOT_APPLICABLE, applicability, one_term_inputs
 from audit.measures.registry import Measure, get_measure, measure_names
 from audit.tables.layouts import RATES, available_rates
@@ -108,7 +109,7 @@ def floor_sensitivity(
     'measure  affected\\n    fdr     False\\n     ir      True'
     """
     if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not factor > 1:
-        raise ValueError(BAD_FACTOR.format(factor=factor))
+        raise ParameterError(BAD_FACTOR.format(factor=factor))
     _, _, fmr, fnmr = rate_matrices(table)
     if measures is None:
         chosen = [get_measure(n) for n in measure_names(inputs="rates")]

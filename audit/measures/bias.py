@@ -31,16 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError, ParameterError
 from audit.measures.kernels import (
     MeasureResult,
     as_rates,
-    check_alpha,
-    check_zero_division,
     combine,
     max_min_ratio,
     report_undefined,
 )
 from audit.tables.rates import rate_matrices
+from audit.validation import validate_params
 
 HUTIRI = "Hutiri et al., bias measures for speaker verification (bt4vt)"
 
@@ -69,7 +69,7 @@ def _average(x: np.ndarray, average) -> np.ndarray:
     if average.ndim == 0:
         average = np.full(x.shape[0], float(average))
     if average.shape != (x.shape[0],):
-        raise ValueError(BAD_AVERAGE.format(n=x.shape[0], shape=average.shape))
+        raise InputError(BAD_AVERAGE.format(n=x.shape[0], shape=average.shape))
     return average
 
 
@@ -93,6 +93,7 @@ def g2min_difference(x) -> np.ndarray:
     return x - x.min(axis=-1, keepdims=True)
 
 
+@validate_params("zero_division")
 def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     r"""Group-to-average Ratio of each group (Hutiri et al., Table 1).
 
@@ -110,7 +111,6 @@ def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     >>> g2avg_ratio([[3.581, 3.757]], average=3.657).round(3)  # Table 3, 'All', EER
     array([[0.979, 1.027]])
     """
-    check_zero_division(zero_division)
     x = _rows(x)
     avg = _average(x, average)
     undefined = avg == 0.0
@@ -127,6 +127,7 @@ def g2avg_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     return ratio
 
 
+@validate_params("zero_division")
 def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     r"""Group-to-average log Ratio of each group (Hutiri et al., Table 1).
 
@@ -147,7 +148,7 @@ def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     array([[ 0.021, -0.027]])
     """
     x = _rows(x)
-    ratio = g2avg_ratio(x, average=average, zero_division=zero_division)
+    ratio = g2avg_ratio.__wrapped__(x, average=average, zero_division=zero_division)
     undefined = (_average(x, average) == 0.0)[:, None] | (x == 0.0)
     zero = x == 0.0
     if zero.any():
@@ -167,6 +168,7 @@ def g2avg_log_ratio(x, *, average=None, zero_division="warn") -> np.ndarray:
     return log_ratio
 
 
+@validate_params("zero_division")
 def normalised_reliability_bias(
     x, *, average=None, zero_division="warn", _rate: str = "rate"
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -189,7 +191,6 @@ def normalised_reliability_bias(
     >>> nrb.round(3)  # mean of |0.021| and |-0.027|, Table 3 'All' EER
     array([0.024])
     """
-    check_zero_division(zero_division)
     x = _rows(x)
     avg = _average(x, average)
     undefined = (x == 0.0).any(axis=-1) | (avg == 0.0)
@@ -205,6 +206,7 @@ def normalised_reliability_bias(
     return value, undefined
 
 
+@validate_params("alpha", "zero_division")
 def nrb(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Normalised Reliability Bias of FMR and FNMR combined by alpha (Hutiri et al. eq. 2).
 
@@ -225,10 +227,13 @@ def nrb(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     >>> round(float(r.fmr_term[0]), 4), round(float(r.fnmr_term[0]), 4)
     (0.0, 0.5493)
     """
-    alpha = check_alpha(alpha)
     fmr, fnmr = as_rates(fmr, fnmr)
-    a, a_undefined = normalised_reliability_bias(fmr, zero_division=zero_division, _rate="FMR")
-    b, b_undefined = normalised_reliability_bias(fnmr, zero_division=zero_division, _rate="FNMR")
+    a, a_undefined = normalised_reliability_bias.__wrapped__(
+        fmr, zero_division=zero_division, _rate="FMR"
+    )
+    b, b_undefined = normalised_reliability_bias.__wrapped__(
+        fnmr, zero_division=zero_division, _rate="FNMR"
+    )
     undefined = a_undefined | b_undefined
     value = combine(a, b, alpha)
     if isinstance(zero_division, str):
@@ -245,6 +250,7 @@ def _single(term: np.ndarray, undefined: np.ndarray, *, fmr: bool) -> MeasureRes
     return MeasureResult(term, ignored, term, undefined)
 
 
+@validate_params("alpha", "zero_division")
 def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Normalised Reliability Bias of the group FMRs (Hutiri et al. eq. 2, base metric FMR).
 
@@ -257,12 +263,14 @@ def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     >>> float(nrb_fmr([[1e-5, 4e-5]], [[0.01, 0.01]]).value[0].round(4))  # ln 2
     0.6931
     """
-    check_alpha(alpha)
     fmr, _ = as_rates(fmr, fnmr)
-    value, undefined = normalised_reliability_bias(fmr, zero_division=zero_division, _rate="FMR")
+    value, undefined = normalised_reliability_bias.__wrapped__(
+        fmr, zero_division=zero_division, _rate="FMR"
+    )
     return _single(value, undefined, fmr=True)
 
 
+@validate_params("alpha", "zero_division")
 def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Normalised Reliability Bias of the group FNMRs (Hutiri et al. eq. 2, base metric FNMR).
 
@@ -273,12 +281,14 @@ def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     >>> float(nrb_fnmr([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0].round(4))
     0.5493
     """
-    check_alpha(alpha)
     _, fnmr = as_rates(fmr, fnmr)
-    value, undefined = normalised_reliability_bias(fnmr, zero_division=zero_division, _rate="FNMR")
+    value, undefined = normalised_reliability_bias.__wrapped__(
+        fnmr, zero_division=zero_division, _rate="FNMR"
+    )
     return _single(value, undefined, fmr=False)
 
 
+@validate_params("alpha", "zero_division")
 def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Standard deviation of the group FMRs (Elobaid et al. Table I; population form, eq. 21).
 
@@ -293,12 +303,11 @@ def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     >>> float(std_fmr([[1e-4, 3e-4]], [[0.01, 0.01]]).value[0].round(8))
     0.0001
     """
-    check_alpha(alpha)
-    check_zero_division(zero_division)
     fmr, _ = as_rates(fmr, fnmr)
     return _single(fmr.std(axis=-1), np.zeros(len(fmr), dtype=bool), fmr=True)
 
 
+@validate_params("alpha", "zero_division")
 def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Standard deviation of the group FNMRs (Elobaid et al. Table I; population form, eq. 21).
 
@@ -309,12 +318,11 @@ def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     >>> float(std_fnmr([[1e-4, 3e-4]], [[0.01, 0.03]]).value[0].round(8))
     0.01
     """
-    check_alpha(alpha)
-    check_zero_division(zero_division)
     _, fnmr = as_rates(fmr, fnmr)
     return _single(fnmr.std(axis=-1), np.zeros(len(fnmr), dtype=bool), fmr=False)
 
 
+@validate_params("alpha", "zero_division")
 def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Skewed Error Rate: max over min group FMR (Elobaid et al. Table I, their ref. [20]).
 
@@ -331,8 +339,6 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     >>> float(ser([[1e-5, 4e-5]], [[0.01, 0.03]]).value[0])
     4.0
     """
-    check_alpha(alpha)
-    check_zero_division(zero_division)
     fmr, _ = as_rates(fmr, fnmr)
     value, undefined = max_min_ratio(fmr)
     fill = np.nan if isinstance(zero_division, str) else float(zero_division)
@@ -368,6 +374,7 @@ GROUP_MEASURES: tuple[GroupMeasure, ...] = (
 )
 
 
+@validate_params("zero_division")
 def group_bias(
     table: pd.DataFrame,
     *,
@@ -380,7 +387,7 @@ def group_bias(
     Parameters
     ----------
     table
-        A table from :func:`audit.rates.read_rates`.
+        A table from :func:`audit.tables.rates.read_rates`.
     rates
         Which base metrics: ``"fmr"`` and/or ``"fnmr"``.
     average
@@ -409,7 +416,7 @@ def group_bias(
     frames = []
     for rate in rates:
         if rate not in matrices:
-            raise ValueError(BAD_RATE.format(rate=rate))
+            raise ParameterError(BAD_RATE.format(rate=rate))
         reference = None if average is None else average.get(rate)
         for spec in GROUP_MEASURES:
             if spec.uses_average:

@@ -48,17 +48,15 @@ import numpy as np
 from audit.exceptions import MeasureBoundsWarning, MeasureContractError
 from audit.measures.crossgroup import PAIRS, as_pairs
 from audit.measures.kernels import (
-    ALPHA_OUT_OF_RANGE,
     MeasureResult,
     UndefinedMeasureError,
     UndefinedMeasureWarning,
     as_rates,
-    check_zero_division,
 )
+from audit.validation import check, refuse
 
 BAD_SHARE = "share must be 'linear', 'log', 'fmr', 'fnmr' or a function, got {share!r}"
 UNKNOWN_PROPERTY = "unknown property {name!r}; the properties are: {names}"
-BAD_ALPHA_SHAPE = "alpha must be a number or a 1-D array of numbers, got shape {shape}"
 NOT_A_RESULT = "measure {name!r} returned {kind}, not an audit.measures.MeasureResult"
 BAD_FIELD = "measure {name!r}: {field} could not be read as {dtype} ({reason})"
 BAD_RESULT_SHAPE = (
@@ -76,6 +74,7 @@ OUT_OF_BOUNDS = (
 PAIR_SHARE = (
     "a cross-group (pairs) measure reads impostor FMRs only, so its share is 'fmr', got {share!r}"
 )
+ALPHA_SHAPE = "a number in [0, 1] or a 1-D array of them"
 USER_UNDEFINED = "measure {name!r} is undefined for {count} of {total} algorithm(s)"
 BAD_NEEDS = "needs must name the inputs a measure reads, {allowed}, got {needs!r}"
 
@@ -155,22 +154,26 @@ _NEEDS = {"fmr": ("fmr",), "fnmr": ("fnmr",)}
 def alphas(alpha) -> tuple[np.ndarray, bool]:
     """``alpha`` as a float64 1-D array, and whether it was given as a scalar.
 
-    Every alpha must lie in [0, 1].
+    Every alpha must lie in [0, 1] (:data:`audit.validation.PARAMETERS`).
 
     >>> alphas(0.5)
     (array([0.5]), True)
     >>> alphas([0.0, 1.0])
     (array([0., 1.]), False)
     """
-    a = np.asarray(alpha, dtype="float64")
+    a = np.asarray(check("alpha", alpha), dtype="float64")
     if a.ndim > 1:
-        raise ValueError(BAD_ALPHA_SHAPE.format(shape=a.shape))
-    scalar = a.ndim == 0
-    a = np.atleast_1d(a)
-    bad = ~((a >= 0.0) & (a <= 1.0))
-    if bad.any():
-        raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=float(a[bad][0])))
-    return a, scalar
+        raise refuse("alpha", alpha, ALPHA_SHAPE)
+    return np.atleast_1d(a), a.ndim == 0
+
+
+def _kernel(function: Callable) -> Callable:
+    """The function a measure runs once the contract has checked its arguments: a kernel
+    of audit's own without its argument checks (:func:`audit.validation.validate_params`),
+    any other function as it is."""
+    if hasattr(function, "__audit_parameters__"):
+        return function.__wrapped__
+    return function
 
 
 @dataclass(frozen=True)
@@ -237,10 +240,12 @@ class MeasureSpec:
 
     def __post_init__(self):
         if not callable(self.share) and self.share not in SHARES:
-            raise ValueError(BAD_SHARE.format(share=self.share))
+            raise MeasureContractError(BAD_SHARE.format(share=self.share))
         for name in self.properties:
             if name not in PROPERTIES:
-                raise ValueError(UNKNOWN_PROPERTY.format(name=name, names=list(PROPERTIES)))
+                raise MeasureContractError(
+                    UNKNOWN_PROPERTY.format(name=name, names=list(PROPERTIES))
+                )
         object.__setattr__(self, "properties", dict(self.properties))
         needs = self.needs
         if needs is None:
@@ -256,7 +261,7 @@ class MeasureSpec:
             or len(set(needs)) < len(needs)
         ):
             allowed = " and/or ".join(repr(n) for n in self.allowed_needs)
-            raise ValueError(BAD_NEEDS.format(allowed=allowed, needs=self.needs))
+            raise MeasureContractError(BAD_NEEDS.format(allowed=allowed, needs=self.needs))
         object.__setattr__(self, "needs", needs)
         if not self.module:
             object.__setattr__(self, "module", getattr(self.function, "__module__", "") or "")
@@ -407,21 +412,21 @@ class RateMeasure(MeasureSpec):
 
     def __call__(self, fmr, fnmr, *, alpha=0.5, zero_division="warn") -> MeasureResult:
         grid, scalar = alphas(alpha)
-        check_zero_division(zero_division)
+        check("zero_division", zero_division)
         fmr, fnmr = as_rates(fmr, fnmr)
         n = fmr.shape[0]
-        native = _accepts(self.function, "zero_division")
+        function = _kernel(self.function)
+        native = _accepts(function, "zero_division")
         options = {"zero_division": zero_division} if native else {}
         if scalar:
-            result = self.function(fmr, fnmr, alpha=float(grid[0]), **options)
+            result = function(fmr, fnmr, alpha=float(grid[0]), **options)
             result = check_result(self, result, n)
         elif self.vectorised_alpha:
-            result = self.function(fmr, fnmr, alpha=grid[:, None], **options)
+            result = function(fmr, fnmr, alpha=grid[:, None], **options)
             result = check_result(self, result, n, len(grid))
         else:
             parts = [
-                check_result(self, self.function(fmr, fnmr, alpha=float(a), **options), n)
-                for a in grid
+                check_result(self, function(fmr, fnmr, alpha=float(a), **options), n) for a in grid
             ]
             result = MeasureResult(
                 *(
@@ -470,17 +475,18 @@ class PairMeasure(MeasureSpec):
 
     def __post_init__(self):
         if self.share != "fmr":
-            raise ValueError(PAIR_SHARE.format(share=self.share))
+            raise MeasureContractError(PAIR_SHARE.format(share=self.share))
         if self.needs is None:
             object.__setattr__(self, "needs", (PAIRS,))
         super().__post_init__()
 
     def __call__(self, fmr_pairs, *, zero_division="warn") -> MeasureResult:
-        check_zero_division(zero_division)
+        check("zero_division", zero_division)
         pairs = as_pairs(fmr_pairs)
-        native = _accepts(self.function, "zero_division")
+        function = _kernel(self.function)
+        native = _accepts(function, "zero_division")
         options = {"zero_division": zero_division} if native else {}
-        result = check_result(self, self.function(pairs, **options), pairs.shape[0])
+        result = check_result(self, function(pairs, **options), pairs.shape[0])
         if not native:
             result = _apply_policy(self, result, zero_division)
         return result

@@ -28,14 +28,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError
 from audit.measures.kernels import (
     TOO_FEW_GROUPS,
     MeasureResult,
-    check_zero_division,
     gini,
     report_undefined,
 )
 from audit.tables.crossgroup import CrossGroupRates, cross_group
+from audit.validation import validate_params
 
 NISTIR_8280 = "Grother, Ngan & Hanaoka, NISTIR 8280 (2019), FRVT Part 3: Demographic Effects"
 
@@ -83,18 +84,18 @@ def as_pairs(fmr_pairs) -> np.ndarray:
     if pairs.ndim == 2:
         pairs = pairs[None]
     if pairs.ndim != 3 or pairs.shape[1] != pairs.shape[2]:
-        raise ValueError(BAD_SHAPE.format(shape=np.shape(fmr_pairs)))
+        raise InputError(BAD_SHAPE.format(shape=np.shape(fmr_pairs)))
     if pairs.shape[1] < 2:
-        raise ValueError(TOO_FEW_GROUPS.format(n=pairs.shape[1]))
+        raise InputError(TOO_FEW_GROUPS.format(n=pairs.shape[1]))
     missing = np.isnan(pairs)
     if missing.any():
         uneven = (missing != missing[:1]).any(axis=(1, 2))
         if uneven.any():
-            raise ValueError(UNEVEN.format(algorithm=int(np.flatnonzero(uneven)[0])))
+            raise InputError(UNEVEN.format(algorithm=int(np.flatnonzero(uneven)[0])))
     with np.errstate(invalid="ignore"):
         outside = (pairs < 0.0) | (pairs > 1.0) | np.isinf(pairs)
     if outside.any():
-        raise ValueError(OUT_OF_RANGE.format(value=float(pairs[outside][0])))
+        raise InputError(OUT_OF_RANGE.format(value=float(pairs[outside][0])))
     return pairs
 
 
@@ -118,6 +119,7 @@ def _fill(value: np.ndarray, undefined: np.ndarray, zero_division) -> np.ndarray
     return np.where(undefined, fill, value)
 
 
+@validate_params("zero_division")
 def within_cross_ratio(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     r"""How many times same-group impostors false-match more often than others, or the reverse.
 
@@ -141,7 +143,6 @@ def within_cross_ratio(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     >>> round(float(r.value[0]), 6)  # W = 3e-4, C = 2e-5
     15.0
     """
-    check_zero_division(zero_division)
     pairs = as_pairs(fmr_pairs)
     within, cross = _masks(pairs)
     w, c = _mean(pairs, within), _mean(pairs, cross)
@@ -164,6 +165,7 @@ def _both_ways(pairs: np.ndarray) -> np.ndarray:
     return cross & cross.T
 
 
+@validate_params("zero_division")
 def fmr_asymmetry(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     r"""The largest ratio of a pair's FMR to the reverse pair's: enrolment side against probe side.
 
@@ -181,7 +183,6 @@ def fmr_asymmetry(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     >>> float(r.value[0])
     2.0
     """
-    check_zero_division(zero_division)
     pairs = as_pairs(fmr_pairs)
     cells = _both_ways(pairs)
     forward = pairs[:, cells]
@@ -203,6 +204,7 @@ def fmr_asymmetry(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     return MeasureResult(value, value.copy(), np.full(len(value), np.nan), undefined)
 
 
+@validate_params("zero_division")
 def cell_gini(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     r"""GARBE's A term over every measured cell of the pair matrix (Howard et al. eq. 7).
 
@@ -220,11 +222,10 @@ def cell_gini(fmr_pairs, *, zero_division="warn") -> MeasureResult:
     >>> float(r.value[0])
     0.0
     """
-    check_zero_division(zero_division)
     pairs = as_pairs(fmr_pairs)
     measured = ~np.isnan(pairs[0]) if len(pairs) else np.ones(pairs.shape[1:], dtype=bool)
     cells = pairs[:, measured]
-    g, undefined = gini(
+    g, undefined = gini.__wrapped__(
         cells, zero_division="flag" if isinstance(zero_division, str) else zero_division
     )
     fill = 0.0 if isinstance(zero_division, str) else float(zero_division)
@@ -356,5 +357,5 @@ def _cross(cross: CrossGroupRates | pd.DataFrame) -> CrossGroupRates:
         return cross
     found = cross_group(cross)
     if found is None:
-        raise ValueError(NOT_CROSS.format(source=cross.attrs.get("source", "the table")))
+        raise InputError(NOT_CROSS.format(source=cross.attrs.get("source", "the table")))
     return found

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audit.exceptions import UndefinedMeasureError, UndefinedMeasureWarning
+from audit.exceptions import InputError, UndefinedMeasureError, UndefinedMeasureWarning
+from audit.validation import check, validate_params
 
-ALPHA_OUT_OF_RANGE = "alpha must lie in [0, 1], got {alpha!r}"
 TOO_FEW_GROUPS = "a fairness measure needs at least 2 groups, got {n}"
 SHAPE_MISMATCH = "fmr and fnmr must have the same shape, got {fmr} and {fnmr}"
-BAD_ZERO_DIVISION = "zero_division must be 'warn', 'flag', 'raise' or a number, got {value!r}"
 IR_UNDEFINED = (
     "Inequity Rate undefined for {count} of {total} algorithm(s): the minimum group "
     "{rate} is 0 (or so small that the ratio overflows), so eq. {eq} of Howard et al. "
@@ -80,17 +79,15 @@ def combine(a, b, alpha) -> np.ndarray:
 
 
 def check_alpha(alpha):
-    """``alpha`` refused unless it lies in [0, 1] (for measure authors too).
+    """``alpha`` checked as every measure's ``alpha`` is (:data:`audit.validation.PARAMETERS`),
+    for measure authors: a number comes back as a float, an array of alphas (the
+    registry passes a column of shape (n_alphas, 1) to kernels that broadcast
+    over alpha) as a float64 array of the same shape.
 
-    A number comes back as a float; an array of alphas (the registry passes a
-    column of shape (n_alphas, 1) to kernels that broadcast over alpha) comes
-    back as a float64 array of the same shape.
+    >>> check_alpha(1)
+    1.0
     """
-    a = np.asarray(alpha, dtype="float64")
-    bad = ~((a >= 0.0) & (a <= 1.0))
-    if bad.any():
-        raise ValueError(ALPHA_OUT_OF_RANGE.format(alpha=float(a[bad].flat[0])))
-    return float(a) if a.ndim == 0 else a
+    return check("alpha", alpha)
 
 
 def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
@@ -98,23 +95,20 @@ def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
     fmr = np.atleast_2d(np.asarray(fmr, dtype="float64"))
     fnmr = np.atleast_2d(np.asarray(fnmr, dtype="float64"))
     if fmr.shape != fnmr.shape:
-        raise ValueError(SHAPE_MISMATCH.format(fmr=fmr.shape, fnmr=fnmr.shape))
+        raise InputError(SHAPE_MISMATCH.format(fmr=fmr.shape, fnmr=fnmr.shape))
     if fmr.shape[-1] < 2:
-        raise ValueError(TOO_FEW_GROUPS.format(n=fmr.shape[-1]))
+        raise InputError(TOO_FEW_GROUPS.format(n=fmr.shape[-1]))
     return fmr, fnmr
 
 
 def check_zero_division(zero_division) -> None:
-    """Refuse a ``zero_division`` policy other than ``"warn"``, ``"flag"``, ``"raise"`` or a number.
+    """Refuse a ``zero_division`` policy other than ``"warn"``, ``"flag"``, ``"raise"`` or a
+    number (the declaration of :data:`audit.validation.PARAMETERS`), for measure authors.
 
     ``"flag"`` applies the documented convention like ``"warn"`` but only
     flags it in ``MeasureResult.undefined``, for callers that report the mask.
     """
-    if isinstance(zero_division, str):
-        if zero_division not in ("warn", "flag", "raise"):
-            raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
-    elif not isinstance(zero_division, (int, float)) or isinstance(zero_division, bool):
-        raise ValueError(BAD_ZERO_DIVISION.format(value=zero_division))
+    check("zero_division", zero_division)
 
 
 def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
@@ -129,6 +123,7 @@ def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
         warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
 
 
+@validate_params("zero_division")
 def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, np.ndarray]:
     r"""Small-sample corrected Gini coefficient of each row of ``x`` (Howard et al. eq. 7).
 
@@ -155,11 +150,10 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     >>> gini([5.0, 5.0, 10.0])[0]  # Howard et al. sec. 3.5: G = 0.25
     array([0.25])
     """
-    check_zero_division(zero_division)
     x = np.atleast_2d(np.asarray(x, dtype="float64"))
     n = x.shape[-1]
     if n < 2:
-        raise ValueError(TOO_FEW_GROUPS.format(n=n))
+        raise InputError(TOO_FEW_GROUPS.format(n=n))
     ordered = np.sort(x, axis=-1)
     ranks = 2.0 * np.arange(1, n + 1) - n - 1.0
     pair_sum = 2.0 * (ordered * ranks).sum(axis=-1)
@@ -177,6 +171,7 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     return g, undefined
 
 
+@validate_params("alpha", "zero_division")
 def fdr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Fairness Discrepancy Rate (de Freitas Pereira & Marcel; Howard et al. eq. 1-3).
 
@@ -193,8 +188,6 @@ def fdr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     >>> round(float(r.value[0]), 6), round(float(r.fnmr_term[0]), 6)
     (0.9849, 0.03)
     """
-    alpha = check_alpha(alpha)
-    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
     a = fmr.max(axis=-1) - fmr.min(axis=-1)
     b = fnmr.max(axis=-1) - fnmr.min(axis=-1)
@@ -218,6 +211,7 @@ def max_min_ratio(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(undefined, np.nan, ratio), undefined
 
 
+@validate_params("alpha", "zero_division")
 def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Inequity Rate (Grother, NIST; Howard et al. eq. 4-6).
 
@@ -237,8 +231,6 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
     >>> float(r.value[0])
     4.0
     """
-    alpha = check_alpha(alpha)
-    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
     a, a_undefined = max_min_ratio(fmr)
     b, b_undefined = max_min_ratio(fnmr)
@@ -265,6 +257,7 @@ def inequity_rate(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> Mea
     return MeasureResult(value, a, b, undefined)
 
 
+@validate_params("alpha", "zero_division")
 def garbe(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Gini Aggregation Rate for Biometric Equitability (Howard et al. eq. 7-9).
 
@@ -285,10 +278,8 @@ def garbe(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResu
     >>> round(float(r.fmr_term[0]), 4), round(float(r.fnmr_term[0]), 4)
     (0.4286, 0.2222)
     """
-    alpha = check_alpha(alpha)
-    check_zero_division(zero_division)
     fmr, fnmr = as_rates(fmr, fnmr)
-    a, a_undefined = gini(fmr, zero_division=zero_division, _rate="FMR")
-    b, b_undefined = gini(fnmr, zero_division=zero_division, _rate="FNMR")
+    a, a_undefined = gini.__wrapped__(fmr, zero_division=zero_division, _rate="FMR")
+    b, b_undefined = gini.__wrapped__(fnmr, zero_division=zero_division, _rate="FNMR")
     value = combine(a, b, alpha)
     return MeasureResult(value, a, b, a_undefined | b_undefined)

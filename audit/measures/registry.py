@@ -27,10 +27,16 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import (
+    MeasureContractError,
+    MeasureModuleError,
+    ParameterError,
+    UnknownNameError,
+    UsageError,
+)
 from audit.measures import crossgroup, onesided
 from audit.measures.builtins import BUILTINS
 from audit.measures.contract import (
-    MeasureContractError,
     MeasureSpec,
     PairMeasure,
     RateMeasure,
@@ -102,9 +108,9 @@ def register(measure: MeasureSpec, *, replace: bool = False, check: bool = True)
     arbitrary rates).
     """
     if not isinstance(measure, (RateMeasure, PairMeasure, ScoreMeasure)):
-        raise TypeError(NOT_A_MEASURE.format(kind=type(measure).__name__))
+        raise MeasureContractError(NOT_A_MEASURE.format(kind=type(measure).__name__))
     if measure.name in _REGISTRY and not replace:
-        raise ValueError(
+        raise UsageError(
             ALREADY_REGISTERED.format(name=measure.name, citation=_REGISTRY[measure.name].citation)
         )
     if check and isinstance(measure, (RateMeasure, PairMeasure)):
@@ -148,7 +154,7 @@ def register_measure(
     returned unchanged, so it stays importable and testable under its own name.
     """
     if inputs not in _KINDS:
-        raise ValueError(BAD_INPUTS.format(inputs=inputs))
+        raise ParameterError(BAD_INPUTS.format(inputs=inputs))
 
     def decorate(function: Callable) -> Callable:
         options = dict(
@@ -182,7 +188,7 @@ def get_measure(name: str) -> MeasureSpec:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(UNKNOWN_MEASURE.format(name=name, names=sorted(_REGISTRY))) from None
+        raise UnknownNameError(UNKNOWN_MEASURE.format(name=name, names=sorted(_REGISTRY))) from None
 
 
 def measure_names(*, inputs: str | None = None) -> list[str]:
@@ -191,7 +197,7 @@ def measure_names(*, inputs: str | None = None) -> list[str]:
     ``inputs="rates"`` (or ``"scores"``, ``"pairs"``) keeps only the measures of that kind.
     """
     if inputs is not None and inputs not in _KINDS:
-        raise ValueError(BAD_INPUTS.format(inputs=inputs))
+        raise ParameterError(BAD_INPUTS.format(inputs=inputs))
     kind = _KINDS.get(inputs, MeasureSpec)
     return [name for name, m in _REGISTRY.items() if isinstance(m, kind)]
 
@@ -200,7 +206,7 @@ def rate_measure(measure: str | MeasureSpec) -> RateMeasure:
     """The rate measure named (or given) ``measure``; a score measure is refused."""
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, RateMeasure):
-        raise ValueError(NEEDS_SCORES.format(name=spec.name))
+        raise UsageError(NEEDS_SCORES.format(name=spec.name))
     return spec
 
 
@@ -209,7 +215,7 @@ def table_measure(measure: str | MeasureSpec) -> RateMeasure | PairMeasure:
     measure, or a cross-group (pairs) measure; a score measure is refused."""
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if not isinstance(spec, (RateMeasure, PairMeasure)):
-        raise ValueError(NEEDS_SCORES.format(name=spec.name))
+        raise UsageError(NEEDS_SCORES.format(name=spec.name))
     return spec
 
 
@@ -241,7 +247,7 @@ def load_measure_module(dotted: str) -> list[str]:
     try:
         importlib.import_module(dotted)
     except ImportError as error:
-        raise ImportError(BAD_MODULE.format(name=dotted, reason=error)) from error
+        raise MeasureModuleError(BAD_MODULE.format(name=dotted, reason=error)) from error
     return [name for name in _REGISTRY if name not in before]
 
 
@@ -279,7 +285,7 @@ def _inputs(table: pd.DataFrame, spec: RateMeasure, fmr, fnmr, grid: np.ndarray)
         return fmr, fnmr, grid, ""
     status, note = onesided.applicability(spec, available)
     if status == onesided.NOT_APPLICABLE:
-        raise ValueError(
+        raise UsageError(
             onesided.NOT_APPLICABLE_HERE.format(
                 name=spec.name, source=table.attrs.get("source", "the table"), reason=note
             )
@@ -371,7 +377,7 @@ def _pairs(table: pd.DataFrame, spec: PairMeasure, grid: np.ndarray, zero_divisi
     measure has no alpha: every row is the same); refused on a table without them."""
     cross = cross_group(table)
     if cross is None:
-        raise ValueError(
+        raise UsageError(
             onesided.NOT_APPLICABLE_HERE.format(
                 name=spec.name,
                 source=table.attrs.get("source", "the table"),
@@ -481,7 +487,7 @@ def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
     for name in names:
         measure = get_measure(name)
         if not isinstance(measure, ScoreMeasure):
-            raise ValueError(NEEDS_RATES.format(name=measure.name))
+            raise UsageError(NEEDS_RATES.format(name=measure.name))
         result = measure(stats, **options.get(name, {}))
         for part, values in parts.items():
             values.append(getattr(result, part))

@@ -42,6 +42,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError, ParameterError
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
 from audit.scores import ScoresError, score_stats
 from audit.scores.stats import SufficientStatistics
@@ -295,7 +296,7 @@ def sed_std(scores) -> MeasureResult:
 
 def _check_bins(bins) -> int:
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise ValueError(BAD_BINS.format(value=bins))
+        raise ParameterError(BAD_BINS.format(value=bins))
     return int(bins)
 
 
@@ -359,7 +360,7 @@ def dfi(scores, *, bins: int = 100) -> MeasureResult:
     stats = score_stats(scores)
     k = len(stats.groups)
     if k < 2:
-        raise ValueError(TOO_FEW_GROUPS.format(n=k))
+        raise InputError(TOO_FEW_GROUPS.format(n=k))
     _require_comparisons(stats, "dfi")
     values = []
     for a in range(len(stats.algorithms)):
@@ -426,13 +427,13 @@ def cei(
     """
     bins = _check_bins(bins)
     if not 0.0 < percentile < 1.0:
-        raise ValueError(BAD_PERCENTILE.format(value=percentile))
+        raise ParameterError(BAD_PERCENTILE.format(value=percentile))
     if w_tail < 0 or w_center < 0 or not np.isclose(w_tail + w_center, 1.0):
-        raise ValueError(BAD_WEIGHTS.format(w_tail=w_tail, w_center=w_center))
+        raise ParameterError(BAD_WEIGHTS.format(w_tail=w_tail, w_center=w_center))
     stats = score_stats(scores)
     k = len(stats.groups)
     if k < 2:
-        raise ValueError(TOO_FEW_GROUPS.format(n=k))
+        raise InputError(TOO_FEW_GROUPS.format(n=k))
     _require_comparisons(stats, "cei")
     impostor, genuine = [], []
     for a in range(len(stats.algorithms)):

@@ -37,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from audit import config
-from audit.exceptions import NotebookFailed, ReportError
+from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
 from audit.report.frontpage import front_page
 from audit.report.outputs import run_header
 from audit.sources import voxceleb
@@ -107,26 +107,27 @@ def plain_reason(error: OSError) -> str:
 
 
 def check_report_name(name: str) -> str:
-    """``name`` if it can name a folder directly under the reports folder; else ValueError.
+    """``name`` if it can name a folder directly under the reports folder; else
+    :class:`~audit.exceptions.UsageError`.
 
     >>> check_report_name("vendor-x")
     'vendor-x'
     >>> check_report_name("../x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: report name '../x' must be a plain folder name: no '/' or backslash, ...
+    audit.exceptions.UsageError: report name '../x' must be a plain folder name: no '/' or backslash, ...
     """
     if not isinstance(name, str) or name == "":
-        raise ValueError(EMPTY_NAME)
+        raise UsageError(EMPTY_NAME)
     if any(c in name for c in "/\\\0") or name.startswith(".") or name != name.strip():
-        raise ValueError(BAD_NAME.format(name=name))
+        raise UsageError(BAD_NAME.format(name=name))
     return name
 
 
 def notebook_path(name: str) -> Path:
     """Source path of the notebook called ``name`` (a key of :data:`NOTEBOOKS`)."""
     if name not in NOTEBOOKS:
-        raise KeyError(UNKNOWN_NOTEBOOK.format(name=name, names=sorted(NOTEBOOKS)))
+        raise UnknownNameError(UNKNOWN_NOTEBOOK.format(name=name, names=sorted(NOTEBOOKS)))
     return config.notebooks_dir() / NOTEBOOKS[name]
 
 
@@ -335,7 +336,7 @@ def _manifest(header: dict) -> str:
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError):
-            raise ValueError(NOT_JSON.format(key=key, value=value)) from None
+            raise UsageError(NOT_JSON.format(key=key, value=value)) from None
     return json.dumps(header, indent=2, allow_nan=False) + "\n"
 
 
@@ -474,13 +475,13 @@ def run_report(
     known = sorted(set().union(*declared.values()))
     for key in parameters:
         if key not in known:
-            raise ValueError(
+            raise UsageError(
                 UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known)
             )
     key = None
     if "scores" in notebooks:
         if len(notebooks) > 1:
-            raise ValueError(MIXED_INPUTS.format(notebooks=list(notebooks)))
+            raise UsageError(MIXED_INPUTS.format(notebooks=list(notebooks)))
         if parameters.get("scores_path"):
             key = "scores_path"
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 #: Markdown punctuation that can start emphasis, links, code, headings, lists or tables.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
@@ -56,4 +57,38 @@ def markdown_list(items, *, code: bool = False, sep: str = ", ") -> str:
     return sep.join(one(item) for item in items)
 
 
-__all__ = ["escape_html", "escape_markdown", "markdown_code", "markdown_list"]
+#: Unicode categories a terminal would act on rather than show: controls (escape
+#: sequences, carriage returns), format characters (bidirectional overrides,
+#: zero-width characters), surrogates, private use, unassigned, line and paragraph separators.
+_UNSHOWN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+def escape_terminal(text: object, *, newlines: bool = True) -> str:
+    """``text`` safe to print on a terminal: every control, format (bidirectional,
+    zero-width) or separator character written as its escape, ``\\x1b`` or
+    ``\\u202e``; line breaks kept when ``newlines`` (a message's own lines).
+
+    >>> escape_terminal("a\\x1b[2Jb\\u202ec")
+    'a\\\\x1b[2Jb\\\\u202ec'
+    >>> escape_terminal("two\\nlines"), escape_terminal("x\\ny", newlines=False)
+    ('two\\nlines', 'x\\\\ny')
+    """
+    out = []
+    for ch in str(text):
+        if ch == "\n" and newlines:
+            out.append(ch)
+        elif unicodedata.category(ch) in _UNSHOWN or (ch == "\t" and not newlines):
+            code = ord(ch)
+            out.append(
+                repr(ch)[1:-1]
+                if code < 0x80
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+__all__ = ["escape_html", "escape_markdown", "escape_terminal", "markdown_code", "markdown_list"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import UnknownNameError
 from audit.scores.runs import Run, cut_points, equal_error, kth_of_two
 from audit.tables.scores import UNKNOWN_ALGORITHM
 
@@ -57,7 +58,7 @@ class SufficientStatistics:
         try:
             return self.algorithms.get_loc(name)
         except KeyError:
-            raise KeyError(
+            raise UnknownNameError(
                 UNKNOWN_ALGORITHM.format(name=name, names=list(self.algorithms))
             ) from None
 

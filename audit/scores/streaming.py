@@ -51,6 +51,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
 from audit.scores.streamed import Line, StreamedStats, Window, aligned, learnt
@@ -118,7 +119,7 @@ def parse_memory(value) -> int:
         return int(value)
     match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
     if match is None or match.group(2).upper() not in _UNITS or float(match.group(1)) <= 0:
-        raise ValueError(BAD_MEMORY.format(value=value))
+        raise ParameterError(BAD_MEMORY.format(value=value))
     return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
 
 
@@ -155,7 +156,7 @@ def _engine(engine, client, progress):
         return DaskEngine(client=client)
     if hasattr(engine, "map_reduce"):
         return engine
-    raise ValueError(UNKNOWN_ENGINE.format(name=engine))
+    raise ParameterError(UNKNOWN_ENGINE.format(name=engine))
 
 
 # ------------------------------------------------------------------- the facade

@@ -1,10 +1,32 @@
-"""Operating points: thresholds at target FMRs, per-group rates at thresholds, sweeps, DET points."""
+"""Operating points: thresholds at target FMRs, per-group rates at thresholds, sweeps, DET points.
+
+Conventions (the full statement is in :mod:`audit.scores`):
+
+Decision rule
+    A comparison is declared a match when ``score >= threshold`` (similarities)
+    or ``score <= threshold`` (distances, ISO/IEC 19795-1).  A non-mated
+    comparison whose score falls on the threshold exactly is a false match; a
+    mated one on it is a true match.
+Threshold at a target FMR
+    Set on the pooled non-mated scores of an algorithm: the most permissive
+    threshold whose pooled FMR does not exceed the target, so the attained FMR
+    ``k / N`` never exceeds it (and may fall below it, to 0 when
+    ``target * N < 1``).
+Ties
+    Never split: every comparison with the same score gets the same decision,
+    so a block of tied non-mated scores that would overshoot the target is
+    rejected whole.
+Reported threshold
+    The smallest observed score that is accepted (a real score value), or the
+    next float above the largest score when every score must be rejected.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
 from audit.scores.runs import merged_quantiles
 from audit.scores.stats import SufficientStatistics, score_stats
 from audit.tables.scores import (
@@ -67,8 +89,10 @@ def thresholds_at_fmr(
 
     Returns one row per (algorithm, target): ``algorithm``, ``target_fmr``,
     ``threshold`` (in the caller's units), ``attained_fmr`` (pooled, never
-    above the target), ``n_pooled_nonmated``.  See the module docstring for
-    the conventions.
+    above the target), ``n_pooled_nonmated``.  The threshold is the most
+    permissive one whose pooled FMR does not exceed the target; tied scores
+    are never split, and a score on the threshold is a match (the conventions
+    of :mod:`audit.scores.thresholds`).
     """
     stats = score_stats(stats)
     targets = _targets(targets)
@@ -102,7 +126,7 @@ def _targets(targets) -> np.ndarray:
     targets = np.atleast_1d(np.asarray(targets, dtype="float64"))
     bad = ~((targets > 0) & (targets <= 1))
     if bad.any():
-        raise ValueError(BAD_TARGET.format(value=float(targets[bad][0])))
+        raise ParameterError(BAD_TARGET.format(value=float(targets[bad][0])))
     return targets
 
 
@@ -200,7 +224,7 @@ def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataF
     -------
     pandas.DataFrame
         One row per (algorithm, target, group): the columns of
-        :func:`audit.rates.read_rates` (``algorithm``, attributes, ``group``,
+        :func:`audit.tables.rates.read_rates` (``algorithm``, attributes, ``group``,
         ``fmr``, ``fnmr``), ``n_mated``, ``n_nonmated``, then ``target_fmr``,
         ``threshold`` (caller's units) and ``attained_fmr`` (pooled FMR at the
         threshold, never above the target).
@@ -231,14 +255,16 @@ def rates_at_fmr(
 ) -> pd.DataFrame:
     """Per-group FMR and FNMR at the threshold giving a pooled FMR of ``target_fmr``.
 
-    The result is the tidy rates table of :func:`audit.rates.read_rates`
+    The result is the tidy rates table of :func:`audit.tables.rates.read_rates`
     (``algorithm``, attribute columns, ``group``, ``fmr``, ``fnmr``,
     ``n_mated``, ``n_nonmated``), so every rate-based measure, the FFMC audit
     and the Pareto frontier work on it unchanged.  The operating point is
     recorded in ``attrs``: ``target_fmr`` (float), and per algorithm
-    ``threshold`` and ``attained_fmr`` (dicts keyed by algorithm name); see the
-    module docstring for the threshold and tie conventions (the attained FMR
-    never exceeds the target).
+    ``threshold`` and ``attained_fmr`` (dicts keyed by algorithm name).  The
+    threshold is the most permissive one whose pooled FMR does not exceed
+    the target, so the attained FMR never exceeds it; tied scores are never
+    split, and a score on the threshold is a match (the conventions of
+    :mod:`audit.scores.thresholds`).
 
     Examples
     --------
@@ -279,7 +305,7 @@ def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
     statistics it interpolates: :func:`audit.scores.runs.merged_quantiles`,
     without joining the two sorted arrays); the rates come from
     :meth:`ScoreStats.counts`, as everywhere else.  The input of
-    :func:`audit.plots.scores.det_curves`.
+    :func:`audit.report.plots.scores.det_curves`.
     """
     stats = score_stats(scores)
     rows = []

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from audit import config
-from audit.exceptions import DownloadError, VoxCelebError
+from audit.exceptions import DownloadError, UnknownNameError, VoxCelebError
 from audit.scores import read_scores
 from audit.sources.download import fetch
 
@@ -145,7 +145,7 @@ def raw_scores(
 ) -> pd.DataFrame:
     """One system's score file as shipped (``ref_file``, ``com_file``, ``sc``, ``lab``)."""
     if system not in SYSTEMS:
-        raise KeyError(UNKNOWN_SYSTEM.format(name=system, names=list(SYSTEMS)))
+        raise UnknownNameError(UNKNOWN_SYSTEM.format(name=system, names=list(SYSTEMS)))
     folder = data_dir() if folder is None else Path(folder)
     return pd.read_csv(
         folder / SYSTEMS[system],
@@ -184,7 +184,7 @@ def load_voxceleb(
     attributes = tuple(attributes)
     for name in attributes:
         if name not in ATTRIBUTES:
-            raise KeyError(UNKNOWN_ATTRIBUTE.format(name=name, names=list(ATTRIBUTES)))
+            raise UnknownNameError(UNKNOWN_ATTRIBUTE.format(name=name, names=list(ATTRIBUTES)))
     folder = data_dir() if folder is None else Path(folder)
     meta = read_metadata(folder)
     raws = [raw_scores(system, folder) for system in systems]

@@ -1,6 +1,6 @@
 """Reading the user's tables as text, and naming their cells in messages.
 
-:mod:`audit.rates` and :mod:`audit.scores` read a CSV with every cell as text
+:mod:`audit.tables.rates` and :mod:`audit.scores` read a CSV with every cell as text
 (no value is converted, guessed or dropped before it is validated), Parquet as
 it is, or a DataFrame, and point at problems by file, CSV line (or DataFrame
 row) and column.  A CSV is split by one CSV parser (header and rows alike), a
@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from audit.exceptions import ParameterError
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
 CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
@@ -100,7 +102,7 @@ class Source:
 
 def _check_max_bytes(max_bytes) -> int:
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
-        raise ValueError(BAD_MAX_BYTES.format(value=max_bytes))
+        raise ParameterError(BAD_MAX_BYTES.format(value=max_bytes))
     return int(max_bytes)
 
 

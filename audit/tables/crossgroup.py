@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import PairLikeGroupsWarning
+from audit.exceptions import PairLikeGroupsWarning, ParameterError, UnknownNameError, UsageError
 from audit.tables import common as tables
 from audit.tables.common import Source
 from audit.tables.rates import (
@@ -201,7 +201,9 @@ class CrossGroupRates:
         positions = self.algorithms.get_indexer(algorithms)
         if (positions < 0).any():
             unknown = list(algorithms[positions < 0])
-            raise KeyError(UNKNOWN_ALGORITHMS.format(names=unknown, known=list(self.algorithms)))
+            raise UnknownNameError(
+                UNKNOWN_ALGORITHMS.format(names=unknown, known=list(self.algorithms))
+            )
         counts = None if self.n_nonmated is None else self.n_nonmated[positions]
         return CrossGroupRates(algorithms, self.groups, self.fmr[positions], counts)
 
@@ -249,7 +251,7 @@ def cross_group(table: pd.DataFrame) -> CrossGroupRates | None:
 def check_pair_separator(separator) -> None:
     """Refuse a pair separator that is not a non-empty string (``None``: no pairs)."""
     if separator is not None and (not isinstance(separator, str) or not separator):
-        raise ValueError(BAD_PAIR_SEPARATOR.format(separator=separator))
+        raise ParameterError(BAD_PAIR_SEPARATOR.format(separator=separator))
 
 
 def is_cross_group(columns: Sequence[str], pair_separator: str | None) -> bool:
@@ -273,13 +275,13 @@ def parse_pairs(pairs, separator: str | None) -> list[tuple[str, str]] | None:
         return None
     if isinstance(pairs, str):
         if separator is None:
-            raise ValueError(DECLARED_TEXT.format(text=pairs))
+            raise UsageError(DECLARED_TEXT.format(text=pairs))
         out = []
         for item in pairs.split(","):
             item = item.strip()
             enrol, _, probe = item.partition(separator)
             if item.count(separator) != 1 or not enrol.strip() or not probe.strip():
-                raise ValueError(
+                raise UsageError(
                     BAD_DECLARED_TEXT.format(text=pairs, item=item, separator=separator)
                 )
             out.append((enrol.strip(), probe.strip()))
@@ -288,20 +290,20 @@ def parse_pairs(pairs, separator: str | None) -> list[tuple[str, str]] | None:
         try:
             items = list(pairs)
         except TypeError:
-            raise ValueError(BAD_DECLARED.format(value=pairs)) from None
+            raise UsageError(BAD_DECLARED.format(value=pairs)) from None
         for item in items:
             if isinstance(item, str) or not hasattr(item, "__len__") or len(item) != 2:
-                raise ValueError(BAD_DECLARED.format(value=item))
+                raise UsageError(BAD_DECLARED.format(value=item))
             enrol, probe = (str(side) for side in item)
             if not enrol.strip() or not probe.strip():
-                raise ValueError(BAD_DECLARED.format(value=item))
+                raise UsageError(BAD_DECLARED.format(value=item))
             out.append((enrol, probe))
     if not out:
-        raise ValueError(BAD_DECLARED.format(value=pairs))
+        raise UsageError(BAD_DECLARED.format(value=pairs))
     seen: set[tuple[str, str]] = set()
     for pair in out:
         if pair in seen:
-            raise ValueError(DECLARED_TWICE.format(enrol=pair[0], probe=pair[1]))
+            raise UsageError(DECLARED_TWICE.format(enrol=pair[0], probe=pair[1]))
         seen.add(pair)
     return out
 

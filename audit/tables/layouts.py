@@ -28,7 +28,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ImplausibleRatesWarning
+from audit.exceptions import ImplausibleRatesWarning, ParameterError, UsageError
 from audit.tables.common import Source
 
 RATES = ("fmr", "fnmr")
@@ -87,7 +87,7 @@ def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:
     for part in str(text).split(","):
         ours, sep, theirs = part.partition("=")
         if not sep or not ours.strip() or not theirs.strip() or ours.strip() in mapping:
-            raise ValueError(BAD_MAPPING.format(text=text))
+            raise UsageError(BAD_MAPPING.format(text=text))
         mapping[ours.strip()] = theirs.strip()
     return mapping
 
@@ -108,7 +108,7 @@ def parse_list(text: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...
 def check_units(units: str | None) -> None:
     """Refuse units other than ``None``, ``"fraction"`` and ``"percent"``."""
     if units is not None and units not in UNITS:
-        raise ValueError(BAD_UNITS.format(units=units))
+        raise ParameterError(BAD_UNITS.format(units=units))
 
 
 def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, error) -> None:
@@ -145,7 +145,7 @@ def prepare(
     """The raw table with our column names and rates as fractions; see the module docstring."""
     check_units(units)
     if not isinstance(separator, str) or not separator:
-        raise ValueError(BAD_SEPARATOR.format(separator=separator))
+        raise ParameterError(BAD_SEPARATOR.format(separator=separator))
     names = [str(c) for c in frame.columns]
     if names and (names[0] == "" or re.match(r"^Unnamed: \d+$", names[0])):
         raise error(INDEX_COLUMN.format(source=source.name, column=names[0]))
@@ -242,7 +242,7 @@ def check_accuracy(table: pd.DataFrame, accuracy: str) -> None:
     """Refuse a total-rate accuracy axis whose rate a one-sided table lacks."""
     rate = {"total_fnmr": "fnmr", "total_fmr": "fmr"}.get(accuracy)
     if rate is not None and rate not in available_rates(table):
-        raise ValueError(
+        raise UsageError(
             ACCURACY_ABSENT.format(
                 rate=rate.upper(), accuracy=accuracy, other=default_accuracy(table)
             )

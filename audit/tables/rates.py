@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import RatesError
+from audit.exceptions import ParameterError, RatesError
 from audit.tables import common as tables
 from audit.tables import layouts
 from audit.tables.common import Source as _Source
@@ -564,7 +564,7 @@ def read_rates(
         and not isinstance(count_tolerance, bool)
         and count_tolerance >= 0
     ):
-        raise ValueError(BAD_TOLERANCE.format(value=count_tolerance))
+        raise ParameterError(BAD_TOLERANCE.format(value=count_tolerance))
     # a cross-group table is read into a rates table, so its reader imports this module
     from audit.tables import crossgroup
 

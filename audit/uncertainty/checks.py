@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from audit.analysis.ffmc import FINE_ALPHA_GRID
+from audit.exceptions import ParameterError, UsageError
 from audit.measures.contract import RateMeasure
 from audit.measures.registry import get_measure, measure_names
 
@@ -78,7 +79,7 @@ CROSSING_GRID = FINE_ALPHA_GRID
 def _check_level(level: float) -> float:
     level = float(level)
     if not 0.0 < level < 1.0:
-        raise ValueError(BAD_LEVEL.format(level=level))
+        raise ParameterError(BAD_LEVEL.format(level=level))
     return level
 
 
@@ -88,7 +89,7 @@ def _check_replicates(n_replicates) -> int:
         or not isinstance(n_replicates, (int, np.integer))
         or n_replicates < 1
     ):
-        raise ValueError(BAD_REPLICATES.format(value=n_replicates))
+        raise ParameterError(BAD_REPLICATES.format(value=n_replicates))
     return int(n_replicates)
 
 
@@ -100,6 +101,6 @@ def _rate_measures(measures) -> list[RateMeasure]:
         if not isinstance(measure, RateMeasure):
             if measures is None:
                 continue
-            raise ValueError(SCORE_MEASURE.format(name=measure.name))
+            raise UsageError(SCORE_MEASURE.format(name=measure.name))
         chosen.append(measure)
     return chosen

@@ -9,6 +9,7 @@ import pandas as pd
 from scipy import special, stats
 
 from audit.analysis.accuracy import _from_table, read_counts
+from audit.exceptions import InputError, ParameterError
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
@@ -52,14 +53,14 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
     """
     level = _check_level(level)
     if method not in ("wilson", "clopper-pearson"):
-        raise ValueError(BAD_METHOD.format(method=method))
+        raise ParameterError(BAD_METHOD.format(method=method))
     k, n = np.broadcast_arrays(np.asarray(k, dtype="float64"), np.asarray(n, dtype="float64"))
     if not (np.all(np.isfinite(k)) and np.all(np.isfinite(n))):
-        raise ValueError(BAD_COUNTS.format(problem="got a non-finite count"))
+        raise InputError(BAD_COUNTS.format(problem="got a non-finite count"))
     if np.any(k != np.round(k)) or np.any(n != np.round(n)):
-        raise ValueError(BAD_COUNTS.format(problem="got a fractional count"))
+        raise InputError(BAD_COUNTS.format(problem="got a fractional count"))
     if np.any(n <= 0) or np.any(k < 0) or np.any(k > n):
-        raise ValueError(BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0"))
+        raise InputError(BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0"))
     tail = (1.0 - level) / 2.0
     if method == "wilson":
         z = special.ndtri(1.0 - tail)
@@ -84,10 +85,10 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     From the table's ``n_mated`` and ``n_nonmated`` columns, or from
     ``counts``: a frame (or CSV path) with columns ``group``, ``n_mated``,
     ``n_nonmated`` and optionally ``algorithm`` (without it the counts apply to
-    every algorithm).  Rows and columns follow :func:`audit.rates.rate_matrices`.
-    A counts table is read and checked by :func:`audit.accuracy.read_counts`:
+    every algorithm).  Rows and columns follow :func:`audit.tables.rates.rate_matrices`.
+    A counts table is read and checked by :func:`audit.analysis.accuracy.read_counts`:
     a count that is not a non-negative whole number (``100.7``, ``abc``), an
-    unknown or missing group raises :class:`audit.accuracy.WeightsError` (a
+    unknown or missing group raises :class:`audit.analysis.accuracy.WeightsError` (a
     ``ValueError``) naming the source, line (or row) and column.
 
     Returns
@@ -99,7 +100,7 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     if counts is None:
         for column, kind in (("n_mated", "mated"), ("n_nonmated", "non-mated")):
             if column not in table.columns:
-                raise ValueError(NO_COUNTS.format(column=column, kind=kind))
+                raise InputError(NO_COUNTS.format(column=column, kind=kind))
         arrays = _from_table(table, algorithms, groups)  # the counts the accuracy reads
         return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
     if not isinstance(counts, (pd.DataFrame, str, os.PathLike)):
@@ -108,7 +109,7 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     lacking = [c for c in COUNT_COLUMNS if c not in arrays]
     if lacking:
         source = "<DataFrame>" if isinstance(counts, pd.DataFrame) else str(counts)
-        raise ValueError(COUNTS_COLUMNS.format(source=source, missing=" or ".join(lacking)))
+        raise InputError(COUNTS_COLUMNS.format(source=source, missing=" or ".join(lacking)))
     return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
 
 

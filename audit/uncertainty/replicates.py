@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError, ScoresError
+from audit.exceptions import InputError, ParameterError, ScoresError
 from audit.measures.kernels import MeasureResult
 from audit.scores.stats import score_stats
 from audit.scores.weighted import sorted_scores
@@ -59,7 +59,7 @@ def parametric_replicates(
     _, _, fmr, fnmr = rate_matrices(table)
     n_mated, n_nonmated = count_matrices(table, counts)
     if (n_mated <= 0).any() or (n_nonmated <= 0).any():
-        raise ValueError(BAD_COUNTS.format(problem=NO_COMPARISONS))
+        raise InputError(BAD_COUNTS.format(problem=NO_COMPARISONS))
     rng = np.random.default_rng(seed)
     size = (n_replicates, *fmr.shape)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -89,10 +89,10 @@ def transcription_bins(
     if floor_lower is None:
         floor_lower = 10.0 ** (np.log10(floor) - 0.5 * step)
     if not 0.0 < floor_lower <= floor:
-        raise ValueError(BAD_FLOOR_LOWER.format(floor=floor, value=floor_lower))
+        raise ParameterError(BAD_FLOOR_LOWER.format(floor=floor, value=floor_lower))
     below = fmr < floor * (1.0 - 1e-9)
     if below.any():
-        raise ValueError(
+        raise InputError(
             BELOW_FLOOR.format(count=int(below.sum()), floor=floor, value=float(fmr[below][0]))
         )
     with np.errstate(divide="ignore"):
@@ -101,7 +101,7 @@ def transcription_bins(
     off = ~(np.abs(log - k * step) < 1e-6)
     if off.any():
         row, column = (int(i[0]) for i in np.nonzero(off))
-        raise ValueError(
+        raise InputError(
             NOT_ON_GRID.format(
                 count=int(off.sum()),
                 step=step,
@@ -218,7 +218,9 @@ def replicate_measures(
 def _check_columns(scores: pd.DataFrame, columns) -> None:
     for column in columns:
         if column is not None and column not in scores.columns:
-            raise KeyError(MISSING_SCORE_COLUMN.format(column=column, columns=list(scores.columns)))
+            raise InputError(
+                MISSING_SCORE_COLUMN.format(column=column, columns=list(scores.columns))
+            )
 
 
 def _strata_sampler(labels: np.ndarray) -> Callable[[np.random.Generator], np.ndarray]:
@@ -246,7 +248,7 @@ def _unit_sampler(
     group, mated) stratum).
     """
     if unit not in ("subject", "comparison"):
-        raise ValueError(BAD_UNIT.format(unit=unit))
+        raise ParameterError(BAD_UNIT.format(unit=unit))
     if unit == "comparison":
         keys = [c for c in (algorithm, group, mated) if c is not None]
         draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
@@ -369,7 +371,7 @@ def _aligned(
     if len(once) < len(cell):
         twice = once[np.bincount(np.searchsorted(once, cell)) > 1][0]
         i, j = divmod(int(twice), len(groups))
-        raise ValueError(
+        raise InputError(
             RATES_TWICE.format(replicate=replicate, what=f"({algorithms[i]!r}, {groups[j]!r})")
         )
     out = []
@@ -379,7 +381,7 @@ def _aligned(
         values = values.reshape(len(algorithms), len(groups))
         if np.isnan(values).any():
             i, j = (int(x[0]) for x in np.nonzero(np.isnan(values)))
-            raise ValueError(
+            raise InputError(
                 RATES_MISSING.format(
                     replicate=replicate, what=f"({algorithms[i]!r}, {groups[j]!r})"
                 )
@@ -410,9 +412,9 @@ def _score_results(frame: pd.DataFrame, algorithms: pd.Index, replicate) -> dict
         mine = np.flatnonzero((codes == code) & (position >= 0))
         at = position[mine]
         if len(np.unique(at)) < len(at):
-            raise ValueError(RATES_TWICE.format(replicate=replicate, what=f"measure {name!r}"))
+            raise InputError(RATES_TWICE.format(replicate=replicate, what=f"measure {name!r}"))
         if len(at) < len(algorithms):  # an algorithm without a row
-            raise ValueError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
+            raise InputError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
         found = {}
         for part, values in parts.items():
             found[part] = np.full(len(algorithms), np.nan)

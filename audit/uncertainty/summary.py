@@ -10,6 +10,7 @@ import pandas as pd
 
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
+from audit.exceptions import ParameterError
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
@@ -45,7 +46,7 @@ def verdict_stability(
 ) -> pd.DataFrame:
     """Share of replicates in which each FFMC verdict holds.
 
-    Runs the FFMC audit (:func:`audit.ffmc.ffmc_table`, or ``criteria``, a
+    Runs the FFMC audit (:func:`audit.analysis.ffmc.ffmc_table`, or ``criteria``, a
     function with the same signature) on the point table and on the first
     ``n_replicates`` replicates of ``result``, and returns one row per
     (measure, criterion): the point verdict ``passed`` (NA where the
@@ -130,14 +131,14 @@ def analyse(
     when the table carries comparison counts, else the transcription redraw
     (:func:`transcription_sensitivity`) when its FMRs sit on a decade grid with a
     floor (as the Annex 15 transcription does: a smallest positive FMR shared by
-    many cells, see :func:`audit.quality.floor_of`), no FMR is 0 and
+    many cells, see :func:`audit.analysis.quality.floor_of`), no FMR is 0 and
     ``floor_lower`` (if not None) is at most that floor, else none, the
     description saying which condition failed. ``"counts"`` and
     ``"transcription"`` force one (a forced transcription raises
     ``ValueError`` on an FMR of 0 or a ``floor_lower`` above the floor);
     ``"none"`` skips it, and so does a table of one error rate (FMR or FNMR
     only), the description saying so.  ``weights`` (as in
-    :func:`audit.accuracy.overall_rates`) weights the total FNMR of the frontier
+    :func:`audit.analysis.accuracy.overall_rates`) weights the total FNMR of the frontier
     whichever method runs, so the frontier probabilities match a down-select
     made with the same ``weights``; pass ``weights="counts"`` to weight by the
     table's comparison counts.
@@ -150,7 +151,7 @@ def analyse(
     """
 
     if method not in ("auto", "counts", "transcription", "none"):
-        raise ValueError(BAD_ANALYSIS_METHOD.format(method=method))
+        raise ParameterError(BAD_ANALYSIS_METHOD.format(method=method))
     if method == "none":
         return None, "no uncertainty analysis (method='none')"
     rates = available_rates(table)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import UnknownNameError, UsageError
 from audit.report.plots import plain_text
 
 NO_ALGORITHM = "algorithm {name!r} is not in the pairs table; it holds {names}"
@@ -42,10 +43,12 @@ def pair_matrix(
     a pair the frame does not hold."""
     needed = ["algorithm", "group_1", "group_2", "fmr"]
     if any(c not in pairs.columns for c in needed):
-        raise ValueError(MISSING_COLUMNS.format(needed=needed, columns=list(pairs.columns)))
+        raise UsageError(MISSING_COLUMNS.format(needed=needed, columns=list(pairs.columns)))
     names = pairs["algorithm"].astype(str)
     if str(algorithm) not in set(names):
-        raise ValueError(NO_ALGORITHM.format(name=algorithm, names=list(dict.fromkeys(names))))
+        raise UnknownNameError(
+            NO_ALGORITHM.format(name=algorithm, names=list(dict.fromkeys(names)))
+        )
     order = _groups(pairs, groups)
     mine = pairs[names == str(algorithm)]
     matrix = (
@@ -175,7 +178,7 @@ def pair_heatmaps(
 
     algorithms = [str(a) for a in algorithms]
     if not algorithms:
-        raise ValueError(NO_ALGORITHMS)
+        raise UsageError(NO_ALGORITHMS)
     order = _groups(pairs, groups)
     matrices = [pair_matrix(pairs, a, order) for a in algorithms]
     norm = _norm(np.concatenate([m.to_numpy().ravel() for m in matrices]))

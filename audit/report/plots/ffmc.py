@@ -1,6 +1,6 @@
 """The four FFMC panels of Howard et al. Figs. 1-3, for any measure.
 
-Each function takes the tidy frames of :func:`audit.ffmc.ffmc1` --
+Each function takes the tidy frames of :func:`audit.analysis.ffmc.ffmc1` --
 ``detail`` (one row per algorithm and alpha: ``value``, ``fmr_term``,
 ``fnmr_term``, ``share``) and ``by_alpha`` (one row per alpha) -- and an
 optional ``ax``; it returns the Axes (or, for :func:`ffmc_panels`, the

@@ -1,6 +1,6 @@
 """The accuracy/fairness Pareto figure (Howard et al. Fig. 4).
 
-Draws a :func:`audit.pareto.frontier_frame`: every algorithm as a point, the
+Draws a :func:`audit.analysis.pareto.frontier_frame`: every algorithm as a point, the
 frontier members joined by a line in order of accuracy and labelled by name,
 weakly-but-not-strongly efficient algorithms marked apart, and an inset
 zoomed on the most accurate region (the paper's inset: total FNMR below 1%).
@@ -15,10 +15,11 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import InputError, UsageError
 from audit.report.plots import plain_text
 
 NOT_A_FRONTIER_FRAME = (
-    "pareto_figure needs a frame from audit.pareto.frontier_frame (columns {needed} and its "
+    "pareto_figure needs a frame from audit.analysis.pareto.frontier_frame (columns {needed} and its "
     "attrs); missing: {missing}"
 )
 LOG_NEEDS_POSITIVE = (
@@ -45,7 +46,7 @@ def _check(frame: pd.DataFrame) -> None:
     missing = [c for c in _NEEDED_COLUMNS if c not in frame.columns]
     missing += [f"attrs[{a!r}]" for a in _NEEDED_ATTRS if a not in frame.attrs]
     if missing:
-        raise ValueError(NOT_A_FRONTIER_FRAME.format(needed=list(_NEEDED_COLUMNS), missing=missing))
+        raise UsageError(NOT_A_FRONTIER_FRAME.format(needed=list(_NEEDED_COLUMNS), missing=missing))
 
 
 def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
@@ -191,7 +192,7 @@ def pareto_figure(
     Parameters
     ----------
     frame
-        The output of :func:`audit.pareto.frontier_frame` (one row per
+        The output of :func:`audit.analysis.pareto.frontier_frame` (one row per
         algorithm: ``accuracy``, ``fairness``, ``on_frontier``,
         ``weakly_efficient``, and its ``attrs``).
     inset_max
@@ -236,7 +237,7 @@ def pareto_figure(
     a = frame.attrs
     if log_x and (frame["accuracy"] <= 0).any():
         bad = frame.index[(frame["accuracy"] <= 0).to_numpy()]
-        raise ValueError(
+        raise InputError(
             LOG_NEEDS_POSITIVE.format(count=len(bad), algorithms=[str(b) for b in bad])
         )
     in_inset = pd.Series(False, index=frame.index)

@@ -1,6 +1,6 @@
 """Figures of score-level results: measures across operating points, per-group DET curves.
 
-Compute and draw apart: the data come from :func:`audit.scores.sweep_measures`
+Compute and draw apart: the data come from :func:`audit.analysis.sweeps.sweep_measures`
 and :func:`audit.scores.det_points`; these functions only draw.
 """
 
@@ -17,7 +17,7 @@ from audit.report.plots import plain_text
 def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
     """A measure against the attained pooled FMR, one line per algorithm (Chouchane et al., Fig. 6).
 
-    ``swept``: the output of :func:`audit.scores.sweep_measures`.  Returns the Axes.
+    ``swept``: the output of :func:`audit.analysis.sweeps.sweep_measures`.  Returns the Axes.
     """
     import matplotlib.pyplot as plt
 

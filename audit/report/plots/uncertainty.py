@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import UsageError
 from audit.measures.registry import get_measure
 from audit.report.plots import plain_text
 from audit.report.plots.pareto import label_points
@@ -55,7 +56,7 @@ def plot_intervals(
 
     rows = intervals[intervals["measure"] == measure]
     if rows.empty:
-        raise ValueError(
+        raise UsageError(
             NO_ROWS.format(measure=measure, present=sorted(intervals["measure"].unique()))
         )
     try:
@@ -219,7 +220,7 @@ def plot_statistics(
 
     names = [s for s in statistics if s in replicates.columns]
     if not names:
-        raise ValueError(NO_STATISTICS.format(names=list(statistics)))
+        raise UsageError(NO_STATISTICS.format(names=list(statistics)))
     rows = int(np.ceil(len(names) / columns))
     width = min(columns, len(names))
     if fig is None:

@@ -1,0 +1,134 @@
+"""The scores report of a score set read in streaming passes: its tables and front page,
+without the notebook.
+
+A folder or a glob of Parquet files, or one Parquet file larger than the memory
+budget, is read by :class:`audit.scores.streaming.StreamingScores` in passes
+over its row groups (on a Dask cluster when a scheduler is named).  The tables
+are those the scores notebook writes in memory -- rates at the target FMR, the
+sweep and the measures along it, the rate and score measures, the EER of each
+group, the DET points -- with the same values, bit for bit; the front page is
+built from them as for any report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
+    """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
+    folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
+    if not scores:
+        return False
+    from audit.scores.streaming import data_bytes, parse_memory
+
+    budget = parse_memory(memory)
+    text = str(scores)
+    if scheduler or any(ch in text for ch in "*?[") or Path(text).is_dir():
+        return True
+    return text.lower().endswith(".parquet") and data_bytes(text) > budget
+
+
+def streamed_report(
+    scores: str,
+    name: str,
+    parameters: Mapping,
+    *,
+    memory: str,
+    scheduler: str | None = None,
+    reports_root: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> Path:
+    """The tables of the scores report of ``scores``, by the streaming engine, published
+    as the report ``name``; return its folder.
+
+    ``parameters`` are the scores notebook's (``target_fmr``, ``alpha``,
+    ``sweep_min``, ``sweep_max``, ``sweep_points``, ``higher_is_match``,
+    ``attributes``), with its defaults where absent.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.measures.registry import evaluate_many, evaluate_scores
+    from audit.measures.scores import eer_table
+    from audit.report.outputs import save_table
+    from audit.report.runner import write_report
+    from audit.scores import det_points, sweep
+    from audit.scores.streaming import StreamingScores, parquet_files
+
+    target = parameters.get("target_fmr", 1e-3)
+    alpha = parameters.get("alpha", 0.5)
+    targets = np.geomspace(
+        parameters.get("sweep_min", 1e-3),
+        parameters.get("sweep_max", 0.1),
+        parameters.get("sweep_points", 21),
+    )
+
+    def report(stats) -> dict:
+        """Every table, from one set of statistics (one sample plans the first pass); as
+        in the notebook, no EER, score measure or DET without both kinds of comparison."""
+        tables = {
+            "sweep": sweep(stats, np.unique(np.append(targets, target))),
+            "sweep_measures": sweep_measures(stats, targets=targets, alpha=alpha),
+        }
+        if len(stats.rates_held()) == 2:
+            tables["eer_by_group"] = eer_table(stats)
+            tables["scored"] = evaluate_scores(stats)
+            if len(stats.groups) <= 12:  # as the notebook draws them
+                tables["det_points"] = det_points(stats)
+        return tables
+
+    client = None
+    if scheduler:
+        from distributed import Client
+
+        client = Client(scheduler)
+    try:
+        engine = StreamingScores(
+            scores,
+            memory=memory,
+            higher_is_match=parameters.get("higher_is_match", True),
+            attributes=parameters.get("attributes"),
+            engine="dask" if client is not None else "streaming",
+            client=client,
+            progress=progress,
+        )
+        tables = engine.apply(report)
+    finally:
+        if client is not None:
+            client.close()
+    swept = tables["sweep"]
+    rates = swept[swept["target_fmr"] == target].drop(
+        columns=["target_fmr", "threshold", "attained_fmr"]
+    )
+    rates = rates.reset_index(drop=True)
+    rated = evaluate_many(rates, alpha=alpha, zero_division="flag").drop(columns="alpha")
+    columns = ["grouping", "algorithm", "measure", "kind", "value", "fmr_term", "fnmr_term"]
+    scored = tables.pop("scored", rated.iloc[:0])
+    measures = pd.concat(
+        [
+            rated.assign(grouping="group", kind="rates"),
+            scored.assign(grouping="group", kind="scores"),
+        ],
+        ignore_index=True,
+    )[[*columns, "undefined"]]
+    manifest = {
+        "engine": "dask" if scheduler else "streaming",
+        "scores": str(scores),
+        "files": [{"path": f, "bytes": Path(f).stat().st_size} for f in parquet_files(scores)],
+        "passes": engine.passes,
+        "parameters": {k: v for k, v in parameters.items() if k != "scores_path"},
+    }
+
+    def write(folder: Path) -> None:
+        save_table(rates, "rates_at_fmr", folder)
+        save_table(measures, "measures", folder)
+        for table_name, table in tables.items():
+            save_table(table, table_name, folder)
+        (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
+
+    return write_report(name, write, reports_root=reports_root)

@@ -1,0 +1,685 @@
+"""One declaration of each public parameter's constraint, shared by the Python API, the
+command line and the notebooks' first cell.
+
+A parameter's constraint -- its type, interval or choices -- is declared once,
+in :data:`PARAMETERS`, with the sentence of help the command line and
+``papermill --help-notebook`` show.  Three places read it:
+
+* public functions, through :func:`validate_params` (the model is
+  scikit-learn's ``validate_params`` with ``Interval`` and ``StrOptions``);
+* the command line, which parses an option's text with :meth:`Constraint.parse`
+  and checks it with :func:`check` before any work starts;
+* each notebook's first cell after its parameters, :func:`check_notebook_parameters`,
+  so that ``papermill -p alpha abc`` stops at once, naming ``alpha``.
+
+Every refusal is a :class:`~audit.exceptions.ParameterError` with one message
+format, :data:`REFUSED`::
+
+    parameter alpha: expected a number in [0, 1], got 1.5
+
+A function checked here trusts its arguments: the kernels below it do not
+check them again.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import math
+import numbers
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from audit.exceptions import ParameterError
+
+#: The one message of a refused parameter value.
+REFUSED = "parameter {name}: expected {expected}, got {value!r}"
+#: A notebook parameter that no declaration covers (a test keeps this from happening).
+UNDECLARED = "parameter {name} is not declared in audit.validation.PARAMETERS"
+
+
+def _shown(value):
+    """A value as the message shows it: a NumPy scalar as the Python number it holds."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def refuse(name: str, value, expected: str) -> ParameterError:
+    """The :class:`ParameterError` for ``value`` of parameter ``name``.
+
+    >>> str(refuse("alpha", 1.5, "a number in [0, 1]"))
+    'parameter alpha: expected a number in [0, 1], got 1.5'
+    """
+    return ParameterError(REFUSED.format(name=name, expected=expected, value=_shown(value)))
+
+
+class Constraint:
+    """What a parameter's value must be.
+
+    ``accepts(value)`` says whether a value is legal, ``convert(value)`` gives
+    its normal form (a float for a number, a list for names), ``parse(text)``
+    reads it from a command line or a papermill ``-p`` string, ``expected`` says
+    in words what is legal and ``invalid()`` gives values that are not (for the
+    generic test).
+    """
+
+    expected = "a value"
+
+    def accepts(self, value) -> bool:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+    def convert(self, value):
+        return value
+
+    def parse(self, text: str):
+        """The value a command-line text stands for (not yet checked)."""
+        return text
+
+    def invalid(self) -> list:
+        return []
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _json(text: str):
+    """``text`` read as JSON when it parses (numbers, lists, true/false/null), else as is.
+
+    NaN and the infinities are not JSON and stay text.
+    """
+
+    def no_constant(name):
+        raise ValueError(name)
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except ValueError:
+        return text
+
+
+def _interval(low, high, closed: str) -> str:
+    left = "[" if closed in ("both", "left") else "("
+    right = "]" if closed in ("both", "right") else ")"
+    low_text = "-inf" if low is None else f"{low:g}"
+    high_text = "inf" if high is None else f"{high:g}"
+    return f"{left}{low_text}, {high_text}{right}"
+
+
+@dataclass(frozen=True)
+class Real(Constraint):
+    """A real number in an interval; ``closed`` says which ends belong to it.  With
+    ``finite=False`` the infinities and NaN are legal too (where they mean something,
+    such as "no check" or the value to fill in)."""
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    finite: bool = True
+
+    @property
+    def expected(self) -> str:
+        if not self.finite:
+            return "a number" if self.low is None else f"a number of at least {self.low:g} or inf"
+        if self.high is None and self.low == 0:
+            return (
+                "a positive number"
+                if self.closed in ("right", "neither")
+                else ("a number of at least 0")
+            )
+        if self.low is None and self.high is None:
+            return "a finite number"
+        return f"a number in {_interval(self.low, self.high, self.closed)}"
+
+    def accepts(self, value) -> bool:
+        if not _is_number(value):
+            return False
+        if math.isnan(value):  # a fill value may be NaN; a bound cannot compare with it
+            return not self.finite and self.low is None and self.high is None
+        if math.isinf(value):
+            return not self.finite and not (self.low is not None and value < self.low)
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def convert(self, value):
+        return float(value)
+
+    def parse(self, text: str):
+        value = _json(text.strip())
+        return value if _is_number(value) else text
+
+    def invalid(self) -> list:
+        bad = ["0.5"] + ([math.nan] if self.finite else [])
+        if self.low is not None:
+            bad.append(self.low - 1)
+        if self.high is not None:
+            bad.append(self.high + 1)
+        return bad
+
+
+@dataclass(frozen=True)
+class Integer(Constraint):
+    """A whole number (not a bool, not a float) of at least ``low`` (and at most ``high``)."""
+
+    low: int | None = None
+    high: int | None = None
+
+    @property
+    def expected(self) -> str:
+        if self.high is None:
+            return (
+                "a whole number" if self.low is None else f"a whole number of at least {self.low}"
+            )
+        return f"a whole number in [{self.low}, {self.high}]"
+
+    def accepts(self, value) -> bool:
+        if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(
+            value, (bool, np.bool_)
+        ):
+            return False
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def convert(self, value):
+        return int(value)
+
+    def parse(self, text: str):
+        value = _json(text.strip())
+        return value if isinstance(value, int) and not isinstance(value, bool) else text
+
+    def invalid(self) -> list:
+        bad = [1.5, "3", True]
+        if self.low is not None:
+            bad.append(self.low - 1)
+        return bad
+
+
+#: The words a boolean command-line value may be (any case).
+BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclass(frozen=True)
+class Boolean(Constraint):
+    """True or False."""
+
+    expected = "true or false"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def convert(self, value):
+        return bool(value)
+
+    def parse(self, text: str):
+        return BOOLEANS.get(text.strip().lower(), text)
+
+    def invalid(self) -> list:
+        return ["yes", 1, None]
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of a few strings; ``choices`` may be a callable (e.g. the registered measures)."""
+
+    choices: tuple | Callable[[], Sequence[str]]
+
+    def names(self) -> tuple:
+        return tuple(self.choices() if callable(self.choices) else self.choices)
+
+    @property
+    def expected(self) -> str:
+        return "one of " + ", ".join(repr(c) for c in self.names())
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and value in self.names()
+
+    def invalid(self) -> list:
+        return ["no-such-choice", 1]
+
+
+@dataclass(frozen=True)
+class Text(Constraint):
+    """A string (not empty unless ``empty``)."""
+
+    empty: bool = False
+
+    @property
+    def expected(self) -> str:
+        return "a string" if self.empty else "a non-empty string"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and (self.empty or value != "")
+
+    def invalid(self) -> list:
+        return [1] if self.empty else ["", 1]
+
+
+@dataclass(frozen=True)
+class PathLike(Constraint):
+    """A path: a string or an :class:`os.PathLike`, not empty."""
+
+    expected = "a path"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, (str, os.PathLike)) and str(value) != ""
+
+    def convert(self, value):
+        return str(value)
+
+    def invalid(self) -> list:
+        return ["", 5]
+
+
+@dataclass(frozen=True)
+class Names(Constraint):
+    """A list of names, each one of ``of``'s choices when given; a single string means a
+    one-name list (``measures="garbe"`` is ``["garbe"]``, not five letters)."""
+
+    of: Options | None = None
+    empty: bool = False
+
+    @property
+    def expected(self) -> str:
+        what = "a list of names" if self.of is None else f"a list of names, each {self.of.expected}"
+        return what if self.empty else what.replace("a list", "a non-empty list")
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or (not value and not self.empty):
+            return False
+        if not all(isinstance(v, str) and v != "" for v in value):
+            return False
+        return self.of is None or all(self.of.accepts(v) for v in value)
+
+    def convert(self, value):
+        return [value] if isinstance(value, str) else list(value)
+
+    def parse(self, text: str):
+        value = _json(text.strip())
+        if isinstance(value, list):
+            return value
+        return [part.strip() for part in text.split(",") if part.strip()]
+
+    def invalid(self) -> list:
+        return [5, [1, 2]] + ([["no-such-name"]] if self.of is not None else [])
+
+
+@dataclass(frozen=True)
+class Alphas(Constraint):
+    """A weight of the FMR term in [0, 1]: a number, or a 1-D array of them."""
+
+    expected = "a number in [0, 1] (or a 1-D array of them)"
+
+    def accepts(self, value) -> bool:
+        if _is_number(value):
+            return 0.0 <= value <= 1.0
+        if isinstance(value, (str, bytes, Mapping)) or value is None:
+            return False
+        try:
+            a = np.asarray(value, dtype="float64")
+        except (TypeError, ValueError):
+            return False
+        return a.ndim <= 2 and a.size > 0 and bool(((a >= 0.0) & (a <= 1.0)).all())
+
+    def convert(self, value):
+        a = np.asarray(value, dtype="float64")
+        return float(a) if a.ndim == 0 else a
+
+    def parse(self, text: str):
+        return Real(0, 1).parse(text)
+
+    def invalid(self) -> list:
+        return [1.5, -0.1, math.nan, "0.5", [[[0.5]]]]
+
+
+@dataclass(frozen=True)
+class AnyOf(Constraint):
+    """A value legal under any of ``constraints`` (``None`` stands for the value None)."""
+
+    constraints: tuple
+
+    @property
+    def expected(self) -> str:
+        words = ["none" if c is None else c.expected for c in self.constraints]
+        return " or ".join(words)
+
+    def _first(self, value):
+        for c in self.constraints:
+            if (c is None and value is None) or (c is not None and c.accepts(value)):
+                return c
+        return False
+
+    def accepts(self, value) -> bool:
+        return self._first(value) is not False
+
+    def convert(self, value):
+        c = self._first(value)
+        return None if c is None else c.convert(value)
+
+    def parse(self, text: str):
+        if None in self.constraints and text.strip().lower() in ("none", "null"):
+            return None
+        for c in self.constraints:
+            if c is not None:
+                value = c.parse(text)
+                if c.accepts(value):
+                    return value
+        return text
+
+    def invalid(self) -> list:
+        seen = []
+        for c in self.constraints:
+            for v in [] if c is None else c.invalid():
+                if not self.accepts(v) and v not in seen:
+                    seen.append(v)
+        return seen
+
+
+def optional(constraint: Constraint) -> AnyOf:
+    """``constraint`` or None."""
+    return AnyOf((constraint, None))
+
+
+def _measure_names() -> tuple:
+    from audit.measures.registry import measure_names
+
+    return tuple(measure_names())
+
+
+@dataclass(frozen=True)
+class Mapping_(Constraint):
+    """A mapping of strings to strings (our column name to the table's)."""
+
+    expected = "a mapping of names to names"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        )
+
+    def convert(self, value):
+        return dict(value)
+
+    def invalid(self) -> list:
+        return [{"a": 1}]
+
+
+@dataclass(frozen=True)
+class Groupings(Constraint):
+    """A non-empty list of groupings, each a non-empty list of attribute names."""
+
+    expected = "a non-empty list of lists of attribute names"
+
+    def accepts(self, value) -> bool:
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) > 0
+            and all(isinstance(g, (list, tuple)) and Names().accepts(g) for g in value)
+        )
+
+    def convert(self, value):
+        return [list(g) for g in value]
+
+    def parse(self, text: str):
+        return _json(text.strip())
+
+    def invalid(self) -> list:
+        return ["gender", [], [["gender"], "nationality"]]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter's constraint and the sentence of help shown for it."""
+
+    constraint: Constraint
+    help: str
+    type: str = field(default="")
+
+    @property
+    def type_name(self) -> str:
+        """The type a notebook's parameters cell annotates it with, as ``papermill
+        --help-notebook`` shows it (``float``, ``Optional[list]``, ...)."""
+        if self.type:
+            return self.type
+        return _type_name(self.constraint)
+
+
+def _type_name(constraint: Constraint) -> str:
+    kinds = {
+        Real: "float",
+        Integer: "int",
+        Boolean: "bool",
+        Alphas: "float",
+        Names: "list",
+        Groupings: "list",
+        Mapping_: "dict",
+    }
+    for cls, name in kinds.items():
+        if isinstance(constraint, cls):
+            return name
+    if isinstance(constraint, AnyOf):
+        parts = {_type_name(c) for c in constraint.constraints if c is not None}
+        inner = parts.pop() if len(parts) == 1 else "object"
+        return f"Optional[{inner}]" if None in constraint.constraints else inner
+    return "str"
+
+
+MEASURE = Options(_measure_names)
+
+#: Every public parameter audit takes, declared once.
+PARAMETERS: dict[str, Parameter] = {
+    # the measures
+    "alpha": Parameter(Alphas(), "weight of the FMR term, in [0, 1]", type="float"),
+    "zero_division": Parameter(
+        AnyOf((Options(("warn", "flag", "raise")), Real(finite=False))),
+        "what an undefined measure gives: 'warn', 'flag', 'raise' or a number",
+        type="object",
+    ),
+    "measure": Parameter(MEASURE, "a registered measure ('audit measures' lists them)"),
+    "measures": Parameter(
+        optional(Names(MEASURE)),
+        "measure names; None: every measure that applies",
+    ),
+    "measure_modules": Parameter(
+        Names(empty=True), "dotted names of modules registering extra measures"
+    ),
+    # reading a rates table
+    "data_path": Parameter(
+        optional(PathLike()), "rates table or built-in dataset; None: the Annex 15 table"
+    ),
+    "units": Parameter(
+        optional(Options(("fraction", "percent"))),
+        "units of the rates: 'percent' divides them by 100; 'fraction' silences the "
+        "implausible-rates warning",
+    ),
+    "columns": Parameter(
+        optional(AnyOf((Text(), Mapping_()))),
+        "the table's names for ours, e.g. algorithm=system,group=nationality",
+        type="Optional[str]",
+    ),
+    "attributes": Parameter(
+        optional(Names()), "attribute names making up a group, e.g. gender,race"
+    ),
+    "separator": Parameter(Text(), "separator between FMR/FNMR and the group in wide column names"),
+    "pair_separator": Parameter(
+        optional(Text()), "separator of the pair in a wide cross-group table, e.g. '|'"
+    ),
+    "pairs": Parameter(
+        optional(Text()), "the pairs a cross-group table measures, e.g. 'A|A,B|B,A|B'"
+    ),
+    "count_tolerance": Parameter(
+        optional(Real(0, finite=False)),
+        "comparisons by which a group's counts may differ across algorithms (None: "
+        "they must agree)",
+    ),
+    # the FFMC audit
+    "alpha_step": Parameter(Real(0, 1, closed="right"), "step of the FFMC.1 alpha grid"),
+    "seed": Parameter(Integer(0), "seed of the random draws"),
+    "n_random": Parameter(Integer(1), "random draws per family in FFMC.2's search"),
+    # uncertainty
+    "uncertainty_method": Parameter(
+        Options(("auto", "counts", "transcription", "none")),
+        "how rates are redrawn: 'auto', 'counts' (binomial), 'transcription' (rounding) or 'none'",
+    ),
+    "n_replicates": Parameter(Integer(1), "replicates of the uncertainty analysis"),
+    "verdict_replicates": Parameter(
+        Integer(1), "replicates on which the whole FFMC audit is rerun"
+    ),
+    "floor_lower": Parameter(
+        optional(Real(0, None, closed="neither")),
+        "lowest value a floored FMR may take in the transcription redraw (None: its bin)",
+    ),
+    "level": Parameter(Real(0, 1, closed="neither"), "confidence level of the intervals"),
+    "bootstrap_replicates": Parameter(
+        Integer(0), "bootstrap replicates of the scores report (0: none)"
+    ),
+    # the frontier
+    "weights": Parameter(
+        AnyOf((Options(("equal", "counts")), PathLike())),
+        "group weights of total FMR/FNMR: 'equal', 'counts' or a counts CSV",
+        type="str",
+    ),
+    "accuracy": Parameter(
+        Options(("auto", "total_fnmr", "total_fmr")),
+        "accuracy axis of the frontier: 'auto', 'total_fnmr' or 'total_fmr'",
+    ),
+    "undefined": Parameter(
+        Options(("raise", "exclude", "keep")),
+        "algorithms whose measure is undefined: 'raise', 'exclude' or 'keep' (the "
+        "measure's documented convention)",
+    ),
+    "max_accuracy": Parameter(
+        optional(Real(0, None, closed="neither")),
+        "accuracy cut-off of the short list; None: no cut-off",
+    ),
+    "log_x": Parameter(Boolean(), "log scale for the accuracy axis"),
+    # scores
+    "scores_path": Parameter(
+        optional(PathLike()), "score table (CSV or Parquet); None: the VoxCeleb1-H scores"
+    ),
+    "higher_is_match": Parameter(Boolean(), "False for distance scores"),
+    "target_fmr": Parameter(Real(0, 1, closed="right"), "operating point: the pooled FMR target"),
+    "sweep_min": Parameter(Real(0, 1, closed="right"), "lowest target FMR of the sweep"),
+    "sweep_max": Parameter(Real(0, 1, closed="right"), "highest target FMR of the sweep"),
+    "sweep_points": Parameter(Integer(2), "target FMRs in the sweep"),
+    "sweep_plot_measures": Parameter(Names(MEASURE), "measures drawn along the sweep"),
+    "groupings": Parameter(
+        Groupings(),
+        "attribute groupings of the VoxCeleb scores, e.g. [['gender'], ['nationality']]",
+    ),
+    # cross-group
+    "heatmap_algorithms": Parameter(
+        optional(Names()), "algorithms whose pair matrices are drawn; None: a choice"
+    ),
+    # every notebook
+    "output_dir": Parameter(PathLike(), "where figures/ and tables/ go"),
+}
+
+
+def constraint_of(name: str) -> Constraint:
+    """The declared constraint of parameter ``name``."""
+    return PARAMETERS[name].constraint
+
+
+def check(name: str, value, constraint: Constraint | None = None):
+    """``value`` in its normal form if it meets ``constraint`` (by default the declared
+    one of ``name``); else :class:`~audit.exceptions.ParameterError`.
+
+    >>> check("alpha", 1)
+    1.0
+    >>> check("measures", "garbe")
+    ['garbe']
+    >>> check("n_replicates", -1)
+    Traceback (most recent call last):
+    ...
+    audit.exceptions.ParameterError: parameter n_replicates: expected a whole number of at least 1, got -1
+    """
+    constraint = constraint_of(name) if constraint is None else constraint
+    if not constraint.accepts(value):
+        raise refuse(name, value, constraint.expected)
+    return constraint.convert(value)
+
+
+def parse(name: str, text: str, constraint: Constraint | None = None):
+    """The value of parameter ``name`` written as ``text`` (a command-line option, a
+    papermill ``-p`` value), checked: ``parse("alpha", "0.3")`` is 0.3."""
+    constraint = constraint_of(name) if constraint is None else constraint
+    return check(name, constraint.parse(text), constraint)
+
+
+def validate_params(*names: str, **constraints: Constraint) -> Callable:
+    """Check the arguments of a public function against their declared constraints.
+
+    ``names`` are parameters declared in :data:`PARAMETERS`; ``constraints``
+    declare a function's own.  Each argument given is checked (and put in its
+    normal form) before the function runs; defaults are trusted.  The
+    constraints are kept as ``function.__audit_parameters__`` for the generic
+    test that feeds every public function a wrong value.
+    """
+    declared = {name: constraint_of(name) for name in names} | constraints
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        missing = sorted(set(declared) - set(signature.parameters))
+        if missing:
+            raise TypeError(f"{function.__qualname__} has no parameter(s) {missing}")
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            for name, constraint in declared.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = check(name, bound.arguments[name], constraint)
+            return function(*bound.args, **bound.kwargs)
+
+        wrapper.__audit_parameters__ = declared  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict:
+    """Every value of ``values`` checked against its declaration; the normal forms.
+
+    Names with no declaration are refused (:data:`UNDECLARED`): a parameter
+    nobody declared would go unchecked.
+    """
+    checked = {}
+    for name, value in values.items():
+        if name not in PARAMETERS:
+            raise TypeError(UNDECLARED.format(name=name))
+        checked[name] = check(name, value)
+    return checked
+
+
+def check_notebook_parameters(namespace: Mapping[str, Any]) -> dict:
+    """The notebook parameters found in ``namespace``, checked: their normal forms.
+
+    A notebook's first cell after its parameters runs
+    ``globals().update(check_notebook_parameters(globals()))``: every name of
+    :data:`PARAMETERS` bound there (the parameters cell's, as papermill set
+    them) is checked, so that a wrong ``papermill -p`` value stops at once,
+    naming the parameter, and a single measure name given as a string becomes
+    a one-name list.  (A test checks that every notebook parameter is declared.)  The
+    user's measure modules are imported first, so that the measures they register are
+    names the other parameters may use.
+    """
+    given = {name: namespace[name] for name in PARAMETERS if name in namespace}
+    if "measure_modules" in given:
+        from audit.measures.modules import import_measure_modules
+
+        import_measure_modules(check("measure_modules", given["measure_modules"]))
+    return check_parameters(given)
