@@ -33,6 +33,7 @@ from audit.scores import weighted as W
 from audit.uncertainty import checks as UC
 from audit.uncertainty import score_bootstrap
 from audit.uncertainty.replicates import _aligned, _row_sampler, _score_results, _unit_sampler
+from audit.validation import REFUSED
 
 SAMPLER = {"subject": "subject_1", "group": "group_1", "mated": "mated", "algorithm": "algorithm"}
 
@@ -287,7 +288,9 @@ def test_replicate_as_refusals():
     rates = lambda s: rates_at_fmr(s, 0.1)  # noqa: E731
     with pytest.raises(ParameterError) as error:
         score_bootstrap(table, rates, replicate_as="rows", subject="subject_1", group="group_1")
-    assert str(error.value) == UC.BAD_REPLICATE_AS.format(value="rows")
+    assert str(error.value) == REFUSED.format(
+        name="replicate_as", expected="one of 'table', 'statistics'", value="rows"
+    )
     plain = pd.DataFrame(table).assign(group_1=table["group_1"].astype(str))
     with pytest.raises(ScoresError) as error:
         score_bootstrap(

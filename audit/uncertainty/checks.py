@@ -36,7 +36,6 @@ BAD_FLOOR_LOWER = (
 )
 MISSING_SCORE_COLUMN = "the score table has no column {column!r}; its columns are {columns}"
 BAD_UNIT = "unit must be 'subject' or 'comparison', got {unit!r}"
-BAD_REPLICATE_AS = "parameter replicate_as: expected 'table' or 'statistics', got {value!r}"
 NOT_READ_SCORES = (
     "replicate_as='statistics' needs a score table as audit.scores.read_scores returns it "
     "(categorical algorithm, group_1 and group_2, score, mated); column {column!r} is {problem}"

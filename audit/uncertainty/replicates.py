@@ -15,7 +15,6 @@ from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
     BAD_FLOOR_LOWER,
-    BAD_REPLICATE_AS,
     BAD_UNIT,
     BELOW_FLOOR,
     FLOOR_LOWER,
@@ -292,8 +291,6 @@ def _replicates(
     resample without its rows (:meth:`audit.scores.weighted.SortedScores.replicate`
     of the counts of each unit).
     """
-    if replicate_as not in ("table", "statistics"):
-        raise ParameterError(BAD_REPLICATE_AS.format(value=replicate_as))
     if replicate_as == "table":
         rows = _row_sampler(
             scores, unit=unit, subject=subject, group=group, mated=mated, algorithm=algorithm

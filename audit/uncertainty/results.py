@@ -39,6 +39,7 @@ from audit.uncertainty.replicates import (
     replicate_measures,
     transcription_redraws,
 )
+from audit.validation import Options, validate_params
 
 #: Replicates whose frontiers :func:`frontier_membership` finds in one call of
 #: :func:`audit.analysis.pareto.efficient` (its O(n log n) sweep is batched; the
@@ -565,6 +566,7 @@ def parametric_bootstrap(
     )
 
 
+@validate_params(replicate_as=Options(("table", "statistics")))
 def score_bootstrap(
     scores: pd.DataFrame,
     rates: Callable[[pd.DataFrame], pd.DataFrame],
