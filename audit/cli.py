@@ -153,6 +153,7 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
     """How to read a rates table: units, column names, attributes, separators, counts."""
     group = parser.add_argument_group("reading the table")
     group.add_argument("--units", metavar="UNITS", help=_help("units", "fraction"))
+    group.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     group.add_argument("--columns", metavar="MAP", help=_help("columns"))
     group.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     group.add_argument(
@@ -175,6 +176,8 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=_help("count_tolerance", "none"),
     )
+    group.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    group.add_argument("--fmr-above-fnmr", action="store_true", help=_help("fmr_above_fnmr"))
 
 
 def _report_options(parser: argparse.ArgumentParser, default_name: str) -> None:
@@ -309,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="scores are distances (lower means a match); default: similarities",
     )
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
+    scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    scores.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     scores.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
     _alpha_option(scores)
     scores.add_argument(
@@ -376,6 +381,7 @@ _OPTION_PARAMETERS = {
     "pair_separator": "pair_separator",
     "pairs": "pairs",
     "count_tolerance": "count_tolerance",
+    "encoding": "encoding",
     "target_fmr": "target_fmr",
     "seed": "seed",
 }
@@ -408,6 +414,9 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[key] = given
     if getattr(args, "distance", False):
         parameters["higher_is_match"] = False
+    for flag in ("merge_labels", "fmr_above_fnmr"):
+        if getattr(args, flag, False):
+            parameters[flag] = True
     if getattr(args, "measure_module", None):
         parameters["measure_modules"] = check("measure_modules", list(args.measure_module))
     for option, name in _OPTION_PARAMETERS.items():
@@ -480,8 +489,9 @@ def _read_table(parameters: dict):
     from audit.tables.rates import read_rates
 
     options = {k: parameters[k] for k in READ_OPTIONS if k in parameters}
-    if "count_tolerance" in parameters:
-        options["count_tolerance"] = parameters["count_tolerance"]
+    for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding"):
+        if key in parameters:
+            options[key] = parameters[key]
     path = parameters.get("data_path") or str(annex15_path())
     return path, read_rates(path, **options)
 

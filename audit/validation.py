@@ -29,11 +29,10 @@ import json
 import math
 import numbers
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from audit.exceptions import ParameterError
 
@@ -43,11 +42,23 @@ REFUSED = "parameter {name}: expected {expected}, got {value!r}"
 UNDECLARED = "parameter {name} is not declared in audit.validation.PARAMETERS"
 
 
+def _numpy():
+    """NumPy if something has imported it (a NumPy value cannot exist otherwise): the
+    command line checks its options without paying for the import."""
+    return sys.modules.get("numpy")
+
+
+def _is_bool(value) -> bool:
+    np = _numpy()
+    return isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))
+
+
 def _shown(value):
     """A value as the message shows it: a NumPy scalar as the Python number it holds."""
-    if isinstance(value, np.generic):
+    np = _numpy()
+    if np is not None and isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, np.ndarray):
+    if np is not None and isinstance(value, np.ndarray):
         return value.tolist()
     return value
 
@@ -88,7 +99,7 @@ class Constraint:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Real) and not _is_bool(value)
 
 
 def _json(text: str):
@@ -186,9 +197,7 @@ class Integer(Constraint):
         return f"a whole number in [{self.low}, {self.high}]"
 
     def accepts(self, value) -> bool:
-        if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(
-            value, (bool, np.bool_)
-        ):
+        if not isinstance(value, numbers.Integral) or _is_bool(value):
             return False
         return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
 
@@ -217,7 +226,7 @@ class Boolean(Constraint):
     expected = "true or false"
 
     def accepts(self, value) -> bool:
-        return isinstance(value, (bool, np.bool_))
+        return _is_bool(value)
 
     def convert(self, value):
         return bool(value)
@@ -329,12 +338,16 @@ class Alphas(Constraint):
         if isinstance(value, (str, bytes, Mapping)) or value is None:
             return False
         try:
+            import numpy as np
+
             a = np.asarray(value, dtype="float64")
         except (TypeError, ValueError):
             return False
         return a.ndim <= 2 and a.size > 0 and bool(((a >= 0.0) & (a <= 1.0)).all())
 
     def convert(self, value):
+        import numpy as np
+
         a = np.asarray(value, dtype="float64")
         return float(a) if a.ndim == 0 else a
 
@@ -441,6 +454,26 @@ class Groupings(Constraint):
 
 
 @dataclass(frozen=True)
+class Encoding(Constraint):
+    """The name of a text encoding Python knows (``utf-8``, ``utf-16``, ``cp1252``, ...)."""
+
+    expected = "the name of a text encoding, such as 'utf-8', 'utf-16', 'latin-1' or 'cp1252'"
+
+    def accepts(self, value) -> bool:
+        import codecs
+
+        if not isinstance(value, str) or not value:
+            return False
+        try:
+            return codecs.lookup(value)._is_text_encoding
+        except LookupError:
+            return False
+
+    def invalid(self) -> list:
+        return ["klingon-8", "base64", 8]
+
+
+@dataclass(frozen=True)
 class Parameter:
     """A parameter's constraint and the sentence of help shown for it."""
 
@@ -520,6 +553,16 @@ PARAMETERS: dict[str, Parameter] = {
     "pairs": Parameter(
         optional(Text()), "the pairs a cross-group table measures, e.g. 'A|A,B|B,A|B'"
     ),
+    "merge_labels": Parameter(
+        Boolean(),
+        "read labels that differ only by case, white space, an invisible character or "
+        "Unicode normalisation as one (the first spelling), with a warning; default: refuse them",
+    ),
+    "fmr_above_fnmr": Parameter(
+        Boolean(),
+        "the FMRs are meant to exceed the FNMRs in most cells: no swapped-columns warning",
+    ),
+    "encoding": Parameter(optional(Encoding()), "text encoding of a CSV; None: UTF-8"),
     "count_tolerance": Parameter(
         optional(Real(0, finite=False)),
         "comparisons by which a group's counts may differ across algorithms (None: "

@@ -23,6 +23,7 @@ from audit.analysis.pareto import MAX_PAIRS, TOO_MANY_PAIRS, efficient
 from audit.tables import common as tables
 from audit.tables import rates
 from audit.tables import scores as SR
+from audit.tables.labels import label_key
 from audit.tables.rates import RatesError, read_rates
 from audit.tables.scores import ScoresError, read_scores
 
@@ -403,9 +404,12 @@ def test_sweep_frontier_equals_the_pairwise_definition(points, directions, weak,
 
 # --------------------------------------------------------------------- round trips
 
+# a blank label is refused by design, and so are two spellings of one label (case, white
+# space: audit.tables.labels); a label with white space at an edge is read with a warning
+# (each tested apart): the round trip draws labels that are none of these
 labels = st.text(
     alphabet=string.ascii_letters + string.digits + ' ,"\n-_<>&', min_size=1, max_size=8
-).filter(str.strip)  # a blank label is refused by design (tested apart)
+).filter(lambda text: text.strip() == text and text != "")
 rate = st.one_of(
     st.sampled_from([0.0, 1.0, 1e-300, 0.1, 1 / 3]),
     st.floats(min_value=0.0, max_value=1.0, allow_subnormal=False),
@@ -414,8 +418,8 @@ rate = st.one_of(
 
 @st.composite
 def long_tables(draw):
-    algorithms = draw(st.lists(labels, min_size=1, max_size=4, unique=True))
-    groups = draw(st.lists(labels, min_size=2, max_size=4, unique=True))
+    algorithms = draw(st.lists(labels, min_size=1, max_size=4, unique_by=label_key))
+    groups = draw(st.lists(labels, min_size=2, max_size=4, unique_by=label_key))
     n = len(algorithms) * len(groups)
     return pd.DataFrame(
         {

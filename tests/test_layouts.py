@@ -190,7 +190,7 @@ def test_percent_values_at_most_one_warn_unless_units_are_given(tmp_path):
     with pytest.warns(layouts.ImplausibleRatesWarning) as record:
         read_rates(path)
     assert str(record[0].message) == layouts.IMPLAUSIBLE.format(
-        source=str(path), rate="FMR", median=0.7
+        source=str(path), rate="FMR", median=0.7, limit=0.05
     )
     assert read_rates(path, units="fraction")["fmr"].tolist() == [0.68, 0.72]
     np.testing.assert_allclose(read_rates(path, units="percent")["fmr"], [0.0068, 0.0072])
@@ -242,7 +242,7 @@ def test_cli_warnings_are_sentences_without_paths(tmp_path, capsys):
     assert main(["check", str(path)]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "audit: warning: " + layouts.IMPLAUSIBLE.format(
-        source=str(path), rate="FMR", median=0.7
+        source=str(path), rate="FMR", median=0.7, limit=0.05
     )
     assert not any(".py:" in line for line in err)
     assert main(["check", "--units", "percent", str(path)]) == 0

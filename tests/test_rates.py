@@ -85,7 +85,8 @@ def test_long_layout_attributes_make_the_group(tmp_path):
 
 def test_wide_layout_any_number_of_groups(tmp_path):
     path = write(
-        tmp_path, "Algorithm,FMR.a,FNMR.a,FMR.b,FNMR.b,FMR.c,FNMR.c\nx,0.1,0.2,0.1,0.3,0.2,0.2\n"
+        tmp_path,
+        "Algorithm,FMR.a,FNMR.a,FMR.b,FNMR.b,FMR.c,FNMR.c\nx,0.001,0.2,0.001,0.3,0.002,0.2\n",
     )
     table = read_rates(path)
     assert list(table.columns) == ["algorithm", "group", "fmr", "fnmr"]

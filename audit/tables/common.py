@@ -15,8 +15,10 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import lzma
 import os
 import re
+import zlib
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
+from audit.tables.labels import check_spellings
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
 CANNOT_READ_LINE = "{source}, line {line}: cannot be read as CSV: {reason}"
@@ -47,6 +50,20 @@ TOO_LARGE = (
 )
 BAD_MAX_BYTES = "max_bytes must be a positive whole number of bytes, got {value!r}"
 NUL_BYTE = "{source}: byte {offset} is a NUL byte; a CSV is text, and this file is not"
+OTHER_ENCODING = (
+    "{source}: the file is in {encoding} ({how}), not UTF-8; read it with "
+    "encoding={codec!r} (command line: --encoding {codec})"
+)
+NOT_UTF8 = (
+    "{source}: byte {offset} (0x{byte:02x}) is not UTF-8; the file may be in a single-byte "
+    "encoding such as latin-1 or cp1252 (Windows): read it with encoding='latin-1' or "
+    "encoding='cp1252' (command line: --encoding cp1252), or save it as UTF-8"
+)
+NOT_ENCODING = "{source}: byte {offset} (0x{byte:02x}) cannot be read as {encoding}"
+ZIP_FILE = (
+    "{source}: the file is a zip archive; unzip it and give the CSV inside (gzip, bzip2 and "
+    "xz files are read as they are)"
+)
 NOT_PARQUET = (
     "{source}: named .parquet but is not a Parquet file (it does not start with the "
     "Parquet magic bytes PAR1)"
@@ -87,10 +104,19 @@ class Source:
     several lines, so rows and lines need not be consecutive).
     """
 
-    def __init__(self, name: str, *, csv: bool, lines: np.ndarray | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        csv: bool,
+        lines: np.ndarray | None = None,
+        merge_labels: bool = False,
+    ):
         self.name = name
         self.csv = csv
         self.lines = lines
+        #: Spellings of one label (:mod:`audit.tables.labels`) read as one, not refused.
+        self.merge_labels = merge_labels
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
@@ -106,26 +132,99 @@ def _check_max_bytes(max_bytes) -> int:
     return int(max_bytes)
 
 
-def _read_text(path: Path, name: str, max_bytes: int, error: type[Exception]) -> str:
-    """The file as text, read chunk by chunk: refused at the first NUL byte, the
-    first byte that is not UTF-8, or the first byte past ``max_bytes``."""
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+#: Byte-order marks of the encodings a CSV is most often saved in besides UTF-8 (longest
+#: first: the UTF-32 little-endian mark begins with the UTF-16 one).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32", "utf-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32", "utf-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16", "utf-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16", "utf-16"),
+)
+#: Compressed files, by their first bytes: read through the decompressor of the standard library.
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+_ZIP = b"PK\x03\x04"
+
+
+def _open(path: Path, name: str, error: type[Exception]):
+    """The file's bytes, decompressed when it is gzip, bzip2 or xz (whatever its name)."""
+    with open(path, "rb") as handle:
+        magic = handle.read(6)
+    if magic.startswith(_ZIP):
+        raise error(ZIP_FILE.format(source=name))
+    for start, module in _COMPRESSED:
+        if magic.startswith(start):
+            import importlib
+
+            return importlib.import_module(module).open(path, "rb")
+    return open(path, "rb")
+
+
+def _read_text(
+    path: Path, name: str, max_bytes: int, error: type[Exception], encoding: str | None = None
+) -> str:
+    """The file as text, read chunk by chunk (decompressed first when it is gzip, bzip2 or
+    xz): refused at the first NUL character, the first byte that is not of the encoding
+    (UTF-8 unless ``encoding`` names another, the encoding then named in the message), or
+    the first byte past ``max_bytes``."""
+    decoder = codecs.getincrementaldecoder(encoding or "utf-8-sig")()
     parts: list[str] = []
     read = 0
-    with open(path, "rb") as handle:
+    with _open(path, name, error) as handle:
         while True:
             chunk = handle.read(min(_CHUNK, max_bytes + 1 - read))
             if not chunk:
                 break
-            nul = chunk.find(b"\0")
-            if nul >= 0:
-                raise error(NUL_BYTE.format(source=name, offset=read + nul))
+            if read == 0 and encoding is None:
+                _refuse_other_encoding(chunk, name, error)
             read += len(chunk)
             if read > max_bytes:
                 raise error(TOO_LARGE.format(source=name, limit=max_bytes))
-            parts.append(decoder.decode(chunk))
+            try:
+                text = decoder.decode(chunk)
+            except UnicodeDecodeError as reason:
+                offset = read - len(chunk) + reason.start
+                raise error(_undecodable(name, encoding, chunk[reason.start], offset)) from None
+            nul = text.find("\0")
+            if nul >= 0:
+                at = read - len(chunk) + (chunk.find(b"\0") if encoding is None else nul)
+                raise error(NUL_BYTE.format(source=name, offset=at))
+            parts.append(text)
         parts.append(decoder.decode(b"", final=True))
     return "".join(parts)
+
+
+def _refuse_other_encoding(head: bytes, name: str, error: type[Exception]) -> None:
+    """Refuse a file that starts as UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes
+    between ASCII ones), naming the encoding and how to read it."""
+    for bom, words, codec in _BOMS:
+        if head.startswith(bom):
+            raise error(
+                OTHER_ENCODING.format(
+                    source=name,
+                    encoding=words,
+                    codec=codec,
+                    how="it starts with the byte-order mark of " + words,
+                )
+            )
+    sample = head[: 2 * (min(len(head), 400) // 2)]
+    if len(sample) < 4:
+        return
+    even, odd = (sample[k::2].count(b"\0") / (len(sample) // 2) for k in (0, 1))
+    if max(even, odd) >= 0.9 and min(even, odd) <= 0.1:  # ASCII text in two-byte units
+        raise error(
+            OTHER_ENCODING.format(
+                source=name,
+                encoding="UTF-16",
+                codec="utf-16-le" if odd > even else "utf-16-be",
+                how="every other byte is a NUL byte, and there is no byte-order mark",
+            )
+        )
+
+
+def _undecodable(name: str, encoding: str | None, byte: int, offset: int) -> str:
+    if encoding is None:
+        return NOT_UTF8.format(source=name, byte=byte, offset=offset)
+    return NOT_ENCODING.format(source=name, encoding=encoding, byte=byte, offset=offset)
 
 
 def _parse_csv(text: str, name: str, error: type[Exception]) -> tuple[pd.DataFrame, np.ndarray]:
@@ -215,6 +314,7 @@ def read_table(
     error: type[Exception],
     *,
     max_bytes: int = MAX_BYTES,
+    encoding: str | None = None,
 ) -> tuple[pd.DataFrame, Source]:
     """A CSV as text cells, a Parquet file, or a (shallow copy of a) DataFrame.
 
@@ -223,7 +323,11 @@ def read_table(
     header's, :data:`DUPLICATE_COLUMN` when a header repeats a name (pandas
     would rename the second one silently), :data:`TOO_LARGE` past
     ``max_bytes`` and :data:`NOT_PARQUET` for a ``.parquet`` file that is
-    not one.
+    not one.  A CSV is UTF-8 (a UTF-8 byte-order mark is skipped) unless
+    ``encoding`` names another; a UTF-16 or UTF-32 file, or bytes that are not
+    UTF-8, are refused naming the encoding and ``encoding=``
+    (:data:`OTHER_ENCODING`, :data:`NOT_UTF8`).  A gzip, bzip2 or xz file
+    (``.csv.gz``, ...) is decompressed as it is read.
     """
     if isinstance(source, pd.DataFrame):
         frame = source.copy(deep=False)
@@ -238,8 +342,8 @@ def read_table(
         _unique_columns(frame, name, error)
         return frame, Source(name, csv=False)
     try:
-        text = _read_text(path, name, max_bytes, error)
-    except (OSError, UnicodeDecodeError) as reason:
+        text = _read_text(path, name, max_bytes, error, encoding)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error, lzma.LZMAError) as reason:
         raise error(CANNOT_READ.format(source=name, reason=reason)) from reason
     frame, lines = _parse_csv(text, name, error)
     return frame, Source(name, csv=True, lines=lines)
@@ -272,7 +376,8 @@ def more(count: int) -> str:
 
 def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Exception]) -> pd.Series:
     """A label column as text, positionally indexed; ``error`` with :data:`EMPTY_LABEL`
-    names the first empty cell."""
+    names the first empty cell, and two spellings of one label are refused (or merged
+    when ``source.merge_labels``; :func:`audit.tables.labels.check_spellings`)."""
     raw = frame[column]
     empty = blank(raw)
     if empty.any():
@@ -280,7 +385,17 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
         raise error(
             EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
         )
-    return raw.astype(str).reset_index(drop=True)
+    text = raw.astype(str).reset_index(drop=True)
+    codes, uniques = pd.factorize(text, sort=False)
+    merged = check_spellings(
+        list(uniques),
+        lambda i: source.where(frame, int(np.argmax(codes == i))),  # asked only to name one
+        source=source.name,
+        column=column,
+        error=error,
+        merge=source.merge_labels,
+    )
+    return text.replace(merged) if merged else text
 
 
 def _raise_at(

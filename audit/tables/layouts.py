@@ -53,6 +53,14 @@ BAD_MAPPING = (
     "column mapping {text!r}: expected comma-separated ours=theirs pairs, "
     "e.g. 'algorithm=system,group=nationality'"
 )
+MAPPED_TWICE = (
+    "{source}: the column mapping names the table's column {theirs!r} for both {first!r} and "
+    "{second!r}; a column of the table can stand for one of ours only"
+)
+SAME_NAME = (
+    "{source}: the columns {first!r} and {second!r} would both be read as {name!r} ({how}); "
+    "rename one of them in the file, or map them to distinct names with --columns"
+)
 BAD_SEPARATOR = "separator must be a non-empty string, got {separator!r}"
 BAD_UNITS = "units must be 'fraction' or 'percent', got {units!r}"
 OUT_OF_PERCENT = (
@@ -65,7 +73,7 @@ LOOKS_PERCENT = (
     "(command line: --units percent)"
 )
 IMPLAUSIBLE = (
-    "{source}: the median {rate} is {median:.3g}. Error rates above 0.2 are unusual at a "
+    "{source}: the median {rate} is {median:.3g}. {rate}s above {limit:g} are unusual at a "
     "real operating point, and a table in percent whose values all happen to be at most 1 "
     "looks exactly like this. If the table is in percent, read it with units='percent' "
     "(command line: --units percent); if these rates are fractions, say so with "
@@ -156,6 +164,12 @@ def prepare(
             raise error(
                 MAPPED_MISSING.format(source=source.name, theirs=theirs, ours=ours, columns=names)
             )
+        if theirs in renames:
+            raise UsageError(
+                MAPPED_TWICE.format(
+                    source=source.name, theirs=theirs, first=renames[theirs], second=ours
+                )
+            )
         if ours in names and ours != theirs and ours not in mapping.values():
             raise error(MAPPED_CLASH.format(source=source.name, theirs=theirs, ours=ours))
         renames[theirs] = ours
@@ -165,6 +179,7 @@ def prepare(
         names = [pattern.sub(r"\1.\2", c) for c in names]
     if "algorithm" in names and "Algorithm" not in names and any(_WIDE.match(c) for c in names):
         names = ["Algorithm" if c == "algorithm" else c for c in names]
+    _refuse_same_names([str(c) for c in frame.columns], names, renames, separator, source, error)
     frame = frame.copy(deep=False)
     frame.columns = names
     rates = rate_columns(names)
@@ -196,6 +211,35 @@ def prepare(
     return frame
 
 
+def _refuse_same_names(
+    original: list[str],
+    names: list[str],
+    renames: Mapping[str, str],
+    separator: str,
+    source: Source,
+    error: type[Exception],
+) -> None:
+    """Refuse two columns that the mapping or the separator give one name, naming both
+    and what renamed them (a table cannot hold one column twice)."""
+    seen: dict[str, str] = {}
+    for before, after in zip(original, names, strict=True):
+        if after not in seen:
+            seen[after] = before
+            continue
+        how = [
+            f"the mapping names {c!r} {after!r}"
+            if c in renames
+            else f"the separator {separator!r} reads {c!r} as {after!r}"
+            for c in (seen[after], before)
+            if c != after
+        ]
+        raise error(
+            SAME_NAME.format(
+                source=source.name, first=seen[after], second=before, name=after, how="; ".join(how)
+            )
+        )
+
+
 def available_rates(table: pd.DataFrame) -> tuple[str, ...]:
     """The error rates a tidy rates table holds: ``("fmr", "fnmr")``, ``("fmr",)`` or ``("fnmr",)``.
 
@@ -205,26 +249,59 @@ def available_rates(table: pd.DataFrame) -> tuple[str, ...]:
     return tuple(r for r in RATES if r in table.columns)
 
 
-def check_plausible(table: pd.DataFrame, units: str | None, source: Source) -> None:
-    """Warn (:class:`ImplausibleRatesWarning`) when a file's median rate exceeds 0.2.
+SWAPPED = (
+    "{source}: the FMR exceeds the FNMR in {count} of {cells} cells (median FMR {fmr:.3g}, "
+    "median FNMR {fnmr:.3g}). At a real operating point the FMR is far below the FNMR "
+    "(NIST's tables: FMR about 1e-4, FNMR about 1e-2), so the FMR and FNMR columns may be "
+    "swapped; every measure but at alpha 0.5 would then change. If the rates are as meant, "
+    "say so with fmr_above_fnmr=True (command line: --fmr-above-fnmr), which silences this "
+    "warning"
+)
 
-    Only for files read without ``units``: a DataFrame built in code says
-    what it holds, and so does ``units="fraction"``.
+#: Median rates above which a table read as fractions looks like percent: the FNMR of a
+#: poor system may reach 0.2, an FMR above a few percent is no operating point.
+PLAUSIBLE_MEDIAN = {"fmr": 0.05, "fnmr": 0.2}
+
+
+def check_plausible(
+    table: pd.DataFrame, units: str | None, source: Source, *, fmr_above_fnmr: bool = False
+) -> None:
+    """Warn (:class:`ImplausibleRatesWarning`) when a file's rates look misread.
+
+    * In percent: a median FMR above 0.05 or a median FNMR above 0.2
+      (:data:`PLAUSIBLE_MEDIAN`; :data:`IMPLAUSIBLE`), for files read
+      without ``units`` -- a DataFrame built in code says what it holds, and
+      so does ``units="fraction"``.
+    * Swapped: the FMR above the FNMR in most (algorithm, group) cells of a
+      two-sided table (:data:`SWAPPED`), unless ``fmr_above_fnmr``.
     """
-    if units is not None or source.name == "<DataFrame>":
+    where = table.attrs.get("source", "<DataFrame>")
+    if units is None and source.name != "<DataFrame>":
+        for rate in available_rates(table):
+            median = float(np.median(table[rate].to_numpy(dtype="float64")))
+            limit = PLAUSIBLE_MEDIAN[rate]
+            if median > limit:
+                warnings.warn(
+                    IMPLAUSIBLE.format(source=where, rate=rate.upper(), median=median, limit=limit),
+                    ImplausibleRatesWarning,
+                    stacklevel=3,
+                )
+    if fmr_above_fnmr or len(available_rates(table)) < 2:
         return
-    for rate in available_rates(table):
-        median = float(np.median(table[rate].to_numpy(dtype="float64")))
-        if median > 0.2:
-            warnings.warn(
-                IMPLAUSIBLE.format(
-                    source=table.attrs.get("source", "<DataFrame>"),
-                    rate=rate.upper(),
-                    median=median,
-                ),
-                ImplausibleRatesWarning,
-                stacklevel=3,
-            )
+    fmr, fnmr = table["fmr"].to_numpy(dtype="float64"), table["fnmr"].to_numpy(dtype="float64")
+    above = int((fmr > fnmr).sum())
+    if above > len(fmr) / 2:
+        warnings.warn(
+            SWAPPED.format(
+                source=where,
+                count=above,
+                cells=len(fmr),
+                fmr=float(np.median(fmr)),
+                fnmr=float(np.median(fnmr)),
+            ),
+            ImplausibleRatesWarning,
+            stacklevel=3,
+        )
 
 
 def default_accuracy(table: pd.DataFrame) -> str:

@@ -34,6 +34,7 @@ from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.common import more as _more
+from audit.tables.labels import check_spellings
 
 #: Default names of the two dot-separated parts of a wide column's group label.
 ANNEX15_ATTRIBUTES = ("gender", "race")
@@ -375,6 +376,18 @@ def _from_wide(
     for _column, match in matches.items():
         if match.group(2) not in groups:
             groups.append(match.group(2))
+    # two spellings of one group in the header are two columns of one group: refused
+    # (merged, they would give each algorithm the group twice, refused as a duplicate)
+    first_column = {}
+    for column, match in matches.items():
+        first_column.setdefault(match.group(2), column)
+    check_spellings(
+        groups,
+        lambda i: f"header, column {first_column[groups[i]]!r}",
+        source=source.name,
+        column="group",
+        error=RatesError,
+    )
     kinds = [k for k in ("FMR", "FNMR") if any(m.group(1) == k for m in matches.values())]
     for group in groups:
         for kind in kinds:  # a one-sided table holds one kind; a two-sided one both, per group
@@ -488,6 +501,9 @@ def read_rates(
     units: str | None = None,
     pair_separator: str | None = None,
     pairs=None,
+    merge_labels: bool = False,
+    fmr_above_fnmr: bool = False,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """Read per-group error rates from a CSV/Parquet file or a DataFrame, validated.
 
@@ -530,6 +546,20 @@ def read_rates(
         The pairs a cross-group table measures, when not the full square:
         ``[("A", "B"), ...]`` (enrolment, probe), or text ``"A|B,B|A"`` split at
         ``pair_separator``.  Every group needs its within-group pair.
+    merge_labels
+        Labels that differ only by case, white space, an invisible character or
+        Unicode normalisation (``"Black"`` and ``"black "``) are refused by
+        default, naming both spellings; ``True`` reads them as the first
+        spelling, with a warning for each (:mod:`audit.tables.labels`).
+    fmr_above_fnmr
+        The table's FMRs are meant to exceed its FNMRs in most cells (a very
+        permissive threshold): no warning that the columns may be swapped
+        (:func:`audit.tables.layouts.check_plausible`).
+    encoding
+        The text encoding of a CSV (``"utf-16"``, ``"cp1252"``, ...); UTF-8 by
+        default, and a file in another is refused naming it
+        (:func:`audit.tables.common.read_table`).  A gzip, bzip2 or xz file is
+        read as it is.
 
     Returns
     -------
@@ -569,7 +599,8 @@ def read_rates(
     from audit.tables import crossgroup
 
     crossgroup.check_pair_separator(pair_separator)
-    frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes)
+    frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes, encoding=encoding)
+    where.merge_labels = merge_labels
     frame = layouts.prepare(
         frame, where, RatesError, columns=columns, separator=separator, units=units
     )
@@ -598,7 +629,7 @@ def read_rates(
         raise RatesError(TOO_FEW_GROUPS.format(source=where.name, count=len(groups), groups=groups))
     tidy.attrs["source"] = where.name
     tidy.attrs["units"] = units or "fraction"
-    layouts.check_plausible(tidy, units, where)
+    layouts.check_plausible(tidy, units, where, fmr_above_fnmr=fmr_above_fnmr)
     return tidy
 
 

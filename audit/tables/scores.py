@@ -19,6 +19,7 @@ from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.common import more as _more
+from audit.tables.labels import check_spellings
 
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
@@ -260,12 +261,54 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
     index: dict[str, int] = {}
     remap = np.array([index.setdefault(str(u), len(index)) for u in uniques], dtype=np.int64)
     labels = list(index)
+    # two spellings of one label (case, spaces, invisible characters) are refused or merged
+    merged = check_spellings(
+        labels,
+        # where a label first appears, found only when a message names it
+        lambda i: source.where(frame, int(np.argmax(np.isin(codes, np.flatnonzero(remap == i))))),
+        source=source.name,
+        column=column,
+        error=ScoresError,
+        merge=source.merge_labels,
+    )
+    if merged:
+        kept = {label: i for i, label in enumerate(labels) if label not in merged}
+        order = list(kept)
+        remap = np.array([order.index(merged.get(lab, lab)) for lab in labels], dtype=np.int64)[
+            remap
+        ]
+        labels = order
     dtype = np.int8 if len(labels) <= 127 else np.int16 if len(labels) <= 32767 else np.int32
     if len(labels) == len(remap):
         out = codes.astype(dtype, copy=False)
     else:
         out = remap.astype(dtype)[codes]
     return _Labels(out, labels)
+
+
+def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
+    """The label columns of a score table read in chunks, with two spellings of one label
+    refused (or merged) as :func:`validate` does row by row (:mod:`audit.tables.labels`)."""
+    sides = [c for c in ("group_1", "group_2") if c in table.columns]
+    for column in ["algorithm", *sides[:1]]:
+        values = table[column]
+        labels = [str(c) for c in values.cat.categories]
+        codes = values.cat.codes.to_numpy()
+        merged = check_spellings(
+            labels,
+            lambda i, codes=codes: f"{name}, row {int(np.argmax(codes == i))}",
+            source=name,
+            column="group" if column in sides else column,
+            error=ScoresError,
+            merge=merge,
+        )
+        if merged:
+            keep = [c for c in labels if c not in merged]
+            targets = sides if column in sides else [column]
+            for target in targets:
+                text = table[target].astype(str).replace(merged)
+                table[target] = pd.Categorical(text, categories=keep)
+    return table
 
 
 def arrow_frame(table) -> pd.DataFrame:
@@ -388,6 +431,8 @@ def read_scores(
     higher_is_match: bool = True,
     attributes: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
+    merge_labels: bool = False,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """Read comparison scores from a CSV/Parquet file or a DataFrame, validated.
 
@@ -413,6 +458,14 @@ def read_scores(
     ignore
         Columns present in the source that are to be ignored (anything else
         unknown is refused).
+    merge_labels
+        Labels that differ only by case, white space, an invisible character or
+        Unicode normalisation are refused by default, naming both spellings;
+        ``True`` reads them as the first spelling, with a warning for each
+        (:mod:`audit.tables.labels`).
+    encoding
+        The text encoding of a CSV; UTF-8 by default, a file in another refused
+        naming it (:func:`audit.tables.common.read_table`).
 
     Returns
     -------
@@ -447,8 +500,10 @@ def read_scores(
 
         if Path(source).is_file():
             tables.check_parquet(Path(source), str(source), ScoresError)
-        return read_parquet_scores(source, Options(higher_is_match, attributes, tuple(ignore)))
-    frame, where = tables.read_table(source, ScoresError)
+        table = read_parquet_scores(source, Options(higher_is_match, attributes, tuple(ignore)))
+        return _one_spelling(table, str(source), merge_labels)
+    frame, where = tables.read_table(source, ScoresError, encoding=encoding)
+    where.merge_labels = merge_labels
     return validate(
         frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
     )

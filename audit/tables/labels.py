@@ -1,0 +1,148 @@
+"""Labels that would be read as two groups but are one: spellings that differ only by case,
+spaces, an invisible character or Unicode normalisation.
+
+``"Black"`` and ``"black"``, ``"F"`` and ``"F "``, ``"White"`` and ``"White\\u200b"``
+(a zero-width space), ``"é"`` composed and ``"é"`` decomposed: read as written they
+become separate groups, and every measure moves without a word.  A reader passes
+the distinct labels of a column, in order of first appearance, to
+:func:`check_spellings`, which refuses two spellings of one label, naming both and
+where each first appears -- or, when asked (``merge_labels=True``; command line
+``--merge-labels``), reads them as the first spelling and says so.  A label that
+begins or ends with a space and has no other spelling is read as written, with a
+warning (:class:`LabelWarning`): never silently kept or silently trimmed.
+
+Two labels are one when their :func:`label_key` agree: Unicode NFC normalisation,
+invisible (format) characters removed, runs of white space collapsed to one space,
+leading and trailing white space removed, and case folded.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from collections.abc import Callable, Sequence
+
+from audit.exceptions import DataWarning, InputError
+
+SPELLINGS = (
+    "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
+    "({second_where}) differ only by {how}, so they would be read as two groups; write "
+    "them alike, or pass merge_labels=True (command line: --merge-labels) to read both "
+    "as {first!r}"
+)
+MERGED = (
+    "{source}, column {column!r}: {second!r} ({second_where}) is read as {first!r} "
+    "({first_where}): they differ only by {how} (merge_labels)"
+)
+EDGE_SPACE = (
+    "{source}, column {column!r}: the label {label!r} ({where}) begins or ends with white "
+    "space or holds an invisible character; it is read as written, a label of its own"
+)
+
+_SPACES = re.compile(r"\s+")
+
+
+class LabelWarning(DataWarning):
+    """A label read as written that a reader may not expect: white space at its edges, or
+    two spellings merged on request."""
+
+
+def _visible(text: str) -> str:
+    """``text`` without format characters (zero-width spaces and joiners, bidirectional
+    marks, the byte-order mark): they change the bytes, not what a reader sees."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+def label_key(label: str) -> str:
+    """What a label says, whatever its spelling: two labels with one key are one group.
+
+    >>> label_key("  Black\\u200b ") == label_key("black") == label_key("BLACK")
+    True
+    >>> label_key("Cafe\\u0301") == label_key("Caf\\u00e9")
+    True
+    >>> label_key("F.Black") == label_key("F. Black")
+    False
+    """
+    text = _visible(unicodedata.normalize("NFC", label))
+    return _SPACES.sub(" ", text).strip().casefold()
+
+
+_STEPS = (
+    (
+        "Unicode normalisation (one character written two ways)",
+        lambda s: unicodedata.normalize("NFC", s),
+    ),
+    ("an invisible character", _visible),
+    ("white space", lambda s: _SPACES.sub(" ", s).strip()),
+    ("case", str.casefold),
+)
+
+
+def difference(first: str, second: str) -> str:
+    """In words, what tells two spellings of one label apart: the steps of
+    :func:`label_key` that change either of them before they agree.
+
+    >>> difference("Black", "black"), difference("F", "F "), difference("a", "a\\u200b")
+    ('case', 'white space', 'an invisible character')
+    >>> difference("Black", " black")
+    'white space and case'
+    """
+    kinds = []
+    for words, step in _STEPS:
+        a, b = step(first), step(second)
+        if (a, b) != (first, second):
+            kinds.append(words)
+        first, second = a, b
+        if first == second:
+            break
+    return " and ".join(kinds)
+
+
+def check_spellings(
+    labels: Sequence[str],
+    where: Callable[[int], str],
+    *,
+    source: str,
+    column: str,
+    error: type[InputError],
+    merge: bool = False,
+) -> dict[str, str]:
+    """Refuse (or, with ``merge``, map) spellings of one label among ``labels``.
+
+    ``labels`` are a column's distinct labels in order of first appearance;
+    ``where(i)`` names where ``labels[i]`` first appears.  Returns the mapping
+    of every merged spelling to the label it is read as (empty unless
+    ``merge``); raises ``error`` with :data:`SPELLINGS` otherwise.  A label
+    with white space at an edge and no other spelling gets a
+    :class:`LabelWarning` (:data:`EDGE_SPACE`).
+    """
+    first_of: dict[str, int] = {}
+    merged: dict[str, str] = {}
+    for i, label in enumerate(labels):
+        key = label_key(label)
+        j = first_of.setdefault(key, i)
+        if j == i:
+            continue
+        words = dict(
+            source=source,
+            column=column,
+            first=labels[j],
+            first_where=where(j),
+            second=label,
+            second_where=where(i),
+            how=difference(labels[j], label),
+        )
+        if not merge:
+            raise error(SPELLINGS.format(**words))
+        merged[label] = labels[j]
+        warnings.warn(MERGED.format(**words), LabelWarning, stacklevel=3)
+    for i, label in enumerate(labels):
+        unusual = label != label.strip() or _visible(label) != label
+        if unusual and label not in merged and first_of[label_key(label)] == i:
+            warnings.warn(
+                EDGE_SPACE.format(source=source, column=column, label=label, where=where(i)),
+                LabelWarning,
+                stacklevel=3,
+            )
+    return merged

@@ -1,0 +1,115 @@
+"""A CSV in another encoding than UTF-8 is refused naming the encoding and how to read
+it, and read when told; compressed CSVs are read as they are."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import zipfile
+
+import pandas as pd
+import pytest
+
+from audit import read_rates, read_scores
+from audit.cli import main
+from audit.exceptions import RatesError
+from audit.tables import common
+
+TEXT = "algorithm,group,fmr,fnmr\nvendor-é,Fémale,0.0001,0.01\nvendor-é,Male,0.0002,0.02\n"
+
+
+NO_BOM = "every other byte is a NUL byte, and there is no byte-order mark"
+
+
+def same(table: pd.DataFrame) -> None:
+    got = table.reset_index(drop=True)
+    assert got[["algorithm", "group"]].astype(str).values.tolist() == [
+        ["vendor-é", "Fémale"],
+        ["vendor-é", "Male"],
+    ]
+    assert got["fmr"].tolist() == [1e-4, 2e-4] and got["fnmr"].tolist() == [0.01, 0.02]
+
+
+@pytest.mark.parametrize(
+    ("codec", "words", "how", "told"),
+    [
+        ("utf-16", "UTF-16", "it starts with the byte-order mark of UTF-16", "utf-16"),
+        ("utf-32", "UTF-32", "it starts with the byte-order mark of UTF-32", "utf-32"),
+        ("utf-16-le", "UTF-16", NO_BOM, "utf-16-le"),
+        ("utf-16-be", "UTF-16", NO_BOM, "utf-16-be"),
+    ],
+)
+def test_utf16_and_utf32_are_named(tmp_path, codec, words, how, told):
+    path = tmp_path / "rates.csv"
+    path.write_bytes(TEXT.encode(codec))
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == common.OTHER_ENCODING.format(
+        source=str(path), encoding=words, how=how, codec=told
+    )
+    same(read_rates(path, encoding=told))
+
+
+@pytest.mark.parametrize("codec", ["latin-1", "cp1252"])
+def test_single_byte_encodings_are_named_and_read_when_told(tmp_path, codec):
+    path = tmp_path / "rates.csv"
+    data = TEXT.replace("vendor-é", "vendor-é’" if codec == "cp1252" else "vendor-é")
+    path.write_bytes(data.encode(codec))
+    offset = data.encode(codec).index("é".encode(codec))
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == common.NOT_UTF8.format(source=str(path), byte=0xE9, offset=offset)
+    table = read_rates(path, encoding=codec)
+    assert table["group"].iloc[0] == "Fémale"
+
+
+@pytest.mark.parametrize(
+    ("suffix", "opener"),
+    [(".csv.gz", gzip.open), (".csv.bz2", bz2.open), (".csv.xz", lzma.open), (".csv", gzip.open)],
+)
+def test_compressed_files_are_read_as_they_are(tmp_path, suffix, opener):
+    path = tmp_path / f"rates{suffix}"
+    with opener(path, "wb") as handle:
+        handle.write(TEXT.encode("utf-8"))
+    same(read_rates(path))
+
+
+def test_a_zip_archive_is_refused_with_what_to_do(tmp_path):
+    path = tmp_path / "rates.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("rates.csv", TEXT)
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == common.ZIP_FILE.format(source=str(path))
+
+
+def test_a_truncated_gzip_is_refused_not_a_bug(tmp_path):
+    path = tmp_path / "rates.csv.gz"
+    path.write_bytes(gzip.compress(TEXT.encode() * 50)[:-30])
+    with pytest.raises(RatesError, match="cannot be read as CSV"):
+        read_rates(path)
+
+
+def test_the_decompressed_size_counts_against_max_bytes(tmp_path):
+    path = tmp_path / "big.csv.gz"
+    path.write_bytes(gzip.compress(("x" * 1000 + "\n").encode() * 1000))
+    with pytest.raises(RatesError) as error:
+        read_rates(path, max_bytes=100_000)
+    assert str(error.value) == common.TOO_LARGE.format(source=str(path), limit=100_000)
+
+
+def test_scores_and_the_command_line_take_the_encoding(tmp_path, capsys):
+    scores = tmp_path / "scores.csv"
+    scores.write_bytes("algorithm,score,mated,group\na,0.9,1,Fé\na,0.1,0,Fé\n".encode("utf-16"))
+    with pytest.raises(Exception, match="the file is in UTF-16"):
+        read_scores(scores)
+    assert read_scores(scores, encoding="utf-16")["group_1"].tolist() == ["Fé", "Fé"]
+    rates = tmp_path / "rates.csv"
+    rates.write_bytes(TEXT.encode("cp1252"))
+    assert main(["check", str(rates)]) == 3
+    assert "--encoding cp1252" in capsys.readouterr().err
+    assert main(["check", "--encoding", "cp1252", str(rates)]) == 0
+    assert "groups: Fémale, Male" in capsys.readouterr().out
+    assert main(["check", "--encoding", "klingon-8", str(rates)]) == 2
+    assert "parameter encoding: expected the name of a text encoding" in capsys.readouterr().err
