@@ -103,8 +103,9 @@ def test_sed_undefined_when_global_rate_is_zero():
             "mated": [True, True, False, False] * 2,
         }
     )
+    scores = read_scores(frame)
     with pytest.warns(UndefinedMeasureWarning) as caught:
-        result = M.sed_mean(read_scores(frame))
+        result = M.sed_mean(scores)
     assert str(caught[0].message) == M.SED_UNDEFINED.format(count=1, total=1, rate="FMR", eq="8")
     assert np.isnan(result.value[0]) and result.undefined[0]
 

@@ -151,6 +151,9 @@ def test_csv_and_parquet_read_the_same(tmp_path):
 
 
 @pytest.mark.parametrize("subjects", [False, True])
+@pytest.mark.filterwarnings(
+    "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
+)
 def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects):
     """Row group by row group into arrays of the final size: the table read_scores gives
     for the rows as one frame, categories in order of first appearance across files

@@ -62,15 +62,28 @@ BAD_AVERAGE = "average must hold one value per algorithm ({n}), got shape {shape
 
 
 def _average(x: np.ndarray, average) -> np.ndarray:
-    """The reference value of each row: the group mean, or the given overall values."""
+    """The reference value of each row: the group mean, or the given overall values.
+
+    The mean of a row of equal values is that value exactly (a float mean of
+    three 0.1s is 0.10000000000000002), so that equal groups give exactly the
+    ideal value of the measures built on it.
+    """
     if average is None:
-        return x.mean(axis=-1)
+        equal = (x == x[:, :1]).all(axis=-1)
+        return np.where(equal, x[:, 0], x.mean(axis=-1))
     average = np.asarray(average, dtype="float64")
     if average.ndim == 0:
         average = np.full(x.shape[0], float(average))
     if average.shape != (x.shape[0],):
         raise InputError(BAD_AVERAGE.format(n=x.shape[0], shape=average.shape))
     return average
+
+
+def _std(x: np.ndarray) -> np.ndarray:
+    """Population standard deviation of each row about :func:`_average`'s mean (0 exactly
+    for equal values; otherwise :func:`numpy.std`'s arithmetic)."""
+    deviation = x - _average(x, None)[:, None]
+    return np.sqrt((deviation * deviation).mean(axis=-1))
 
 
 def _rows(x) -> np.ndarray:
@@ -304,7 +317,7 @@ def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     0.0001
     """
     fmr, _ = as_rates(fmr, fnmr)
-    return _single(fmr.std(axis=-1), np.zeros(len(fmr), dtype=bool), fmr=True)
+    return _single(_std(fmr), np.zeros(len(fmr), dtype=bool), fmr=True)
 
 
 @validate_params("alpha", "zero_division")
@@ -319,7 +332,7 @@ def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     0.01
     """
     _, fnmr = as_rates(fmr, fnmr)
-    return _single(fnmr.std(axis=-1), np.zeros(len(fnmr), dtype=bool), fmr=False)
+    return _single(_std(fnmr), np.zeros(len(fnmr), dtype=bool), fmr=False)
 
 
 @validate_params("alpha", "zero_division")

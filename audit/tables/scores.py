@@ -7,13 +7,14 @@ per-group rates) that the reader prepares for.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ScoresError
+from audit.exceptions import DataWarning, ScoresError
 from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
@@ -286,6 +287,75 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
     return _Labels(out, labels)
 
 
+#: Fewest comparisons of a kind (mated, or within-group non-mated) a group's rate rests on
+#: before a warning: an FNMR from 30 mated comparisons moves by 3% with one of them.
+FEW = 100
+FEW_COMPARISONS = (
+    "{source}: {count} (algorithm, group) rate(s) rest on fewer than {few} comparisons, "
+    "so one comparison moves them by more than 1%: {cases}"
+)
+SUBJECT_IN_TWO_GROUPS = (
+    "{source}: {count} subject(s) appear in more than one group, so their comparisons "
+    "count for several groups (is the group a property of the comparison, not of the "
+    "subject?): {cases}"
+)
+
+
+class ScoresWarning(DataWarning):
+    """A score table was read, but some of its rates rest on little, or a subject belongs to
+    two groups."""
+
+
+def warn_thin(table: pd.DataFrame) -> None:
+    """Warn (:class:`ScoresWarning`) when a group's FMR or FNMR rests on fewer than
+    :data:`FEW` comparisons (:data:`FEW_COMPARISONS`), and when a subject appears in two
+    groups (:data:`SUBJECT_IN_TWO_GROUPS`), with the numbers."""
+    source = table.attrs.get("source", "<DataFrame>")
+    algorithms = table["algorithm"].cat.categories
+    groups = table["group_1"].cat.categories
+    a = table["algorithm"].cat.codes.to_numpy().astype(np.int64)
+    g1 = table["group_1"].cat.codes.to_numpy().astype(np.int64)
+    g2 = table["group_2"].cat.codes.to_numpy().astype(np.int64)
+    mated = table["mated"].to_numpy(dtype=bool)
+    cell = a * len(groups) + g1
+    size = len(algorithms) * len(groups)
+    cases = []
+    for kind, rows in (("mated", mated), ("within-group non-mated", ~mated & (g1 == g2))):
+        counts = np.bincount(cell[rows], minlength=size)
+        for k in np.flatnonzero((counts > 0) & (counts < FEW)):
+            algorithm, group = algorithms[k // len(groups)], groups[k % len(groups)]
+            cases.append(f"{algorithm!r}, {group!r}: {counts[k]} {kind}")
+    if cases:
+        shown = "; ".join(cases[:5]) + ("; ..." if len(cases) > 5 else "")
+        warnings.warn(
+            FEW_COMPARISONS.format(source=source, count=len(cases), few=FEW, cases=shown),
+            ScoresWarning,
+            stacklevel=3,
+        )
+    if "subject_1" not in table.columns:
+        return
+    subjects = table["subject_1"].cat.categories
+    pairs = np.unique(
+        np.concatenate(
+            [
+                table[f"subject_{k}"].cat.codes.to_numpy().astype(np.int64) * len(groups) + g
+                for k, g in ((1, g1), (2, g2))
+            ]
+        )
+    )
+    subject, group = np.divmod(pairs, len(groups))
+    several = np.flatnonzero(np.bincount(subject, minlength=len(subjects)) > 1)
+    if len(several):
+        shown = "; ".join(
+            f"{subjects[s]!r} in {[groups[x] for x in group[subject == s]]}" for s in several[:5]
+        ) + ("; ..." if len(several) > 5 else "")
+        warnings.warn(
+            SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(several), cases=shown),
+            ScoresWarning,
+            stacklevel=3,
+        )
+
+
 def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
     """The label columns of a score table read in chunks, with two spellings of one label
     refused (or merged) as :func:`validate` does row by row (:mod:`audit.tables.labels`)."""
@@ -501,12 +571,15 @@ def read_scores(
         if Path(source).is_file():
             tables.check_parquet(Path(source), str(source), ScoresError)
         table = read_parquet_scores(source, Options(higher_is_match, attributes, tuple(ignore)))
-        return _one_spelling(table, str(source), merge_labels)
-    frame, where = tables.read_table(source, ScoresError, encoding=encoding)
-    where.merge_labels = merge_labels
-    return validate(
-        frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
-    )
+        table = _one_spelling(table, str(source), merge_labels)
+    else:
+        frame, where = tables.read_table(source, ScoresError, encoding=encoding)
+        where.merge_labels = merge_labels
+        table = validate(
+            frame, where, higher_is_match=higher_is_match, attributes=attributes, ignore=ignore
+        )
+    warn_thin(table)
+    return table
 
 
 def validate(
