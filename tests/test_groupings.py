@@ -4,6 +4,7 @@ with fewer attributes (audit.tables.groupings.regroup)."""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from audit.exceptions import ParameterError
 from audit.scores import read_scores
 from audit.tables.groupings import BAD_GROUPING, regroup
+from audit.tables.scores import ScoresWarning
 
 ATTRIBUTES = ("gender", "race", "age")
 
@@ -57,6 +59,31 @@ def two_sided():
 )
 def test_regroup_is_reading_again(wanted):
     assert_read_again(two_sided(), ATTRIBUTES, wanted)
+
+
+def said(call):
+    """The warnings ``call()`` gives, as (category, message)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.filterwarnings("ignore::audit.tables.scores.ScoresWarning")
+def test_regroup_warns_as_reading_again():
+    """Thin groups and subjects in two groups are warned of for the grouping read."""
+    frame = two_sided().assign(
+        subject_1=["s1", "s2", "s1", "s3", "s2", "s4"],
+        subject_2=["s1", "s4", "s3", "s3", "s5", "s4"],
+    )
+    every = read_scores(frame, attributes=list(ATTRIBUTES))
+    # s1 is (m, B) in one comparison and (m, W) in another: in two groups by both
+    # attributes, in one by gender; every group is thin
+    for wanted, count in ((("gender",), 1), (("race",), 2), (("gender", "race"), 2)):
+        unused = [f"{a}{s}" for a in ATTRIBUTES if a not in wanted for s in ("_1", "_2")]
+        again = said(lambda w=wanted, u=unused: read_scores(frame, attributes=list(w), ignore=u))
+        assert said(lambda w=wanted: regroup(every, w)) == again
+        assert [category for category, _ in again] == [ScoresWarning] * count
 
 
 def test_regroup_to_its_own_attributes_is_the_table():

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
+from audit.tables.scores import warn_thin
 
 BAD_GROUPING = (
     "parameter attributes: expected a non-empty list of the table's attributes {have}, "
@@ -34,8 +35,10 @@ def regroup(scores: pd.DataFrame, attributes: Sequence[str]) -> pd.DataFrame:
     ``group_2`` keep the order of first appearance (first side, then second),
     which is the order of first appearance of the coarser labels among the
     table's own categories; a non-mated pair across two groups that share the
-    values of ``attributes`` becomes a within-group pair.  The other columns are
-    shared with ``scores``, not copied.
+    values of ``attributes`` becomes a within-group pair; the same warnings of
+    thin groups and of subjects in two groups
+    (:func:`audit.tables.scores.warn_thin`).  The other columns are shared
+    with ``scores``, not copied.
 
     Examples
     --------
@@ -69,4 +72,5 @@ def regroup(scores: pd.DataFrame, attributes: Sequence[str]) -> pd.DataFrame:
         codes = remap[scores[column].cat.codes.to_numpy()]
         out[column] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
     out.attrs = {**scores.attrs, "attributes": wanted}
+    warn_thin(out)  # as read_scores warns of the groups it reads
     return out
