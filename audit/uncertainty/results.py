@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -653,20 +652,14 @@ def score_bootstrap(
         {} if score_measures is None else _score_results(score_measures(point), algorithms, "point")
     )
     score_reps = {name: {part: [] for part in parts} for name, parts in score_point.items()}
-    # each replicate is made (the draws in order, one after the other) in a helper thread
-    # while the one before it is measured: making it is NumPy work that frees the GIL
-    with ThreadPoolExecutor(max_workers=1) as helper:
-        upcoming = helper.submit(replicate, rng)
-        for i in range(n_replicates):
-            sample = upcoming.result()
-            if i + 1 < n_replicates:
-                upcoming = helper.submit(replicate, rng)
-            fmr_reps[i], fnmr_reps[i] = _aligned(rates(sample), algorithms, groups, i)
-            if score_measures is not None:
-                found = _score_results(score_measures(sample), algorithms, i)
-                for name, parts in score_reps.items():
-                    for part, values in parts.items():
-                        values.append(found[name][part])
+    for i in range(n_replicates):
+        sample = replicate(rng)
+        fmr_reps[i], fnmr_reps[i] = _aligned(rates(sample), algorithms, groups, i)
+        if score_measures is not None:
+            found = _score_results(score_measures(sample), algorithms, i)
+            for name, parts in score_reps.items():
+                for part, values in parts.items():
+                    values.append(found[name][part])
     extra = {}
     for name, parts in score_reps.items():
         try:
