@@ -235,6 +235,7 @@ class CountedStats(SufficientStatistics):
         self._width = 2 * len(self.groups) + 1
         self._equal_error: dict = {}
         self._score_range: dict = {}
+        self._counted: dict = {}
 
     def _segment(self, s: int) -> tuple[np.ndarray, np.ndarray]:
         """The scores of segment ``s`` and the running total before each (and after)."""
@@ -246,8 +247,17 @@ class CountedStats(SufficientStatistics):
         return running[np.searchsorted(values, t, "left")] - running[0]
 
     def counts(self, a: int, thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """As :meth:`audit.scores.ScoreStats.counts`, each score counted as often as drawn."""
+        """As :meth:`audit.scores.ScoreStats.counts`, each score counted as often as drawn
+        (kept for the thresholds asked again: the two distribution measures ask for the
+        same bin edges)."""
         t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+        key = (a, t.tobytes())
+        found = self._counted.get(key)
+        if found is None:
+            found = self._counted[key] = self._count(a, t)
+        return tuple(x.copy() for x in found)
+
+    def _count(self, a: int, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n_groups, base = len(self.groups), a * self._width
         fnm = np.array([self._below(base + g, t) for g in range(n_groups)], dtype="int64").reshape(
             n_groups, len(t)
