@@ -572,11 +572,17 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
     return {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
 
 
-def _report(args: argparse.Namespace, parameters: dict, given: str | None) -> Path:
-    from audit.report.runner import check_report_name, check_reports_root, run_report
+def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
+    from audit.report.runner import (
+        check_report_name,
+        check_report_path,
+        check_reports_root,
+        run_report,
+    )
 
     name = check_report_name(_report_name(args, given))
-    progress = not (args.no_progress or args.quiet)
+    check_report_path(args.reports_dir, name)  # what stands there: before any work
+    progress = not (args.no_progress or args.quiet or args.verbose)  # -v: a line per stage
     table = _preflight(args.command, parameters, args)
     chosen = NOTEBOOKS[args.command]
     if args.command == "report" and table.attrs.get("cross_group") is not None:
@@ -601,6 +607,7 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None) -> Pa
         parameters=parameters,
         reports_root=args.reports_dir,
         progress=progress,
+        notify=notify,  # quiet with --quiet; one line per stage with --no-progress
     )
 
 
@@ -623,7 +630,7 @@ def _run(args: argparse.Namespace, notify) -> int:
     parameters = _parameters(args, given)
     if args.command == "check":
         return _check(parameters, args.quiet)
-    folder = _report(args, parameters, given)
+    folder = _report(args, parameters, given, notify)
     index = folder / "index.html"
     if not args.quiet:
         print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
@@ -699,10 +706,16 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``audit`` command with ``argv`` (default: the process's); return its status."""
     import warnings
 
-    with warnings.catch_warnings():
+    from audit.report.interrupt import Interrupted, handle_signals
+
+    with warnings.catch_warnings(), handle_signals():
         warnings.simplefilter("always")  # every warning shown, each as a sentence
         warnings.showwarning = _warning_sentence
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        try:
+            return _main(list(sys.argv[1:] if argv is None else argv))
+        except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
+            print(f"audit: {stop.sentence}", file=sys.stderr)
+            return stop.exit_status
 
 
 def _main(argv: list[str]) -> int:
@@ -728,9 +741,9 @@ def _main(argv: list[str]) -> int:
         # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE
-    except KeyboardInterrupt:
-        print(f"audit: {INTERRUPTED}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:  # Interrupted says which signal and what was kept
+        print(f"audit: {getattr(stop, 'sentence', INTERRUPTED)}", file=sys.stderr)
+        return getattr(stop, "exit_status", EXIT_INTERRUPTED)
     except UsageError as error:
         sub.print_usage(sys.stderr)
         print(f"{sub.prog}: error: {escape_terminal(error)}", file=sys.stderr)

@@ -254,8 +254,10 @@ def test_notebook_warnings_become_sentences_on_every_page(tmp_path):
     notebook = _text((folder / "pareto.html").read_text(encoding="utf-8"))
     assert notebook.count("Warning (implausible rates): The median FMR is 0.45") == 1
     table = pd.read_csv(folder / "tables" / "warnings_pareto.csv")
-    assert table["category"].tolist() == ["ImplausibleRatesWarning"]
-    assert table["sentence"].iloc[0].startswith("The median FMR is 0.45. Error rates above 0.2")
+    # in percent? and, the FMRs all above the FNMRs, swapped columns?
+    assert table["category"].tolist() == ["ImplausibleRatesWarning"] * 2
+    assert table["sentence"].iloc[0].startswith("The median FMR is 0.45. FMRs above 0.05")
+    assert table["sentence"].iloc[1].startswith("The FMR exceeds the FNMR in 10 of 10 cells")
     warned = _text(_section((folder / "index.html").read_text(encoding="utf-8"), "warnings"))
     assert warned.startswith("pareto (implausible rates): The median FMR is 0.45.")
 

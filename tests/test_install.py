@@ -82,7 +82,12 @@ def test_wheel_holds_the_notebooks_and_every_module(wheel):
     assert modules - names == set()  # a subpackage missing from pyproject's list shows here
     metadata = zipfile.ZipFile(wheel).read(f"audit-{audit.__version__}.dist-info/METADATA").decode()
     assert f"\nVersion: {audit.__version__}\n" in metadata
-    assert "Requires-Dist: seaborn" not in metadata
+    # a lean runtime: what a report runs on, the full Jupyter only as an extra
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    core = {line.split()[1].split(">")[0] for line in requires if "extra ==" not in line}
+    assert {"papermill", "nbclient", "nbconvert", "ipykernel", "seaborn"} <= core
+    assert "jupyter" not in core and "notebook" not in core and "jupyterlab" not in core
+    assert 'Requires-Dist: jupyter>=1.0; extra == "jupyter"' in metadata
 
 
 @pytest.fixture(scope="module")

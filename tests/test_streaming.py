@@ -358,6 +358,9 @@ def dask_client():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["ties", "one group per side", "subjects"])
+@pytest.mark.filterwarnings(
+    "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
+)
 def test_dask_on_a_local_cluster_equals_in_memory(dask_client, tmp_path, case):
     frame = synthetic(**CASES[case]).reset_index(drop=True)
     frame["score"] = -frame["score"]  # distances

@@ -5,5 +5,9 @@ the run header; :mod:`~audit.report.notices` shows a notebook's warnings as
 sentences and keeps them as a table; :mod:`~audit.report.plots` draws (one
 module per notebook); :mod:`~audit.report.frontpage` builds ``index.html``
 from the tables a report holds; :mod:`~audit.report.runner` runs the
-papermill notebooks into a report folder.
+papermill notebooks into a report folder, helped by
+:mod:`~audit.report.parameters` (a notebook's declared parameters, read without
+papermill), :mod:`~audit.report.ownership` (what audit made in a reports folder:
+the only things it removes or replaces) and :mod:`~audit.report.interrupt`
+(Ctrl-C and SIGTERM: kernels stopped, the earlier report kept).
 """

@@ -8,17 +8,26 @@ replaces the old in one step (:func:`os.replace` of the link), so a kill at any
 moment leaves either the old report or the new one under the name, never
 neither. One lock file per name (``reports/.<name>.lock``) keeps two runs from
 writing the same report; hidden folders left by killed runs are recovered or
-removed by the next run, which names them::
+removed by the next run, which names them. Only what audit can prove it made
+is removed or replaced (:mod:`audit.report.ownership`: exact names, a marker
+inside each folder it makes, never through a link); anything else at the
+report's place is refused before any notebook runs::
 
     reports/<name>/
         index.html            the front page: findings (verdicts, frontier, robustness,
                               data quality, warnings), then links, figures, tables, run
         manifest.json         input sha256, parameters, versions, date
         <notebook>.ipynb      executed notebooks
-        <notebook>.html       their HTML rendering, code hidden
+        <notebook>.html       their HTML rendering, code hidden, nothing fetched
         figures/*.png|svg     every figure
         tables/*.csv          every table
         input/<file>          the bytes audited (the notebooks read this copy)
+        .audit-report         the marker: this folder was made by audit
+
+The notebooks' kernels talk to this process over IPC sockets and stop with it:
+Ctrl-C or SIGTERM shuts them down and keeps the earlier report
+(:mod:`audit.report.interrupt`). Progress is one bar over every cell of the
+report, or with ``progress=False`` one line per stage.
 """
 
 from __future__ import annotations
@@ -27,19 +36,23 @@ import asyncio
 import errno
 import fcntl
 import json
+import logging
 import os
 import secrets
 import shutil
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from audit import config
 from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
+from audit.report import interrupt, ownership
 from audit.report.frontpage import front_page
 from audit.report.outputs import run_header
+from audit.report.parameters import code_cells, notebook_parameters, read_notebook
 from audit.sources import voxceleb
 from audit.sources.annex15 import annex15_path
 
@@ -81,12 +94,29 @@ REPORT_BUSY = (
 )
 CANNOT_WRITE = "cannot write {path}: {reason}"
 CANNOT_READ = "cannot read {path}: {reason}"
-NOT_A_REPORT = (
-    "{path} exists and is not a report written by audit; move it or choose another --name"
-)
 NOT_JSON = "parameter {key!r} = {value!r} cannot be written to manifest.json (NaN or infinite?)"
 RECOVERED = "recovered report {name!r} from {folder}, left by an interrupted run"
 REMOVED = "removed {folder}, left by an interrupted or failed run"
+KEPT = (
+    "left {path} in place: it has the name of a leftover of report {name!r} but holds no "
+    "mark of audit; remove it yourself if it is not needed"
+)
+# the one line per stage of a run without a progress bar
+RUNNING = "running {notebook}"
+RENDERING = "rendering {notebook} as HTML"
+FRONT_PAGE = "writing the front page"
+PROGRESS = "report {name}"
+
+#: The messages of :mod:`audit.report.ownership`, here beside the runner's own.
+LINK_NOT_OURS = ownership.LINK_NOT_OURS
+FOLDER_NOT_OURS = ownership.FOLDER_NOT_OURS
+FILE_NOT_OURS = ownership.FILE_NOT_OURS
+VERSION_NOT_OURS = ownership.VERSION_NOT_OURS
+CHANGED = ownership.CHANGED
+
+#: Kernel command-line options: the kernel's own log, which only repeats what a
+#: failed cell reports, is kept to critical messages.
+KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL",)
 
 #: Reasons in plain words for the errors a report folder meets most (no "[Errno n]").
 _REASONS = {
@@ -98,6 +128,7 @@ _REASONS = {
     errno.ENOTDIR: "a part of the path is a file, not a folder",
     errno.ENOENT: "no such file or folder",
     errno.EISDIR: "it is a folder",
+    errno.ELOOP: "it is a link",
 }
 
 
@@ -132,19 +163,35 @@ def notebook_path(name: str) -> Path:
 
 
 def declared_parameters(name: str) -> list[str]:
-    """Names of the parameters the notebook ``name`` declares in its ``parameters`` cell."""
-    import papermill
+    """Names of the parameters the notebook ``name`` declares in its ``parameters`` cell
+    (read with :mod:`audit.report.parameters`, without papermill)."""
+    return list(notebook_parameters(notebook_path(name)))
 
-    return list(papermill.inspect_notebook(str(notebook_path(name))))
+
+#: The notebook page's template: nbconvert's ``lab`` page without the scripts it
+#: would fetch from a CDN (require.js, MathJax, mermaid, the widget renderer). The
+#: notebooks write no math, diagrams or widgets; the page loads nothing from outside.
+OFFLINE_TEMPLATE = """\
+{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
 
 
 def export_html(notebook: Path, destination: Path) -> Path:
-    """Render an executed notebook to standalone HTML with the code cells hidden."""
+    """Render an executed notebook to standalone HTML with the code cells hidden; the
+    page fetches nothing (:data:`OFFLINE_TEMPLATE`)."""
     import nbformat
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(
-        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True
+        template_name="lab",
+        raw_template=OFFLINE_TEMPLATE,
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
     )
     body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
     destination.write_text(body, encoding="utf-8")
@@ -159,22 +206,45 @@ def _kernel_path() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, *paths] if p)
 
 
-def execute(name: str, output: Path, parameters: Mapping, *, progress: bool = True) -> Path:
-    """Execute one notebook with papermill into ``output``; raise :class:`NotebookFailed`."""
+class _QuietWhileStopping(logging.Filter):
+    """Drop the papermill log's records (e.g. "Kernel died") while a run is stopped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not interrupt.stopping()
+
+
+_QUIET = _QuietWhileStopping()
+
+
+def execute(
+    name: str, output: Path, parameters: Mapping, *, progress: bool | Callable[[], None] = True
+) -> Path:
+    """Execute one notebook with papermill into ``output``; raise :class:`NotebookFailed`.
+
+    ``progress``: ``True`` shows papermill's bar for this notebook, ``False`` nothing;
+    a function is called after each executed cell instead (one display for a report).
+    """
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     _kernel_path()
+    logger = logging.getLogger("papermill")
+    if _QUIET not in logger.filters:
+        logger.addFilter(_QUIET)
+    hooks = {"on_cell_executed": lambda **_: progress()} if callable(progress) else {}
     try:
         papermill.execute_notebook(
             str(notebook_path(name)),
             str(output),
             parameters=dict(parameters),
-            progress_bar=progress,
+            progress_bar=progress is True,
             kernel_name="python3",
             # the kernel starts in the report folder; papermill's cwd= would chdir the
             # whole process, which the notebooks running side by side in threads share
             resources={"metadata": {"path": str(output.parent)}},
+            kernel_manager_class=interrupt.kernel_manager_class(),
+            extra_arguments=list(KERNEL_ARGUMENTS),
+            **hooks,
         )
     except PapermillExecutionError as error:
         raise NotebookFailed(
@@ -208,18 +278,32 @@ def check_reports_root(root: str | os.PathLike | None) -> Path:
     return root
 
 
+def check_report_path(root: str | os.PathLike | None, name: str) -> Path:
+    """``root/name`` if a report may be published there: nothing stands there, or a
+    report audit wrote; else :class:`ReportError` naming what stands there and what to
+    do (:func:`audit.report.ownership.check_place`). Creates nothing: call it before any
+    long work (the run checks again, under its lock)."""
+    root = Path(root) if root is not None else config.reports_dir()
+    if root.is_dir():
+        ownership.check_place(root, check_report_name(name), NOTEBOOKS)
+    return root / name
+
+
 class _Lock:
     """An exclusive ``fcntl`` lock on ``reports/.<name>.lock``, refused when held elsewhere.
 
-    The kernel releases it when its process ends, however it ends.
+    The kernel releases it when its process ends, however it ends. The lock file is
+    opened without following a link, so a link there cannot make audit create a file
+    elsewhere.
     """
 
     def __init__(self, root: Path, name: str):
         self.name, self.path = name, root / f".{name}.lock"
 
     def __enter__(self):
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            self.fd = os.open(self.path, flags, 0o666)
         except OSError as error:
             raise ReportError(
                 CANNOT_WRITE.format(path=self.path, reason=plain_reason(error))
@@ -236,46 +320,50 @@ class _Lock:
         os.close(self.fd)
 
 
-def _new_folder(root: Path, prefix: str) -> Path:
-    """A new empty hidden folder ``root/<prefix><random>``; its mode follows the umask."""
+def _new_staging(root: Path, name: str) -> tuple[Path, str]:
+    """A new hidden staging folder ``.<name>.partial-<hex>``, marked as audit's (its
+    mode follows the umask); return it and its marker's token."""
     while True:
-        path = root / f"{prefix}{secrets.token_hex(4)}"
+        path = root / f".{name}.partial-{secrets.token_hex(4)}"
         try:
             path.mkdir()
-            return path
+            break
         except FileExistsError:
             continue
         except OSError as error:
             raise ReportError(CANNOT_WRITE.format(path=path, reason=plain_reason(error))) from None
-
-
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    else:
-        shutil.rmtree(path)
+    try:
+        return path, ownership.write_marker(path, name)
+    except OSError as error:
+        os.rmdir(path)
+        raise ReportError(CANNOT_WRITE.format(path=path, reason=plain_reason(error))) from None
 
 
 def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
     """Recover or remove what killed or failed runs of report ``name`` left (lock held).
 
-    ``reports/<name>`` missing or dangling while a finished version exists: the
-    newest finished version is linked back. Every other hidden folder of the
-    name (staging, failed, unlinked versions, temporary links) is removed.
+    Only the hidden names of ``name`` itself are looked at (never those of a report
+    whose name merely starts the same), and only what audit made is touched
+    (:mod:`audit.report.ownership`). ``reports/<name>`` missing, or a link of audit's
+    to a missing version, while a finished version exists: the newest finished version
+    is linked back. Every other folder of the name (staging, failed, unlinked versions)
+    and every temporary link is removed; one without audit's mark is left and named.
     """
     final = root / name
-    current = final.resolve() if final.is_symlink() and final.exists() else None
-    prefix = f".{name}."
-    leftovers = sorted(
+    current = ownership.link_target(final, name) if final.is_symlink() else None
+    lost = not os.path.lexists(final) or (current is not None and not final.exists())
+    leftovers = [
         p
-        for p in root.iterdir()
-        if p.name.startswith(prefix) and p.name != f"{prefix}lock" and p != current
-    )
-    if current is None and (final.is_symlink() or not final.exists()):
+        for p in ownership.entries_of(root, name)
+        if ownership.owner_of(p.name)[1] != "lock" and p.name != current
+    ]
+    if lost:
         finished = [
             p
             for p in leftovers
-            if p.name.startswith(f"{prefix}report-") and (p / "index.html").is_file()
+            if ownership.owner_of(p.name)[1].startswith("report-")
+            and ownership.find_version(p, name, NOTEBOOKS) is not None
+            and (p / "index.html").is_file()
         ]
         if finished:
             newest = max(finished, key=lambda p: (p / "index.html").stat().st_mtime_ns)
@@ -283,8 +371,11 @@ def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
             notify(RECOVERED.format(name=name, folder=newest))
             leftovers.remove(newest)
     for path in leftovers:
-        _remove(path)
-        notify(REMOVED.format(folder=path))
+        if ownership.owner_of(path.name)[1].startswith("link-"):
+            removed = ownership.remove_link(path, name)
+        else:
+            removed = ownership.remove_folder(path, name, None, NOTEBOOKS)
+        notify((REMOVED if removed else KEPT).format(folder=path, path=path, name=name))
 
 
 def _link(version: Path, final: Path) -> None:
@@ -294,27 +385,27 @@ def _link(version: Path, final: Path) -> None:
     os.replace(link, final)
 
 
-def _publish(staging: Path, final: Path) -> Path:
+def _publish(staging: Path, token: str, final: Path, previous: ownership.Version | None) -> Path:
     """Make the finished ``staging`` folder the report under ``final``; return its version.
 
-    The old report stays under the name until the single :func:`os.replace` of
-    the link; its folder is removed afterwards (or by the next run if killed).
+    ``previous`` is what :func:`audit.report.ownership.check_place` found at ``final``
+    before the run; it is looked at again here, and a change refuses the publication.
+    The old report stays under the name until the single :func:`os.replace` of the
+    link; its folder is removed afterwards (or by the next run if killed), and only
+    while it still holds the marker it held before the run.
     """
-    version = staging.with_name(staging.name.replace(".partial-", ".report-"))
+    name = final.name
+    if ownership.check_place(final.parent, name, NOTEBOOKS) != previous:
+        raise ReportError(CHANGED.format(path=final, kept=staging))
+    if ownership.marker_token(staging, name) != token:
+        raise ReportError(CHANGED.format(path=staging, kept=staging))
+    version = staging.with_name(f".{name}.report-{staging.name.rpartition('-')[2]}")
+    if os.path.lexists(version):  # os.replace would take an empty folder's place
+        raise ReportError(CHANGED.format(path=version, kept=staging))
     os.replace(staging, version)
-    previous = None
-    if final.is_symlink():
-        previous = final.resolve()
-    elif final.exists():
-        if not (final / "manifest.json").is_file():
-            raise ReportError(NOT_A_REPORT.format(path=final))
-        # a report from before links: moved aside, recovered by the next run if killed here
-        previous = _new_folder(final.parent, f".{final.name}.report-")
-        os.rmdir(previous)
-        os.replace(final, previous)
     _link(version, final)
-    if previous is not None and previous != version and previous.exists():
-        shutil.rmtree(previous, ignore_errors=True)
+    if previous is not None and previous.path != version:
+        ownership.remove_folder(previous.path, name, previous.token, NOTEBOOKS)
     return version
 
 
@@ -344,28 +435,73 @@ def _stderr(message: str) -> None:
     print(f"audit: {message}", file=sys.stderr)
 
 
-def _run_all(run: Callable[[str], None], notebooks: Sequence[str]) -> None:
-    """``run`` each notebook, side by side when there are several and cores to spare.
+class _Progress:
+    """One display for a whole report: a bar over every cell of its notebooks, which
+    says what each notebook is doing, or, without a bar, one line per stage through
+    ``notify``."""
 
-    Each notebook has its own kernel and writes its own files; the first
-    failure (in notebook order) is raised once every notebook has stopped.
+    def __init__(self, name: str, total: int, bar: bool, notify: Callable[[str], None]):
+        self.notify, self.lock, self.bar, self.doing = notify, threading.Lock(), None, {}
+        if bar:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, unit="cell", desc=PROGRESS.format(name=name))
+
+    def stage(self, text: str, notebook: str | None = None) -> None:
+        """``text`` is what the run (or ``notebook``, a short name) does now."""
+        if self.bar is None:
+            self.notify(text)
+            return
+        with self.lock:
+            if notebook is None:
+                self.doing = {}
+                self.bar.set_postfix_str(text)
+            else:
+                self.doing[notebook] = text.split(" ", 1)[0]  # the verb: running, rendering
+                self.bar.set_postfix_str(", ".join(f"{n} {v}" for n, v in self.doing.items()))
+
+    def cell(self) -> None:
+        with self.lock:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run_all(run: Callable[[str], None], notebooks: Sequence[str]) -> None:
+    """``run`` each notebook in worker threads, side by side when there are several and
+    cores to spare; the main thread only waits, so Ctrl-C or SIGTERM reach it at once.
+
+    Each notebook has its own kernel and writes its own files; the first failure
+    (in notebook order) is raised once every notebook has stopped. An interruption
+    stops every kernel (:func:`audit.report.interrupt.stop_kernels`), waits for the
+    workers to end and goes on up.
     """
     workers = min(len(notebooks), os.cpu_count() or 1)
-    if workers <= 1:
-        for notebook in notebooks:
-            run(notebook)
-        return
     _kernel_path()  # set once, before the threads read it
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_in_thread, run, notebook) for notebook in notebooks]
+    if workers <= 1:
+        tasks = [lambda: [run(notebook) for notebook in notebooks]]
+    else:
+        tasks = [lambda notebook=notebook: run(notebook) for notebook in notebooks]
+    pool = ThreadPoolExecutor(max_workers=max(workers, 1))
+    futures = [pool.submit(_in_thread, task) for task in tasks]
+    try:
+        wait(futures)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        interrupt.stop_kernels()
+        wait(futures)
+        raise
+    pool.shutdown()
     for future in futures:
         future.result()
 
 
-def _in_thread(run: Callable[[str], None], notebook: str) -> None:
-    """``run(notebook)``, then close the event loop the kernel client made for this thread."""
+def _in_thread(task: Callable[[], object]) -> None:
+    """``task()``, then close the event loop the kernel client made for this thread."""
     try:
-        run(notebook)
+        task()
     finally:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -387,7 +523,8 @@ def write_report(
 ) -> Path:
     """Publish a report that ``write(folder)`` fills without notebooks (e.g. streamed tables).
 
-    The same guarantees as :func:`run_report` (:func:`_build`).
+    The same guarantees as :func:`run_report` (:func:`_build`). A caller with long work
+    before this call checks the report's place first (:func:`check_report_path`).
     """
     check_report_name(name)
 
@@ -418,32 +555,50 @@ def _build(
 ) -> Path:
     """``fill`` a hidden staging folder and publish it as ``root/name`` in one step.
 
-    One run per name at a time; leftovers of killed runs tidied first; on any
-    failure the staging folder is kept as the hidden ``.NAME.failed`` (never
-    looks complete) and an earlier report of the name stays whole.
+    One run per name at a time; what stands at ``root/name`` is checked before any
+    work (:func:`audit.report.ownership.check_place`); leftovers of killed runs
+    tidied first; on any failure the staging folder is kept as the hidden
+    ``.NAME.failed`` (never looks complete) and an earlier report of the name stays
+    whole.
     """
     final = root / name
     with _Lock(root, name):
+        ownership.check_place(root, name, NOTEBOOKS)
         _tidy(root, name, notify)
-        staging = _new_folder(root, f".{name}.partial-")
+        previous = ownership.check_place(root, name, NOTEBOOKS)
+        staging, token = _new_staging(root, name)
+        interrupt.begin_run()
         try:
             fill(staging)
-            _publish(staging, final)
+            with interrupt.deferred(final):
+                _publish(staging, token, final, previous)
             return final
         except BaseException as error:
             if not staging.exists():  # published: only the old report's removal can fail here
                 raise
-            failed = root / f".{name}.failed"
-            shutil.rmtree(failed, ignore_errors=True)
-            os.replace(staging, failed)  # kept for inspection, hidden, never looks complete
-            if isinstance(error, NotebookFailed):
-                raise NotebookFailed(str(error).replace(str(staging), str(failed))) from None
+            kept = _keep_failed(staging, token, name)
+            if isinstance(error, NotebookFailed | ReportError) and str(staging) in str(error):
+                kind = type(error)
+                raise kind(str(error).replace(str(staging), str(kept))) from None
             if isinstance(error, OSError) and not isinstance(error, ReportError):
                 path = error.filename or staging
                 raise ReportError(
                     CANNOT_WRITE.format(path=path, reason=plain_reason(error))
                 ) from None
             raise
+
+
+def _keep_failed(staging: Path, token: str, name: str) -> Path:
+    """Keep the staging folder of a failed run as the hidden ``.NAME.failed`` (the last
+    one only, for inspection); left under its own name when ``.NAME.failed`` is taken by
+    something audit did not make, or the staging folder is no longer this run's."""
+    failed = staging.with_name(f".{name}.failed")
+    if ownership.marker_token(staging, name) != token:
+        return staging
+    if os.path.lexists(failed):  # what the run's tidying left there is not audit's
+        return staging
+    os.replace(staging, failed)
+    return failed
 
 
 def run_report(
@@ -464,10 +619,13 @@ def run_report(
     the notebooks read that copy and the manifest records its sha256, so a file
     changed during the run cannot make them disagree. The folder appears only
     once everything succeeded; an earlier report of the same name is replaced
-    then, in one step, not before. A second run of the same name while one is
-    running is refused (:data:`REPORT_BUSY`); ``notify`` receives a line for
-    each folder a killed or failed earlier run left and this run recovered or
-    removed.
+    then, in one step, not before. A path at ``reports/<name>`` that audit did
+    not make is refused before any notebook runs; a second run of the same name
+    while one is running is refused (:data:`REPORT_BUSY`). ``notify`` receives a
+    line for each folder a killed or failed earlier run left and this run
+    recovered or removed, and, with ``progress=False``, one line per stage (the
+    notebooks run, rendered, the front page); with ``progress=True`` one bar
+    counts every cell of the report.
     """
     check_report_name(name)
     declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
@@ -495,6 +653,8 @@ def run_report(
         parameters[key] = input_file = str(Path(parameters[key]).resolve())
     _manifest({"parameters": parameters})  # refuse NaN before any work
     root = check_reports_root(reports_root)
+    # the cells a kernel runs: the notebook's code cells and the one papermill injects
+    total = sum(code_cells(read_notebook(notebook_path(n))) + 1 for n in notebooks)
 
     def fill(staging: Path) -> None:
         run_parameters = dict(parameters)
@@ -505,18 +665,27 @@ def run_report(
         header["input_file"] = input_file
         header["notebooks"] = list(notebooks)
         (staging / "manifest.json").write_text(_manifest(header))
+        shown = _Progress(name, total, progress, notify)
 
         def run(notebook: str) -> None:
+            if interrupt.stopping():
+                return
             own = {k: v for k, v in run_parameters.items() if k in declared[notebook]}
+            shown.stage(RUNNING.format(notebook=NOTEBOOKS[notebook]), notebook)
             executed = execute(
                 notebook,
                 staging / f"{notebook}.ipynb",
                 {**own, "output_dir": "."},
-                progress=progress,
+                progress=shown.cell if progress else False,
             )
+            shown.stage(RENDERING.format(notebook=NOTEBOOKS[notebook]), notebook)
             export_html(executed, staging / f"{notebook}.html")
 
-        _run_all(run, notebooks)
-        _write_index(staging, name, header, notebooks)
+        try:
+            _run_all(run, notebooks)
+            shown.stage(FRONT_PAGE)
+            _write_index(staging, name, header, notebooks)
+        finally:
+            shown.close()
 
     return _build(root, name, notify, fill)

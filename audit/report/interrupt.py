@@ -1,0 +1,208 @@
+"""Ctrl-C and SIGTERM during a report: stop the kernels, keep the earlier report, say so.
+
+The command line wraps its work in :func:`handle_signals`: SIGINT and SIGTERM
+then raise :class:`Interrupted` in the main thread, wherever it is. The runner
+meets it while it waits for the notebooks (which run in worker threads), stops
+every kernel it started (:func:`stop_kernels`: SIGTERM to the kernel's process
+group, SIGKILL if it outlives :data:`GRACE` seconds), waits for the workers to
+notice, keeps the unfinished folder hidden as ``.NAME.failed`` and lets the
+interruption through; the command line prints :attr:`Interrupted.sentence` and
+ends with status 130 (SIGINT) or 143 (SIGTERM). The step that puts a finished
+report in place runs under :func:`deferred`, so a signal cannot cut it in two:
+it lands once the new report is in place, and the sentence says so.
+
+Kernels run under :func:`kernel_manager_class`, a jupyter_client kernel manager
+that records each kernel process here and talks to it over IPC sockets in a
+private temporary folder (no TCP port, so the kernel has no reason to warn that
+its traffic is unencrypted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from functools import cache
+from pathlib import Path
+
+from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
+
+#: Seconds a kernel is given to end after SIGTERM before it is killed.
+GRACE = 3.0
+
+INTERRUPTED = (
+    "interrupted by {signal}: the report was not published, any earlier report "
+    "of the name is unchanged, and no kernel is left running"
+)
+INTERRUPTED_BEFORE = "interrupted by {signal} before a report was begun; nothing was written"
+INTERRUPTED_PUBLISHED = (
+    "interrupted by {signal} while the report was being put in place: it was finished "
+    "first and is at {path}"
+)
+SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by SIGINT or SIGTERM (``signum``); ``began`` says whether a
+    report run had begun, ``published`` is the report put in place as the signal
+    came, if any."""
+
+    def __init__(self, signum: int, published: Path | None = None, *, began: bool = True):
+        super().__init__(signum)
+        self.signum, self.published, self.began = signum, published, began
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_TERMINATED if self.signum == signal.SIGTERM else EXIT_INTERRUPTED
+
+    @property
+    def sentence(self) -> str:
+        name = SIGNAL_NAMES.get(self.signum, f"signal {self.signum}")
+        if self.published is not None:
+            return INTERRUPTED_PUBLISHED.format(signal=name, path=self.published)
+        return (INTERRUPTED if self.began else INTERRUPTED_BEFORE).format(signal=name)
+
+    def __str__(self) -> str:
+        return self.sentence
+
+
+class _State:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.kernels: dict[int, object] = {}  # pid -> subprocess.Popen
+        self.stopping = False
+        self.began = False  # a report run began in this process
+        self.deferring = 0
+        self.pending: int | None = None
+
+
+_state = _State()
+
+
+def _handler(signum, frame) -> None:
+    if _state.deferring:
+        _state.pending = signum
+        return
+    if _state.stopping:  # a second signal while the first is handled
+        return
+    _state.stopping = True
+    raise Interrupted(signum, began=_state.began)
+
+
+@contextlib.contextmanager
+def handle_signals():
+    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
+
+
+@contextlib.contextmanager
+def deferred(published: Path):
+    """Hold SIGINT and SIGTERM while the block puts ``published`` in place; one that
+    came meanwhile is raised after it, as :class:`Interrupted` naming ``published``."""
+    _state.deferring += 1
+    try:
+        yield
+    finally:
+        _state.deferring -= 1
+    if not _state.deferring and _state.pending is not None:
+        signum, _state.pending = _state.pending, None
+        _state.stopping = True
+        raise Interrupted(signum, published)
+
+
+def stopping() -> bool:
+    """Whether the run is being stopped: no new notebook or kernel may start."""
+    return _state.stopping
+
+
+def begin_run() -> None:
+    """A report run starts: kernels may start."""
+    _state.stopping, _state.began = False, True
+
+
+def stop_kernels() -> None:
+    """Stop every kernel started here: SIGTERM to its process group, then SIGKILL after
+    :data:`GRACE` seconds; reap each. No kernel may start afterwards in this run."""
+    with _state.lock:
+        _state.stopping = True
+        processes = dict(_state.kernels)
+    for pid in processes:
+        _signal_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + GRACE
+    for pid, process in processes.items():
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if process.poll() is None:
+            _signal_group(pid, signal.SIGKILL)
+            process.wait()
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    """Send ``signum`` to the kernel's process group (its own session), else to it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signum)
+        else:
+            os.kill(pid, signum)
+
+
+def _register(process) -> None:
+    with _state.lock:
+        _state.kernels[process.pid] = process
+        late = _state.stopping
+    if late:  # the run was stopped while this kernel started
+        _signal_group(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _unregister(pid: int | None) -> None:
+    with _state.lock:
+        _state.kernels.pop(pid, None)
+
+
+@cache
+def kernel_manager_class() -> type:
+    """The kernel manager of the report's notebooks (imported on first use): IPC
+    sockets in a private temporary folder, and each kernel process recorded so that
+    :func:`stop_kernels` can end it."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import CaselessStrEnum
+
+    class ReportKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        async def _async_start_kernel(self, **kwargs):
+            # the sockets' paths are absolute and short (a Unix socket path is at most
+            # about 100 bytes), in a folder only this user can enter
+            self._socket_dir = tempfile.mkdtemp(prefix="audit-kernel-")
+            self.ip = str(Path(self._socket_dir) / "k")
+            await super()._async_start_kernel(**kwargs)
+            process = getattr(self.provisioner, "process", None)
+            if process is not None:
+                self._audit_pid = process.pid
+                _register(process)
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart:
+                _unregister(getattr(self, "_audit_pid", None))
+                shutil.rmtree(getattr(self, "_socket_dir", ""), ignore_errors=True)
+
+        # jupyter_client binds the public names to the private methods by value
+        start_kernel = _async_start_kernel
+        cleanup_resources = _async_cleanup_resources
+
+    return ReportKernelManager

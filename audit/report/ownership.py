@@ -1,0 +1,244 @@
+"""What audit made in a reports folder, and how it proves it: the only things it
+deletes or replaces.
+
+A reports folder is shared with the user, with other reports and with other
+audit runs, so audit touches a path there only when it can prove the path is its
+own: by its exact name (never by a prefix) and, for a folder, by the marker it
+wrote inside when it made it. Every name audit makes beside a report ``NAME``
+is hidden and ends in a suffix of its own::
+
+    NAME                 a link to the current version (relative, in the same folder)
+    .NAME.lock           the lock of the name (never deleted)
+    .NAME.partial-HEX    a run's staging folder                 (marked)
+    .NAME.report-HEX     a finished version of the report       (marked)
+    .NAME.link-HEX       a new link, before it is renamed over NAME
+    .NAME.failed         the staging folder of the last failed run (marked)
+
+``HEX`` is 8 hexadecimal digits. A report name never starts with a dot and no
+suffix holds one, so an entry belongs to exactly one name, read from its last
+dot (:func:`owner_of`): the leftovers of ``x`` are never those of ``x.y``, and
+reports named ``x``, ``x.y``, ``x.partial-1234abcd`` or ``x-ffmc`` live side
+by side.
+
+The marker is the hidden file :data:`MARKER` holding the report's name and a
+random token; a folder is audit's only if it is a real folder (not a link)
+under one of the names above and its marker is a regular file naming the same
+report. A link is audit's only if its own text is ``.NAME.report-HEX``: the
+version folder of the same name, in the same folder. Removing audit's folder
+never goes through a link (:func:`shutil.rmtree` of a real folder removes the
+links inside it, not what they point to).
+
+Reports written before the marker existed (a link ``NAME`` to
+``.NAME.report-HEX`` holding no marker) are taken as audit's when the folder
+has exactly the layout audit wrote (:func:`earlier_report`): a ``manifest.json``
+with the keys audit wrote, and nothing at the top but the files and folders a
+report holds. Anything else at a report's place -- a folder, a file, a link to
+elsewhere, a version folder without that proof -- is refused by
+:func:`check_place` before any work starts, naming the path and what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.exceptions import ReportError
+
+#: The marker file audit writes into every folder it makes in a reports folder.
+MARKER = ".audit-report"
+#: What the marker says it is (its ``made_by``).
+MADE_BY = "audit report folder"
+#: The suffixes of the hidden names audit makes beside a report (after ``.NAME.``).
+SUFFIX = re.compile(r"(?P<kind>partial|report|link)-(?P<hex>[0-9a-f]{8})|(?P<fixed>failed|lock)")
+#: What an earlier audit wrote at the top of a report folder.
+REPORT_ENTRIES = frozenset({"index.html", "manifest.json", "input", "figures", "tables"})
+#: Keys of an earlier audit's manifest: the notebooks' run header, or the streamed tables'.
+NOTEBOOK_MANIFEST = frozenset({"input_file", "input_sha256", "parameters", "audit_version"})
+STREAMED_MANIFEST = frozenset({"engine", "files", "passes", "parameters"})
+
+LINK_NOT_OURS = (
+    "{path} is a link to {target}, which audit did not make; audit replaces only a link "
+    "to a report it wrote: remove the link yourself (what it points to stays) or choose "
+    "another --name"
+)
+FOLDER_NOT_OURS = (
+    "{path} is a folder audit did not make (an audit report is a link to a hidden folder "
+    "beside it); move it away or choose another --name"
+)
+FILE_NOT_OURS = "{path} is not a report written by audit; move it away or choose another --name"
+VERSION_NOT_OURS = (
+    "{path} is a link to {version}, which holds neither audit's marker nor the layout of "
+    "a report audit wrote; move both away or choose another --name"
+)
+CHANGED = "{path} changed while the report was being written; the new report is kept in {kept}"
+
+
+@dataclass(frozen=True)
+class Version:
+    """A finished version folder of a report, as found: its path and its marker's token
+    (``None`` for a report of an earlier audit, proved by its layout)."""
+
+    path: Path
+    token: str | None
+
+
+def owner_of(entry: str) -> tuple[str, str] | None:
+    """``(report name, suffix)`` of a hidden name audit makes, else ``None``.
+
+    >>> owner_of(".x.y.partial-0123abcd")
+    ('x.y', 'partial-0123abcd')
+    >>> owner_of(".x.partial-0123abcd.lock")
+    ('x.partial-0123abcd', 'lock')
+    >>> owner_of(".x.partial-0123") is None
+    True
+    """
+    if not entry.startswith("."):
+        return None
+    name, dot, suffix = entry[1:].rpartition(".")
+    if not dot or not name or name.startswith(".") or not SUFFIX.fullmatch(suffix):
+        return None
+    return name, suffix
+
+
+def entries_of(root: Path, name: str) -> list[Path]:
+    """The paths in ``root`` whose exact names are the hidden names of report ``name``."""
+    return sorted(p for p in root.iterdir() if (owner_of(p.name) or ("",))[0] == name)
+
+
+def write_marker(folder: Path, name: str) -> str:
+    """Mark the new ``folder`` as made by audit for report ``name``; return the token."""
+    token = secrets.token_hex(16)
+    text = json.dumps({"made_by": MADE_BY, "report": name, "token": token}) + "\n"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(folder / MARKER, flags, 0o644), "w", encoding="utf-8") as out:
+        out.write(text)
+    return token
+
+
+def marker_token(folder: Path, name: str) -> str | None:
+    """The token of audit's marker in the real folder ``folder`` for report ``name``;
+    ``None`` when ``folder`` is a link, not a folder, or holds no such marker."""
+    if not _is_real_dir(folder):
+        return None
+    try:
+        fd = os.open(folder / MARKER, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, encoding="utf-8") as marker:
+        if not stat.S_ISREG(os.fstat(marker.fileno()).st_mode):
+            return None
+        try:
+            content = json.loads(marker.read(4096))
+        except (ValueError, UnicodeDecodeError):
+            return None
+    if not isinstance(content, dict) or content.get("made_by") != MADE_BY:
+        return None
+    token = content.get("token")
+    if content.get("report") != name or not isinstance(token, str):
+        return None
+    return token if re.fullmatch(r"[0-9a-f]{32}", token) else None
+
+
+def earlier_report(folder: Path, notebooks: Iterable[str]) -> bool:
+    """Whether the real folder ``folder`` has exactly the layout of a report written by
+    an audit from before the marker: a ``manifest.json`` object with the keys audit
+    wrote (the notebooks' run header or the streamed tables'), and at the top only
+    the entries a report holds (``notebooks`` names the notebook files it may hold)."""
+    if not _is_real_dir(folder):
+        return False
+    allowed = REPORT_ENTRIES | {f"{n}.{ext}" for n in notebooks for ext in ("ipynb", "html")}
+    try:
+        if any(entry not in allowed for entry in os.listdir(folder)):
+            return False
+        manifest = folder / "manifest.json"
+        if not stat.S_ISREG(os.lstat(manifest).st_mode):
+            return False
+        content = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    if not isinstance(content, dict):
+        return False
+    return NOTEBOOK_MANIFEST <= content.keys() or STREAMED_MANIFEST <= content.keys()
+
+
+def find_version(folder: Path, name: str, notebooks: Iterable[str]) -> Version | None:
+    """``folder`` as a version of report ``name`` if it is audit's, else ``None``."""
+    token = marker_token(folder, name)
+    if token is not None:
+        return Version(folder, token)
+    if earlier_report(folder, notebooks):
+        return Version(folder, None)
+    return None
+
+
+def link_target(link: Path, name: str) -> str | None:
+    """The version name the link ``link`` holds, if it is ``.NAME.report-HEX``."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        return None
+    owner = owner_of(target) if "/" not in target else None
+    if owner is None or owner[0] != name or not owner[1].startswith("report-"):
+        return None
+    return target
+
+
+def check_place(root: Path, name: str, notebooks: Iterable[str]) -> Version | None:
+    """What stands at ``root/name``: nothing or a link of audit's to a missing version
+    (``None``), or a link to a version of audit's (that version); anything else is
+    refused with :class:`ReportError`, naming it and what to do."""
+    final = root / name
+    try:
+        mode = os.lstat(final).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        target = link_target(final, name)
+        if target is None:
+            raise ReportError(LINK_NOT_OURS.format(path=final, target=os.readlink(final)))
+        version = root / target
+        if not os.path.lexists(version):
+            return None  # a lost version: the link alone is replaced
+        found = find_version(version, name, notebooks)
+        if found is None:
+            raise ReportError(VERSION_NOT_OURS.format(path=final, version=version))
+        return found
+    if stat.S_ISDIR(mode):
+        raise ReportError(FOLDER_NOT_OURS.format(path=final))
+    raise ReportError(FILE_NOT_OURS.format(path=final))
+
+
+def remove_folder(path: Path, name: str, token: str | None, notebooks: Iterable[str]) -> bool:
+    """Remove audit's folder ``path`` of report ``name``; return whether it was removed.
+
+    Removed only if it is a real folder (never through a link) and still audit's:
+    its marker holds ``token`` (any token of the name when ``token`` is ``None`` and
+    the folder is marked), or it has the layout of an earlier audit's report.
+    """
+    found = find_version(path, name, notebooks)
+    if found is None or (token is not None and found.token != token):
+        return False
+    shutil.rmtree(path)
+    return True
+
+
+def remove_link(path: Path, name: str) -> bool:
+    """Remove ``path`` if it is a link of audit's (to ``.NAME.report-HEX``)."""
+    if not path.is_symlink() or link_target(path, name) is None:
+        return False
+    path.unlink()
+    return True
+
+
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False

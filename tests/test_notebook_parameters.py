@@ -1,0 +1,109 @@
+"""A notebook's parameters read from its ``parameters`` cell with :mod:`ast`, without
+importing papermill: the same names, defaults and help as papermill's own reading
+(the oracle), annotated or not, with trailing comments."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import papermill
+import pytest
+
+from audit.exceptions import UsageError
+from audit.report import runner
+from audit.report.parameters import (
+    code_cells,
+    notebook_parameters,
+    parse_parameters,
+)
+
+
+@pytest.mark.parametrize("notebook", sorted(runner.NOTEBOOKS))
+def test_every_notebook_reads_as_papermill_reads_it(notebook):
+    path = runner.notebook_path(notebook)
+    ours = notebook_parameters(path)
+    theirs = papermill.inspect_notebook(str(path))
+    assert list(ours) == list(theirs)
+    for name, parameter in ours.items():
+        assert parameter.source == theirs[name]["default"]
+        assert parameter.help == theirs[name]["help"]
+    assert runner.declared_parameters(notebook) == list(theirs)
+
+
+CELL = """\
+# Parameters (papermill overrides these)
+alpha: float = 0.5  # weight of the FMR term
+measures: list[str] | None = None  # list of measure names; None: every registered measure
+groupings = [["gender"], ["nationality"]]  # VoxCeleb groupings
+n_random: int = 2000
+label = "a # not a comment"  # the comment
+spread = (1,
+          2)  # over two lines
+path = str(None)  # not a literal
+x = y = 3
+a.b = 4
+"""
+
+
+def test_annotations_comments_and_layouts():
+    found = parse_parameters(CELL)
+    assert list(found) == ["alpha", "measures", "groupings", "n_random", "label", "spread", "path"]
+    assert [(p.default, p.annotation, p.help) for p in found.values()] == [
+        (0.5, "float", "weight of the FMR term"),
+        (None, "list[str] | None", "list of measure names; None: every registered measure"),
+        ([["gender"], ["nationality"]], None, "VoxCeleb groupings"),
+        (2000, "int", ""),
+        ("a # not a comment", None, "the comment"),
+        ((1, 2), None, "over two lines"),
+        (None, None, "not a literal"),
+    ]
+    assert found["path"].source == "str(None)" and not found["path"].literal
+    assert found["measures"].literal
+
+
+def test_an_undeclared_parameter_is_refused_before_any_work(tmp_path):
+    """The runner refuses a key no notebook declares from the ast reading alone."""
+    with pytest.raises(UsageError) as error:
+        runner.run_report(
+            "x",
+            notebooks=("pareto",),
+            parameters={"alpah": 0.3},
+            reports_root=tmp_path / "r",
+            progress=False,
+        )
+    known = sorted(runner.declared_parameters("pareto"))
+    assert str(error.value) == runner.UNKNOWN_PARAMETER.format(
+        key="alpah", notebooks=["pareto"], known=known
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_no_parameters_cell_declares_nothing(tmp_path):
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "source": "x=1"}]}))
+    assert notebook_parameters(path) == {}
+
+
+def test_code_cells_count_what_a_kernel_runs():
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "source": "# a"},
+            {"cell_type": "code", "source": ["x = 1\n", "y = 2"]},
+            {"cell_type": "code", "source": "  \n"},
+            {"cell_type": "code", "source": "print(x)"},
+        ]
+    }
+    assert code_cells(notebook) == 2
+
+
+def test_reading_parameters_imports_no_papermill():
+    code = (
+        "import sys\n"
+        "from audit.report.runner import declared_parameters\n"
+        "declared_parameters('ffmc'); declared_parameters('pareto')\n"
+        "print(sorted(m for m in ('papermill', 'nbformat', 'nbclient') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"

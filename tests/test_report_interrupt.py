@@ -1,0 +1,136 @@
+"""Ctrl-C and SIGTERM during a real report run, in real processes: the command ends
+with one sentence and status 130 or 143, no traceback, no kernel left running, and
+the earlier report of the name as it was."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
+from audit.report import interrupt, runner
+
+pytestmark = pytest.mark.slow
+
+
+def _children(pid: int) -> dict[int, str]:
+    """The processes whose parent is ``pid``, with their command lines (Linux /proc)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+            command = Path("/proc", entry, "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found[int(entry)] = command.decode(errors="replace")
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path("/proc", str(pid), "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def earlier_report(small_table, tmp_path, monkeypatch):
+    """A finished report ``x`` (notebooks replaced by a fast stand-in) and its files."""
+    monkeypatch.setattr(
+        runner, "execute", lambda name, output, parameters, **k: output.write_text("old") or output
+    )
+    monkeypatch.setattr(runner, "export_html", lambda nb, dest: dest.write_text("old"))
+    folder = runner.run_report(
+        "x",
+        notebooks=("pareto",),
+        parameters={"data_path": str(small_table)},
+        reports_root=tmp_path / "r",
+        progress=False,
+        notify=[].append,
+    )
+    version = folder.resolve()
+    files = {p.relative_to(version): p.read_bytes() for p in version.rglob("*") if p.is_file()}
+    return version, files
+
+
+@pytest.mark.parametrize(
+    ("signum", "status"),
+    [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_TERMINATED)],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, signum, status):
+    version, files = earlier_report
+    root = tmp_path / "r"
+    command = [sys.executable, "-m", "audit", "report", str(small_table)]
+    command += ["--name", "x", "--reports-dir", str(root), "--no-progress"]
+    command += ["-p", "n_replicates", "200000", "-p", "verdict_replicates", "500"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    kernels: dict[int, str] = {}
+    side_by_side = min(2, os.cpu_count() or 1)  # ffmc and pareto, each with its kernel
+    deadline = time.monotonic() + 120
+    while len(kernels) < side_by_side or not list(root.glob(".x.partial-*/*.ipynb")):
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, "the kernels did not start"
+        kernels = {pid: cmd for pid, cmd in _children(process.pid).items() if "ipykernel" in cmd}
+        time.sleep(0.1)
+    time.sleep(1.0)  # the notebooks are running cells
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status
+    running = ["ffmc_audit.ipynb", "pareto_downselect.ipynb"][:side_by_side]
+    *stages, last = err.splitlines()  # the notebooks start in either order
+    assert sorted(stages) == [f"audit: {runner.RUNNING.format(notebook=n)}" for n in running]
+    assert last == f"audit: {interrupt.Interrupted(signum).sentence}"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert [pid for pid in kernels if _running(pid)] == []
+    assert (root / "x").resolve() == version
+    assert {p.relative_to(version): p.read_bytes() for p in version.rglob("*") if p.is_file()} == (
+        files
+    )
+    assert not list(root.glob(".x.partial-*"))
+    assert (root / ".x.failed" / "manifest.json").is_file()  # the unfinished run, hidden
+
+
+def test_the_sentence_says_when_the_report_was_put_in_place_first(tmp_path):
+    """A signal that comes while the new report is put in place waits for it, then ends
+    the run naming it."""
+    done = tmp_path / "x"
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        with interrupt.deferred(done):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.1)
+            done.write_text("published")  # the block went on to its end
+    assert done.read_text() == "published"
+    assert stop.value.exit_status == EXIT_TERMINATED
+    assert stop.value.sentence == interrupt.INTERRUPTED_PUBLISHED.format(
+        signal="SIGTERM", path=done
+    )
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+
+
+def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
+    """The command line's own handling, in process: Ctrl-C while a command that writes
+    no report runs."""
+    from audit import cli
+
+    def interrupted(*args):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        pytest.fail("the signal did not interrupt")
+
+    monkeypatch.setattr(cli, "_list_measures", interrupted)
+    assert cli.main(["measures"]) == EXIT_INTERRUPTED
+    sentence = interrupt.INTERRUPTED_BEFORE.format(signal="Ctrl-C (SIGINT)")
+    assert capsys.readouterr().err == f"audit: {sentence}\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

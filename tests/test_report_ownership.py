@@ -1,0 +1,450 @@
+"""audit deletes or replaces only what it can prove it made: a marker inside each folder
+it makes, exact names (never a prefix), never through a link; anything else at a
+report's place is refused before any notebook runs. Each route by which a report
+could once remove a user's files has its test, asserting the message and the files
+still present; reports whose names share prefixes live side by side, also while
+their runs overlap in real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from audit.cli import main
+from audit.exceptions import EXIT_OUTPUT
+from audit.report import ownership, runner
+
+
+@pytest.fixture
+def rates_csv(tmp_path):
+    path = tmp_path / "rates.csv"
+    path.write_text("Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\na,0.0001,0.011,0.00015,0.013\n")
+    return path
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    """Notebooks replaced by a fast stand-in that writes the run's 8 hex digits (those
+    of its staging folder, then of its version); the list of (staging folder, notebook)
+    each run executed."""
+    calls = []
+
+    def execute(name, output, parameters, *, progress=True):
+        calls.append((output.parent.name, name))
+        output.write_text(output.parent.name[-8:])
+        return output
+
+    monkeypatch.setattr(runner, "execute", execute)
+    monkeypatch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(nb.read_text()))
+    monkeypatch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
+    return calls
+
+
+def _report(name, rates_csv, root, notes=None):
+    return runner.run_report(
+        name,
+        notebooks=("pareto",),
+        parameters={"data_path": str(rates_csv)},
+        reports_root=root,
+        progress=False,
+        notify=(notes if notes is not None else []).append,
+    )
+
+
+def _tree(path: Path) -> dict[str, str]:
+    """Every file under ``path`` (not following links) with its text."""
+    return {
+        str(p.relative_to(path)): p.read_text()
+        for p in sorted(path.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def _user_folder(path: Path) -> dict[str, str]:
+    """A folder of the user's, with a manifest.json of its own and a sub-folder."""
+    (path / "sub").mkdir(parents=True)
+    (path / "manifest.json").write_text('{"mine": true}')
+    (path / "thesis.tex").write_text("chapter one")
+    (path / "sub" / "data.csv").write_text("a,b\n1,2\n")
+    return _tree(path)
+
+
+# --- names ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "owner"),
+    [
+        (".x.lock", ("x", "lock")),
+        (".x.failed", ("x", "failed")),
+        (".x.partial-0123abcd", ("x", "partial-0123abcd")),
+        (".x.y.report-0123abcd", ("x.y", "report-0123abcd")),
+        (".x.partial-1234abcd.report-0123abcd", ("x.partial-1234abcd", "report-0123abcd")),
+        (".x.partial-1234abcd.lock", ("x.partial-1234abcd", "lock")),
+        (".x-ffmc.link-0123abcd", ("x-ffmc", "link-0123abcd")),
+        (".x.report-0123ABCD", None),
+        (".x.report-0123abc", None),
+        (".x.report-0123abcde", None),
+        (".x.lockfile", None),
+        ("x.lock", None),
+        ("..lock", None),
+        (".x.", None),
+    ],
+)
+def test_every_hidden_name_has_one_owner(entry, owner):
+    assert ownership.owner_of(entry) == owner
+
+
+def test_a_marker_proves_a_real_folder_of_that_name_only(tmp_path):
+    folder = tmp_path / ".x.partial-0123abcd"
+    folder.mkdir()
+    token = ownership.write_marker(folder, "x")
+    assert ownership.marker_token(folder, "x") == token
+    assert ownership.marker_token(folder, "x.y") is None  # another report's name
+    link = tmp_path / "link"
+    link.symlink_to(folder)
+    assert ownership.marker_token(link, "x") is None  # never through a link
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / ownership.MARKER).symlink_to(folder / ownership.MARKER)
+    assert ownership.marker_token(fake, "x") is None  # a marker that is a link
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ownership.MARKER).write_text(json.dumps({"report": "x", "token": token}))
+    assert ownership.marker_token(other, "x") is None  # not written by audit
+    (other / ownership.MARKER).write_text("not json")
+    assert ownership.marker_token(other, "x") is None
+
+
+# --- route 1: a name that is a prefix of another ----------------------------------------------
+
+
+def test_a_run_never_tidies_the_files_of_a_name_it_prefixes(ran, rates_csv, tmp_path):
+    """``x`` once removed everything starting ``.x.``: ``x.y``'s finished version (its link
+    left dangling) and the staging folder of a run of ``x.y`` in progress."""
+    xy = _report("x.y", rates_csv, tmp_path)
+    version = xy.resolve()
+    staging = tmp_path / ".x.y.partial-0123abcd"  # as a run of x.y in progress has it
+    staging.mkdir()
+    ownership.write_marker(staging, "x.y")
+    (staging / "pareto.ipynb").write_text("in progress")
+    notes = []
+    _report("x", rates_csv, tmp_path, notes)
+    assert notes == [  # x's own stages, nothing of x.y's
+        runner.RUNNING.format(notebook="pareto_downselect.ipynb"),
+        runner.RENDERING.format(notebook="pareto_downselect.ipynb"),
+        runner.FRONT_PAGE,
+    ]
+    assert xy.resolve() == version and (xy / "pareto.html").read_text() == version.name[-8:]
+    assert (staging / "pareto.ipynb").read_text() == "in progress"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".x.y.")) == sorted(
+        [".x.y.lock", staging.name, version.name]
+    )
+
+
+def test_names_sharing_prefixes_dots_and_suffixes_coexist(ran, rates_csv, tmp_path):
+    names = ["x", "x.y", "x.partial-1234abcd", "x-ffmc", "x.lock", "x.failed"]
+    for _ in range(2):  # the second round replaces each report and tidies after itself
+        for name in names:
+            _report(name, rates_csv, tmp_path)
+    for name in names:
+        report = tmp_path / name
+        assert (
+            report.is_symlink()
+            and (report / "pareto.html").read_text() == report.resolve().name[-8:]
+        )
+        assert ownership.owner_of(report.resolve().name) == (
+            name,
+            "report-" + report.resolve().name[-8:],
+        )
+    hidden = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert len(hidden) == 2 * len(names)  # one lock and one version each, nothing else
+
+
+# --- route 2: a link the user made at the report's place --------------------------------------
+
+
+def test_a_link_to_the_users_folder_is_refused_before_any_notebook(ran, rates_csv, tmp_path):
+    mine = tmp_path / "mine"
+    before = _user_folder(mine)
+    root = tmp_path / "reports"
+    root.mkdir()
+    (root / "x").symlink_to(mine)
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, root)
+    assert str(error.value) == runner.LINK_NOT_OURS.format(path=root / "x", target=mine)
+    assert ran == []
+    assert _tree(mine) == before
+    assert os.readlink(root / "x") == str(mine)
+
+
+def test_a_relative_link_to_a_folder_of_another_name_is_refused(ran, rates_csv, tmp_path):
+    """A link to another report's version (here x.y's) is not x's to replace."""
+    xy = _report("x.y", rates_csv, tmp_path)
+    before = _tree(xy.resolve())
+    (tmp_path / "x").symlink_to(xy.resolve().name)
+    ran.clear()
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == runner.LINK_NOT_OURS.format(
+        path=tmp_path / "x", target=xy.resolve().name
+    )
+    assert ran == [] and _tree(xy.resolve()) == before
+
+
+def test_a_link_to_an_unmarked_version_folder_is_refused(ran, rates_csv, tmp_path):
+    """A folder under audit's name, but neither marked nor laid out as a report."""
+    version = tmp_path / ".x.report-0123abcd"
+    before = _user_folder(version)
+    (tmp_path / "x").symlink_to(version.name)
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == runner.VERSION_NOT_OURS.format(path=tmp_path / "x", version=version)
+    assert ran == [] and _tree(version) == before
+
+
+# --- routes 3 and 4: a folder of the user's at the report's place -----------------------------
+
+
+def test_a_users_folder_holding_a_manifest_is_refused_before_any_notebook(ran, rates_csv, tmp_path):
+    before = _user_folder(tmp_path / "x")
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == runner.FOLDER_NOT_OURS.format(path=tmp_path / "x")
+    assert ran == [] and _tree(tmp_path / "x") == before
+    assert not list(tmp_path.glob(".x.*[!k]"))  # no staging folder was made: only the lock
+
+
+def test_a_folder_that_is_no_report_is_refused_before_any_notebook(ran, rates_csv, tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "notes.txt").write_text("mine")
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == runner.FOLDER_NOT_OURS.format(path=tmp_path / "x")
+    assert ran == [] and _tree(tmp_path / "x") == {"notes.txt": "mine"}
+
+
+def test_a_file_at_the_reports_place_is_refused(ran, rates_csv, tmp_path):
+    (tmp_path / "x").write_text("mine")
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == runner.FILE_NOT_OURS.format(path=tmp_path / "x")
+    assert ran == [] and (tmp_path / "x").read_text() == "mine"
+
+
+def test_the_command_line_refuses_it_before_reading_the_data(tmp_path, capsys, monkeypatch):
+    """The refusal comes before the table is read and before any kernel: here the data
+    file does not even exist."""
+    before = _user_folder(tmp_path / "r" / "x")
+    monkeypatch.setattr(runner, "run_report", lambda *a, **k: pytest.fail("a report ran"))
+    code = main(
+        ["pareto", str(tmp_path / "missing.csv"), "--name", "x"]
+        + ["--reports-dir", str(tmp_path / "r")]
+    )
+    assert code == EXIT_OUTPUT
+    message = runner.FOLDER_NOT_OURS.format(path=tmp_path / "r" / "x")
+    assert capsys.readouterr().err == f"audit: error: {message}\n"
+    assert _tree(tmp_path / "r" / "x") == before
+
+
+def test_a_streamed_report_is_refused_before_it_writes(tmp_path):
+    before = _user_folder(tmp_path / "x")
+
+    def write(folder):
+        pytest.fail("the report was written")
+
+    with pytest.raises(runner.ReportError) as error:
+        runner.write_report("x", write, reports_root=tmp_path, notify=[].append)
+    assert str(error.value) == runner.FOLDER_NOT_OURS.format(path=tmp_path / "x")
+    with pytest.raises(runner.ReportError):
+        runner.check_report_path(tmp_path, "x")  # what the CLI asks before streaming
+    assert _tree(tmp_path / "x") == before
+
+
+# --- route 5: never through a link ------------------------------------------------------------
+
+
+def test_a_leftover_name_that_is_a_link_is_never_followed(ran, rates_csv, tmp_path):
+    """A link under a leftover's exact name, to a folder holding a copy of a real marker:
+    the link is left (and named), the folder it points to untouched."""
+    first = _report("x", rates_csv, tmp_path)
+    mine = tmp_path / "mine"
+    before = _user_folder(mine)
+    (mine / ownership.MARKER).write_text((first.resolve() / ownership.MARKER).read_text())
+    before = _tree(mine)
+    trap = tmp_path / ".x.partial-0123abcd"
+    trap.symlink_to(mine)
+    notes = []
+    _report("x", rates_csv, tmp_path, notes)
+    assert notes[0] == runner.KEPT.format(path=trap, name="x")
+    assert trap.is_symlink() and _tree(mine) == before
+
+
+def test_a_leftover_without_a_mark_is_left_and_named(ran, rates_csv, tmp_path):
+    _report("x", rates_csv, tmp_path)
+    stray = tmp_path / ".x.partial-0123abcd"
+    before = _user_folder(stray)
+    link = tmp_path / ".x.link-0123abcd"
+    link.symlink_to("mine")  # a link of the name, but not to a version of x
+    notes = []
+    _report("x", rates_csv, tmp_path, notes)
+    assert notes[:2] == [
+        runner.KEPT.format(path=link, name="x"),
+        runner.KEPT.format(path=stray, name="x"),
+    ]
+    assert _tree(stray) == before and link.is_symlink()
+
+
+def test_a_lock_that_is_a_link_is_not_followed(ran, rates_csv, tmp_path):
+    target = tmp_path / "elsewhere"
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / ".x.lock").symlink_to(target)
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path / "r")
+    assert str(error.value) == runner.CANNOT_WRITE.format(
+        path=tmp_path / "r" / ".x.lock", reason="it is a link"
+    )
+    assert not target.exists() and ran == []
+
+
+def test_a_version_changed_during_the_run_is_not_removed(ran, rates_csv, tmp_path, monkeypatch):
+    """The old version is removed after the swap only while its marker holds the token it
+    held when the run began; here its marker is rewritten during the run."""
+    first = _report("x", rates_csv, tmp_path)
+    old = first.resolve()
+    fast = runner.execute
+
+    def execute(name, output, parameters, *, progress=True):
+        (old / ownership.MARKER).unlink()
+        ownership.write_marker(old, "x")  # another token
+        return fast(name, output, parameters, progress=progress)
+
+    monkeypatch.setattr(runner, "execute", execute)
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    failed = tmp_path / ".x.failed"
+    assert str(error.value) == runner.CHANGED.format(path=tmp_path / "x", kept=failed)
+    assert first.resolve() == old and (old / "pareto.html").read_text() == old.name[-8:]
+
+
+# --- reports of an earlier audit --------------------------------------------------------------
+
+
+def _earlier_report(root: Path, name: str, extra: str | None = None) -> Path:
+    """A report as the audit before markers wrote it: a link to ``.NAME.report-HEX``."""
+    version = root / f".{name}.report-0123abcd"
+    (version / "figures").mkdir(parents=True)
+    (version / "tables").mkdir()
+    (version / "input").mkdir()
+    header = {"input_file": "a.csv", "input_sha256": "0" * 64, "input_bytes": 1}
+    header |= {"parameters": {}, "audit_version": "0.1.0", "notebooks": ["pareto"]}
+    (version / "manifest.json").write_text(json.dumps(header))
+    for entry in ("index.html", "pareto.html", "pareto.ipynb", "tables/t.csv", "input/a.csv"):
+        (version / entry).write_text("earlier")
+    if extra:
+        (version / extra).write_text("mine")
+    (root / name).symlink_to(version.name)
+    return version
+
+
+def test_an_earlier_audits_report_is_replaced(ran, rates_csv, tmp_path):
+    version = _earlier_report(tmp_path, "x")
+    notes = []
+    report = _report("x", rates_csv, tmp_path, notes)
+    assert not version.exists()
+    assert (report / "pareto.html").read_text() == report.resolve().name[-8:]
+    assert notes == [
+        runner.RUNNING.format(notebook="pareto_downselect.ipynb"),
+        runner.RENDERING.format(notebook="pareto_downselect.ipynb"),
+        runner.FRONT_PAGE,
+    ]
+
+
+def test_an_earlier_report_holding_a_file_of_the_users_is_refused(ran, rates_csv, tmp_path):
+    version = _earlier_report(tmp_path, "x", extra="my-notes.txt")
+    before = _tree(version)
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == runner.VERSION_NOT_OURS.format(path=tmp_path / "x", version=version)
+    assert ran == [] and _tree(version) == before
+
+
+def test_an_earlier_audits_leftovers_are_removed_and_a_lost_link_recovered(
+    ran, rates_csv, tmp_path
+):
+    version = _earlier_report(tmp_path, "x")
+    (tmp_path / "x").unlink()  # killed between the rename and the link, by the earlier audit
+    notes = []
+    runner._tidy(tmp_path, "x", notes.append)
+    assert notes == [runner.RECOVERED.format(name="x", folder=version)]
+    assert (tmp_path / "x").resolve() == version
+
+
+# --- runs of different names at the same time, in real processes ------------------------------
+
+RUNNER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from audit.report import runner
+
+    name, data, root, hold = sys.argv[1:5]
+
+    def execute(notebook, output, parameters, *, progress=True):
+        output.write_text(name)
+        if hold != "-":
+            Path(hold, "started").write_text(name)
+            while not Path(hold, "release").exists():
+                time.sleep(0.01)
+        return output
+
+    runner.execute = execute
+    runner.export_html = lambda nb, dest: dest.write_text(nb.read_text())
+    runner.declared_parameters = lambda notebook: ["data_path", "output_dir"]
+    runner.run_report(name, notebooks=("pareto",), parameters={"data_path": data},
+                      reports_root=root, progress=False)
+    """
+)
+
+
+@pytest.mark.parametrize(("held", "other"), [("x.y", "x"), ("x", "x.y"), ("x", "x-ffmc")])
+def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, held, other):
+    """``held`` is stopped inside its notebook while ``other`` runs from start to end; then
+    ``held`` goes on. Both finish, each with its own report and nothing of the other's
+    removed."""
+    script = tmp_path / "run.py"
+    script.write_text(RUNNER)
+    root, hold = tmp_path / "r", tmp_path / "hold"
+    hold.mkdir()
+
+    def spawn(name, wait):
+        return subprocess.Popen(
+            [sys.executable, str(script), name, str(rates_csv), str(root), wait],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    first = spawn(held, str(hold))
+    while not (hold / "started").exists():
+        assert first.poll() is None, first.communicate()[1]
+    staging = next(root.glob(f".{held}.partial-*"))
+    second = spawn(other, "-")
+    _, err = second.communicate()
+    assert second.returncode == 0, err
+    assert staging.is_dir()  # the other run left it alone
+    (hold / "release").write_text("")
+    _, err = first.communicate()
+    assert first.returncode == 0, err
+    for name in (held, other):
+        assert (root / name / "pareto.ipynb").read_text() == name
+    hidden = sorted(p.name for p in root.iterdir() if p.name.startswith("."))
+    assert hidden == sorted(
+        [f".{held}.lock", f".{other}.lock", (root / held).resolve().name]
+        + [(root / other).resolve().name]
+    )
