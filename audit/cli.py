@@ -40,6 +40,7 @@ from audit.exceptions import (
     UsageError,
 )
 from audit.report.text import escape_terminal
+from audit.validation import OPERATING_POINTS
 
 DESCRIPTION = """\
 Audit the fairness measures used to judge biometric recognition systems.
@@ -62,11 +63,16 @@ examples:
   audit pareto --measure garbe --alpha 0.5 --max-accuracy 0.01
   audit scores                          audit from scores: VoxCeleb1-H -> reports/voxceleb/
   audit scores my_scores.csv --target-fmr 0.001
+  audit scores my_scores.csv --operating-point nist   NIST's operating point (FMR 3e-5)
   audit measures                        list the registered measures
   audit check my_rates.csv              validate a rates table and summarise it
   audit report cross.csv                a cross-group impostor table (group_1, group_2)
+  audit datasets                        list the built-in datasets (annex15, frvt11, ...)
+  audit report frvt11                   a built-in dataset by name, wherever a table is taken
+  audit pareto frvt11 --accuracy-from frvt11-accuracy --accuracy-column 'Mugshot, 1e-5'
 
-offline: set AUDIT_DATA_DIR to a folder holding the Annex 15 CSV (or give DATA).
+offline: the built-in datasets are fetched from their pinned sources on first use; set
+AUDIT_DATA_DIR to a folder holding them (or their folders), or give DATA.
 
 exit statuses:
 {statuses}
@@ -99,7 +105,26 @@ NOTEBOOKS = {
     "scores": ("scores",),
 }
 #: The table options passed to :func:`audit.tables.rates.read_rates` (and the notebooks).
-READ_OPTIONS = ("units", "columns", "attributes", "separator", "pair_separator", "pairs")
+READ_OPTIONS = (
+    "units",
+    "columns",
+    "attributes",
+    "separator",
+    "pair_separator",
+    "pairs",
+    "rate_position",
+    "ignore",
+)
+NO_ACCURACY_COLUMN = (
+    "--accuracy-from {source!r} needs --accuracy-column, one of its columns: {columns}"
+)
+COLUMN_WITHOUT_TABLE = (
+    "--accuracy-column {column!r} names a column of the table given with --accuracy-from, "
+    "which is missing"
+)
+BOTH_ACCURACIES = (
+    "--accuracy {accuracy} and --accuracy-from both choose the accuracy axis; give one"
+)
 
 
 def _statuses() -> str:
@@ -141,7 +166,7 @@ def _data_argument(parser: argparse.ArgumentParser, *, what: str = "rates table"
         nargs="?",
         metavar="DATA",
         help=f"the {what}: a CSV or Parquet file, or a built-in dataset's name "
-        "(default: the verified Annex 15 table)"
+        "(annex15, frvt11: 'audit datasets'; default: the verified Annex 15 table)"
         if what == "rates table"
         else f"the {what}: a CSV or Parquet file, a folder or a glob of Parquet files "
         "(default: the bt4vt VoxCeleb1-H scores)",
@@ -175,6 +200,18 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
         "--count-tolerance",
         metavar="N",
         help=_help("count_tolerance", "none"),
+    )
+    group.add_argument(
+        "--rate-position",
+        metavar="WHERE",
+        help=_help("rate_position", "prefix")
+        + "; '--rate-position suffix --separator _' reads African_FMR",
+    )
+    group.add_argument(
+        "--ignore-columns",
+        metavar="NAMES",
+        dest="ignore",
+        help=_help("ignore") + "; each must be a column, and 'audit check' lists them",
     )
     group.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
     group.add_argument("--fmr-above-fnmr", action="store_true", help=_help("fmr_above_fnmr"))
@@ -214,6 +251,11 @@ def _report_options(parser: argparse.ArgumentParser, default_name: str) -> None:
         help="set a notebook parameter (VALUE read as the parameter's type; lists as "
         "JSON or comma-separated); repeatable",
     )
+    group.add_argument(
+        "--input-copy",
+        metavar="WHEN",
+        help=_help("input_copy", "auto").replace("%", "%%"),
+    )
     group.add_argument("--no-progress", action="store_true", help="no progress bars")
     group.add_argument(
         "--open", action="store_true", help="open the front page in a browser when done"
@@ -237,6 +279,12 @@ def _pareto_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--measure", metavar="NAME", help=_help("measure", "garbe"))
     group.add_argument("--weights", metavar="WEIGHTS", help=_help("weights", "equal"))
     group.add_argument("--accuracy", metavar="AXIS", help=_help("accuracy", "auto"))
+    group.add_argument(
+        "--accuracy-from",
+        metavar="DATA",
+        help=_help("accuracy_from") + "; algorithms of one table only are named and left out",
+    )
+    group.add_argument("--accuracy-column", metavar="COLUMN", help=_help("accuracy_column"))
     group.add_argument("--undefined", metavar="POLICY", help=_help("undefined", "raise"))
     group.add_argument(
         "--max-accuracy",
@@ -314,7 +362,14 @@ def build_parser() -> argparse.ArgumentParser:
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
     scores.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
-    scores.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
+    point = scores.add_mutually_exclusive_group()
+    point.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
+    point.add_argument(
+        "--operating-point",
+        choices=sorted(OPERATING_POINTS),
+        help="a named operating point instead of --target-fmr: nist = pooled FMR 3e-5, "
+        "NIST's for its demographic summaries (NISTIR 8429)",
+    )
     _alpha_option(scores)
     scores.add_argument(
         "--memory",
@@ -352,9 +407,20 @@ def build_parser() -> argparse.ArgumentParser:
     _table_options(check)
     command(
         "fetch",
-        "download and verify the Annex 15 CSV",
-        "Download the Annex 15 CSV from its pinned source, verify its sha256 and cache "
-        "it (or verify the AUDIT_DATA_DIR copy).",
+        "download and verify built-in datasets (default: Annex 15)",
+        "Download built-in datasets from their pinned sources, verify their sha256 and "
+        "cache them (or verify the AUDIT_DATA_DIR copies).",
+    ).add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="built-in datasets to fetch (default: annex15; 'all' for every one)",
+    )
+    command(
+        "datasets",
+        "list the built-in datasets",
+        "List the built-in datasets: what each holds, its size, pinned source and sha256, "
+        "licence and how to cite it, and where it would be read from now.",
     )
     return parser
 
@@ -381,6 +447,10 @@ _OPTION_PARAMETERS = {
     "pair_separator": "pair_separator",
     "pairs": "pairs",
     "count_tolerance": "count_tolerance",
+    "rate_position": "rate_position",
+    "ignore": "ignore",
+    "accuracy_from": "accuracy_from",
+    "accuracy_column": "accuracy_column",
     "encoding": "encoding",
     "target_fmr": "target_fmr",
     "seed": "seed",
@@ -427,6 +497,8 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     if replicates is not None:
         name = "bootstrap_replicates" if args.command == "scores" else "n_replicates"
         parameters[name] = parse(name, replicates)
+    if getattr(args, "operating_point", None) is not None:
+        parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
     if isinstance(parameters.get("weights"), str) and parameters["weights"] not in (
         "equal",
         "counts",
@@ -434,7 +506,26 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters["weights"] = str(Path(parameters["weights"]).resolve())  # kernels run elsewhere
     for key, text in getattr(args, "parameter", []):
         parameters[key] = _notebook_parameter(key, text)
+    if parameters.get("accuracy_from") is not None:
+        _accuracy_from(parameters)
+    elif parameters.get("accuracy_column") is not None:
+        raise UsageError(COLUMN_WITHOUT_TABLE.format(column=parameters["accuracy_column"]))
     return parameters
+
+
+def _accuracy_from(parameters: dict) -> None:
+    """The table an accuracy axis comes from: a file (absolute: the kernels run elsewhere)
+    or a built-in dataset's name, and its column, named before any kernel starts."""
+    from audit.sources.datasets import DATASETS
+    from audit.tables.accuracy import accuracy_columns
+
+    given = parameters["accuracy_from"]
+    if parameters.get("accuracy") not in (None, "auto"):
+        raise UsageError(BOTH_ACCURACIES.format(accuracy=parameters["accuracy"]))
+    source = given if given in DATASETS else str(Path(given).resolve())
+    if parameters.get("accuracy_column") is None:
+        raise UsageError(NO_ACCURACY_COLUMN.format(source=given, columns=accuracy_columns(source)))
+    parameters["accuracy_from"] = source
 
 
 def _notebook_parameter(key: str, text: str):
@@ -447,15 +538,22 @@ def _notebook_parameter(key: str, text: str):
 
 
 def _resolve(given: str | None, command: str) -> str | None:
-    """A file's absolute path (kernels run in the report folder); a built-in dataset's
-    name stays a name for the notebooks to fetch."""
+    """The input as a local file's absolute path (the kernels run in the report folder):
+    a built-in dataset's name is fetched and verified
+    (:func:`audit.sources.datasets.resolve`); the score dataset's name stands for the
+    default scores (``None``)."""
     if given is None:
         return None
-    if command != "scores" and given == "annex15" and not Path(given).exists():
-        from audit.sources.annex15 import annex15_path
+    from audit.sources.datasets import DATASETS, resolve
 
-        return str(annex15_path())
-    return str(Path(given).resolve())
+    if command == "scores":
+        if given in DATASETS:
+            resolve(given, kind="scores")  # another kind is refused, saying where it goes
+            return None
+        return str(Path(given).resolve())
+    if command == "check" and given in DATASETS:
+        return str(resolve(given).path)  # check summarises an accuracy table too
+    return str(resolve(given, kind="rates").path.resolve())
 
 
 # ------------------------------------------------------------------ commands
@@ -474,10 +572,11 @@ def _list_measures(args: argparse.Namespace) -> int:
             "inf" if m.bounds[1] is None else m.bounds[1],
         )
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
+        iso = f"; ISO/IEC 19795-10: {m.iso_term}" if m.iso_term else ""
         print(
             escape_terminal(
                 f"{m.name:{name_width}s}  {m.label:{label_width}s}  [{lo}, {hi}] ideal "
-                f"{m.ideal}; {direction}; {m.inputs}; {m.citation}",
+                f"{m.ideal}; {direction}; {m.inputs}{iso}; {m.citation}",
                 newlines=False,
             )
         )
@@ -485,25 +584,71 @@ def _list_measures(args: argparse.Namespace) -> int:
 
 
 def _read_table(parameters: dict):
-    from audit.sources.annex15 import annex15_path
-    from audit.tables.rates import read_rates
+    from audit.sources.datasets import resolve
+    from audit.tables.datasets import read_source
 
     options = {k: parameters[k] for k in READ_OPTIONS if k in parameters}
     for key in ("count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding"):
         if key in parameters:
             options[key] = parameters[key]
-    path = parameters.get("data_path") or str(annex15_path())
-    return path, read_rates(path, **options)
+    source = resolve(parameters.get("data_path"), kind="rates", default="annex15")
+    return source.path, read_source(source, **options)
 
 
 def _check(parameters: dict, quiet: bool) -> int:
-    from audit.report.check import check_lines
-    from audit.sources.annex15 import sha256sum
+    from audit.report.check import accuracy_lines, check_lines
+    from audit.sources.datasets import identify, sha256sum
 
+    dataset = identify(parameters["data_path"]) if parameters.get("data_path") else None
+    if dataset is not None and dataset.kind == "accuracy":
+        path = parameters["data_path"]
+        lines = accuracy_lines(path, sha256sum(path), dataset)
+        if not quiet:
+            print("\n".join(lines))
+        return 0
     path, table = _read_table(parameters)
     lines = check_lines(path, table, sha256sum(path))
     if not quiet:
         print("\n".join(lines))
+    return 0
+
+
+def _fetch(names: list[str], quiet: bool) -> int:
+    from audit.sources.datasets import DATASETS, dataset_path, get_dataset, sha256sum
+    from audit.sources.voxceleb import fetch_bt4vt
+
+    chosen = list(DATASETS) if names == ["all"] else names or ["annex15"]
+    for name in chosen:
+        dataset = get_dataset(name)
+        if dataset.kind == "scores":
+            fetch_bt4vt()
+        path = dataset_path(name)
+        if not quiet:
+            print(escape_terminal(f"{name}: {path}\nsha256 {sha256sum(path)} (verified)"))
+    return 0
+
+
+def _list_datasets(quiet: bool) -> int:
+    from audit.sources.datasets import DATASETS, cached_status
+
+    for d in DATASETS.values() if not quiet else ():
+        commit = f" at commit {d.commit}" if d.commit else ""
+        copies = (
+            "redistributable: a report carries a copy"
+            if d.redistributable
+            else "not redistributable: never copied into a report"
+        )
+        lines = [
+            f"{d.name}: {d.title}",
+            f"  holds    {d.holds}",
+            f"  file     {d.filename}, {d.size:,} bytes, sha256 {d.sha256}",
+            f"  source   {d.repository}{commit}, {d.path}",
+            f"  licence  {d.licence}",
+            f"  copies   {copies}",
+            f"  cite     {d.cite}",
+            f"  here     {cached_status(d)}",
+        ]
+        print("\n".join(escape_terminal(line, newlines=False) for line in lines))
     return 0
 
 
@@ -522,11 +667,13 @@ def _importable_here(modules) -> None:
 def _preflight(command: str, parameters: dict, args: argparse.Namespace):
     """Refuse bad input and options here, before a notebook kernel starts; return the
     rates table read (``None`` for ``audit scores``)."""
-    from audit.measures.contract import PairMeasure, RateMeasure
+    from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
     from audit.measures.registry import get_measure
 
     for name in [parameters.get("measure"), *(parameters.get("measures") or [])]:
-        if name is not None and not isinstance(get_measure(name), (RateMeasure, PairMeasure)):
+        if name is not None and not isinstance(
+            get_measure(name), (RateMeasure, TableMeasure, PairMeasure)
+        ):
             raise UsageError(NEEDS_RATES_MEASURE.format(name=name))
     if command == "scores":
         from audit.report.streamed import streams
@@ -555,6 +702,10 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace):
         from audit.tables.layouts import check_accuracy
 
         check_accuracy(table, parameters["accuracy"])
+    if parameters.get("accuracy_from") is not None:
+        from audit.tables.accuracy import read_accuracy
+
+        read_accuracy(parameters["accuracy_from"], parameters["accuracy_column"])
     if parameters.get("weights") not in (None, "equal"):
         from audit.analysis.accuracy import overall_rates
 
@@ -607,21 +758,26 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None, notif
         parameters=parameters,
         reports_root=args.reports_dir,
         progress=progress,
+        input_copy=_input_copy(args),
         notify=notify,  # quiet with --quiet; one line per stage with --no-progress
     )
+
+
+def _input_copy(args: argparse.Namespace) -> str:
+    from audit.validation import parse
+
+    return "auto" if args.input_copy is None else parse("input_copy", args.input_copy)
 
 
 def _run(args: argparse.Namespace, notify) -> int:
     if args.command == "measures":
         return _list_measures(args)
     if args.command == "fetch":
-        from audit.sources.annex15 import annex15_path, sha256sum
-
-        path = annex15_path()
-        if not args.quiet:
-            print(escape_terminal(f"{path}\nsha256 {sha256sum(path)} (verified)"))
-        return 0
-    given = _resolve(_input(args, notify), args.command)
+        return _fetch(args.names, args.quiet)
+    if args.command == "datasets":
+        return _list_datasets(args.quiet)
+    raw = _input(args, notify)
+    given = _resolve(raw, args.command)
     if getattr(args, "measure_module", None):  # their measures are names the options may use
         from audit.measures.modules import import_measure_modules
 
@@ -630,7 +786,10 @@ def _run(args: argparse.Namespace, notify) -> int:
     parameters = _parameters(args, given)
     if args.command == "check":
         return _check(parameters, args.quiet)
-    folder = _report(args, parameters, given, notify)
+    from audit.sources.datasets import DATASETS
+
+    # a built-in dataset's report is named after the dataset, not its file
+    folder = _report(args, parameters, raw if raw in DATASETS else given, notify)
     index = folder / "index.html"
     if not args.quiet:
         print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))

@@ -20,7 +20,7 @@ and tells the kinds apart when it needs to (the model is
     ├── ReportFailed (RuntimeError)      a notebook of a report raised
     │   └── NotebookFailed
     └── SourceError (RuntimeError)       a built-in dataset could not be fetched or verified
-        ├── DataError                    the Annex 15 CSV
+        ├── DataError                    a built-in data file (Annex 15, FRVT 1:1)
         └── VoxCelebError                the bt4vt VoxCeleb1-H scores
             └── DownloadError
 
@@ -29,6 +29,7 @@ and tells the kinds apart when it needs to (the model is
     │   ├── ImplausibleRatesWarning
     │   └── PairLikeGroupsWarning
     ├── UndefinedMeasureWarning          a measure undefined, a convention applied
+    ├── UnmatchedAlgorithmsWarning       two tables joined by algorithm do not match
     └── MeasureBoundsWarning             a measure returned values outside its bounds
 
 Each kind carries the exit status the command line ends with
@@ -192,6 +193,11 @@ class PairLikeGroupsWarning(DataWarning):
 
 class UndefinedMeasureWarning(AuditWarning):
     """A measure was undefined for some algorithms and a convention was applied."""
+
+
+class UnmatchedAlgorithmsWarning(AuditWarning):
+    """Two tables joined by algorithm (a rates table and an accuracy table) do not hold
+    the same algorithms, or a joined cell is empty; the message names them."""
 
 
 class MeasureBoundsWarning(AuditWarning):

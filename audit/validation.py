@@ -36,6 +36,9 @@ from typing import Any
 
 from audit.exceptions import ParameterError
 
+#: Whether a report copies its input (:func:`audit.report.runner.run_report`): unless the
+#: input is a built-in dataset whose licence forbids redistribution, always, never.
+INPUT_COPIES = ("auto", "always", "never")
 #: The one message of a refused parameter value.
 REFUSED = "parameter {name}: expected {expected}, got {value!r}"
 #: A notebook parameter that no declaration covers (a test keeps this from happening).
@@ -513,6 +516,12 @@ def _type_name(constraint: Constraint) -> str:
 MEASURE = Options(_measure_names)
 
 #: Every public parameter audit takes, declared once.
+#: The named operating points of ``audit scores --operating-point NAME``: the pooled FMR
+#: target each stands for.  ``nist``: one threshold per algorithm giving an overall FMR of
+#: 3e-5, NIST's for its demographic summaries (NISTIR 8429;
+#: :data:`audit.scores.thresholds.NIST_OPERATING_FMR`).
+OPERATING_POINTS: dict[str, float] = {"nist": 3e-5}
+
 PARAMETERS: dict[str, Parameter] = {
     # the measures
     "alpha": Parameter(Alphas(), "weight of the FMR term, in [0, 1]", type="float"),
@@ -568,6 +577,12 @@ PARAMETERS: dict[str, Parameter] = {
         "comparisons by which a group's counts may differ across algorithms (None: "
         "they must agree)",
     ),
+    "rate_position": Parameter(
+        Options(("prefix", "suffix")),
+        "where wide column names put the rate: 'prefix' (FMR.<group>) or 'suffix' "
+        "(<group><separator>FMR)",
+    ),
+    "ignore": Parameter(optional(Names()), "columns of the table to leave out, e.g. Dataset,Mean"),
     # the FFMC audit
     "alpha_step": Parameter(Real(0, 1, closed="right"), "step of the FFMC.1 alpha grid"),
     "seed": Parameter(Integer(0), "seed of the random draws"),
@@ -609,6 +624,21 @@ PARAMETERS: dict[str, Parameter] = {
         "accuracy cut-off of the short list; None: no cut-off",
     ),
     "log_x": Parameter(Boolean(), "log scale for the accuracy axis"),
+    "accuracy_from": Parameter(
+        optional(PathLike()),
+        "take the frontier's accuracy from another table, joined by algorithm name: a file "
+        "or a built-in dataset (frvt11-accuracy)",
+    ),
+    "accuracy_column": Parameter(
+        optional(Text()), "the column of that table, e.g. 'Mugshot, 1e-5' (lower is better)"
+    ),
+    # the report
+    "input_copy": Parameter(
+        Options(INPUT_COPIES),
+        "copy the input into the report: 'auto' (unless a built-in dataset whose licence "
+        "forbids redistribution: its source, commit and sha256 are recorded instead), "
+        "'always' or 'never'",
+    ),
     # scores
     "scores_path": Parameter(
         optional(PathLike()), "score table (CSV or Parquet); None: the VoxCeleb1-H scores"

@@ -1,6 +1,6 @@
-"""Shared fixtures and builders: the real Annex 15 table, located offline through
-AUDIT_DATA_DIR; small synthetic rates and score tables; a loopback HTTP server for the
-download tests."""
+"""Shared fixtures and builders: the real Annex 15 and FRVT 1:1 tables, located offline
+through AUDIT_DATA_DIR; small synthetic rates and score tables; a loopback HTTP server for
+the download tests."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import pytest
 matplotlib.use("Agg")
 
 from audit.sources.annex15 import annex15_path  # noqa: E402
+from audit.sources.datasets import dataset_path  # noqa: E402
+from audit.tables.datasets import read_frvt11  # noqa: E402
 from audit.tables.rates import rate_matrices, read_rates  # noqa: E402
 
 
@@ -30,6 +32,25 @@ def annex15_file():
 def annex15(annex15_file):
     """The validated tidy Annex 15 table (1,008 rows: 126 algorithms x 8 groups)."""
     return read_rates(annex15_file)
+
+
+@pytest.fixture(scope="session")
+def frvt11_file():
+    """The verified FRVT 1:1 gender x race CSV: found through AUDIT_DATA_DIR (a folder of
+    dataset folders, or the Annex 15 folder beside them), else the cached download."""
+    return dataset_path("frvt11")
+
+
+@pytest.fixture(scope="session")
+def frvt11_accuracy_file():
+    """The verified FRVT 1:1 accuracy table (frvt_11_overview.csv), located likewise."""
+    return dataset_path("frvt11-accuracy")
+
+
+@pytest.fixture(scope="session")
+def frvt11(frvt11_file):
+    """The FRVT 1:1 table read as a cross-group table (960 rows: 240 algorithms x 4 groups)."""
+    return read_frvt11(frvt11_file)
 
 
 @pytest.fixture(scope="session")

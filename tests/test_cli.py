@@ -312,3 +312,31 @@ def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
     assert set(measures["kind"]) == {"rates"}
     values = evaluate_many(expected, alpha=0.5, zero_division="flag")
     np.testing.assert_allclose(measures["value"], values["value"], rtol=1e-9)
+
+
+def test_the_nist_operating_point_is_one_option_away(capsys):
+    """--operating-point nist sets the pooled FMR target to NIST's 3e-5 (NISTIR 8429); it
+    and --target-fmr exclude each other."""
+    from audit.cli import _parameters, build_parser
+    from audit.scores.thresholds import NIST_OPERATING_FMR
+
+    parser = build_parser()
+    args = parser.parse_args(["scores", "--operating-point", "nist"])
+    assert _parameters(args, None)["target_fmr"] == NIST_OPERATING_FMR == 3e-5
+    assert "target_fmr" not in _parameters(parser.parse_args(["scores"]), None)
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(["scores", "--operating-point", "nist", "--target-fmr", "0.01"])
+    assert stop.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(["scores", "--operating-point", "iso"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'iso'" in capsys.readouterr().err
+
+
+def test_measures_lists_the_iso_term(capsys):
+    assert main(["measures"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("garbe "))
+    assert "; ISO/IEC 19795-10: aggregate equitability measure;" in line
+    assert "ISO/IEC" not in next(x for x in out.splitlines() if x.startswith("std_eer "))

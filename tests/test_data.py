@@ -42,6 +42,7 @@ def test_checksum_mismatch_is_refused_and_not_cached(annex15_file, http_folder, 
         path=url,
         actual=hashlib.sha256(tampered).hexdigest(),
         expected=config.ANNEX15_SHA256,
+        title="NIST FRVT Part 3 Annex 15 transcription",
         commit=config.ANNEX15_COMMIT,
     )
     assert os.listdir(cache) == []  # no half-written or wrong file left behind
@@ -53,7 +54,12 @@ def test_failed_download_leaves_nothing(http_folder, tmp_path):
     url = f"{base}/missing.csv"
     with pytest.raises(DataError) as error:
         fetch_annex15(url=url, cache=cache)
-    assert str(error.value).startswith(data.DOWNLOAD_FAILED.format(url=url, reason="404"))
+    assert str(error.value) == (
+        f"could not download the NIST FRVT Part 3 Annex 15 transcription from {url} "
+        "(HTTP 404 File not found); to run offline, set AUDIT_DATA_DIR to a folder holding "
+        "nist-frvt3-annex15-data-flat.csv (directly or in nist-frvt-annex15/), or give the "
+        "path of a copy as DATA (audit report PATH)"
+    )
     assert os.listdir(cache) == []
 
 
@@ -70,6 +76,7 @@ def test_corrupted_cache_is_refused_not_replaced(annex15_file, http_folder, tmp_
         path=cached,
         actual=hashlib.sha256(b"Algorithm\n").hexdigest(),
         expected=config.ANNEX15_SHA256,
+        title="NIST FRVT Part 3 Annex 15 transcription",
         commit=config.ANNEX15_COMMIT,
     )
     assert cached.read_text() == "Algorithm\n"
@@ -109,12 +116,19 @@ def test_data_dir_variable(annex15_file, tmp_path, monkeypatch, layout):
 
 
 def test_data_dir_without_the_file(tmp_path, monkeypatch):
+    """AUDIT_DATA_DIR set: nothing is downloaded; the refusal says where it looked."""
     monkeypatch.setenv(config.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path / "cache"))
     with pytest.raises(DataError) as error:
         annex15_path()
-    assert str(error.value) == data.NOT_FOUND_IN_DATA_DIR.format(
-        value=str(tmp_path), filename=config.ANNEX15_FILENAME
+    assert str(error.value) == (
+        f"AUDIT_DATA_DIR={str(tmp_path)!r} holds no nist-frvt3-annex15-data-flat.csv (looked "
+        f"in {tmp_path}/nist-frvt3-annex15-data-flat.csv, {tmp_path}/nist-frvt-annex15/"
+        "nist-frvt3-annex15-data-flat.csv), and nothing is downloaded while it is set; put a "
+        "copy there (directly or in nist-frvt-annex15/), or unset AUDIT_DATA_DIR to download "
+        f"the NIST FRVT Part 3 Annex 15 transcription from {config.ANNEX15_URL}"
     )
+    assert not (tmp_path / "cache").exists()
 
 
 @pytest.mark.network

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from audit.analysis import ffmc
+from audit.exceptions import UsageError
 from audit.measures.contract import ScoreMeasure
 from audit.measures.registry import (
     Measure,
@@ -49,10 +50,18 @@ def test_reproduces_table2(table, measure, criterion, expected):
 
 
 def test_table_covers_every_registered_rates_measure(table):
-    names = measure_names(inputs="rates")
+    names = measure_names(inputs="rates") + measure_names(inputs="table")
     assert sorted(table["measure"].unique()) == sorted(names)
     assert len(table) == 3 * len(names)
-    assert table["passed"].notna().all()
+    # a verdict everywhere but FFMC.1 of the measures of one error rate (no alpha to weigh)
+    # and the zero-error-adjusted measures (Annex 15 has no comparison counts)
+    counted = table["measure"].str.endswith("_cp")
+    assert table.loc[counted, "passed"].isna().all()
+    na = table[table["passed"].isna() & ~counted]
+    assert set(na["criterion"]) == {"FFMC.1"}
+    one_rate = {n for n in names if ffmc.one_term(get_measure(n)) and not n.endswith("_cp")}
+    assert set(na["measure"]) == one_rate
+    assert {"nrb_fmr", "nrb_fnmr", "std_fmr", "std_fnmr", "ser", "nist_gini_fmr"} <= one_rate
     assert table["evidence"].str.len().min() > 20
     assert table.attrs["seed"] == 0 and len(table.attrs["alpha_grid"]) == 101
 
@@ -130,11 +139,17 @@ def test_ffmc1_detail_is_tidy(garbe1):
     assert at_half["value"].max() == pytest.approx(0.6183, abs=5e-5)
 
 
-def test_single_error_measures_fail_ffmc1(annex15):
-    for name in ("ser", "std_fnmr"):
-        result = ffmc.ffmc1(annex15, name)
-        assert not result.passed
-        assert "one error type only" in result.evidence
+@pytest.mark.parametrize(
+    ("name", "rate"), [("ser", "FMR"), ("std_fnmr", "FNMR"), ("nrb_fmr", "FMR")]
+)
+def test_ffmc1_does_not_apply_to_a_measure_of_one_error_rate(annex15, name, rate):
+    """One verdict rule: n/a with the reason, on a two-sided table as on a one-sided one."""
+    reason = ffmc.FFMC1_ONE_TERM.format(rate=rate)
+    with pytest.raises(UsageError) as error:
+        ffmc.ffmc1(annex15, name)
+    assert str(error.value) == f"FFMC.1 of {name!r}: {reason}"
+    row = ffmc.ffmc_table(annex15, [name], n_random=50).set_index("criterion").loc["FFMC.1"]
+    assert pd.isna(row["passed"]) and row["evidence"] == reason
 
 
 def test_bad_alpha_grid(annex15):

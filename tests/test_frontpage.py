@@ -104,25 +104,41 @@ def test_annex15_verdicts_are_the_papers(annex15_page):
     """Howard et al. sec. 4, Table 2: FDR fails FFMC.1, IR fails FFMC.2 and FFMC.3, GARBE
     passes all three; the audit computes the same verdicts and shows the paper's beside them."""
     rows = {row[0]: row[1:] for row in _rows(annex15_page, "verdicts")}
-    assert rows["Measure"] == ["FFMC.1", "FFMC.2", "FFMC.3"]
-    assert rows["FDR"] == ["FAIL paper: fail", "pass paper: pass", "pass paper: pass"]
-    assert rows["IR"] == ["pass paper: pass", "FAIL paper: fail", "FAIL paper: fail"]
-    assert rows["GARBE"] == ["pass paper: pass", "pass paper: pass", "pass paper: pass"]
+    assert rows["Measure"] == ["FFMC.1", "FFMC.2", "FFMC.3", "ISO/IEC 19795-10 term"]
+    aggregate = "aggregate equitability measure"
+    assert rows["FDR"] == ["FAIL paper: fail", "pass paper: pass", "pass paper: pass", aggregate]
+    assert rows["IR"] == ["pass paper: pass", "FAIL paper: fail", "FAIL paper: fail", aggregate]
+    assert rows["GARBE"] == ["pass paper: pass", "pass paper: pass", "pass paper: pass", aggregate]
     # measures the paper does not judge carry no paper verdict
-    assert rows["NRB"] == ["pass", "FAIL", "FAIL"]
+    assert rows["NRB"] == ["pass", "FAIL", "FAIL", aggregate]
+    labelled = {name.split(" ( ")[0]: cells for name, cells in rows.items()}  # "Label ( name )"
+    assert labelled["MERG (WERM)"] == ["pass", "FAIL", "FAIL", aggregate]
+    # a measure of one error rate has no alpha to weigh: FFMC.1 n/a, as on a one-sided table
+    assert labelled["Gini FMR (NIST)"] == [
+        "n/a",
+        "FAIL",
+        "pass",
+        "false-positive differential performance",
+    ]
+    assert labelled["SER"][0].startswith("n/a") and labelled["STD(FMR)"][0].startswith("n/a")
+    # Annex 15 has no comparison counts: the zero-error-adjusted measures are n/a
+    assert labelled["IR (CP)"][:3] == ["n/a", "n/a", "n/a"]
     answer = _text(_section(annex15_page, "verdicts"))
-    assert "GARBE passes every criterion that applies; the other 8 measures fail" in answer
+    assert answer.startswith("GARBE, ")  # with the spreads of one rate that pass FFMC.2-3
+    assert "pass every criterion that applies; the other 20 measures fail at least one." in answer
+    assert "it is not a claim of conformance with the standard" in answer
     assert "Howard et al. (Table 2) judge FDR, IR and GARBE: the audit agrees with all 9" in answer
 
 
 @pytest.mark.slow
 def test_annex15_verdicts_match_the_table(annex15_report, annex15_page):
     table = pd.read_csv(annex15_report / "tables" / "ffmc_table.csv")
-    rows = {row[0].split(" (")[0]: row[1:] for row in _rows(annex15_page, "verdicts")[1:]}
-    assert len(rows) == table["measure"].nunique() == 9
+    rows = {row[0].rsplit(" (", 1)[0]: row[1:] for row in _rows(annex15_page, "verdicts")[1:]}
+    assert len(rows) == table["measure"].nunique() == 32
     for r in table.itertuples():
         shown = rows[r.label][["FFMC.1", "FFMC.2", "FFMC.3"].index(r.criterion)]
-        assert shown.split()[0] == ("pass" if r.passed else "FAIL"), (r.measure, r.criterion)
+        word = "n/a" if pd.isna(r.passed) else "pass" if r.passed else "FAIL"
+        assert shown.split()[0] == word, (r.measure, r.criterion)
 
 
 @pytest.mark.slow
@@ -199,22 +215,34 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
         parameters={"data_path": str(path), "n_random": 200},
     )
     page = (folder / "index.html").read_text(encoding="utf-8")
-    rows = {row[0].split(" (")[0]: row[1:] for row in _rows(page, "verdicts")[1:]}
+    rows = {row[0].split(" ( ")[0]: row[1:4] for row in _rows(page, "verdicts")[1:]}
     assert all(cells[0].startswith("n/a") for cells in rows.values())
     assert rows["GARBE"][1:] == ["pass paper: pass", "pass paper: pass"]
     assert rows["STD(FNMR)"] == ["n/a", "n/a", "n/a"]
+    assert rows["Gini FMR (NIST)"] == ["n/a", "FAIL", "pass"]
+    assert rows["FMR ratio (F/M)"] == ["n/a", "FAIL", "FAIL"]
+    assert rows["Max/Min FMR (NIST, CP)"] == ["n/a", "n/a", "n/a"]
     verdicts = _text(_section(page, "verdicts"))
     assert (
-        "n/a (not applicable): FFMC.1 of FDR, IR, GARBE, NRB, NRB(FMR), STD(FMR) and SER: the "
-        "table has FMR only, so there is no balance of an FMR and an FNMR term" in verdicts
+        "n/a (not applicable): FFMC.1 of FDR, IR, GARBE, NRB, NRB(FMR), STD(FMR), SER, "
+        "Max/Min FMR (NIST), Max/Mean FMR (NIST), Max/GeoMean FMR (NIST), Vary GeoMean FMR "
+        "(NIST), Gini FMR (NIST), MERG (WERM), MERA and FMR ratio (F/M): the table has FMR only, "
+        "so there is no balance of an FMR and an FNMR term" in verdicts
     )
-    assert "every criterion of NRB(FNMR) and STD(FNMR): the measure needs FNMR" in verdicts
-    assert "No criterion applies to NRB(FNMR) and STD(FNMR) on this table" in verdicts
+    assert "every criterion of NRB(FNMR), STD(FNMR), Max/Min FNMR (NIST)," in verdicts
+    assert "FNMR ratio (F/M): the measure needs FNMR" in verdicts
+    assert "No criterion applies to NRB(FNMR), STD(FNMR), Max/Min FNMR (NIST)," in verdicts
     # each reason beside the measures it is for
     assert (
-        "Not applicable: NRB(FNMR) and STD(FNMR) \N{EM DASH} needs FNMR, which the table does "
-        "not have (FMR-only table). Not applicable: Within/cross FMR ratio, FMR asymmetry and "
-        "Gini of pair FMRs \N{EM DASH} needs the cross-group FMR matrix" in verdicts
+        "Not applicable: NRB(FNMR), STD(FNMR), Max/Min FNMR (NIST), Max-Min FNMR (NIST), "
+        "Max/Mean FNMR (NIST), Max/GeoMean FNMR (NIST), Vary GeoMean FNMR (NIST), Gini FNMR "
+        "(NIST) and FNMR ratio \N{EM DASH} needs FNMR, which the table does not have (FMR-only "
+        "table). Not applicable: Max/Min FMR (NIST, CP), Max/GeoMean FMR (NIST, CP) and FMR "
+        "ratio (CP) \N{EM DASH} needs the comparison counts column 'n_nonmated'" in verdicts
+    )
+    assert (
+        "Not applicable: Within/cross FMR ratio, FMR asymmetry and Gini of pair FMRs "
+        "\N{EM DASH} needs the cross-group FMR matrix" in verdicts
     )
     frontier = _rows(page, "frontier")
     assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]
@@ -473,3 +501,77 @@ def test_verdicts_name_a_disagreement_with_the_paper_and_a_shaky_verdict(tmp_pat
         "audit: pass), FDR FFMC.3 (paper: pass, audit: fail)." in text
     )
     assert "1 verdict holds in fewer than 95% of the replicates (marked in the table)." in text
+
+
+def test_calibration_section_only_when_a_cell_is_calibrated_and_escaped(tmp_path):
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    columns = "rate,kind,cell,group_1,group_2,value,algorithms,total_algorithms,share,lowest_for,sentence\n"
+    (tables / "calibration.csv").write_text(columns)
+    page = front_page(tmp_path, title="t")
+    assert 'id="calibration"' not in page
+    (tables / "calibration.csv").write_text(
+        columns
+        + 'fmr,group,<b>M</b>,<b>M</b>,<b>M</b>,0.001,20,20,1.0,20,"FMR of <b>M</b> is 0.001"\n'
+    )
+    page = front_page(tmp_path, title="t")
+    section = _section(page, "calibration")
+    assert "<b>" not in section
+    assert "<li>FMR of &lt;b&gt;M&lt;/b&gt; is 0.001.</li>" in section
+
+
+def test_input_note_is_escaped_and_absent_for_a_copy(tmp_path):
+    header = {
+        "input_file": "/x/frvt.csv",
+        "input_sha256": "ab" * 32,
+        "input_copy": "not copied into the report: <licence>",
+        "input_source": {
+            "title": "<T>",
+            "repository": "r",
+            "commit": "c",
+            "path": "p",
+            "dataset": "d",
+        },
+    }
+    page = front_page(tmp_path, title="t", header=header)
+    assert (
+        '<p class="note input">Not copied into the report: &lt;licence&gt;. Source: &lt;T&gt;, '
+        f"r at commit c, p (sha256 {'ab' * 32}); &#x27;audit fetch d&#x27; fetches the same "
+        "bytes.</p>"
+    ) in page
+    header["input_copy"] = "input/frvt.csv"
+    assert 'class="note input"' not in front_page(tmp_path, title="t", header=header)
+
+
+def test_verdicts_carry_each_measures_iso_term_from_the_registry_table(tmp_path):
+    """With measure_registry.csv beside the verdicts, each measure's ISO/IEC 19795-10 term
+    is a column (empty where none is clear), with the note that it claims no conformance;
+    without it, no such column."""
+    criteria = ["FFMC.1", "FFMC.2", "FFMC.3"]
+    _write(
+        tmp_path,
+        "ffmc_table.csv",
+        pd.DataFrame(
+            {
+                "measure": ["garbe"] * 3 + ["mine"] * 3,
+                "label": ["GARBE"] * 3 + ["Mine"] * 3,
+                "criterion": criteria * 2,
+                "passed": [True] * 6,
+                "evidence": ["e"] * 6,
+            }
+        ),
+    )
+    page = front_page(tmp_path, title="t")
+    assert _rows(page, "verdicts")[0] == ["Measure", *criteria]
+    from audit.measures.registry import measure_table
+
+    registry = measure_table(["garbe"])
+    mine = registry.assign(measure="mine", iso_term=pd.NA)
+    _write(tmp_path, "measure_registry.csv", pd.concat([registry, mine]))
+    page = front_page(tmp_path, title="t")
+    rows = _rows(page, "verdicts")
+    assert rows[0] == ["Measure", *criteria, "ISO/IEC 19795-10 term"]
+    assert rows[1] == ["GARBE", "pass", "pass", "pass", "aggregate equitability measure"]
+    assert rows[2] == ["Mine", "pass", "pass", "pass", ""]
+    assert "not a claim of conformance" in _text(_section(page, "verdicts"))
+    assert "measure_registry.csv" in _section(page, "verdicts")

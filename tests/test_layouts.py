@@ -247,3 +247,113 @@ def test_cli_warnings_are_sentences_without_paths(tmp_path, capsys):
     assert not any(".py:" in line for line in err)
     assert main(["check", "--units", "percent", str(path)]) == 0
     assert capsys.readouterr().err == ""
+
+
+# --- the rate after the group, and columns left out -----------------------------------------
+
+RFW = (
+    "Method,Dataset,African_FMR,Asian_FMR,Caucasian_FMR,Indian_FMR,Mean\n"
+    "ArcFace,RFW,0.01,0.02,0.005,0.012,0.01175\n"
+    "CosFace,RFW,0.012,0.022,0.006,0.011,0.01275\n"
+)
+
+
+def test_rate_after_the_group_is_refused_naming_the_options(tmp_path):
+    path = write(tmp_path, RFW)
+    for columns in (None, "algorithm=Method"):
+        with pytest.raises(RatesError) as error:
+            read_rates(path, columns=columns)
+        assert str(error.value) == (
+            f"{path}: the rate comes after the group in 'African_FMR', 'Asian_FMR', "
+            "'Caucasian_FMR', ...; read such a table with rate_position='suffix', "
+            "separator='_' (command line: --rate-position suffix --separator _), name its "
+            "algorithm column with columns= (command line: --columns algorithm=<name>) and "
+            "leave out its other columns ("
+            + ("'Method', " if columns is None else "")
+            + "'Dataset', 'Mean') with ignore= (command line: --ignore-columns <names>); "
+            "nothing is dropped unless named"
+        )
+
+
+def test_rate_after_the_group_read_as_asked(tmp_path):
+    path = write(tmp_path, RFW)
+    t = read_rates(
+        path,
+        rate_position="suffix",
+        separator="_",
+        columns="algorithm=Method",
+        ignore="Dataset,Mean",
+    )
+    assert list(t.columns) == ["algorithm", "group", "fmr"]
+    assert list(pd.unique(t["group"])) == ["African", "Asian", "Caucasian", "Indian"]
+    assert t["fmr"].tolist() == [0.01, 0.02, 0.005, 0.012, 0.012, 0.022, 0.006, 0.011]
+    assert t.attrs["ignored_columns"] == ["Dataset", "Mean"]
+    # the same table written with the rate first and without the extra columns
+    prefixed = pd.DataFrame(
+        {"Algorithm": ["ArcFace", "CosFace"]}
+        | {f"FMR.{g}": t.loc[t["group"] == g, "fmr"].to_numpy() for g in pd.unique(t["group"])}
+    )
+    pd.testing.assert_frame_equal(
+        t.reset_index(drop=True), read_rates(prefixed), check_dtype=True, check_like=False
+    )
+    assert read_rates(prefixed).attrs["ignored_columns"] == []
+
+
+def test_both_rates_after_the_group(tmp_path):
+    path = write(tmp_path, "Algorithm,F_FMR,F_FNMR,M_FMR,M_FNMR\na,1e-4,0.01,2e-4,0.02\n")
+    t = read_rates(path, rate_position="suffix", separator="_")
+    assert t[["group", "fmr", "fnmr"]].to_dict("list") == {
+        "group": ["F", "M"],
+        "fmr": [1e-4, 2e-4],
+        "fnmr": [0.01, 0.02],
+    }
+
+
+def test_suffix_refusals(tmp_path):
+    path = write(tmp_path, RFW)
+    with pytest.raises(RatesError) as error:
+        read_rates(path, rate_position="suffix", columns="algorithm=Method", ignore="Dataset,Mean")
+    assert str(error.value) == (
+        f"{path}: rate_position='suffix' reads columns <group>.FMR and <group>.FNMR, and none "
+        "of the columns ['algorithm', 'African_FMR', 'Asian_FMR', 'Caucasian_FMR', "
+        "'Indian_FMR'] is one (the separator is '.': separator=, command line --separator)"
+    )
+    with pytest.raises(RatesError) as error:
+        read_rates(path, ignore=["Datset"])
+    assert str(error.value) == (
+        f"{path}: column 'Datset' (named in ignore, command line --ignore-columns) is not in "
+        "the table; its columns are ['Method', 'Dataset', 'African_FMR', 'Asian_FMR', "
+        "'Caucasian_FMR', 'Indian_FMR', 'Mean']"
+    )
+    with pytest.raises(layouts.ParameterError) as error:
+        read_rates(path, rate_position="after")
+    assert str(error.value) == (
+        "parameter rate_position: expected 'prefix' (FMR.<group>) or 'suffix' (<group>_FMR), "
+        "got 'after'"
+    )
+    with pytest.raises(layouts.ParameterError) as error:
+        read_rates(path, ignore=3)
+    assert str(error.value) == "parameter ignore: expected a list of column names, got 3"
+
+
+def test_an_unknown_extra_column_names_the_ignore_option(tmp_path):
+    path = write(tmp_path, "Algorithm,FMR.A,FMR.B,Mean\na,1e-4,2e-4,1.5e-4\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == (
+        f"{path}: unknown column(s) ['Mean']; expected Algorithm, FMR.<group>, FNMR.<group>. "
+        "Rename them, or leave them out with ignore= (command line: --ignore-columns); nothing "
+        "is dropped silently"
+    )
+    assert read_rates(path, ignore=["Mean"])["group"].tolist() == ["A", "B"]
+
+
+def test_cli_check_lists_the_ignored_columns(tmp_path, capsys):
+    path = write(tmp_path, RFW)
+    argv = ["check", str(path), "--columns", "algorithm=Method", "--rate-position", "suffix"]
+    assert main([*argv, "--separator", "_", "--ignore-columns", "Dataset,Mean"]) == 0
+    out = capsys.readouterr().out
+    assert "ignored columns (as asked, not read): Dataset, Mean\n" in out
+    assert "2 algorithms x 4 groups = 8 rows\n" in out
+    assert main(["check", str(path)]) == 3  # the input refused
+    assert "--rate-position suffix --separator _" in capsys.readouterr().err

@@ -243,7 +243,8 @@ def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
     folder = tmp_path / "reports" / "impostors"
     tables = {p.name for p in (folder / "tables").iterdir()}
     assert tables == {"rates_at_fmr_0.01_group.csv", "measures.csv", "sweep_measures.csv",
-                      "ffmc_table.csv", "warnings_scores.csv", "robustness_scores.csv"}  # fmt: skip
+                      "ffmc_table.csv", "measure_registry.csv", "warnings_scores.csv",
+                      "robustness_scores.csv"}  # fmt: skip
     rates = pd.read_csv(folder / "tables" / "rates_at_fmr_0.01_group.csv")
     full = rates_at_fmr(read_scores(small_scores, higher_is_match=False), 0.01)
     assert list(rates.columns) == ["algorithm", "group", "fmr", "n_nonmated"]
@@ -251,7 +252,12 @@ def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
     assert len(merged) == len(full)
     np.testing.assert_allclose(merged["fmr"], merged["fmr_full"], rtol=1e-9)
     measures = pd.read_csv(folder / "tables" / "measures.csv")
-    assert set(measures["measure"]) == {"fdr", "ir", "garbe", "nrb", "nrb_fmr", "std_fmr", "ser"}
+    # the measures the FMRs feed, and the zero-error-adjusted ones the non-mated counts feed
+    assert set(measures["measure"]) == {
+        "fdr", "ir", "garbe", "nrb", "nrb_fmr", "std_fmr", "ser", "merg", "mera",
+        "nist_max_min_fmr", "nist_max_mean_fmr", "nist_max_geomean_fmr", "nist_log10_spread_fmr",
+        "nist_gini_fmr", "nist_max_min_fmr_cp", "nist_max_geomean_fmr_cp",
+    }  # fmt: skip
     verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
     assert verdicts.loc[verdicts["criterion"] == "FFMC.1", "passed"].isna().all()
     robustness = pd.read_csv(folder / "tables" / "robustness_scores.csv")

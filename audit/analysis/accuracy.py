@@ -24,6 +24,17 @@ differ from the paper's (e.g. didiglobalface-001: 0.0031 with equal weights,
 in ``attrs["weights"]``, in plain words, and every downstream table and figure
 repeats it.
 
+A group can be left out of a total (``leave_out={"fmr": ["M.White"]}``): a
+calibrated cell (:mod:`audit.analysis.calibration`), whose rate was fixed by
+how the thresholds were set, would pull every algorithm's total towards it
+alike; the remaining groups' weights are renormalised and the description
+says which groups were left out.
+
+An accuracy from another table (:func:`join_accuracy`), e.g. NIST's FNMR at
+FMR 1e-5 on the Mugshot set beside an FMR-only fairness table, is joined by
+algorithm name, exactly; the algorithms of one table only and the empty
+accuracy cells are named, never dropped silently.
+
 A counts file is a CSV with a column ``group`` (the labels of the rates
 table, e.g. ``F.Black``), a column ``n_mated`` and/or ``n_nonmated`` (whole
 numbers), and optionally a column ``algorithm`` for counts that differ by
@@ -35,13 +46,14 @@ description says so.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import WeightsError
+from audit.exceptions import ParameterError, WeightsError
 from audit.tables import common as tables
 from audit.tables.common import blank as _blank
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
@@ -92,7 +104,20 @@ BAD_MAPPING = (
     "{{'n_mated': {{group: n}}, 'n_nonmated': {{group: n}}}}; got the value {value!r} "
     "for key {key!r}"
 )
+BAD_LEAVE_OUT = (
+    "parameter leave_out: expected {{rate: [group, ...]}} with rate 'fmr' or 'fnmr' and "
+    "groups of the table ({groups}), keeping at least one group, got {value!r}"
+)
+LEFT_OUT = "; {rate} leaves out {groups} (each other group's weight renormalised)"
+EQUAL_LEFT_OUT = (
+    "equal weights over {kept} of the {n} groups (each counts 1/{kept}); {groups} left out"
+)
 
+#: The status of each algorithm in :func:`join_accuracy`.
+JOINED = "joined"
+EMPTY_CELL = "empty accuracy cell"
+NOT_IN_ACCURACY = "not in the accuracy table"
+NOT_IN_RATES = "not in the rates table"
 
 # Which rate each count column weights, and the name of the total it gives.
 _RATE_OF = {"n_mated": ("fnmr", "FNMR", "mated"), "n_nonmated": ("fmr", "FMR", "non-mated")}
@@ -441,7 +466,30 @@ def _describe(descriptions: dict[str, str]) -> str:
     return f"total_fnmr: {descriptions['n_mated']}; total_fmr: {descriptions['n_nonmated']}"
 
 
-def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
+def _left_out(leave_out, groups: pd.Index) -> dict[str, np.ndarray]:
+    """``leave_out`` as a mask of the groups per rate; ParameterError when malformed."""
+    if leave_out is None:
+        return {}
+    names = [str(g) for g in groups]
+    error = ParameterError(BAD_LEAVE_OUT.format(groups=names, value=leave_out))
+    if not isinstance(leave_out, Mapping):
+        raise error
+    masks = {}
+    for rate, chosen in leave_out.items():
+        if rate not in ("fmr", "fnmr") or isinstance(chosen, str):
+            raise error
+        chosen = [str(g) for g in chosen]
+        if any(g not in names for g in chosen):
+            raise error
+        mask = np.isin(names, chosen)
+        if mask.all():
+            raise error
+        if mask.any():
+            masks[rate] = mask
+    return masks
+
+
+def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd.DataFrame:
     r"""Total FMR and total FNMR of each algorithm: weighted averages of its group rates.
 
     .. math::
@@ -466,6 +514,10 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
         n_nonmated)}`` or ``{"n_mated": {group: n}, "n_nonmated": {group: n}}``
         (finite non-negative numbers).  A rate without counts is averaged
         with equal weights, and the description says so.
+    leave_out
+        Groups left out of a rate's total, ``{"fmr": ["M.White"]}`` (the
+        other groups' weights renormalised; the descriptions say so): a
+        calibrated cell (:func:`audit.analysis.calibration.calibrated_cells`).
 
     Returns
     -------
@@ -497,10 +549,24 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     >>> float(overall_rates(t, weights={"n_mated": {"F": 300, "M": 100}})["total_fnmr"].iloc[0])
     0.015
     """
-    algorithms, _, fmr, fnmr, arrays, descriptions = _resolve(table, weights)
+    algorithms, groups, fmr, fnmr, arrays, descriptions = _resolve(table, weights)
+    masks = _left_out(leave_out, groups)
     totals = {}
     for column, rates in (("n_nonmated", fmr), ("n_mated", fnmr)):
-        totals[column] = weighted_total(rates, arrays.get(column, np.ones(rates.shape)))
+        w = arrays.get(column, np.ones(rates.shape))
+        rate = _RATE_OF[column][0]
+        if rate in masks:
+            w = w * ~masks[rate]
+            names = ", ".join(str(g) for g in groups[masks[rate]])
+            if column in arrays:
+                descriptions[column] += LEFT_OUT.format(rate=f"total_{rate}", groups=names)
+            else:
+                kept = int((~masks[rate]).sum())
+                descriptions[column] = (
+                    EQUAL_LEFT_OUT.format(kept=kept, n=len(groups), groups=names)
+                    + descriptions[column].partition(")")[2]
+                )
+        totals[column] = weighted_total(rates, w)
     out = pd.DataFrame(
         {"total_fmr": totals["n_nonmated"], "total_fnmr": totals["n_mated"]}, index=algorithms
     )
@@ -510,8 +576,90 @@ def overall_rates(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     return out
 
 
+#: Dashes other than the hyphen-minus, which transcriptions of one name use in turn.
+_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"), "-")
+
+
+def _loose(name: str) -> str:
+    """A name as :func:`join_accuracy` compares it for a near match (never for the join):
+    NFKC-normalised, every dash a hyphen-minus, case-folded, stripped."""
+    return unicodedata.normalize("NFKC", name).translate(_DASHES).casefold().strip()
+
+
+def join_accuracy(algorithms, accuracy: pd.Series) -> pd.DataFrame:
+    """An accuracy from another table joined to the algorithms of a rates table, by name.
+
+    Names are matched exactly (as written; ``str`` of each).  Nothing is
+    dropped without a row saying why; an unmatched name that matches a name
+    of the other table but for case, Unicode normalisation or the kind of
+    dash (FRVT 1:1 writes ``x−laboratory-000`` with a minus sign) is shown
+    beside it, ``near``, and still not joined: two tables that spell a name
+    differently may mean different algorithms, and only the user can say.
+
+    Parameters
+    ----------
+    algorithms
+        The rates table's algorithms, in its order.
+    accuracy
+        Values indexed by algorithm (:func:`audit.tables.accuracy.read_accuracy`);
+        NaN for an empty cell.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per algorithm of either table (the rates table's first, in
+        its order, then the accuracy table's others): ``algorithm``,
+        ``accuracy`` (the accuracy table's value; NaN where its cell is empty
+        or it lacks the algorithm), ``status`` (:data:`JOINED`,
+        :data:`EMPTY_CELL`, :data:`NOT_IN_ACCURACY` or :data:`NOT_IN_RATES`)
+        and ``near`` (for an unmatched name, the other table's names that
+        match it loosely, comma-separated; else empty).
+
+    Examples
+    --------
+    >>> acc = pd.Series([0.01, float("nan"), 0.03], index=["a", "b", "z"], name="Mugshot")
+    >>> join_accuracy(["a", "b", "c"], acc)[["algorithm", "accuracy", "status"]]
+      algorithm  accuracy                     status
+    0         a      0.01                     joined
+    1         b       NaN        empty accuracy cell
+    2         c       NaN  not in the accuracy table
+    3         z      0.03     not in the rates table
+    >>> join_accuracy(["x\u2212lab-1"], pd.Series([0.02], index=["X-lab-1"]))["near"].tolist()
+    ['X-lab-1', 'x−lab-1']
+    """
+    names = [str(a) for a in algorithms]
+    index = [str(a) for a in accuracy.index]
+    values = dict(
+        zip(index, pd.to_numeric(accuracy, errors="coerce").to_numpy(dtype="float64"), strict=True)
+    )
+    known = set(names)
+    rows = []
+    for name in names:
+        if name not in values:
+            rows.append((name, np.nan, NOT_IN_ACCURACY))
+        elif np.isnan(values[name]):
+            rows.append((name, np.nan, EMPTY_CELL))
+        else:
+            rows.append((name, values[name], JOINED))
+    rows += [(name, values[name], NOT_IN_RATES) for name in index if name not in known]
+    out = pd.DataFrame(rows, columns=["algorithm", "accuracy", "status"])
+    loose: dict[str, dict[str, list[str]]] = {"rates": {}, "accuracy": {}}
+    for side, side_names in (("rates", names), ("accuracy", index)):
+        for name in side_names:
+            loose[side].setdefault(_loose(name), []).append(name)
+    other = {NOT_IN_ACCURACY: "accuracy", NOT_IN_RATES: "rates"}
+    out["near"] = [
+        ", ".join(loose[other[status]].get(_loose(name), [])) if status in other else ""
+        for name, status in zip(out["algorithm"], out["status"], strict=True)
+    ]
+    for column in ("algorithm", "status", "near"):
+        out[column] = out[column].astype("string")
+    return out
+
+
 __all__ = [
     "WeightsError",
+    "join_accuracy",
     "group_weights",
     "overall_rates",
     "read_counts",

@@ -41,14 +41,17 @@ can differ in the last floating-point bit, so :func:`frontier_frame` and
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from audit.analysis import accuracy as accuracies
 from audit.analysis.accuracy import overall_rates
-from audit.exceptions import InputError, ParameterError, UsageError
-from audit.measures.contract import PairMeasure, RateMeasure
+from audit.analysis.calibration import calibrated_cells
+from audit.exceptions import InputError, ParameterError, UnmatchedAlgorithmsWarning, UsageError
+from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
@@ -86,6 +89,23 @@ ACCURACY_ALGORITHMS = (
     "unknown algorithm(s) {extra}"
 )
 BAD_UNDEFINED = "undefined must be 'raise', 'exclude' or 'keep', got {value!r}"
+BAD_UNMATCHED = "parameter unmatched: expected 'raise' or 'exclude', got {value!r}"
+BAD_CALIBRATION = "parameter calibration: expected 'exclude' or 'keep', got {value!r}"
+UNMATCHED_ACCURACY = (
+    "accuracy {name!r}{source} joined by algorithm name: {joined} of the {total} "
+    "algorithms of the rates table have it; left out of the frontier: {missing} not in "
+    "the accuracy table{missing_names} (~: spelled there alike but for case or the kind "
+    "of dash; not joined) and {empty} "
+    "with an empty accuracy cell"
+    "{empty_names}; {extra} algorithm(s) of the accuracy table are not in the rates "
+    "table{extra_names}"
+)
+CALIBRATION_LEFT_OUT = (
+    "{accuracy} leaves out {groups}: a calibrated cell ({rate} {values} for {share} of the "
+    "algorithms), not a measurement"
+)
+#: How many names a sentence lists before it counts the rest.
+_NAMED = 5
 NOT_RATES_MEASURE = (
     "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot feed it"
 )
@@ -265,24 +285,65 @@ def _efficient_sweep(p: np.ndarray, *, weak: bool, rtol: float, atol: float) -> 
     return ~dominated
 
 
-def _accuracy(overall: pd.DataFrame, accuracy, algorithms: pd.Index) -> tuple[pd.Series, str, str]:
-    """The accuracy values aligned to ``algorithms``, its name and its display label."""
+def _named(names: list[str]) -> str:
+    """`` (a, b, c)``, at most :data:`_NAMED` names and a count of the rest; "" for none."""
+    if not names:
+        return ""
+    shown = ", ".join(names[:_NAMED])
+    return f" ({shown}{f' and {len(names) - _NAMED} more' if len(names) > _NAMED else ''})"
+
+
+def _accuracy(
+    overall: pd.DataFrame, accuracy, algorithms: pd.Index, unmatched: str
+) -> tuple[pd.Series, str, str, pd.DataFrame | None]:
+    """The accuracy values aligned to ``algorithms`` (NaN where an algorithm has none),
+    its name, its display label and, for a Series, the join
+    (:func:`audit.analysis.accuracy.join_accuracy`)."""
     if isinstance(accuracy, str) and accuracy in ACCURACY_LABELS:
-        return overall[accuracy], accuracy, ACCURACY_LABELS[accuracy]
+        return overall[accuracy], accuracy, ACCURACY_LABELS[accuracy], None
     if isinstance(accuracy, pd.Series):
-        index = pd.Index(accuracy.index.astype(str))
-        names = [str(a) for a in algorithms]
-        missing = [a for a in names if a not in set(index)]
-        extra = [a for a in index if a not in set(names)]
-        if missing or extra:
-            raise InputError(ACCURACY_ALGORITHMS.format(missing=missing, extra=extra))
-        values = pd.Series(
-            pd.to_numeric(accuracy, errors="coerce").to_numpy(dtype="float64", na_value=np.nan),
-            index=index,
-        ).loc[names]
-        values.index = algorithms
         name = str(accuracy.name) if accuracy.name is not None else "accuracy"
-        return values, name, name
+        join = accuracies.join_accuracy(algorithms, accuracy)
+        status = join["status"].to_numpy(dtype=object)
+        names = join["algorithm"].to_numpy(dtype=object)
+        near = join["near"].to_numpy(dtype=object)
+        missing = [
+            str(a) + (f" ~ {n}" if n else "")
+            for a, n in zip(
+                names[status == accuracies.NOT_IN_ACCURACY],
+                near[status == accuracies.NOT_IN_ACCURACY],
+                strict=True,
+            )
+        ]
+        extra = [str(a) for a in names[status == accuracies.NOT_IN_RATES]]
+        empty = [str(a) for a in names[status == accuracies.EMPTY_CELL]]
+        if unmatched == "raise" and (missing or extra):
+            raise InputError(
+                ACCURACY_ALGORITHMS.format(
+                    missing=[str(a) for a in names[status == accuracies.NOT_IN_ACCURACY]],
+                    extra=extra,
+                )
+            )
+        if unmatched == "exclude" and (missing or extra or empty):
+            source = accuracy.attrs.get("source")
+            warnings.warn(
+                UNMATCHED_ACCURACY.format(
+                    name=name,
+                    source=f" from {source}" if source else "",
+                    joined=int((status == accuracies.JOINED).sum()),
+                    total=len(algorithms),
+                    missing=len(missing),
+                    missing_names=_named(missing),
+                    empty=len(empty),
+                    empty_names=_named(empty),
+                    extra=len(extra),
+                    extra_names=_named(extra),
+                ),
+                UnmatchedAlgorithmsWarning,
+                stacklevel=3,
+            )
+        values = pd.Series(join["accuracy"].to_numpy()[: len(algorithms)], index=algorithms)
+        return values, name, str(accuracy.attrs.get("label", name)), join
     raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
 
 
@@ -311,6 +372,8 @@ def frontier_frame(
     undefined: str = "raise",
     accuracy_higher_is_better: bool = False,
     tie_rtol: float = TIE_RTOL,
+    unmatched: str = "raise",
+    calibration: str = "exclude",
 ) -> pd.DataFrame:
     """Every algorithm's accuracy and fairness, and whether it lies on the frontier.
 
@@ -331,8 +394,11 @@ def frontier_frame(
         The measure's FMR weight.
     accuracy
         ``"total_fnmr"`` (default, as in Howard et al. sec. 4.5),
-        ``"total_fmr"``, or a Series indexed by algorithm (named; its name
-        labels the axis) holding another accuracy criterion.
+        ``"total_fmr"``, or a Series indexed by algorithm (named; its name,
+        or its ``attrs["label"]``, labels the axis) holding another accuracy
+        criterion, e.g. one column
+        of another table (:func:`audit.tables.accuracy.read_accuracy`),
+        joined by algorithm name (:func:`audit.analysis.accuracy.join_accuracy`).
     weights
         Group weights of the totals, as in
         :func:`audit.analysis.accuracy.overall_rates` (default ``"equal"``).
@@ -348,6 +414,17 @@ def frontier_frame(
         Direction of a user-supplied accuracy (error rates: False).
     tie_rtol
         Relative tolerance under which two values count as tied.
+    unmatched
+        With a Series accuracy, what to do with the algorithms of one table
+        only: ``"raise"`` (default) refuses them, naming them;
+        ``"exclude"`` leaves the rates table's algorithms without an
+        accuracy (absent, or an empty cell) out of the frontier, warns
+        (:class:`~audit.exceptions.UnmatchedAlgorithmsWarning`, naming
+        them) and lists the whole join in ``attrs["unmatched"]``.
+    calibration
+        ``"exclude"`` (default): a total-rate accuracy leaves out the groups
+        whose rate is a calibration (:mod:`audit.analysis.calibration`), and
+        ``attrs["calibration"]`` says so; ``"keep"`` averages every group.
 
     Returns
     -------
@@ -359,8 +436,10 @@ def frontier_frame(
         was computed: with its alpha, on one term of a one-sided table, or
         alone for a measure without alpha), ``accuracy``, ``accuracy_label``,
         ``accuracy_higher_is_better``, ``weights`` (plain-language
-        description), ``excluded`` (list), ``n_candidates`` and
-        ``n_frontier``.
+        description), ``excluded`` (list), ``n_candidates``,
+        ``n_frontier``, ``calibration`` (a sentence, "" when no group is
+        left out) and ``unmatched`` (the rows of the join that are not
+        joined, as records; empty for a total-rate accuracy).
 
     Examples
     --------
@@ -379,18 +458,25 @@ def frontier_frame(
     """
     if undefined not in ("raise", "exclude", "keep"):
         raise ParameterError(BAD_UNDEFINED.format(value=undefined))
+    if unmatched not in ("raise", "exclude"):
+        raise ParameterError(BAD_UNMATCHED.format(value=unmatched))
+    if calibration not in ("exclude", "keep"):
+        raise ParameterError(BAD_CALIBRATION.format(value=calibration))
     spec = get_measure(measure) if isinstance(measure, str) else measure
+    if isinstance(spec, TableMeasure):  # with its default options (bind it for others)
+        spec = spec.bind(table)
     if not isinstance(spec, (RateMeasure, PairMeasure)):
         raise UsageError(NOT_RATES_MEASURE.format(name=spec.name, inputs=spec.inputs))
     if isinstance(accuracy, str):
         check_accuracy(table, accuracy)
-    overall = overall_rates(table, weights=weights)
+    calibrated, said = _calibrated(table, accuracy, calibration)
+    overall = overall_rates(table, weights=weights, leave_out=calibrated)
     # Undefined values are handled below, by the `undefined` policy, not by a warning.
     values = evaluate(table, spec, alpha=alpha, zero_division="flag")
     algorithms = values.index
-    acc, acc_name, acc_label = _accuracy(overall, accuracy, algorithms)
+    acc, acc_name, acc_label, join = _accuracy(overall, accuracy, algorithms, unmatched)
     missing_acc = acc.isna().to_numpy()
-    if missing_acc.any():
+    if missing_acc.any() and unmatched == "raise":
         raise InputError(
             UNDEFINED_ACCURACY.format(name=acc_name, algorithms=list(algorithms[missing_acc]))
         )
@@ -419,7 +505,7 @@ def frontier_frame(
                     keep=keep,
                 )
             )
-    kept = ~flagged
+    kept = ~flagged & ~missing_acc
     if not kept.any():
         raise InputError(NO_CANDIDATES.format(count=len(kept)))
     frame = pd.DataFrame(
@@ -451,9 +537,39 @@ def frontier_frame(
             "rule": values.attrs.get("rule", ""),
             "n_candidates": int(kept.sum()),
             "n_frontier": int(frame["on_frontier"].sum()),
+            "calibration": said,
+            "unmatched": (
+                [] if join is None else join[join["status"] != accuracies.JOINED].to_dict("records")
+            ),
         }
     )
     return frame
+
+
+def _calibrated(table: pd.DataFrame, accuracy, calibration: str) -> tuple[dict, str]:
+    """The calibrated groups a total-rate accuracy leaves out, and the sentence saying so."""
+    rate = (
+        {"total_fmr": "fmr", "total_fnmr": "fnmr"}.get(accuracy)
+        if isinstance(accuracy, str)
+        else None
+    )
+    if rate is None or calibration == "keep":
+        return {}, ""
+    cells = calibrated_cells(table)
+    cells = cells[(cells["rate"] == rate) & (cells["kind"] == "group")]
+    if not len(cells):
+        return {}, ""
+    said = CALIBRATION_LEFT_OUT.format(
+        accuracy=ACCURACY_LABELS[accuracy],
+        groups=", ".join(str(c) for c in cells["cell"]),
+        rate=rate.upper(),
+        values=", ".join(f"{v:g}" for v in cells["value"]),
+        share=", ".join(
+            f"{a} of {t}"
+            for a, t in zip(cells["algorithms"], cells["total_algorithms"], strict=True)
+        ),
+    )
+    return {rate: [str(c) for c in cells["cell"]]}, said
 
 
 def downselect(
@@ -467,6 +583,8 @@ def downselect(
     undefined: str = "raise",
     accuracy_higher_is_better: bool = False,
     tie_rtol: float = TIE_RTOL,
+    unmatched: str = "raise",
+    calibration: str = "exclude",
 ) -> pd.DataFrame:
     """The down-select table: the frontier members ordered by accuracy, and the trade-offs.
 
@@ -480,6 +598,7 @@ def downselect(
     Parameters
     ----------
     table, measure, alpha, accuracy, weights, undefined, accuracy_higher_is_better, tie_rtol
+    unmatched, calibration
         As in :func:`frontier_frame`.
     max_accuracy
         Optional accuracy cut-off: keep only frontier members at least this
@@ -537,6 +656,8 @@ def downselect(
         undefined=undefined,
         accuracy_higher_is_better=accuracy_higher_is_better,
         tie_rtol=tie_rtol,
+        unmatched=unmatched,
+        calibration=calibration,
     )
     acc_sign = -1.0 if accuracy_higher_is_better else 1.0  # +1: lower accuracy value is better
     fair_sign = -1.0 if frame.attrs["higher_is_fairer"] else 1.0
@@ -706,6 +827,12 @@ def summary(downselected: pd.DataFrame) -> str:
         )
     if a["excluded"]:
         text += f" Excluded as undefined ({len(a['excluded'])}): {', '.join(a['excluded'])}."
+    if a.get("unmatched"):
+        left = [r["algorithm"] for r in a["unmatched"] if r["status"] != accuracies.NOT_IN_RATES]
+        if left:
+            text += f" Without {a['accuracy_label']}, left out ({len(left)}): {', '.join(left)}."
+    if a.get("calibration"):
+        text += f" {a['calibration'][:1].upper()}{a['calibration'][1:]}."
     text += f" Weights: {a['weights']}."
     return text
 

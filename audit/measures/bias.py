@@ -37,7 +37,9 @@ from audit.measures.kernels import (
     as_rates,
     combine,
     max_min_ratio,
+    one_rate,
     report_undefined,
+    row_mean,
 )
 from audit.tables.rates import rate_matrices
 from audit.validation import validate_params
@@ -69,8 +71,7 @@ def _average(x: np.ndarray, average) -> np.ndarray:
     ideal value of the measures built on it.
     """
     if average is None:
-        equal = (x == x[:, :1]).all(axis=-1)
-        return np.where(equal, x[:, 0], x.mean(axis=-1))
+        return row_mean(x)
     average = np.asarray(average, dtype="float64")
     if average.ndim == 0:
         average = np.full(x.shape[0], float(average))
@@ -256,13 +257,6 @@ def nrb(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
     return MeasureResult(value, a, b, undefined)
 
 
-def _single(term: np.ndarray, undefined: np.ndarray, *, fmr: bool) -> MeasureResult:
-    ignored = np.full(len(term), np.nan)
-    if fmr:
-        return MeasureResult(term, term, ignored, undefined)
-    return MeasureResult(term, ignored, term, undefined)
-
-
 @validate_params("alpha", "zero_division")
 def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult:
     r"""Normalised Reliability Bias of the group FMRs (Hutiri et al. eq. 2, base metric FMR).
@@ -280,7 +274,7 @@ def nrb_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     value, undefined = normalised_reliability_bias.__wrapped__(
         fmr, zero_division=zero_division, _rate="FMR"
     )
-    return _single(value, undefined, fmr=True)
+    return one_rate(value, undefined, fmr=True)
 
 
 @validate_params("alpha", "zero_division")
@@ -298,7 +292,7 @@ def nrb_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     value, undefined = normalised_reliability_bias.__wrapped__(
         fnmr, zero_division=zero_division, _rate="FNMR"
     )
-    return _single(value, undefined, fmr=False)
+    return one_rate(value, undefined, fmr=False)
 
 
 @validate_params("alpha", "zero_division")
@@ -317,7 +311,7 @@ def std_fmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureRe
     0.0001
     """
     fmr, _ = as_rates(fmr, fnmr)
-    return _single(_std(fmr), np.zeros(len(fmr), dtype=bool), fmr=True)
+    return one_rate(_std(fmr), np.zeros(len(fmr), dtype=bool), fmr=True)
 
 
 @validate_params("alpha", "zero_division")
@@ -332,7 +326,7 @@ def std_fnmr(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureR
     0.01
     """
     _, fnmr = as_rates(fmr, fnmr)
-    return _single(_std(fnmr), np.zeros(len(fnmr), dtype=bool), fmr=False)
+    return one_rate(_std(fnmr), np.zeros(len(fnmr), dtype=bool), fmr=False)
 
 
 @validate_params("alpha", "zero_division")
@@ -361,7 +355,7 @@ def ser(fmr, fnmr, *, alpha: float = 0.5, zero_division="warn") -> MeasureResult
         undefined,
         zero_division,
     )
-    return _single(value, undefined, fmr=True)
+    return one_rate(value, undefined, fmr=True)
 
 
 # --- per-group measures -------------------------------------------------------------

@@ -3,19 +3,45 @@
 Each entry is the measure's metadata as data (see
 :class:`~audit.measures.contract.MeasureSpec`); the kernels live in
 :mod:`~audit.measures.kernels` (Howard et al.), :mod:`~audit.measures.bias`
-(Hutiri et al., Elobaid et al.), :mod:`~audit.measures.crossgroup`
-(cross-group impostor FMRs, NISTIR 8280) and :mod:`~audit.measures.scores`
-(score measures).  The rate kernels broadcast a column of alphas, so they declare
-``vectorised_alpha=True``.
+(Hutiri et al., Elobaid et al.), :mod:`~audit.measures.nist` (NISTIR 8429's
+summaries), :mod:`~audit.measures.merg` (Linghu et al.'s MERG and MERA),
+:mod:`~audit.measures.zeroerrors` (the zero-error-adjusted ratio measures),
+:mod:`~audit.measures.crossgroup` (cross-group impostor FMRs, NISTIR 8280) and
+:mod:`~audit.measures.scores` (score measures).  The rate kernels broadcast a
+column of alphas, so they declare ``vectorised_alpha=True``.
+
+Which measures take alpha: those that combine an FMR term and an FNMR term
+(FDR, IR, GARBE, NRB, MERG, MERA, and ``ir_cp``/``merg_cp``); a measure of one
+error rate (the ``_fmr``/``_fnmr`` measures, SER, NIST's summaries, the ratios
+to a reference) checks alpha and ignores it: its share is ``"fmr"`` or
+``"fnmr"``, so FFMC.1 fails it by construction.
+
+Each measure records the term of ISO/IEC 19795-10 it corresponds to where the
+correspondence is clear (:data:`audit.measures.contract.ISO_TERMS`): a measure of
+the FMRs is a false-positive differential, of the FNMRs a false-negative one, a
+measure combining both an aggregate equitability measure, a measure of score
+distributions a comparison-score differential; where a measure merges the two
+error types in another way (the EER) the term is left empty.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from audit.measures import crossgroup, kernels
+from audit.measures import crossgroup, kernels, nist, reference, zeroerrors
 from audit.measures.bias import HUTIRI, nrb, nrb_fmr, nrb_fnmr, ser, std_fmr, std_fnmr
-from audit.measures.contract import PairMeasure, RateMeasure, ScoreMeasure
+from audit.measures.contract import (
+    ISO_AGGREGATE,
+    ISO_FALSE_NEGATIVE,
+    ISO_FALSE_POSITIVE,
+    ISO_SCORE_DIFFERENTIAL,
+    PairMeasure,
+    RateMeasure,
+    ScoreMeasure,
+    TableMeasure,
+)
+from audit.measures.merg import LINGHU, mera, merg
+from audit.measures.nist import NISTIR_8429
 from audit.measures.scores import cei, dfi, sed_mean, sed_std, std_eer
 
 HOWARD = "Howard, Laird et al., ICPR 2022 FairBio workshop"
@@ -26,6 +52,7 @@ HOWARD_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="fdr",
+        iso_term=ISO_AGGREGATE,
         label="FDR",
         function=kernels.fdr,
         higher_is_fairer=True,
@@ -47,6 +74,7 @@ HOWARD_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="ir",
+        iso_term=ISO_AGGREGATE,
         label="IR",
         function=kernels.inequity_rate,
         higher_is_fairer=False,
@@ -68,6 +96,7 @@ HOWARD_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="garbe",
+        iso_term=ISO_AGGREGATE,
         label="GARBE",
         function=kernels.garbe,
         higher_is_fairer=False,
@@ -108,6 +137,7 @@ BIAS_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="nrb",
+        iso_term=ISO_AGGREGATE,
         label="NRB",
         function=nrb,
         higher_is_fairer=False,
@@ -123,6 +153,7 @@ BIAS_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="nrb_fmr",
+        iso_term=ISO_FALSE_POSITIVE,
         label="NRB(FMR)",
         function=nrb_fmr,
         higher_is_fairer=False,
@@ -138,6 +169,7 @@ BIAS_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="nrb_fnmr",
+        iso_term=ISO_FALSE_NEGATIVE,
         label="NRB(FNMR)",
         function=nrb_fnmr,
         higher_is_fairer=False,
@@ -153,6 +185,7 @@ BIAS_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="std_fmr",
+        iso_term=ISO_FALSE_POSITIVE,
         label="STD(FMR)",
         function=std_fmr,
         higher_is_fairer=False,
@@ -168,6 +201,7 @@ BIAS_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="std_fnmr",
+        iso_term=ISO_FALSE_NEGATIVE,
         label="STD(FNMR)",
         function=std_fnmr,
         higher_is_fairer=False,
@@ -183,6 +217,7 @@ BIAS_MEASURES = (
     RateMeasure(
         vectorised_alpha=True,
         name="ser",
+        iso_term=ISO_FALSE_POSITIVE,
         label="SER",
         function=ser,
         higher_is_fairer=False,
@@ -238,6 +273,7 @@ SCORE_MEASURES = (
     ),
     ScoreMeasure(
         name="sed_mean",
+        iso_term=ISO_AGGREGATE,
         label="mean SED_G",
         function=sed_mean,
         higher_is_fairer=False,
@@ -268,6 +304,7 @@ SCORE_MEASURES = (
     ),
     ScoreMeasure(
         name="dfi",
+        iso_term=ISO_SCORE_DIFFERENTIAL,
         label="DFI_N",
         function=dfi,
         higher_is_fairer=True,
@@ -281,6 +318,7 @@ SCORE_MEASURES = (
     ),
     ScoreMeasure(
         name="cei",
+        iso_term=ISO_SCORE_DIFFERENTIAL,
         label="CEI",
         function=cei,
         higher_is_fairer=True,
@@ -301,6 +339,7 @@ NISTIR = crossgroup.NISTIR_8280
 CROSS_GROUP_MEASURES = (
     PairMeasure(
         name="within_cross_ratio",
+        iso_term=ISO_FALSE_POSITIVE,
         label="Within/cross FMR ratio",
         function=crossgroup.within_cross_ratio,
         higher_is_fairer=False,
@@ -322,6 +361,7 @@ CROSS_GROUP_MEASURES = (
     ),
     PairMeasure(
         name="fmr_asymmetry",
+        iso_term=ISO_FALSE_POSITIVE,
         label="FMR asymmetry",
         function=crossgroup.fmr_asymmetry,
         higher_is_fairer=False,
@@ -342,6 +382,7 @@ CROSS_GROUP_MEASURES = (
     ),
     PairMeasure(
         name="cell_gini",
+        iso_term=ISO_FALSE_POSITIVE,
         label="Gini of pair FMRs",
         function=crossgroup.cell_gini,
         higher_is_fairer=False,
@@ -363,5 +404,335 @@ CROSS_GROUP_MEASURES = (
 )
 
 
+# ---------------------------------------------------------------- NISTIR 8429's summaries
+
+_IGNORES = "none: the measure ignores {rate}"
+_ISO_OF_RATE = {"fmr": ISO_FALSE_POSITIVE, "fnmr": ISO_FALSE_NEGATIVE}
+#: The count column of each rate: the comparisons a zero rate is out of.
+_COUNT_OF_RATE = {"fmr": "n_nonmated", "fnmr": "n_mated"}
+_MAX_MEAN_PROPERTIES = dict(
+    bounded=False,  # at most the number of groups: no bound holds whatever that number
+    permutation_invariant=True,
+    scale_invariant=True,
+    defined_at_zero=True,
+    ideal_when_equal=True,
+)
+_GINI_PROPERTIES = dict(
+    bounded=True,
+    permutation_invariant=True,
+    scale_invariant=True,
+    defined_at_zero=True,
+    ideal_when_equal=True,
+)
+
+
+def _per_rate(
+    name: str,
+    label: str,
+    functions: dict,
+    *,
+    bounds: tuple[float | None, float | None],
+    ideal: float,
+    term: str,
+    citation: str,
+    undefined: str,
+    properties: dict,
+    kind=RateMeasure,
+    reads_counts: bool = False,
+    **extra,
+) -> tuple:
+    """One single-rate measure per entry of ``functions`` (``{"fmr": f, "fnmr": g}``) from
+    one description, in which ``{rate}`` reads FMR or FNMR and ``{count}`` the count
+    column of that rate; a :class:`TableMeasure` of the zero-error-adjusted kind reads
+    that count column."""
+    out = []
+    for rate, function in functions.items():
+        words = {"rate": rate.upper(), "count": _COUNT_OF_RATE[rate]}
+        other = "FNMR" if rate == "fmr" else "FMR"
+        own = term.format(**words)
+        counts = {"counts": (_COUNT_OF_RATE[rate],)} if reads_counts else {}
+        out.append(
+            kind(
+                vectorised_alpha=True,
+                name=name.format(rate=rate),
+                label=label.format(**words),
+                function=function,
+                higher_is_fairer=False,
+                bounds=bounds,
+                ideal=ideal,
+                fmr_term=own if rate == "fmr" else _IGNORES.format(rate=other),
+                fnmr_term=own if rate == "fnmr" else _IGNORES.format(rate=other),
+                share=rate,
+                citation=citation.format(**words),
+                undefined=undefined.format(**words),
+                properties=properties,
+                iso_term=_ISO_OF_RATE[rate],
+                **counts,
+                **extra,
+            )
+        )
+    return tuple(out)
+
+
+_SUMMARY = f"{NISTIR_8429}: the FRTE 1:1 demographic-effects summary, over the cells, "
+
+NIST_MEASURES = (
+    *_per_rate(
+        "nist_max_min_{rate}",
+        "Max/Min {rate} (NIST)",
+        {"fmr": nist.nist_max_min_fmr, "fnmr": nist.nist_max_min_fnmr},
+        bounds=(1.0, None),
+        ideal=1.0,
+        term="A: max cell {rate} / min cell {rate}",
+        citation=_SUMMARY + "Max/Min {rate} (the formula of SER and of IR's terms)",
+        undefined="undefined when the smallest cell {rate} is 0: NaN, flagged, warned",
+        properties=_RATIO_PROPERTIES,
+    ),
+    RateMeasure(
+        vectorised_alpha=True,
+        name="nist_max_minus_min_fnmr",
+        label="Max-Min FNMR (NIST)",
+        function=nist.nist_max_minus_min_fnmr,
+        higher_is_fairer=False,
+        bounds=(0.0, 1.0),
+        ideal=0.0,
+        fmr_term=_IGNORES.format(rate="FMR"),
+        fnmr_term="B: max cell FNMR - min cell FNMR (FDR's term B)",
+        share="fnmr",
+        citation=_SUMMARY + "Max-Min FNMR (given for FNMR only)",
+        undefined="never undefined",
+        properties=_STD_PROPERTIES,
+        iso_term=ISO_FALSE_NEGATIVE,
+    ),
+    *_per_rate(
+        "nist_max_mean_{rate}",
+        "Max/Mean {rate} (NIST)",
+        {"fmr": nist.nist_max_mean_fmr, "fnmr": nist.nist_max_mean_fnmr},
+        bounds=(1.0, None),
+        ideal=1.0,
+        term="A: max cell {rate} / arithmetic mean of the cells (at most the number of cells)",
+        citation=_SUMMARY + "Max/Mean {rate}",
+        undefined="undefined when every cell's {rate} is 0 (zero mean): set to 1 (all "
+        "cells equal), flagged, warned",
+        properties=_MAX_MEAN_PROPERTIES,
+    ),
+    *_per_rate(
+        "nist_max_geomean_{rate}",
+        "Max/GeoMean {rate} (NIST)",
+        {"fmr": nist.nist_max_geomean_fmr, "fnmr": nist.nist_max_geomean_fnmr},
+        bounds=(1.0, None),
+        ideal=1.0,
+        term="A: max cell {rate} / geometric mean of the cells",
+        citation=_SUMMARY + "Max/GeoMean {rate}",
+        undefined="undefined when a cell's {rate} is 0 (zero geometric mean): NaN, flagged, warned",
+        properties=_RATIO_PROPERTIES,
+    ),
+    *_per_rate(
+        "nist_log10_spread_{rate}",
+        "Vary GeoMean {rate} (NIST)",
+        {"fmr": nist.nist_log10_spread_fmr, "fnmr": nist.nist_log10_spread_fnmr},
+        bounds=(0.0, None),
+        ideal=0.0,
+        term="A: mean over the cells of |log10({rate} / geometric mean)|, in decades",
+        citation=_SUMMARY + '"Vary GeoMean" {rate}',
+        undefined="undefined when a cell's {rate} is 0 (infinite logarithm): NaN, flagged, warned",
+        properties=_RATIO_PROPERTIES,
+    ),
+    *_per_rate(
+        "nist_gini_{rate}",
+        "Gini {rate} (NIST)",
+        {"fmr": nist.nist_gini_fmr, "fnmr": nist.nist_gini_fnmr},
+        bounds=(0.0, 1.0),
+        ideal=0.0,
+        term="A: Gini coefficient of the cell {rate}s without GARBE's n/(n-1) factor "
+        "(at most 1 - 1/n)",
+        citation=_SUMMARY + '"Vary Gini" {rate}, read as the plain Gini coefficient '
+        "(Howard et al. eq. 7 without n/(n-1))",
+        undefined="undefined when every cell's {rate} is 0 (zero mean): set to 0 (all "
+        "cells equal), flagged, warned",
+        properties=_GINI_PROPERTIES,
+    ),
+)
+
+_REFERENCE_PROPERTIES = dict(
+    bounded=False,
+    permutation_invariant=False,  # which groups are the numerator and the reference matters
+    scale_invariant=True,
+    defined_at_zero=False,
+    ideal_when_equal=True,
+)
+_REFERENCE = dict(
+    bounds=(1.0, None),
+    ideal=1.0,
+    term="A: geomean of the numerator cells' {rate} / geomean of the reference cells' "
+    "{rate}, as NIST publishes it; the value folds it at 1, max(r, 1/r)",
+    kind=TableMeasure,
+    resolve=reference.resolve_ratio,
+)
+_REFERENCE_CITATION = (
+    "{source}: the {rate} ratios of one demographic to a reference (Female/Male, "
+    "E. Africa/E. Europe, 65+/20-35), each side the geometric mean over its cells; "
+    "folded at 1 here"
+)
+
+REFERENCE_MEASURES = _per_rate(
+    "ratio_{rate}",
+    "{rate} ratio",
+    {"fmr": reference.ratio_fmr, "fnmr": reference.ratio_fnmr},
+    citation=_REFERENCE_CITATION.replace("{source}", NISTIR_8429),
+    undefined="undefined when a cell's {rate} on either side is 0: NaN, flagged, warned",
+    properties=_REFERENCE_PROPERTIES,
+    **_REFERENCE,
+)
+
+LINGHU_MEASURES = (
+    RateMeasure(
+        vectorised_alpha=True,
+        name="merg",
+        label="MERG (WERM)",
+        function=merg,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max group FMR / geometric mean of the group FMRs",
+        fnmr_term="B: max group FNMR / geometric mean of the group FNMRs",
+        share="log",
+        citation=f"{LINGHU}: MERG = A^alpha B^(1-alpha) (compute_merg), published as WERM "
+        "(evaluation/WERM/utils.py compute_werm_geo); alpha weights the FMR term here, as "
+        "in IR (the FNMR term there), and no epsilon is added",
+        undefined="undefined when a group's FMR or FNMR is 0 (zero geometric mean): NaN, "
+        "flagged, warned",
+        properties=_RATIO_PROPERTIES,
+        iso_term=ISO_AGGREGATE,
+    ),
+    RateMeasure(
+        vectorised_alpha=True,
+        name="mera",
+        label="MERA",
+        function=mera,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max group FMR / arithmetic mean of the group FMRs",
+        fnmr_term="B: max group FNMR / arithmetic mean of the group FNMRs",
+        share="log",
+        citation=f"{LINGHU}: MERA = A^alpha B^(1-alpha) (compute_mera); alpha weights the "
+        "FMR term here, as in IR",
+        undefined="a term is undefined when every group's rate is 0 (zero mean): set to 1, "
+        "flagged, warned",
+        properties=_MAX_MEAN_PROPERTIES,
+        iso_term=ISO_AGGREGATE,
+    ),
+)
+
+# ------------------------------------------------------ the zero-error-adjusted ratio measures
+
+_CP_PROPERTIES = dict(
+    bounded=False,
+    permutation_invariant=True,  # the groups with their counts
+    scale_invariant=False,  # a zero's bound does not scale with the other rates
+    defined_at_zero=True,
+    ideal_when_equal=True,
+)
+_CP = (
+    f"{LINGHU}: a zero rate replaced by its one-sided Clopper-Pearson upper bound at "
+    "a = 0.05 (upper_bound_error_rate; here wherever the rate enters), applied to "
+)
+_CP_UNDEFINED = (
+    "never undefined: a zero {rate} is replaced by the Clopper-Pearson upper bound of 0 "
+    "errors in its {count} comparisons; a table without {count} is refused"
+)
+_CP_BOTH = (
+    "never undefined: a zero rate is replaced by the Clopper-Pearson upper bound of 0 errors "
+    "in its n_nonmated (FMR) or n_mated (FNMR) comparisons; a table without both is refused"
+)
+_CP_ONE = dict(
+    bounds=(1.0, None),
+    ideal=1.0,
+    undefined=_CP_UNDEFINED,
+    kind=TableMeasure,
+    reads_counts=True,
+)
+
+ZERO_ADJUSTED_MEASURES = (
+    *_per_rate(
+        "nist_max_min_{rate}_cp",
+        "Max/Min {rate} (NIST, CP)",
+        {"fmr": zeroerrors.nist_max_min_fmr_cp, "fnmr": zeroerrors.nist_max_min_fnmr_cp},
+        term="A: max cell {rate} / min cell {rate}, a zero replaced by its bound",
+        citation=_CP + "NIST's Max/Min {rate} (" + NISTIR_8429 + ")",
+        properties=_CP_PROPERTIES,
+        **_CP_ONE,
+    ),
+    *_per_rate(
+        "nist_max_geomean_{rate}_cp",
+        "Max/GeoMean {rate} (NIST, CP)",
+        {
+            "fmr": zeroerrors.nist_max_geomean_fmr_cp,
+            "fnmr": zeroerrors.nist_max_geomean_fnmr_cp,
+        },
+        term="A: max cell {rate} / geometric mean of the cells, a zero replaced by its bound",
+        citation=_CP + "NIST's Max/GeoMean {rate} (" + NISTIR_8429 + ")",
+        properties=_CP_PROPERTIES,
+        **_CP_ONE,
+    ),
+    *_per_rate(
+        "ratio_{rate}_cp",
+        "{rate} ratio (CP)",
+        {"fmr": zeroerrors.ratio_fmr_cp, "fnmr": zeroerrors.ratio_fnmr_cp},
+        citation=_CP + _REFERENCE_CITATION.replace("{source}", NISTIR_8429),
+        undefined=_CP_UNDEFINED,
+        properties={**_CP_PROPERTIES, "permutation_invariant": False},
+        reads_counts=True,
+        **_REFERENCE,
+    ),
+    TableMeasure(
+        vectorised_alpha=True,
+        name="merg_cp",
+        label="MERG (WERM, CP)",
+        function=zeroerrors.merg_cp,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max group FMR / geometric mean of the group FMRs, a zero replaced by "
+        "its bound",
+        fnmr_term="B: max group FNMR / geometric mean of the group FNMRs, a zero replaced by "
+        "its bound",
+        share="log",
+        citation=_CP + "MERG (compute_merg_adjusted, whose maximum is the raw rate's)",
+        undefined=_CP_BOTH,
+        properties=_CP_PROPERTIES,
+        iso_term=ISO_AGGREGATE,
+        counts=("n_mated", "n_nonmated"),
+    ),
+    TableMeasure(
+        vectorised_alpha=True,
+        name="ir_cp",
+        label="IR (CP)",
+        function=zeroerrors.ir_cp,
+        higher_is_fairer=False,
+        bounds=(1.0, None),
+        ideal=1.0,
+        fmr_term="A: max group FMR / min group FMR, a zero replaced by its bound",
+        fnmr_term="B: max group FNMR / min group FNMR, a zero replaced by its bound",
+        share="log",
+        citation=_CP + f"the Inequity Rate ({HOWARD}, eq. 4-6)",
+        undefined=_CP_BOTH,
+        properties=_CP_PROPERTIES,
+        iso_term=ISO_AGGREGATE,
+        counts=("n_mated", "n_nonmated"),
+    ),
+)
+
+
 #: Every built-in measure, in registration order.
-BUILTINS = HOWARD_MEASURES + BIAS_MEASURES + SCORE_MEASURES + CROSS_GROUP_MEASURES
+BUILTINS = (
+    HOWARD_MEASURES
+    + BIAS_MEASURES
+    + NIST_MEASURES
+    + REFERENCE_MEASURES
+    + LINGHU_MEASURES
+    + ZERO_ADJUSTED_MEASURES
+    + SCORE_MEASURES
+    + CROSS_GROUP_MEASURES
+)

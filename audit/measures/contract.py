@@ -18,6 +18,18 @@ A :class:`ScoreMeasure` needs the comparison scores themselves::
 
 with ``stats`` the :class:`audit.scores.ScoreStats` of a score table.
 
+A :class:`TableMeasure` reads, beside the per-group rates, what only the
+table knows: the groups' attribute values (to compare one demographic with a
+reference) and/or the comparison counts ``n_mated`` and ``n_nonmated`` (to
+replace a zero rate by a confidence bound)::
+
+    function(fmr, fnmr, *, alpha=0.5, zero_division="warn", <options>, <counts>)
+
+It is not called on bare arrays: :meth:`TableMeasure.bind` reads the table
+and returns a :class:`RateMeasure` of the same name and metadata, which every
+rate-measure tool (the FFMC audit, the uncertainty analysis, the frontier)
+then uses as it uses any other.
+
 A :class:`PairMeasure` reads the cross-group impostor FMRs of a cross-group
 table (:mod:`audit.tables.crossgroup`)::
 
@@ -28,7 +40,8 @@ probe group; it has no alpha (one error type).
 
 The kinds share their metadata (:class:`MeasureSpec`): direction, declared
 bounds, ideal, the FMR and FNMR terms, the share rule used by FFMC.1, the
-citation and the undefined policy.  Every call is checked
+citation, the undefined policy and the term of ISO/IEC 19795-10 the measure
+corresponds to (:data:`ISO_TERMS`).  Every call is checked
 (:func:`check_result`): a result of the wrong type or shape, a non-finite
 value that is not flagged undefined, or a value outside the declared bounds
 is reported with the measure's name, so a faulty user measure is caught at
@@ -41,11 +54,18 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
+import pandas as pd
 
-from audit.exceptions import MeasureBoundsWarning, MeasureContractError
+from audit.exceptions import (
+    InputError,
+    MeasureBoundsWarning,
+    MeasureContractError,
+    ParameterError,
+    UsageError,
+)
 from audit.measures.crossgroup import PAIRS, as_pairs
 from audit.measures.kernels import (
     MeasureResult,
@@ -53,6 +73,7 @@ from audit.measures.kernels import (
     UndefinedMeasureWarning,
     as_rates,
 )
+from audit.tables.rates import group_matrix, group_table
 from audit.validation import check, refuse
 
 BAD_SHARE = "share must be 'linear', 'log', 'fmr', 'fnmr' or a function, got {share!r}"
@@ -77,6 +98,42 @@ PAIR_SHARE = (
 ALPHA_SHAPE = "a number in [0, 1] or a 1-D array of them"
 USER_UNDEFINED = "measure {name!r} is undefined for {count} of {total} algorithm(s)"
 BAD_NEEDS = "needs must name the inputs a measure reads, {allowed}, got {needs!r}"
+BAD_ISO_TERM = "iso_term must be one of {terms} or '' (no clear correspondence), got {term!r}"
+BAD_COUNTS = "counts must name count columns among {allowed}, got {counts!r}"
+MISSING_COUNTS = (
+    "measure {name!r} needs the comparison counts column {column!r} (the number of {kind} "
+    "comparisons of each algorithm and group), which {source} does not have: a zero {rate} "
+    "is replaced by the Clopper-Pearson upper bound of 0 errors in that many comparisons"
+)
+NEEDS_COUNTS = (
+    "needs the comparison counts column {column!r} (the {kind} comparisons of each algorithm "
+    "and group), which the table does not have"
+)
+NO_DEFAULT = "has no default {what} on this table ({reason})"
+UNKNOWN_OPTION = "parameter {option}: expected none (measure {name!r} takes {known}), got {value!r}"
+BOUND_GROUPS = (
+    "measure {name!r} is bound to the {n} groups of {source}; it was given rates of {got} groups"
+)
+NEEDS_BINDING = (
+    "measure {name!r} reads the table's groups or comparison counts, not bare rate arrays: "
+    "evaluate it with audit.measures.registry.evaluate(table, {name!r}) or bind it first "
+    "(audit.measures.registry.get_measure({name!r}).bind(table))"
+)
+
+#: The terms of ISO/IEC 19795-10:2024 (Biometric performance testing and reporting, Part 10:
+#: quantifying biometric system performance variation across demographic groups) a
+#: measure may correspond to, as the standard's abstract names them.  A measure records one
+#: (:attr:`MeasureSpec.iso_term`) where the correspondence is clear, and none otherwise;
+#: the correspondence is ours, not a claim of conformance (the standard's formulas are
+#: not public).
+ISO_FALSE_POSITIVE = "false-positive differential performance"
+ISO_FALSE_NEGATIVE = "false-negative differential performance"
+ISO_SCORE_DIFFERENTIAL = "comparison-score differential"
+ISO_AGGREGATE = "aggregate equitability measure"
+ISO_TERMS = (ISO_FALSE_POSITIVE, ISO_FALSE_NEGATIVE, ISO_SCORE_DIFFERENTIAL, ISO_AGGREGATE)
+
+#: The count columns a table measure may read, with the rate each counts and its kind.
+COUNT_OF = {"n_mated": ("FNMR", "mated"), "n_nonmated": ("FMR", "non-mated")}
 
 #: Relative tolerance for the declared bounds (rounding of a bounded formula).
 BOUNDS_RTOL = 1e-9
@@ -86,9 +143,9 @@ BOUNDS_RTOL = 1e-9
 #: :attr:`MeasureSpec.properties`, whether it has each one, and a generic test
 #: verifies the declaration either way.
 PROPERTIES: dict[str, str] = {
-    "bounded": "every value lies within the declared finite bounds; if declared "
-    "False, the value grows without limit as one group's rates approach 0 "
-    "(or the others' approach 0)",
+    "bounded": "every value lies within the declared finite bounds, whatever the number "
+    "of groups; if declared False, the value grows without limit as one group's rates "
+    "approach 0 (or the others' approach 0), or as the number of groups grows",
     "permutation_invariant": "reordering the groups (the same way for FMR and FNMR) "
     "leaves the value unchanged",
     "scale_invariant": "multiplying every group's FMR by one positive factor, and every "
@@ -216,6 +273,9 @@ class MeasureSpec:
         The rates the measure reads: ``("fmr", "fnmr")`` by default,
         ``("fmr",)`` or ``("fnmr",)`` for measures of one error type (derived
         from ``share`` when not given).
+    iso_term
+        The term of ISO/IEC 19795-10 the measure corresponds to, one of
+        :data:`ISO_TERMS`, or ``""`` where the correspondence is not clear.
     """
 
     name: str
@@ -232,8 +292,9 @@ class MeasureSpec:
     module: str = field(default="", compare=False)
     properties: Mapping[str, bool] = field(default_factory=dict, compare=False)
     needs: tuple[str, ...] | None = None
+    iso_term: str = ""
 
-    #: ``"rates"``, ``"scores"`` or ``"pairs"``: which input the kind reads.
+    #: ``"rates"``, ``"scores"``, ``"pairs"`` or ``"table"``: which input the kind reads.
     inputs = ""
     #: What ``needs`` may name for this kind.
     allowed_needs = ("fmr", "fnmr")
@@ -263,6 +324,10 @@ class MeasureSpec:
             allowed = " and/or ".join(repr(n) for n in self.allowed_needs)
             raise MeasureContractError(BAD_NEEDS.format(allowed=allowed, needs=self.needs))
         object.__setattr__(self, "needs", needs)
+        if self.iso_term and self.iso_term not in ISO_TERMS:
+            raise MeasureContractError(
+                BAD_ISO_TERM.format(terms=list(ISO_TERMS), term=self.iso_term)
+            )
         if not self.module:
             object.__setattr__(self, "module", getattr(self.function, "__module__", "") or "")
 
@@ -454,6 +519,130 @@ def _apply_policy(spec: MeasureSpec, result: MeasureResult, zero_division) -> Me
         value = np.where(undefined, float(zero_division), result.value)
         return MeasureResult(value, result.fmr_term, result.fnmr_term, undefined)
     return result
+
+
+def _count_rows(counts: np.ndarray, rows: int) -> np.ndarray:
+    """A table's (algorithm x group) counts for rates of ``rows`` rows: as they are for
+    the table's algorithms; repeated for a stack of its replicates (a multiple of them);
+    the same for every row when every algorithm has the same counts; otherwise, for rows
+    of no algorithm (the FFMC search's made-up cases), each group's smallest count."""
+    if counts.shape[0] == rows:
+        return counts
+    if (counts == counts[:1]).all():
+        return np.broadcast_to(counts[:1], (rows, counts.shape[1]))
+    if rows % counts.shape[0] == 0:
+        return np.tile(counts, (rows // counts.shape[0], 1))
+    return np.broadcast_to(counts.min(axis=0), (rows, counts.shape[1]))
+
+
+@dataclass(frozen=True)
+class TableMeasure(MeasureSpec):
+    """A rate measure that also reads its table: the groups' attributes and/or the
+    comparison counts.
+
+    ``function(fmr, fnmr, *, alpha, zero_division, **bound) -> MeasureResult``, where
+    ``bound`` is what :meth:`bind` read from the table: the keywords ``resolve``
+    returns (e.g. the masks of a numerator and a reference demographic) and, for each
+    column of ``counts``, an (algorithm x group) array of the counts.  It is evaluated
+    through :meth:`bind` (the registry's :func:`~audit.measures.registry.evaluate` binds
+    it), never on bare arrays.
+
+    Attributes beside :class:`MeasureSpec`'s: ``vectorised_alpha`` as for
+    :class:`RateMeasure`; ``counts``, the count columns read (``"n_mated"``,
+    ``"n_nonmated"``), a table without one being refused (:data:`MISSING_COUNTS`);
+    ``resolve``, ``resolve(groups, **options) -> (keywords, note)``, which checks the
+    measure's options against the table's groups (:func:`audit.tables.rates.group_table`),
+    raising :class:`~audit.exceptions.ParameterError`, and gives the kernel's keywords and
+    a note for the bound measure's label (e.g. ``"F/M"``); ``None`` when the measure takes
+    no option.
+    """
+
+    vectorised_alpha: bool = False
+    counts: tuple[str, ...] = ()
+    resolve: Callable | None = field(default=None, compare=False)
+    inputs = "table"
+
+    def __post_init__(self):
+        super().__post_init__()
+        counts = tuple(self.counts)
+        if any(c not in COUNT_OF for c in counts) or len(set(counts)) < len(counts):
+            raise MeasureContractError(
+                BAD_COUNTS.format(allowed=list(COUNT_OF), counts=self.counts)
+            )
+        object.__setattr__(self, "counts", counts)
+
+    def __call__(self, *args, **kwargs):
+        raise UsageError(NEEDS_BINDING.format(name=self.name))
+
+    def options(self) -> tuple[str, ...]:
+        """The names of the options :meth:`bind` takes."""
+        if self.resolve is None:
+            return ()
+        parameters = list(inspect.signature(self.resolve).parameters.values())[1:]
+        return tuple(p.name for p in parameters)
+
+    def unmet(self, table: pd.DataFrame) -> str:
+        """Why the measure cannot be bound to ``table`` with its default options; ``""``
+        when it can."""
+        for column in self.counts:
+            if column not in table.columns:
+                return NEEDS_COUNTS.format(column=column, kind=COUNT_OF[column][1])
+        if self.resolve is not None:
+            try:
+                self.resolve(group_table(table))
+            except ParameterError as error:
+                return NO_DEFAULT.format(what="options", reason=error)
+        return ""
+
+    def bind(self, table: pd.DataFrame, **options) -> RateMeasure:
+        """This measure on ``table``: a :class:`RateMeasure` of the same name and metadata
+        (its label noting the options), calling the kernel with the table's groups and
+        counts.
+
+        The bound measure takes rates of the table's groups, in its order; rows of the
+        table's algorithms get their counts, and other rows as :func:`_count_rows` says.
+
+        Raises
+        ------
+        InputError
+            The table lacks a count column the measure reads (:data:`MISSING_COUNTS`).
+        ParameterError
+            An option is unknown, or refused by ``resolve`` (the message names the
+            legal values).
+        """
+        source = table.attrs.get("source", "the table")
+        for column in self.counts:
+            if column not in table.columns:
+                rate, kind = COUNT_OF[column]
+                raise InputError(
+                    MISSING_COUNTS.format(
+                        name=self.name, column=column, kind=kind, rate=rate, source=source
+                    )
+                )
+        known = self.options()
+        for option, value in options.items():
+            if option not in known:
+                words = "the options " + ", ".join(known) if known else "no option"
+                raise ParameterError(
+                    UNKNOWN_OPTION.format(option=option, name=self.name, known=words, value=value)
+                )
+        groups = group_table(table)
+        keywords, note = self.resolve(groups, **options) if self.resolve else ({}, "")
+        algorithms = pd.Index(pd.unique(table["algorithm"]))
+        counts = {c: group_matrix(table, c, algorithms, groups.index) for c in self.counts}
+        n_groups, kernel, name = len(groups), _kernel(self.function), self.name
+
+        def on_table(fmr, fnmr, *, alpha=0.5, zero_division="warn"):
+            rows = np.atleast_2d(np.asarray(fmr)).shape[0]
+            got = np.shape(fmr)[-1]
+            if got != n_groups:
+                raise UsageError(BOUND_GROUPS.format(name=name, n=n_groups, source=source, got=got))
+            given = {c: _count_rows(m, rows) for c, m in counts.items()}
+            return kernel(fmr, fnmr, alpha=alpha, zero_division=zero_division, **keywords, **given)
+
+        spec = {f.name: getattr(self, f.name) for f in fields(MeasureSpec)}
+        spec.update(function=on_table, label=f"{self.label} ({note})" if note else self.label)
+        return RateMeasure(**spec, vectorised_alpha=self.vectorised_alpha)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,31 @@ def combine(a, b, alpha) -> np.ndarray:
     return value + other
 
 
+def row_mean(x: np.ndarray) -> np.ndarray:
+    """The arithmetic mean of each row, exactly the value itself for a row of equal values
+    (a float mean of three 0.1s is 0.10000000000000002), so that equal groups give exactly
+    the ideal value of the measures built on it.
+
+    >>> row_mean(np.array([[0.1, 0.1, 0.1], [1.0, 2.0, 6.0]])).tolist()
+    [0.1, 3.0]
+    """
+    equal = (x == x[:, :1]).all(axis=-1)
+    return np.where(equal, x[:, 0], x.mean(axis=-1))
+
+
+def one_rate(term: np.ndarray, undefined: np.ndarray, *, fmr: bool) -> MeasureResult:
+    """The result of a measure of one error rate: its term is the value, the other term NaN
+    (not part of the measure).
+
+    >>> one_rate(np.array([2.0]), np.array([False]), fmr=False).fmr_term
+    array([nan])
+    """
+    ignored = np.full(len(term), np.nan)
+    if fmr:
+        return MeasureResult(term, term, ignored, undefined)
+    return MeasureResult(term, ignored, term, undefined)
+
+
 def check_alpha(alpha):
     """``alpha`` checked as every measure's ``alpha`` is (:data:`audit.validation.PARAMETERS`),
     for measure authors: a number comes back as a float, an array of alphas (the
@@ -124,7 +149,9 @@ def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
 
 
 @validate_params("zero_division")
-def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, np.ndarray]:
+def gini(
+    x, *, zero_division="warn", corrected: bool = True, _rate: str = "rate"
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Small-sample corrected Gini coefficient of each row of ``x`` (Howard et al. eq. 7).
 
     .. math:: G_x = \frac{n}{n-1}\,\frac{\sum_i\sum_j |x_i - x_j|}{2 n^2 \bar x}
@@ -133,6 +160,11 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     (:math:`\sum_{i,j}|x_i-x_j| = 2\sum_k (2k-n-1)\,x_{(k)}`). For non-negative
     data it lies in [0, 1]: 0 when all values are equal, 1 when one value holds
     the whole sum.
+
+    ``corrected=False`` drops the factor :math:`n/(n-1)`: the plain Gini
+    coefficient (half the relative mean absolute difference), which NIST's
+    "Vary Gini" uses (:func:`audit.measures.nist.nist_gini_fmr`); it lies in
+    [0, 1 - 1/n], its largest value depending on the number of groups.
 
     When every value of a row is 0 the mean is 0 and eq. 7 is undefined. The
     convention here is ``G = 0`` (all groups equal: no dispersion), flagged in
@@ -149,6 +181,8 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     --------
     >>> gini([5.0, 5.0, 10.0])[0]  # Howard et al. sec. 3.5: G = 0.25
     array([0.25])
+    >>> gini([5.0, 5.0, 10.0], corrected=False)[0]  # the same double sum without n/(n-1)
+    array([0.16666667])
     """
     x = np.atleast_2d(np.asarray(x, dtype="float64"))
     n = x.shape[-1]
@@ -160,7 +194,8 @@ def gini(x, *, zero_division="warn", _rate: str = "rate") -> tuple[np.ndarray, n
     total = x.sum(axis=-1)
     undefined = total == 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        g = (n / (n - 1.0)) * pair_sum / (2.0 * n * total)
+        factor = n / (n - 1.0) if corrected else 1.0
+        g = factor * pair_sum / (2.0 * n * total)
     fill = 0.0 if isinstance(zero_division, str) else float(zero_division)
     g = np.where(undefined, fill, g)
     report_undefined(

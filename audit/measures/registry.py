@@ -16,7 +16,12 @@ A rate measure is checked when it is registered (one call on a small probe
 table) and on every call (:func:`audit.measures.contract.check_result`).
 :func:`evaluate` computes one measure on a rates table, :func:`evaluate_many`
 several at once into one tidy frame, and :func:`evaluate_scores` the score
-measures on a score table.
+measures on a score table.  A table measure (one that reads the groups'
+attributes or the comparison counts, :class:`~audit.measures.contract.TableMeasure`)
+is bound to the table first (:func:`for_table`), with its options:
+``evaluate(table, "ratio_fmr", reference="White", numerator="Black")``.
+:func:`measure_table` lists every measure's metadata as one frame (the
+``audit measures`` listing and the reports' ``measure_registry.csv``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from audit.measures.contract import (
     PairMeasure,
     RateMeasure,
     ScoreMeasure,
+    TableMeasure,
     alphas,
 )
 from audit.measures.kernels import MeasureResult
@@ -58,14 +64,26 @@ NEEDS_RATES = "measure {name!r} is a rate measure: evaluate it on a rates table 
 UNKNOWN_MEASURE = "unknown measure {name!r}; registered measures: {names}"
 ALREADY_REGISTERED = "a measure named {name!r} is already registered ({citation})"
 BAD_MODULE = "cannot import measure module {name!r}: {reason}"
-BAD_INPUTS = "inputs must be 'rates', 'scores' or 'pairs', got {inputs!r}"
 BAD_PROBE = "measure {name!r} fails on a probe table of 2 algorithms x 3 groups: {reason}"
-NOT_A_MEASURE = "register() takes a RateMeasure, a PairMeasure or a ScoreMeasure, got {kind}"
+NOT_A_MEASURE = (
+    "register() takes a RateMeasure, a TableMeasure, a PairMeasure or a ScoreMeasure, got {kind}"
+)
+BAD_INPUTS = "inputs must be 'rates', 'table', 'scores' or 'pairs', got {inputs!r}"
+NO_OPTIONS = "parameter {option}: expected none (measure {name!r} takes no option), got {value!r}"
+OPTIONS_OF_OTHER = (
+    "parameter {name}: expected the options of one of the measures evaluated ({names}), "
+    "got {value!r}"
+)
 
 #: Backwards-compatible name of the rate kind.
 Measure = RateMeasure
 
-_KINDS = {"rates": RateMeasure, "scores": ScoreMeasure, "pairs": PairMeasure}
+_KINDS = {
+    "rates": RateMeasure,
+    "table": TableMeasure,
+    "scores": ScoreMeasure,
+    "pairs": PairMeasure,
+}
 
 #: A small table every registered rate measure must accept: 2 algorithms x 3
 #: groups, positive distinct rates (no measure may be undefined on it).
@@ -79,13 +97,35 @@ _PROBE_PAIRS = np.array(
     ]
 )
 
+#: The same for a table measure: the probe rates of 2 algorithms x 4 gender-race groups,
+#: with comparison counts.
+_PROBE_TABLE = pd.DataFrame(
+    {
+        "algorithm": np.repeat(["a", "b"], 4),
+        "gender": np.tile(["F", "F", "M", "M"], 2),
+        "race": np.tile(["X", "Y", "X", "Y"], 2),
+        "group": np.tile(["F.X", "F.Y", "M.X", "M.Y"], 2),
+        "fmr": [1e-4, 2e-4, 4e-4, 3e-4, 1e-3, 1e-3, 3e-3, 2e-3],
+        "fnmr": [0.01, 0.02, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01],
+        "n_mated": 1000,
+        "n_nonmated": 100_000,
+    }
+)
+
 _REGISTRY: dict[str, MeasureSpec] = {}
 
 
-def _probe(measure: RateMeasure | PairMeasure) -> None:
-    """Call a new rate measure once, scalar and vector alpha (a pairs measure once), so a
-    broken one fails now."""
+def _probe(measure: RateMeasure | PairMeasure | TableMeasure) -> None:
+    """Call a new rate measure once, scalar and vector alpha (a pairs measure once; a
+    table measure bound to a probe table with its default options), so a broken one
+    fails now."""
     try:
+        if isinstance(measure, TableMeasure):
+            bound = measure.bind(_PROBE_TABLE)
+            fmr, fnmr = (_PROBE_TABLE[r].to_numpy().reshape(2, 4) for r in RATE_COLUMNS)
+            bound(fmr, fnmr, alpha=0.5, zero_division="flag")
+            bound(fmr, fnmr, alpha=np.array([0.0, 1.0]), zero_division="flag")
+            return
         if isinstance(measure, PairMeasure):
             measure(_PROBE_PAIRS, zero_division="flag")
             return
@@ -100,20 +140,21 @@ def _probe(measure: RateMeasure | PairMeasure) -> None:
 
 
 def register(measure: MeasureSpec, *, replace: bool = False, check: bool = True) -> MeasureSpec:
-    """Add a :class:`RateMeasure`, :class:`PairMeasure` or :class:`ScoreMeasure` to the
-    registry and return it.
+    """Add a :class:`RateMeasure`, :class:`TableMeasure`, :class:`PairMeasure` or
+    :class:`ScoreMeasure` to the registry and return it.
 
-    A rate or pairs measure is called once on a probe table first
+    A rate, table or pairs measure is called once on a probe table first
     (``check=False`` skips that, for measures whose kernel cannot run on
-    arbitrary rates).
+    arbitrary rates, or a table measure without a default on the probe's
+    gender x race groups).
     """
-    if not isinstance(measure, (RateMeasure, PairMeasure, ScoreMeasure)):
+    if not isinstance(measure, (RateMeasure, TableMeasure, PairMeasure, ScoreMeasure)):
         raise MeasureContractError(NOT_A_MEASURE.format(kind=type(measure).__name__))
     if measure.name in _REGISTRY and not replace:
         raise UsageError(
             ALREADY_REGISTERED.format(name=measure.name, citation=_REGISTRY[measure.name].citation)
         )
-    if check and isinstance(measure, (RateMeasure, PairMeasure)):
+    if check and isinstance(measure, (RateMeasure, TableMeasure, PairMeasure)):
         _probe(measure)
     _REGISTRY[measure.name] = measure
     return measure
@@ -142,14 +183,19 @@ def register_measure(
     properties: Mapping[str, bool] | None = None,
     needs: tuple[str, ...] | None = None,
     vectorised_alpha: bool = False,
+    iso_term: str = "",
+    counts: tuple[str, ...] = (),
+    resolve: Callable | None = None,
     replace: bool = False,
 ) -> Callable:
     """Decorator registering a measure function; ``inputs`` chooses the kind.
 
     ``inputs="rates"``: ``function(fmr, fnmr, *, alpha[, zero_division]) ->
-    MeasureResult``; ``inputs="pairs"``: ``function(fmr_pairs[, *,
-    zero_division]) -> MeasureResult`` (share ``"fmr"``); ``inputs="scores"``:
-    ``function(stats, **options) -> MeasureResult``.  The other keywords are the
+    MeasureResult``; ``inputs="table"``: the same with the keywords ``resolve``
+    gives and the ``counts`` arrays (:class:`~audit.measures.contract.TableMeasure`);
+    ``inputs="pairs"``: ``function(fmr_pairs[, *, zero_division]) ->
+    MeasureResult`` (share ``"fmr"``); ``inputs="scores"``: ``function(stats,
+    **options) -> MeasureResult``.  The other keywords are the
     :class:`~audit.measures.contract.MeasureSpec` fields; the function is
     returned unchanged, so it stays importable and testable under its own name.
     """
@@ -172,9 +218,12 @@ def register_measure(
             module=function.__module__,
             properties=properties or {},
             needs=needs,
+            iso_term=iso_term,
         )
-        if inputs == "rates":
+        if inputs in ("rates", "table"):
             options["vectorised_alpha"] = vectorised_alpha
+        if inputs == "table":
+            options.update(counts=counts, resolve=resolve)
         if inputs == "pairs" and share == "linear":  # the default: a pairs measure has one term
             options["share"] = "fmr"
         register(_KINDS[inputs](**options), replace=replace)
@@ -194,7 +243,8 @@ def get_measure(name: str) -> MeasureSpec:
 def measure_names(*, inputs: str | None = None) -> list[str]:
     """Names of the registered measures, in registration order.
 
-    ``inputs="rates"`` (or ``"scores"``, ``"pairs"``) keeps only the measures of that kind.
+    ``inputs="rates"`` (or ``"table"``, ``"scores"``, ``"pairs"``) keeps only the measures of
+    that kind.
     """
     if inputs is not None and inputs not in _KINDS:
         raise ParameterError(BAD_INPUTS.format(inputs=inputs))
@@ -210,26 +260,70 @@ def rate_measure(measure: str | MeasureSpec) -> RateMeasure:
     return spec
 
 
-def table_measure(measure: str | MeasureSpec) -> RateMeasure | PairMeasure:
+def table_measure(measure: str | MeasureSpec) -> RateMeasure | TableMeasure | PairMeasure:
     """The measure named (or given) ``measure`` if a rates table can feed it: a rate
-    measure, or a cross-group (pairs) measure; a score measure is refused."""
+    measure, a table measure, or a cross-group (pairs) measure; a score measure is
+    refused."""
     spec = get_measure(measure) if isinstance(measure, str) else measure
-    if not isinstance(spec, (RateMeasure, PairMeasure)):
+    if not isinstance(spec, (RateMeasure, TableMeasure, PairMeasure)):
         raise UsageError(NEEDS_SCORES.format(name=spec.name))
     return spec
 
 
 def table_measure_names() -> list[str]:
-    """The measures a rates table can feed: the rate measures, then the pairs measures."""
-    return measure_names(inputs="rates") + measure_names(inputs="pairs")
+    """The measures a rates table can feed: the rate measures, the table measures, then
+    the pairs measures."""
+    return (
+        measure_names(inputs="rates")
+        + measure_names(inputs="table")
+        + measure_names(inputs="pairs")
+    )
 
 
-def applicability(table: pd.DataFrame, spec: RateMeasure | PairMeasure) -> tuple[str, str]:
+def for_table(table: pd.DataFrame, measure: str | MeasureSpec, **options) -> MeasureSpec:
+    """The measure as it runs on ``table``: a table measure bound to it with ``options``
+    (:meth:`~audit.measures.contract.TableMeasure.bind`); any other measure as it is,
+    refusing options (:class:`~audit.exceptions.ParameterError`).
+
+    >>> from audit.tables.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F.X": [4e-5], "FNMR.F.X": [0.01],
+    ...                              "FMR.M.X": [1e-5], "FNMR.M.X": [0.02]}))
+    >>> for_table(t, "ratio_fmr").label
+    'FMR ratio (F/M)'
+    """
+    spec = get_measure(measure) if isinstance(measure, str) else measure
+    if isinstance(spec, TableMeasure):
+        return spec.bind(table, **options)
+    for option, value in options.items():
+        raise ParameterError(NO_OPTIONS.format(option=option, name=spec.name, value=value))
+    return spec
+
+
+def bound_measures(table: pd.DataFrame, measures: Iterable[str | MeasureSpec]) -> list[MeasureSpec]:
+    """``measures`` as they run on ``table``, with their default options: each table
+    measure bound to the table where it can be (:func:`for_table`), left as it is where it
+    cannot (its :func:`applicability` says why); the others as they are."""
+    out = []
+    for measure in measures:
+        spec = get_measure(measure) if isinstance(measure, str) else measure
+        if isinstance(spec, TableMeasure) and not spec.unmet(table):
+            spec = spec.bind(table)
+        out.append(spec)
+    return out
+
+
+def applicability(
+    table: pd.DataFrame, spec: RateMeasure | TableMeasure | PairMeasure
+) -> tuple[str, str]:
     """``(status, note)`` of ``spec`` on ``table`` (see :func:`applicable_measures`)."""
     if isinstance(spec, PairMeasure):
         if cross_group(table) is None:
             return onesided.NOT_APPLICABLE, crossgroup.NEEDS_PAIRS
         return onesided.COMPUTED, ""
+    if isinstance(spec, TableMeasure):
+        unmet = spec.unmet(table)
+        if unmet:
+            return onesided.NOT_APPLICABLE, unmet
     available = available_rates(table)
     if available == RATE_COLUMNS:
         return onesided.COMPUTED, ""
@@ -339,6 +433,7 @@ def evaluate(
     *,
     alpha=0.5,
     zero_division="warn",
+    **options,
 ) -> pd.DataFrame:
     """A rate measure on a validated rates table: one row per algorithm.
 
@@ -347,7 +442,8 @@ def evaluate(
     per alpha, equal to the scalar call at each alpha.  On a one-sided table
     a two-term measure is computed on its available term
     (:mod:`audit.measures.onesided`), and ``attrs["rule"]`` states the rule
-    (empty otherwise); a measure that does not apply is refused.
+    (empty otherwise); a measure that does not apply is refused.  ``options``
+    go to a table measure (:func:`for_table`), e.g. ``reference="White"``.
 
     Examples
     --------
@@ -357,7 +453,7 @@ def evaluate(
     >>> evaluate(t, "ir", alpha=[0.0, 1.0])["value"].tolist()
     [4.0, 4.0]
     """
-    spec = table_measure(measure)
+    spec = for_table(table, table_measure(measure), **options)
     grid, scalar = alphas(alpha)
     if isinstance(spec, PairMeasure):
         algorithms, result = _pairs(table, spec, grid, zero_division)
@@ -401,6 +497,7 @@ def evaluate_many(
     *,
     alpha=0.5,
     zero_division="warn",
+    **options,
 ) -> pd.DataFrame:
     """Several rate measures on one rates table, as one tidy frame.
 
@@ -411,7 +508,9 @@ def evaluate_many(
     alpha.  Returns one row per (measure, alpha, algorithm):
     ``measure``, ``alpha``, ``algorithm``, ``value``, ``fmr_term``,
     ``fnmr_term``, ``undefined`` and ``rule`` (on a one-sided table, the
-    one-term rule a value was computed by; empty otherwise).
+    one-term rule a value was computed by; empty otherwise).  ``options``,
+    ``{measure_name: {option: value}}``, go to the table measures
+    (:func:`for_table`), e.g. ``ratio_fmr={"reference": "White"}``.
 
     Examples
     --------
@@ -429,6 +528,11 @@ def evaluate_many(
         listed = applicable_measures(table)
         measures = listed.loc[listed["status"] != onesided.NOT_APPLICABLE, "measure"].tolist()
     specs = [table_measure(m) for m in measures]
+    names = [spec.name for spec in specs]
+    for name, value in options.items():
+        if name not in names:
+            raise ParameterError(OPTIONS_OF_OTHER.format(name=name, names=names, value=value))
+    specs = [for_table(table, spec, **options.get(spec.name, {})) for spec in specs]
     grid, _ = alphas(alpha)
     algorithms, _, fmr_table, fnmr_table = rate_matrices(table)
     n = len(algorithms)
@@ -458,6 +562,68 @@ def evaluate_many(
     for column in ("measure", "algorithm", "rule"):
         out[column] = out[column].astype("string")
     return out
+
+
+#: The columns of :func:`measure_table`.
+MEASURE_TABLE_COLUMNS = (
+    "measure",
+    "label",
+    "kind",
+    "needs",
+    "counts",
+    "options",
+    "higher_is_fairer",
+    "lower_bound",
+    "upper_bound",
+    "ideal",
+    "fmr_term",
+    "fnmr_term",
+    "iso_term",
+    "citation",
+    "undefined",
+)
+
+
+def measure_table(measures: Iterable[str | MeasureSpec] | None = None) -> pd.DataFrame:
+    """Every measure's metadata, one row each (default: every registered measure).
+
+    Columns :data:`MEASURE_TABLE_COLUMNS`: ``kind`` is the input the measure
+    reads (``rates``, ``table``, ``scores``, ``pairs``), ``needs`` the rates,
+    ``counts`` the count columns and ``options`` the options of a table
+    measure, the bounds NaN where unbounded, and ``iso_term`` the term of
+    ISO/IEC 19795-10 it corresponds to (empty where the correspondence is not
+    clear; not a claim of conformance).
+
+    >>> measure_table(["garbe"])[["measure", "iso_term"]].to_dict("records")
+    [{'measure': 'garbe', 'iso_term': 'aggregate equitability measure'}]
+    """
+    specs = [
+        get_measure(m) if isinstance(m, str) else m
+        for m in (measure_names() if measures is None else measures)
+    ]
+    rows = [
+        {
+            "measure": m.name,
+            "label": m.label,
+            "kind": m.inputs,
+            "needs": ", ".join(m.needs),
+            "counts": ", ".join(getattr(m, "counts", ())),
+            "options": ", ".join(m.options()) if isinstance(m, TableMeasure) else "",
+            "higher_is_fairer": m.higher_is_fairer,
+            "lower_bound": np.nan if m.bounds[0] is None else float(m.bounds[0]),
+            "upper_bound": np.nan if m.bounds[1] is None else float(m.bounds[1]),
+            "ideal": float(m.ideal),
+            "fmr_term": m.fmr_term,
+            "fnmr_term": m.fnmr_term,
+            "iso_term": m.iso_term,
+            "citation": m.citation,
+            "undefined": m.undefined,
+        }
+        for m in specs
+    ]
+    out = pd.DataFrame(rows, columns=list(MEASURE_TABLE_COLUMNS))
+    strings = [c for c in MEASURE_TABLE_COLUMNS if out[c].dtype == object]
+    return out.astype({c: "string" for c in strings})
 
 
 def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:

@@ -1,5 +1,6 @@
 """What ``audit check`` says of a rates table it read: its shape, groups, columns, units,
-the spread of each rate, and which measures apply to it.
+the columns it left out as asked, the spread of each rate, its calibrated cells, and which
+measures apply to it; and of an accuracy table, each column's algorithms and empty cells.
 
 Every user string (file name, group label, column name) is escaped for the terminal
 (:func:`audit.report.text.escape_terminal`): a label carrying an escape sequence or
@@ -36,8 +37,10 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
     ['t.csv: valid; sha256 0000000000000000000000000000000000000000000000000000000000000000',
      '1 algorithms x 2 groups = 2 rows', 'groups: F, M']
     """
+    from audit.analysis.calibration import calibrated_cells
     from audit.analysis.crossgroup import asymmetry_summary
     from audit.measures.registry import applicable_measures
+    from audit.sources.datasets import DATASETS
     from audit.tables.crossgroup import cross_group
     from audit.tables.layouts import available_rates
 
@@ -45,6 +48,12 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
     groups = list(dict.fromkeys(table["group"]))
     cross = cross_group(table)
     lines = [f"{_safe(path)}: valid; sha256 {sha256}"]
+    dataset = DATASETS.get(table.attrs.get("dataset") or "")
+    if dataset is not None:
+        lines.append(f"built-in dataset {dataset.name}: {dataset.title}")
+    if table.attrs.get("ignored_columns"):
+        ignored = ", ".join(_safe(c) for c in table.attrs["ignored_columns"])
+        lines.append(f"ignored columns (as asked, not read): {ignored}")
     if cross is None:
         lines.append(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
     else:
@@ -60,6 +69,8 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
             f"the FMR measures read the {len(groups)} within-group FMRs, FMR(g, g), of each "
             "algorithm: an FMR-only table"
         )
+        if table.attrs.get("sides"):
+            lines.append(table.attrs["sides"])
     lines.append("columns: " + ", ".join(_safe(c) for c in table.columns))
     lines.append(f"units: {table.attrs['units']}")
     for column in available_rates(table):
@@ -77,7 +88,31 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
     for column in ("fmr", "fnmr"):
         if column not in table.columns:
             lines.append(f"{column}: absent ({available_rates(table)[0].upper()}-only table)")
+    calibration = calibrated_cells(table)
+    said = list(calibration["sentence"]) if len(calibration) else [calibration.attrs["sentence"]]
+    lines += [f"calibration: {_safe(sentence)}" for sentence in said]
     for row in applicable_measures(table).itertuples():
         note = f": {row.note}" if row.note else ""
         lines.append(f"measure {row.measure}: {row.status}{_safe(note)}")
+    return lines
+
+
+def accuracy_lines(path: str | os.PathLike, sha256: str, dataset=None) -> list[str]:
+    """The lines ``audit check`` prints for an accuracy table (an ``--accuracy-from``
+    table): each column's algorithms, empty cells and range."""
+    from audit.tables.accuracy import accuracy_columns, read_accuracy
+
+    lines = [f"{_safe(path)}: valid; sha256 {sha256}"]
+    if dataset is not None:
+        lines.append(
+            f"built-in dataset {dataset.name}: {dataset.title}, an accuracy table: give it to "
+            "--accuracy-from with --accuracy-column"
+        )
+    for column in accuracy_columns(path):
+        values = read_accuracy(path, column)
+        lines.append(
+            f"column {_safe(repr(column))}: {values.notna().sum()} of {len(values)} "
+            f"algorithms, {values.isna().sum()} empty; min {values.min():.3g}, "
+            f"max {values.max():.3g}"
+        )
     return lines

@@ -9,15 +9,26 @@ Each section reads the tables of one kind, found by file name:
 
 * **FFMC verdicts**: ``ffmc_table*.csv`` (``measure``, ``label``, ``criterion``,
   ``passed``, ``paper``, ``evidence``, and ``grouping`` in a scores report), with
-  the matching ``ffmc_verdict_stability*.csv`` (``agreement`` over replicates)
-  and ``measure_applicability*.csv`` (a one-sided table);
+  the matching ``ffmc_verdict_stability*.csv`` (``agreement`` over replicates),
+  ``measure_applicability*.csv`` (a one-sided table) and ``measure_registry.csv``
+  (each measure's ISO/IEC 19795-10 term: :func:`audit.measures.registry.measure_table`);
+* **Calibration**: ``calibration*.csv`` (:func:`audit.analysis.calibration.calibrated_cells`),
+  the cells whose rate is fixed by how the thresholds were set; shown only when
+  there is one;
 * **Pareto frontier**: ``pareto_all_<measure>.csv`` (``accuracy``, ``fairness``,
-  ``on_frontier``) with ``frontier_probability_<measure>.csv``;
+  ``on_frontier``, and ``accuracy_label``, ``calibration`` when written) with
+  ``frontier_probability_<measure>.csv`` and, for an accuracy joined from
+  another table, ``accuracy_join_<measure>.csv`` (what was not joined, why);
 * **How sure**: ``robustness_*.csv`` (``topic``, ``sentence``:
   :func:`audit.report.outputs.save_sentences`);
 * **Measures** (reports from scores): ``measures.csv``;
 * **Data quality**: the ``flagged`` rows of ``data_quality*.csv``;
 * **Warnings**: ``warnings_*.csv`` (:mod:`audit.report.notices`).
+
+Under the title, the input: when a report does not carry a copy of it (a
+built-in dataset whose licence forbids redistribution), a note says so and
+where the same bytes come from (the manifest's ``input_copy`` and
+``input_source``; ``accuracy_input`` for a second table).
 
 Every string taken from a table, a file name or the manifest is escaped; the
 page is self-contained (its style inline, no script, nothing fetched).
@@ -254,12 +265,16 @@ def _not_applicable(cells: pd.DataFrame, labels: dict[str, str], criteria: list[
     return '<p class="note"><strong>n/a</strong> (not applicable): ' + "; ".join(lines) + ".</p>"
 
 
-def _verdict_table(cells: pd.DataFrame) -> str:
+def _verdict_table(cells: pd.DataFrame, terms: dict[str, str] | None = None) -> str:
+    """The verdicts, one row per measure, with each measure's ISO/IEC 19795-10 term when
+    ``terms`` (measure to term) is given."""
     if not len(cells):
         return "<p>The FFMC table is empty: no measure was audited.</p>"
     criteria = list(dict.fromkeys(cells["criterion"]))
     labels = dict(zip(cells["measure"], cells["label"], strict=False))
     head = "".join(f"<th>{e(c)}</th>" for c in criteria)
+    if terms is not None:
+        head += "<th>ISO/IEC 19795-10 term</th>"
     rows = []
     for measure, part in cells.groupby("measure", sort=False):
         by = part.set_index("criterion")
@@ -280,12 +295,26 @@ def _verdict_table(cells: pd.DataFrame) -> str:
             if name.lower() != str(measure).lower()
             else ""
         )
+        if terms is not None:
+            tds += f'<td class="note">{e(terms.get(str(measure), ""))}</td>'
         rows.append(f"<tr><th>{e(name)}{extra}</th>{tds}</tr>")
     table = (
         '<div class="scroll"><table class="verdicts"><thead><tr><th>Measure</th>'
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
     return _verdict_answer(cells, labels) + table + _not_applicable(cells, labels, criteria)
+
+
+def _iso_terms(tables: Path) -> dict[str, str] | None:
+    """Measure to ISO/IEC 19795-10 term, from ``measure_registry.csv`` (None without it)."""
+    path = tables / "measure_registry.csv"
+    if not path.is_file():
+        return None
+    frame = _read(path)
+    if not {"measure", "iso_term"} <= set(frame.columns):
+        return None
+    terms = frame["iso_term"].where(frame["iso_term"].notna(), "")
+    return dict(zip(frame["measure"].astype(str), terms.astype(str), strict=True))
 
 
 def _cells(frame: pd.DataFrame, stability: pd.DataFrame | None) -> pd.DataFrame:
@@ -326,6 +355,7 @@ def verdicts_section(folder: Path) -> str:
     if not paths:
         return "<p>This report has no FFMC audit.</p>"
     blocks = []
+    terms = _iso_terms(tables)
     for path in paths:
         suffix = path.stem.removeprefix("ffmc_table")
         frame = _read(path)
@@ -336,17 +366,27 @@ def verdicts_section(folder: Path) -> str:
             groupings = frame.groupby("grouping", sort=False)
             for grouping, part in groupings:
                 title = f"<h3>Groups by {e(grouping)}</h3>" if groupings.ngroups > 1 else ""
-                blocks.append(title + _verdict_table(_cells(part, None)))
+                blocks.append(title + _verdict_table(_cells(part, None), terms))
         else:
-            blocks.append(_verdict_table(_cells(frame, stability)))
-        blocks.append(_source(sources, folder))
+            blocks.append(_verdict_table(_cells(frame, stability), terms))
+        blocks.append(
+            _source(sources + ([tables / "measure_registry.csv"] if terms else []), folder)
+        )
     applicability = sorted(tables.glob("measure_applicability*.csv"))
     for path in applicability:
         blocks.append(_applicability(_read(path)) + _source([path], folder))
     legend = (
         '<p class="note">Each criterion is a computation with a stated pass rule (Howard et al. '
         "sec. 3.4; the rules are in the FFMC notebook); <em>paper</em> is the verdict of Howard et "
-        "al. Table 2 where the paper gives one. Hover over a verdict for its evidence.</p>"
+        "al. Table 2 where the paper gives one. Hover over a verdict for its evidence."
+        + (
+            " The ISO/IEC 19795-10 term is the kind of measure the standard names that each "
+            "corresponds to, where the correspondence is clear (empty otherwise); it is not a "
+            "claim of conformance with the standard."
+            if terms
+            else ""
+        )
+        + "</p>"
     )
     return "".join(blocks) + legend
 
@@ -383,6 +423,12 @@ def frontier_section(folder: Path) -> str:
     return "".join(_frontier(path, folder) for path in paths)
 
 
+def _text(row, key: str) -> str:
+    """A text cell of a table's first row, "" when absent or empty."""
+    value = row.get(key, "") if len(row) else ""
+    return value if isinstance(value, str) else ""
+
+
 def _frontier(path: Path, folder: Path) -> str:
     name = path.stem.removeprefix("pareto_all_")
     frame = _read(path)
@@ -391,7 +437,7 @@ def _frontier(path: Path, folder: Path) -> str:
     label = str(first.get("measure_label", name)) if len(frame) else name
     alpha = _float(first.get("alpha")) if len(frame) else None
     axis = str(first.get("accuracy_axis", "")) if len(frame) else ""
-    axis_label = ACCURACY_LABELS.get(axis, axis or "accuracy")
+    axis_label = _text(first, "accuracy_label") or ACCURACY_LABELS.get(axis, axis or "accuracy")
     fairness_label = str(first.get("fairness_label", "")) if len(frame) else ""
     if not fairness_label or fairness_label == "nan":  # a table written before the column
         fairness_label = label + (f" (alpha {alpha:g})" if alpha is not None else "")
@@ -423,6 +469,12 @@ def _frontier(path: Path, folder: Path) -> str:
         f'<div class="scroll"><table class="frontier"><thead>{head}</thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
+    calibration = _text(first, "calibration")
+    if calibration:
+        html += f'<p class="note">{e(calibration[:1].upper() + calibration[1:])}.</p>'
+    join_path = path.with_name(f"accuracy_join_{name}.csv")
+    if join_path.is_file():
+        html += _join_note(join_path, axis_label)
     if probability is None:
         html += (
             '<p class="note">No membership probability: the uncertainty analysis did not run '
@@ -450,7 +502,60 @@ def _frontier(path: Path, folder: Path) -> str:
             )
             + "</p>"
         )
-    return html + _source([path] + ([prob_path] if probability is not None else []), folder)
+    extra = [p for p in (prob_path, join_path) if p.is_file()]
+    return html + _source([path, *extra], folder)
+
+
+def _join_note(path: Path, axis_label: str) -> str:
+    """What the join of an accuracy from another table left out, by reason."""
+    join = _read(path)
+    status = join["status"].astype(str)
+    names = join["algorithm"].astype(str)
+    near = join["near"] if "near" in join else pd.Series([""] * len(join))
+    joined = int((status == "joined").sum())
+    parts = []
+    for reason in dict.fromkeys(status[status != "joined"]):
+        chosen = [
+            e(n) + (f" (~ {e(m)})" if isinstance(m, str) and m else "")
+            for n, m in zip(names[status == reason], near[status == reason], strict=True)
+        ]
+        shown = ", ".join(chosen[:_JOIN_NAMED])
+        if len(chosen) > _JOIN_NAMED:
+            shown += f" and {len(chosen) - _JOIN_NAMED} more"
+        parts.append(f"{_count(len(chosen), 'algorithm')} {e(reason)}: {shown}")
+    if not parts:
+        return f'<p class="note">{e(axis_label)} joined by algorithm name: every algorithm has one.</p>'
+    return (
+        f'<p class="note">{e(axis_label)} joined by algorithm name, exactly: {joined} algorithms '
+        "on both sides; left out of the frontier or unused: "
+        + "; ".join(parts)
+        + " (~: spelled alike there but for case or the kind of dash, not joined).</p>"
+    )
+
+
+#: How many algorithms a note of the join names for each reason.
+_JOIN_NAMED = 8
+
+
+# ------------------------------------------------------------------ calibration
+
+
+def calibration_section(folder: Path) -> str | None:
+    """The calibrated cells (:mod:`audit.analysis.calibration`); None when there is none."""
+    paths = sorted((folder / "tables").glob("calibration*.csv"))
+    frames = [(p, _read(p)) for p in paths]
+    frames = [(p, f) for p, f in frames if len(f)]
+    if not frames:
+        return None
+    sentences = list(dict.fromkeys(str(s) for _, f in frames for s in f["sentence"]))
+    items = [e(s[:1].upper() + s[1:]) + "." for s in sentences]
+    return (
+        '<p class="answer">A cell of this table is a <strong>calibration, not a '
+        "measurement</strong>: each algorithm's threshold was set so that it holds one value. "
+        "It is kept out of what it would distort.</p>"
+        + _list(items)
+        + _source([p for p, _ in frames], folder)
+    )
 
 
 def _column(values) -> list[str]:
@@ -599,7 +704,30 @@ def _meta(header: dict) -> str:
         parts.append(f"audit {e(header['audit_version'])}")
     if header.get("date"):
         parts.append(e(header["date"]))
-    return f'<p class="meta">{" · ".join(parts)}</p>' if parts else ""
+    meta = f'<p class="meta">{" · ".join(parts)}</p>' if parts else ""
+    return meta + _input_notes(header)
+
+
+def _input_notes(header: dict) -> str:
+    """A note for each input the report does not carry a copy of: why, and where it is from."""
+    notes = []
+    inputs = [(header.get("input_copy"), header.get("input_source"), header.get("input_sha256"))]
+    accuracy = header.get("accuracy_input")
+    if isinstance(accuracy, dict):
+        inputs.append((accuracy.get("copy"), accuracy.get("source"), accuracy.get("sha256")))
+    for copy, source, sha256 in inputs:
+        if not isinstance(copy, str) or not copy.startswith("not copied"):
+            continue
+        text = f"{copy[:1].upper()}{copy[1:]}."
+        if isinstance(source, dict):
+            commit = f" at commit {source.get('commit')}" if source.get("commit") else ""
+            text += (
+                f" Source: {source.get('title')}, {source.get('repository')}{commit}, "
+                f"{source.get('path')} (sha256 {sha256}); 'audit fetch {source.get('dataset')}' "
+                "fetches the same bytes."
+            )
+        notes.append(f'<p class="note input">{e(text)}</p>')
+    return "".join(notes)
 
 
 def _guarded(build: Callable[[Path], str | None], folder: Path) -> str | None:
@@ -630,6 +758,7 @@ def front_page(
         header = json.loads(manifest.read_text()) if manifest.is_file() else {}
     sections: list[tuple[str, str, str | None]] = [
         ("verdicts", "FFMC verdicts", _guarded(verdicts_section, folder)),
+        ("calibration", "Calibration", _guarded(calibration_section, folder)),
         ("frontier", "Pareto frontier", _guarded(frontier_section, folder)),
         ("robustness", "How sure", _guarded(robustness_section, folder)),
         ("measures", "Measures", _guarded(measures_section, folder)),
@@ -694,6 +823,7 @@ def front_page(
 
 
 __all__ = [
+    "calibration_section",
     "front_page",
     "frontier_section",
     "measures_section",

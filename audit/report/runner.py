@@ -28,6 +28,16 @@ The notebooks' kernels talk to this process over IPC sockets and stop with it:
 Ctrl-C or SIGTERM shuts them down and keeps the earlier report
 (:mod:`audit.report.interrupt`). Progress is one bar over every cell of the
 report, or with ``progress=False`` one line per stage.
+
+A report carries a copy of its input (``input_copy="auto"``), except a
+built-in dataset whose licence forbids redistribution (Annex 15; FRVT 1:1,
+whose repository states no licence; :mod:`audit.sources.datasets`): then the
+notebooks read the verified file where it is, and ``manifest.json`` records
+its source, commit and sha256 instead (``input_copy``, ``input_source``), as
+the front page says.  ``"always"`` and ``"never"`` decide otherwise.  A file
+byte-identical to such a dataset counts as it.  A second input, the table an
+accuracy axis comes from (``accuracy_from``), is treated alike, under
+``input/accuracy/``.
 """
 
 from __future__ import annotations
@@ -53,8 +63,9 @@ from audit.report import interrupt, ownership
 from audit.report.frontpage import front_page
 from audit.report.outputs import run_header
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
-from audit.sources import voxceleb
+from audit.sources import datasets, voxceleb
 from audit.sources.annex15 import annex15_path
+from audit.validation import check
 
 #: The notebooks a report can run, by short name.
 NOTEBOOKS = {
@@ -95,6 +106,15 @@ REPORT_BUSY = (
 CANNOT_WRITE = "cannot write {path}: {reason}"
 CANNOT_READ = "cannot read {path}: {reason}"
 NOT_JSON = "parameter {key!r} = {value!r} cannot be written to manifest.json (NaN or infinite?)"
+NOT_COPIED_LICENCE = (
+    "not copied into the report: built-in dataset {name!r}, whose licence does not allow "
+    "redistribution "
+    "({licence}); the notebooks read the verified file where it is, and input_source "
+    "records where it comes from"
+)
+NOT_COPIED_ASKED = (
+    "not copied into the report (input_copy='never'); the notebooks read the file where it is"
+)
 RECOVERED = "recovered report {name!r} from {folder}, left by an interrupted run"
 REMOVED = "removed {folder}, left by an interrupted or failed run"
 KEPT = (
@@ -409,9 +429,9 @@ def _publish(staging: Path, token: str, final: Path, previous: ownership.Version
     return version
 
 
-def _copy_input(source: str, staging: Path) -> Path:
-    """Copy the input into ``staging/input/``: the notebooks read and the manifest hashes it."""
-    folder = _mkdir(staging / "input")
+def _copy_input(source: str, staging: Path, folder: str = "input") -> Path:
+    """Copy the input into ``staging/<folder>/``: the notebooks read and the manifest hashes it."""
+    folder = _mkdir(staging / folder)
     copy = folder / Path(source).name
     try:
         shutil.copyfile(source, copy)
@@ -420,6 +440,17 @@ def _copy_input(source: str, staging: Path) -> Path:
         template = CANNOT_WRITE if bad == copy else CANNOT_READ
         raise ReportError(template.format(path=bad, reason=plain_reason(error))) from None
     return copy
+
+
+def _copies(path: str, input_copy: str) -> tuple[bool, datasets.Dataset | None, str]:
+    """Whether a report copies the input ``path``, the built-in dataset it is, and what the
+    manifest says of the copy (``input_copy``)."""
+    dataset = datasets.identify(path)
+    if input_copy == "never":
+        return False, dataset, NOT_COPIED_ASKED
+    if input_copy == "auto" and dataset is not None and not dataset.redistributable:
+        return False, dataset, NOT_COPIED_LICENCE.format(name=dataset.name, licence=dataset.licence)
+    return True, dataset, ""
 
 
 def _manifest(header: dict) -> str:
@@ -609,6 +640,7 @@ def run_report(
     reports_root: str | os.PathLike | None = None,
     progress: bool = True,
     notify: Callable[[str], None] = _stderr,
+    input_copy: str = "auto",
 ) -> Path:
     """Run ``notebooks`` into ``reports/<name>/`` and return that folder.
 
@@ -625,9 +657,13 @@ def run_report(
     line for each folder a killed or failed earlier run left and this run
     recovered or removed, and, with ``progress=False``, one line per stage (the
     notebooks run, rendered, the front page); with ``progress=True`` one bar
-    counts every cell of the report.
+    counts every cell of the report.  ``input_copy`` (``"auto"``, ``"always"``,
+    ``"never"``) says whether the input is copied: by default unless it is a
+    built-in dataset whose licence forbids redistribution (see the module
+    docstring).
     """
     check_report_name(name)
+    input_copy = check("input_copy", input_copy)
     declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
     parameters = dict(parameters or {})
     known = sorted(set().union(*declared.values()))
@@ -649,8 +685,15 @@ def run_report(
         key = "data_path"
         if not parameters.get("data_path"):
             parameters["data_path"] = str(annex15_path())
+    copied, dataset, said = False, None, ""
     if key is not None:
         parameters[key] = input_file = str(Path(parameters[key]).resolve())
+        copied, dataset, said = _copies(input_file, input_copy)
+    accuracy = None
+    if parameters.get("accuracy_from"):
+        given = datasets.resolve(parameters["accuracy_from"], kind="accuracy")
+        parameters["accuracy_from"] = str(given.path.resolve())
+        accuracy = (parameters["accuracy_from"], *_copies(parameters["accuracy_from"], input_copy))
     _manifest({"parameters": parameters})  # refuse NaN before any work
     root = check_reports_root(reports_root)
     # the cells a kernel runs: the notebook's code cells and the one papermill injects
@@ -658,11 +701,29 @@ def run_report(
 
     def fill(staging: Path) -> None:
         run_parameters = dict(parameters)
-        if key is not None:
+        copy = None
+        if key is not None and copied:
             copy = _copy_input(input_file, staging)
             run_parameters[key] = str(copy.relative_to(staging))  # notebooks run in staging
-        header = run_header(copy if key is not None else input_file, parameters)
+        header = run_header(copy if copy is not None else input_file, parameters)
         header["input_file"] = input_file
+        if key is not None:
+            header["input_copy"] = str(copy.relative_to(staging)) if copy is not None else said
+        if dataset is not None:
+            header["input_source"] = dataset.source()
+        if accuracy is not None:
+            path, copy_it, source, note = accuracy
+            kept = _copy_input(path, staging, "input/accuracy") if copy_it else None
+            if kept is not None:
+                run_parameters["accuracy_from"] = str(kept.relative_to(staging))
+            read = run_header(kept if kept is not None else path, {})
+            header["accuracy_input"] = {
+                "file": path,
+                "sha256": read["input_sha256"],
+                "bytes": read["input_bytes"],
+                "copy": str(kept.relative_to(staging)) if kept is not None else note,
+                "source": source.source() if source is not None else None,
+            }
         header["notebooks"] = list(notebooks)
         (staging / "manifest.json").write_text(_manifest(header))
         shown = _Progress(name, total, progress, notify)

@@ -37,9 +37,16 @@ from audit.tables.scores import (
     NO_NONMATED,
     ScoresError,
 )
+from audit.validation import OPERATING_POINTS
 
 #: The count behind each rate: FMR over non-mated comparisons, FNMR over mated ones.
 COUNTS = {"fmr": "n_nonmated", "fnmr": "n_mated"}
+
+#: NIST's operating point for its demographic summaries: one threshold per algorithm
+#: giving an overall FMR of 3e-5 (NISTIR 8429, the FRTE 1:1 demographic-effects table;
+#: :mod:`audit.measures.nist`).  ``rates_at_fmr(scores, NIST_OPERATING_FMR)``, or
+#: ``audit scores --operating-point nist`` (:data:`audit.validation.OPERATING_POINTS`).
+NIST_OPERATING_FMR = OPERATING_POINTS["nist"]
 
 
 def _allowed_false_matches(targets: np.ndarray, n: int) -> np.ndarray:

@@ -5,13 +5,17 @@ file to a temporary name in the cache folder and moves it into place only once
 its sha256 is the pinned one, so an interrupted, failed or corrupted download
 never becomes the cached file.  A file already in the cache is verified, never
 silently replaced.  The caller names the errors to raise, so each source keeps
-its own messages and error classes.
+its own messages and error classes; :func:`short_reason` gives them the cause
+of a failed download in a few words (never the library's traceback text).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import logging
 import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +33,68 @@ def sha256sum(path: str | os.PathLike) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+#: The causes of a failed download, in a few words (:func:`short_reason`).
+REASONS = {
+    "dns": "the host name could not be resolved: no network, or no DNS",
+    "refused": "the connection was refused",
+    "unreachable": "the network or host is unreachable",
+    "timeout": f"no answer within {TIMEOUT} s",
+    "tls": "the secure connection (TLS) failed",
+    "proxy": "the proxy failed",
+}
+_HTTP = "HTTP {status} {reason}"
+
+
+def _causes(error: BaseException):
+    """``error`` and every exception behind it: causes, contexts and urllib3's ``reason``."""
+    seen: set[int] = set()
+    todo = [error]
+    while todo:
+        current = todo.pop(0)
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        reason = getattr(current, "reason", None)
+        todo += [current.__cause__, current.__context__]
+        todo += [reason] if isinstance(reason, BaseException) else []
+        todo += [a for a in getattr(current, "args", ()) if isinstance(a, BaseException)]
+
+
+def short_reason(error: BaseException) -> str:
+    """Why a download failed, in a few words: the kind of failure, not the text of the
+    exceptions (a requests ``ConnectionError`` prints a whole urllib3 chain).
+
+    >>> short_reason(requests.ConnectionError(socket.gaierror(-2, "Name or service not known")))
+    'the host name could not be resolved: no network, or no DNS'
+    >>> short_reason(TimeoutError())
+    'no answer within 60 s'
+    """
+    causes = list(_causes(error))
+    for cause in causes:
+        response = getattr(cause, "response", None)
+        if isinstance(cause, requests.HTTPError) and response is not None:
+            return _HTTP.format(status=response.status_code, reason=response.reason or "").strip()
+    kinds = [
+        ("dns", (socket.gaierror,)),
+        ("refused", (ConnectionRefusedError,)),
+        ("timeout", (TimeoutError, requests.Timeout)),
+        ("tls", (requests.exceptions.SSLError,)),
+        ("proxy", (requests.exceptions.ProxyError,)),
+    ]
+    for key, classes in kinds:
+        if any(isinstance(cause, classes) for cause in causes):
+            return REASONS[key]
+    if any(type(c).__name__ == "NameResolutionError" for c in causes):
+        return REASONS["dns"]
+    for cause in causes:
+        if isinstance(cause, OSError) and cause.errno is not None and cause.strerror:
+            if cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+                return REASONS["unreachable"]
+            return cause.strerror[:1].lower() + cause.strerror[1:]
+    return type(error).__name__
 
 
 def fetch(
@@ -81,8 +147,14 @@ def fetch(
         if actual != sha256:  # pooch would refuse it too; this names the digest found
             raise mismatch(address, actual)
 
-    return Path(
-        pooch.retrieve(
-            url, known_hash=f"sha256:{sha256}", fname=filename, path=folder, downloader=download
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)  # not pooch's "Downloading data from ... to file ..."
+    try:
+        return Path(
+            pooch.retrieve(
+                url, known_hash=f"sha256:{sha256}", fname=filename, path=folder, downloader=download
+            )
         )
-    )
+    finally:
+        logger.setLevel(level)

@@ -7,7 +7,9 @@ the 550,894 trials of the VoxCeleb1-H list, with a speaker metadata file
 never vendors them: :func:`fetch_bt4vt` downloads the pinned wheel from its
 PyPI files address (:data:`BT4VT_URL`) into the user's cache folder
 (``audit.config.cache_dir() / "bt4vt"``), verified by its sha256
-(:func:`audit.sources.download.fetch`), and unzips it;
+(:func:`audit.sources.download.fetch`), and unzips it; a copy of the wheel in
+``AUDIT_DATA_DIR`` (directly or in ``bt4vt/``) is used instead when there
+(it is the built-in dataset ``voxceleb`` of :mod:`audit.sources.datasets`);
 :func:`load_voxceleb` turns the files into a validated score table
 (:func:`audit.scores.read_scores`).
 
@@ -43,16 +45,15 @@ import pandas as pd
 from audit import config
 from audit.exceptions import DownloadError, UnknownNameError, VoxCelebError
 from audit.scores import read_scores
-from audit.sources.download import fetch
+from audit.sources import datasets
+from audit.sources.download import fetch, sha256sum, short_reason
 
 BT4VT_VERSION = "1.0.1"
-BT4VT_WHEEL = f"bt4vt-{BT4VT_VERSION}-py3-none-any.whl"
-BT4VT_SHA256 = "8d6b2b8b054066ed5c58f2865dad209ca46f11cf21b4cadc07db1e116c44bd3e"
-#: The wheel's address on PyPI's file host (as listed by https://pypi.org/simple/bt4vt/).
-BT4VT_URL = (
-    "https://files.pythonhosted.org/packages/4b/95/"
-    f"9ba1c0f87d5805606fc2bf341b8f33b329f3e24dfe7a263f3093a0a62bf9/{BT4VT_WHEEL}"
-)
+#: The wheel's name, sha256 and address on PyPI's file host (as listed by
+#: https://pypi.org/simple/bt4vt/): the built-in dataset ``voxceleb``.
+BT4VT_WHEEL = datasets.DATASETS["voxceleb"].filename
+BT4VT_SHA256 = datasets.DATASETS["voxceleb"].sha256
+BT4VT_URL = datasets.DATASETS["voxceleb"].url
 #: System name -> score file inside the wheel's ``bt4vt/data`` folder.
 SYSTEMS = {
     "ResNetSE34L": "resnetse34l_H-eval_scores.csv",
@@ -63,8 +64,9 @@ N_TRIALS = 550_894
 ATTRIBUTES = {"gender": "Gender", "nationality": "Nationality"}
 
 DOWNLOAD_FAILED = (
-    "could not download bt4vt=={version} from {url}: {reason}. The VoxCeleb "
-    "scores are fetched from PyPI at run time and never stored in the repository"
+    "could not download bt4vt=={version} from {url} ({reason}); the VoxCeleb scores are "
+    "fetched from PyPI at run time, never stored in the repository: to run offline, put "
+    "a copy of {wheel} in AUDIT_DATA_DIR (directly or in bt4vt/)"
 )
 CHECKSUM_MISMATCH = "{path}: sha256 {found} does not match the pinned {expected}"
 UNKNOWN_SYSTEM = "unknown system {name!r}; bt4vt ships {names}"
@@ -92,10 +94,20 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
     root = folder / "unzipped"
     if force:
         wheel.unlink(missing_ok=True)
+    local, _ = datasets.local_copy(datasets.DATASETS["voxceleb"])
+    if local is not None:
+        found = sha256sum(local)
+        if found != BT4VT_SHA256:
+            raise VoxCelebError(
+                CHECKSUM_MISMATCH.format(path=local, found=found, expected=BT4VT_SHA256)
+            )
+        wheel = local
 
     def failed(error: Exception) -> DownloadError:
         return DownloadError(
-            DOWNLOAD_FAILED.format(version=BT4VT_VERSION, url=BT4VT_URL, reason=error)
+            DOWNLOAD_FAILED.format(
+                version=BT4VT_VERSION, url=BT4VT_URL, reason=short_reason(error), wheel=BT4VT_WHEEL
+            )
         )
 
     def mismatch(path: str, found: str) -> VoxCelebError:
@@ -103,14 +115,15 @@ def fetch_bt4vt(*, force: bool = False) -> Path:
             CHECKSUM_MISMATCH.format(path=path, found=found, expected=BT4VT_SHA256)
         )
 
-    fetch(
-        BT4VT_URL,
-        folder=folder,
-        filename=BT4VT_WHEEL,
-        sha256=BT4VT_SHA256,
-        failed=failed,
-        mismatch=mismatch,
-    )
+    if local is None:
+        fetch(
+            BT4VT_URL,
+            folder=folder,
+            filename=BT4VT_WHEEL,
+            sha256=BT4VT_SHA256,
+            failed=failed,
+            mismatch=mismatch,
+        )
     marker = root / "bt4vt" / "data" / METADATA
     if force or not marker.exists():
         with zipfile.ZipFile(wheel) as archive:

@@ -8,8 +8,14 @@ table it returns.  :func:`prepare`
   unless told ``index=False``) with a hint, rather than dropping it;
 * renames the user's columns to ours (``columns={"algorithm": "system",
   "group": "nationality"}``), refusing a mapped column that is not there;
+* leaves out the columns the user names (``ignore=["Dataset", "Mean"]``),
+  refusing a name that is not a column (nothing else is ever dropped; the
+  tidy table lists them in ``attrs["ignored_columns"]``);
 * reads wide rate columns written with another separator (``FMR_African``
-  with ``separator="_"``);
+  with ``separator="_"``), or with the rate after the group
+  (``African_FMR`` with ``rate_position="suffix", separator="_"``); a table
+  whose only rate columns put the rate after the group is refused, unless
+  read so, with a message naming those options (:data:`RATE_AFTER_GROUP`);
 * divides rates given in percent by 100 (``units="percent"``), and refuses a
   fraction table with a value above 1 with a hint when every value lies in
   [0, 100] (the table then looks like percent).
@@ -33,7 +39,12 @@ from audit.tables.common import Source
 
 RATES = ("fmr", "fnmr")
 UNITS = ("fraction", "percent")
+#: Where a wide column name puts the rate: before the group (``FMR.F.Black``) or after it
+#: (``African_FMR``).
+RATE_POSITIONS = ("prefix", "suffix")
 _WIDE = re.compile(r"^(FMR|FNMR)\.(.+)$")
+#: A column that looks like a group followed by a rate, at any separator.
+_SUFFIX_LIKE = re.compile(r"^(.+?)([^A-Za-z0-9]+)(FMR|FNMR)$")
 
 # Error messages: constants, so that tests can check them exactly.
 INDEX_COLUMN = (
@@ -62,6 +73,27 @@ SAME_NAME = (
     "rename one of them in the file, or map them to distinct names with --columns"
 )
 BAD_SEPARATOR = "separator must be a non-empty string, got {separator!r}"
+BAD_RATE_POSITION = (
+    "parameter rate_position: expected 'prefix' (FMR.<group>) or 'suffix' (<group>_FMR), "
+    "got {value!r}"
+)
+BAD_IGNORE = "parameter ignore: expected a list of column names, got {value!r}"
+IGNORED_MISSING = (
+    "{source}: column {column!r} (named in ignore, command line --ignore-columns) is not "
+    "in the table; its columns are {columns}"
+)
+RATE_AFTER_GROUP = (
+    "{source}: the rate comes after the group in {examples}; read such a table with "
+    "rate_position='suffix', separator={separator!r} (command line: --rate-position "
+    "suffix --separator {separator}), name its algorithm column with columns= (command "
+    "line: --columns algorithm=<name>) and leave out its other columns ({others}) with "
+    "ignore= (command line: --ignore-columns <names>); nothing is dropped unless named"
+)
+NO_SUFFIX_COLUMNS = (
+    "{source}: rate_position='suffix' reads columns <group>{separator}FMR and "
+    "<group>{separator}FNMR, and none of the columns {columns} is one (the separator is "
+    "{separator!r}: separator=, command line --separator)"
+)
 BAD_UNITS = "units must be 'fraction' or 'percent', got {units!r}"
 OUT_OF_PERCENT = (
     "{where}, column {column!r}: {value!r} lies outside [0, 100] (the table was read "
@@ -136,6 +168,52 @@ def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, err
             )
 
 
+def ignored_columns(ignore) -> tuple[str, ...]:
+    """The columns to leave out: ``"Dataset,Mean"`` or a list as a tuple; ``None`` as ``()``.
+
+    >>> ignored_columns("Dataset, Mean")
+    ('Dataset', 'Mean')
+    """
+    if ignore is None:
+        return ()
+    if isinstance(ignore, str):
+        return parse_list(ignore)
+    if not isinstance(ignore, (list, tuple)) or not all(isinstance(c, str) for c in ignore):
+        raise ParameterError(BAD_IGNORE.format(value=ignore))
+    return tuple(ignore)
+
+
+def check_rate_position(rate_position) -> None:
+    """Refuse a rate position other than ``"prefix"`` and ``"suffix"``."""
+    if rate_position not in RATE_POSITIONS:
+        raise ParameterError(BAD_RATE_POSITION.format(value=rate_position))
+
+
+def _refuse_rate_after_group(names: list[str], source: Source, error) -> None:
+    """Refuse, naming the options that read it, a table whose rate columns all put the
+    rate after the group (``African_FMR``) and that has no rate column of ours."""
+    if rate_columns(names):
+        return
+    found = [(c, _SUFFIX_LIKE.match(c)) for c in names]
+    found = [(c, m) for c, m in found if m is not None]
+    if not found:
+        return
+    separators = [m.group(2) for _, m in found]
+    separator = max(set(separators), key=separators.count)
+    rated = {c for c, _ in found}
+    raise error(
+        RATE_AFTER_GROUP.format(
+            source=source.name,
+            examples=", ".join(repr(c) for c, _ in found[:3]) + (", ..." if len(found) > 3 else ""),
+            separator=separator,
+            others=", ".join(
+                repr(c) for c in names if c not in rated and c not in ("algorithm", "Algorithm")
+            )
+            or "none",
+        )
+    )
+
+
 def rate_columns(columns) -> list[str]:
     """The columns of a raw table that hold rates (long ``fmr``/``fnmr``, wide ``FMR.<g>``)."""
     return [c for c in columns if c in RATES or _WIDE.match(c)]
@@ -149,12 +227,22 @@ def prepare(
     columns: Mapping[str, str] | str | None = None,
     separator: str = ".",
     units: str | None = None,
+    rate_position: str = "prefix",
+    ignore=None,
 ) -> pd.DataFrame:
     """The raw table with our column names and rates as fractions; see the module docstring."""
     check_units(units)
+    check_rate_position(rate_position)
     if not isinstance(separator, str) or not separator:
         raise ParameterError(BAD_SEPARATOR.format(separator=separator))
     names = [str(c) for c in frame.columns]
+    leave_out = ignored_columns(ignore)
+    for column in leave_out:
+        if column not in names:
+            raise error(IGNORED_MISSING.format(source=source.name, column=column, columns=names))
+    if leave_out:
+        frame = frame.drop(columns=[c for c in frame.columns if str(c) in leave_out])
+        names = [str(c) for c in frame.columns]
     if names and (names[0] == "" or re.match(r"^Unnamed: \d+$", names[0])):
         raise error(INDEX_COLUMN.format(source=source.name, column=names[0]))
     mapping = parse_mapping(columns)
@@ -174,9 +262,17 @@ def prepare(
             raise error(MAPPED_CLASH.format(source=source.name, theirs=theirs, ours=ours))
         renames[theirs] = ours
     names = [renames.get(c, c) for c in names]
-    if separator != ".":
+    if rate_position == "suffix":
+        pattern = re.compile(rf"^(.+){re.escape(separator)}(FMR|FNMR)$")
+        if not any(pattern.match(c) for c in names):
+            raise error(
+                NO_SUFFIX_COLUMNS.format(source=source.name, separator=separator, columns=names)
+            )
+        names = [pattern.sub(r"\2.\1", c) for c in names]
+    elif separator != ".":
         pattern = re.compile(rf"^(FMR|FNMR){re.escape(separator)}(.+)$")
         names = [pattern.sub(r"\1.\2", c) for c in names]
+    _refuse_rate_after_group(names, source, error)
     if "algorithm" in names and "Algorithm" not in names and any(_WIDE.match(c) for c in names):
         names = ["Algorithm" if c == "algorithm" else c for c in names]
     _refuse_same_names([str(c) for c in frame.columns], names, renames, separator, source, error)

@@ -58,8 +58,9 @@ UNKNOWN_LAYOUT = (
 )
 MISSING_COLUMN = tables.MISSING_COLUMN
 UNKNOWN_COLUMNS = (
-    "{source}: unknown column(s) {columns}; expected {expected}. Rename or remove them "
-    "(nothing is dropped silently){hint}"
+    "{source}: unknown column(s) {columns}; expected {expected}. Rename them, or leave "
+    "them out with ignore= (command line: --ignore-columns); nothing is dropped "
+    "silently{hint}"
 )
 DUPLICATE_COLUMN = tables.DUPLICATE_COLUMN
 MISSING_VALUE = tables.MISSING_VALUE
@@ -501,6 +502,8 @@ def read_rates(
     units: str | None = None,
     pair_separator: str | None = None,
     pairs=None,
+    rate_position: str = "prefix",
+    ignore=None,
     merge_labels: bool = False,
     fmr_above_fnmr: bool = False,
     encoding: str | None = None,
@@ -532,6 +535,15 @@ def read_rates(
     separator
         What separates ``FMR``/``FNMR`` from the group in a wide column name
         (default ``"."``; ``"_"`` reads ``FMR_African``).
+    rate_position
+        Where a wide column name puts the rate: ``"prefix"`` (default,
+        ``FMR.<group>``) or ``"suffix"`` (``<group><separator>FMR``:
+        ``"suffix"`` with ``separator="_"`` reads ``African_FMR``).
+    ignore
+        Columns to leave out (``["Dataset", "Mean"]`` or ``"Dataset,Mean"``),
+        e.g. a dataset name or summary columns beside the group rates; each
+        must be a column of the table.  They are listed in
+        ``attrs["ignored_columns"]``; no other column is ever dropped.
     units
         ``"percent"`` divides every rate by 100; ``"fraction"`` says the
         rates are fractions; ``None`` (default) reads fractions and, for
@@ -568,7 +580,8 @@ def read_rates(
         ``algorithm``, the attributes, ``group``, ``fmr``, ``fnmr`` (float64;
         a one-sided table has one of the two) and ``n_mated``/``n_nonmated``
         (int64) when given. ``attrs["source"]`` names the input,
-        ``attrs["units"]`` the units read.  From a cross-group table: the
+        ``attrs["units"]`` the units read, ``attrs["ignored_columns"]`` the
+        columns left out (``ignore``).  From a cross-group table: the
         within-group FMRs, FMR(g, g), as an FMR-only table, and the pair
         matrices in ``attrs["cross_group"]``
         (:func:`audit.tables.crossgroup.cross_group`).
@@ -602,7 +615,14 @@ def read_rates(
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes, encoding=encoding)
     where.merge_labels = merge_labels
     frame = layouts.prepare(
-        frame, where, RatesError, columns=columns, separator=separator, units=units
+        frame,
+        where,
+        RatesError,
+        columns=columns,
+        separator=separator,
+        units=units,
+        rate_position=rate_position,
+        ignore=ignore,
     )
     columns = [str(c) for c in frame.columns]
     if crossgroup.is_cross_group(columns, pair_separator):
@@ -629,6 +649,7 @@ def read_rates(
         raise RatesError(TOO_FEW_GROUPS.format(source=where.name, count=len(groups), groups=groups))
     tidy.attrs["source"] = where.name
     tidy.attrs["units"] = units or "fraction"
+    tidy.attrs["ignored_columns"] = list(layouts.ignored_columns(ignore))
     layouts.check_plausible(tidy, units, where, fmr_above_fnmr=fmr_above_fnmr)
     return tidy
 
@@ -642,12 +663,37 @@ def rate_matrices(table: pd.DataFrame) -> tuple[pd.Index, pd.Index, np.ndarray, 
     """
     algorithms = pd.Index(pd.unique(table["algorithm"]), name="algorithm")
     groups = pd.Index(pd.unique(table["group"]), name="group")
-    matrices = [
-        table.pivot(index="algorithm", columns="group", values=rate)
+    fmr, fnmr = (group_matrix(table, rate, algorithms, groups) for rate in RATE_COLUMNS)
+    return algorithms, groups, fmr, fnmr
+
+
+def group_matrix(
+    table: pd.DataFrame, column: str, algorithms: pd.Index, groups: pd.Index
+) -> np.ndarray:
+    """One column of a validated table (a rate or a count) as an (algorithm x group)
+    float64 array in the given orders; all NaN when the table lacks the column."""
+    if column not in table.columns:
+        return np.full((len(algorithms), len(groups)), np.nan)
+    return (
+        table.pivot(index="algorithm", columns="group", values=column)
         .loc[algorithms, groups]
         .to_numpy(dtype="float64")
-        if rate in table.columns
-        else np.full((len(algorithms), len(groups)), np.nan)
-        for rate in RATE_COLUMNS
-    ]
-    return algorithms, groups, matrices[0], matrices[1]
+    )
+
+
+def group_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The groups of a validated table, in its order, with their attribute values.
+
+    Indexed by ``group``, one string column per attribute (the columns the
+    readers place between ``algorithm`` and ``group``; none for groups given
+    by label only).
+
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F.X": [1e-4], "FNMR.F.X": [0.01],
+    ...                              "FMR.M.X": [2e-4], "FNMR.M.X": [0.02]}))
+    >>> group_table(t).to_dict("index")
+    {'F.X': {'gender': 'F', 'race': 'X'}, 'M.X': {'gender': 'M', 'race': 'X'}}
+    """
+    columns = list(table.columns)
+    attributes = columns[columns.index("algorithm") + 1 : columns.index("group")]
+    first = table.drop_duplicates("group")
+    return first[attributes].astype("string").set_axis(pd.Index(first["group"], name="group"))

@@ -7,7 +7,7 @@ import numpy as np
 from audit.analysis.ffmc import FINE_ALPHA_GRID
 from audit.exceptions import ParameterError, UsageError
 from audit.measures.contract import RateMeasure
-from audit.measures.registry import get_measure, measure_names
+from audit.measures.registry import bound_measures, get_measure, measure_names
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_LEVEL = "level must lie strictly between 0 and 1, got {level!r}"
@@ -92,8 +92,12 @@ def _check_replicates(n_replicates) -> int:
     return int(n_replicates)
 
 
-def _rate_measures(measures) -> list[RateMeasure]:
+def _rate_measures(measures, table=None) -> list[RateMeasure]:
+    """The rate measures named (default: every one); with ``table``, a table measure
+    bound to it (:func:`audit.measures.registry.bound_measures`)."""
     names = measure_names() if measures is None else list(measures)
+    if table is not None:
+        names = bound_measures(table, names)
     chosen = []
     for name in names:
         measure = get_measure(name) if isinstance(name, str) else name

@@ -187,6 +187,8 @@ def robustness_sentences(
         )
         + "."
     )
+    if verdicts is not None:  # a criterion that does not apply has no verdict to hold
+        verdicts = verdicts[verdicts["agreement"].notna()]
     if verdicts is not None and len(verdicts):
         firm = verdicts[verdicts["agreement"] >= threshold]
         soft = verdicts[verdicts["agreement"] < threshold]

@@ -18,7 +18,7 @@ from audit.analysis.pareto import (  # one tie tolerance for every frontier
 )
 from audit.analysis.quantiles import nanmedian, nanpercentile
 from audit.measures.kernels import MeasureResult
-from audit.measures.registry import Measure, get_measure
+from audit.measures.registry import Measure, bound_measures, get_measure
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
     CROSSING_GRID,
@@ -277,8 +277,9 @@ def _analyse(
     matrices: tuple | None = None,
 ) -> UncertaintyResult:
     level = _check_level(level)
-    chosen = _rate_measures(measures)
-    fair_measure = get_measure(fairness) if isinstance(fairness, str) else fairness
+    chosen = _rate_measures(measures, table)
+    # a table measure judges the frontier bound to the table, as it is audited
+    (fair_measure,) = bound_measures(table, [fairness])
     if fair_measure.name not in {m.name for m in chosen}:
         chosen.append(fair_measure)
     grid = CROSSING_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")

@@ -11,6 +11,7 @@ import pandas as pd
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
 from audit.exceptions import ParameterError
+from audit.measures.registry import bound_measures
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
@@ -56,12 +57,16 @@ def verdict_stability(
     the same verdicts); a given ``criteria`` runs once per replicate table.
     """
     n = min(_check_replicates(n_replicates), result.fmr.shape[0])
+    if measures is not None:  # a table measure runs bound to the table's groups and counts
+        measures = bound_measures(table, measures)
     point = (criteria or ffmc_table)(table, measures, alpha_grid=alpha_grid, seed=seed)
     keys = ["measure", "criterion"]
     if criteria is None:
-        # every replicate at once: the verdicts ffmc_table gives each replicate table
+        # every replicate at once: the verdicts ffmc_table gives each replicate table, of
+        # the measures it audited (a table measure bound to the table)
+        audited = bound_measures(table, list(dict.fromkeys(point["measure"])))
         passed = ffmc_verdicts(
-            result.fmr[:n], result.fnmr[:n], measures, alpha_grid=alpha_grid, seed=seed
+            result.fmr[:n], result.fnmr[:n], audited, alpha_grid=alpha_grid, seed=seed
         )
     else:
         verdicts = []

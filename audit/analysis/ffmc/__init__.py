@@ -15,8 +15,10 @@ FFMC.1 -- intuitive net contributions of the FMR and FNMR terms.
     alpha, and the ratio of the median A and median B magnitudes.
     **Pass rule**: the median crossing alpha lies within
     :data:`CROSSING_WINDOW` = [0.2, 0.8] and the median contribution never
-    decreases as alpha grows. A measure of one error type only never lets
-    alpha move the balance (its share is 1 or 0 at every alpha) and fails.
+    decreases as alpha grows. A measure of one error type only (NRB of the
+    FMRs, the STD of the FNMRs, SER, ...) has no second term for alpha to
+    weigh: FFMC.1 is not applicable to it, with that reason, on every table
+    (as on a one-sided table, where no measure has two terms).
 
 FFMC.2 -- recognisable points of reference.
     The declared bounds are checked against an adversarial search (all
@@ -72,6 +74,7 @@ from audit.analysis.ffmc.common import (
     BOUNDS_ALPHAS,
     CRITERIA,
     CROSSING_WINDOW,
+    FFMC1_ONE_TERM,
     FFMC1_PAIRS,
     FINE_ALPHA_GRID,
     NO_MEASURES,
@@ -80,6 +83,7 @@ from audit.analysis.ffmc.common import (
     PAPER_TABLE2,
     CriterionResult,
     first_crossing,
+    one_term,
 )
 from audit.analysis.ffmc.intuitive import ffmc1
 from audit.analysis.ffmc.table import FFMCReport, ffmc_report, ffmc_table, ffmc_verdicts
@@ -91,6 +95,7 @@ __all__ = [
     "BOUNDS_ALPHAS",
     "CRITERIA",
     "CROSSING_WINDOW",
+    "FFMC1_ONE_TERM",
     "FFMC1_PAIRS",
     "FFMC3_CASES",
     "FINE_ALPHA_GRID",
@@ -109,4 +114,5 @@ __all__ = [
     "ffmc_table",
     "ffmc_verdicts",
     "first_crossing",
+    "one_term",
 ]

@@ -13,7 +13,7 @@ from audit.analysis.text import number
 from audit.exceptions import ParameterError, UsageError
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec
 from audit.measures.kernels import UndefinedMeasureWarning
-from audit.measures.registry import Measure, get_measure, measure_names
+from audit.measures.registry import Measure, bound_measures, get_measure, measure_names
 from audit.tables.crossgroup import cross_group
 
 #: The FFMC.1 alpha grid of Howard et al. Figs. 1D-3D: 0 to 1, step 0.01.
@@ -58,6 +58,10 @@ NO_MEASURES = "no measures to audit: give at least one measure name"
 FFMC1_PAIRS = (
     "not applicable: the measure reads impostor FMRs only (one error type), so there is no "
     "balance of an FMR and an FNMR term to weigh as alpha varies"
+)
+FFMC1_ONE_TERM = (
+    "not applicable: the measure reads the {rate} only (one term, on which alpha has no "
+    "effect), so there is no balance of an FMR and an FNMR term to weigh as alpha varies"
 )
 NOT_CROSS = "not applicable: the measure {reason}"
 BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
@@ -170,11 +174,23 @@ def _fmt(x: float) -> str:
     return number(x, 4)
 
 
+def one_term(m: Measure) -> str | None:
+    """``"FMR"`` or ``"FNMR"`` when ``m`` reads one error rate only (one term, no alpha to
+    weigh it against another), else None: FFMC.1 does not apply to such a measure."""
+    needs = tuple(getattr(m, "needs", None) or ())
+    share = m.share if isinstance(m.share, str) else None
+    if len(needs) == 1:
+        return needs[0].upper()
+    if share in ("fmr", "fnmr"):
+        return share.upper()
+    return None
+
+
 def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure]:
     """The measures to audit: those given, else every rate measure, and the cross-group
     (pairs) measures when ``table`` was read from a cross-group table."""
     if measures is None:
-        names = measure_names(inputs="rates")
+        names = measure_names(inputs="rates") + measure_names(inputs="table")
         if table is not None and cross_group(table) is not None:
             names += measure_names(inputs="pairs")
         chosen = [get_measure(name) for name in names]
@@ -185,4 +201,6 @@ def _rates_measures(measures, table: pd.DataFrame | None = None) -> list[Measure
         ]
     if not chosen:
         raise UsageError(NO_MEASURES)
-    return chosen
+    # a table measure runs bound to the table's groups and counts (left unbound, and not
+    # audited, where the table lacks what it reads)
+    return chosen if table is None else bound_measures(table, chosen)

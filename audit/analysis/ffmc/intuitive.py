@@ -9,6 +9,7 @@ import pandas as pd
 
 from audit.analysis.ffmc.common import (
     CROSSING_WINDOW,
+    FFMC1_ONE_TERM,
     FFMC1_PAIRS,
     TOLERANCE,
     CriterionResult,
@@ -17,6 +18,7 @@ from audit.analysis.ffmc.common import (
     _grid,
     _measure,
     first_crossing,
+    one_term,
 )
 from audit.analysis.quantiles import nanmedian, nanquantile
 from audit.exceptions import UsageError
@@ -53,6 +55,8 @@ def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> Cr
     m = _measure(measure)
     if isinstance(m, PairMeasure):
         raise UsageError(f"FFMC.1 of {m.name!r}: {FFMC1_PAIRS}")
+    if one_term(m):
+        raise UsageError(f"FFMC.1 of {m.name!r}: {FFMC1_ONE_TERM.format(rate=one_term(m))}")
     grid = _grid(alpha_grid)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     return _ffmc1(m, algorithms, fmr, fnmr, grid)

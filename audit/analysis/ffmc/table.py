@@ -19,6 +19,7 @@ from audit.analysis.ffmc.common import (
     BOUNDS_ALPHAS,
     CRITERIA,
     CROSSING_WINDOW,
+    FFMC1_ONE_TERM,
     FFMC1_PAIRS,
     NOT_CROSS,
     NOT_RATES,
@@ -26,12 +27,13 @@ from audit.analysis.ffmc.common import (
     CriterionResult,
     _grid,
     _rates_measures,
+    one_term,
 )
 from audit.analysis.ffmc.intuitive import _ffmc1, _ffmc1_arrays, _ffmc1_verdict
 from audit.analysis.ffmc.zeros import _ffmc3, _ffmc3_counts, _pair_ffmc3, ffmc3
 from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.measures import onesided
-from audit.measures.contract import PairMeasure, RateMeasure
+from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.crossgroup import NEEDS_PAIRS
 from audit.measures.registry import Measure
 from audit.tables.crossgroup import cross_group
@@ -124,7 +126,12 @@ def _criteria(
                 m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
             )
             criteria = (
-                _ffmc1(m, algorithms, fmr, fnmr, grid, keep_detail=keep_detail),
+                # FFMC.1 weighs two terms by alpha: not applicable to a one-term measure
+                *(
+                    ()
+                    if one_term(m)
+                    else (_ffmc1(m, algorithms, fmr, fnmr, grid, keep_detail=keep_detail),)
+                ),
                 _ffmc2(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS, seed=seed),
                 _ffmc3(m, fmr, fnmr, 0.5),
             )
@@ -178,7 +185,7 @@ def ffmc_verdicts(
                 m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
             )
             rows += [
-                _ffmc1_verdict(grid, share)["passed"],
+                np.full(n_tables, np.nan) if one_term(m) else _ffmc1_verdict(grid, share)["passed"],
                 _ffmc2_bounds(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS)["passed"],
                 _ffmc3_counts(m, fmr, fnmr, 0.5)["passed"],
             ]
@@ -202,6 +209,11 @@ def _assemble(
     rows = []
     for m in chosen:
         if not isinstance(m, (RateMeasure, PairMeasure)):
+            reason = (
+                NOT_CROSS.format(reason=m.unmet(table))
+                if isinstance(m, TableMeasure)
+                else NOT_RATES.format(name=m.name, inputs=m.inputs)
+            )
             for criterion in CRITERIA:
                 rows.append(
                     {
@@ -209,7 +221,7 @@ def _assemble(
                         "label": m.label,
                         "criterion": criterion,
                         "passed": pd.NA,
-                        "evidence": NOT_RATES.format(name=m.name, inputs=m.inputs),
+                        "evidence": reason,
                     }
                 )
             continue
@@ -221,6 +233,10 @@ def _assemble(
                         if criterion == "FFMC.1" and cross_group(table) is not None
                         else NOT_CROSS.format(reason=NEEDS_PAIRS)
                     )
+                elif (
+                    criterion == "FFMC.1" and one_term(m) and available_rates(table) == RATE_COLUMNS
+                ):
+                    reason = FFMC1_ONE_TERM.format(rate=one_term(m))
                 else:
                     reason = onesided.not_audited(m, available_rates(table), criterion)
                 rows.append(

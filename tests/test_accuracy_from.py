@@ -1,0 +1,272 @@
+"""A frontier's accuracy from another table: reading one column of an accuracy table, the
+join by algorithm (nothing dropped without a name), the frontier on FRVT 1:1 with NIST's
+Mugshot FNMR, and a total-rate axis that leaves a calibrated cell out."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.analysis import accuracy as accuracies
+from audit.analysis import pareto
+from audit.analysis.accuracy import join_accuracy, overall_rates
+from audit.cli import main
+from audit.exceptions import ParameterError, RatesError, UnmatchedAlgorithmsWarning, UsageError
+from audit.tables.accuracy import read_accuracy
+from audit.tables.rates import read_rates
+
+MUGSHOT = "Mugshot, 1e-5"
+
+
+# --- reading an accuracy column -------------------------------------------------------------
+
+
+def test_overview_mugshot_column(frvt11_accuracy_file):
+    acc = read_accuracy("frvt11-accuracy", MUGSHOT)
+    assert len(acc) == 246 and acc.isna().sum() == 5
+    # the file's first rows: 3divi-004 0.0097, 3divi-005 0.0078, acer-000 0.9981
+    assert acc[["3divi-004", "3divi-005", "acer-000"]].tolist() == [0.0097, 0.0078, 0.9981]
+    assert acc.name == MUGSHOT
+    assert acc.attrs["dataset"] == "frvt11-accuracy"
+    assert acc.attrs["label"] == "FNMR at FMR 1e-5, Mugshot (frvt11-accuracy)"
+    by_path = read_accuracy(str(frvt11_accuracy_file), MUGSHOT)
+    pd.testing.assert_series_equal(by_path, acc)
+    # an empty cell is missing, not 0: 3divi-005 was not run on ChildExp
+    assert np.isnan(read_accuracy("frvt11-accuracy", "ChildExp, 1e-2")["3divi-005"])
+
+
+def test_accuracy_table_refusals(tmp_path):
+    path = tmp_path / "acc.csv"
+    path.write_text("Name,Mugshot\na,0.01\nb,0.02\na,0.03\n")
+    with pytest.raises(RatesError) as error:
+        read_accuracy(path, "Mugshot")
+    assert str(error.value) == f"{path}, line 4: algorithm 'a' repeats (first at {path}, line 2)"
+    path.write_text("Name,Mugshot\na,0.01\nb,fast\n")
+    with pytest.raises(RatesError) as error:
+        read_accuracy(path, "Mugshot")
+    assert str(error.value) == f"{path}, line 3, column 'Mugshot': 'fast' is not a finite number"
+    path.write_text("Name,Mugshot\na,0.01\nb,inf\n")
+    with pytest.raises(RatesError) as error:
+        read_accuracy(path, "Mugshot")
+    assert str(error.value) == f"{path}, line 3, column 'Mugshot': 'inf' is not a finite number"
+    with pytest.raises(ParameterError) as error:
+        read_accuracy(path, "Visa")
+    assert str(error.value) == (
+        f"parameter accuracy_column: expected a column of {path} other than its algorithm "
+        "column, one of ['Mugshot'], got 'Visa'"
+    )
+    path.write_text("system,Mugshot\na,0.01\n")
+    with pytest.raises(RatesError) as error:
+        read_accuracy(path, "Mugshot")
+    assert str(error.value) == (
+        f"{path}: no algorithm column; an accuracy table names its algorithms in a column "
+        "called 'algorithm' or 'Algorithm' or 'Name', or in an unnamed first column (its "
+        "columns are ['system', 'Mugshot'])"
+    )
+    with pytest.raises(UsageError):
+        read_accuracy("frvt11", MUGSHOT)  # a rates table, not an accuracy table
+
+
+# --- the join -------------------------------------------------------------------------------
+
+
+def test_join_names_every_algorithm_of_one_table_only():
+    acc = pd.Series([0.01, np.nan, 0.03, 0.04], index=["a", "b", "z", "C"], name="x")
+    join = join_accuracy(["a", "b", "c"], acc)
+    assert join.to_dict("list") == {
+        "algorithm": ["a", "b", "c", "z", "C"],
+        "accuracy": [
+            0.01,
+            pytest.approx(np.nan, nan_ok=True),
+            pytest.approx(np.nan, nan_ok=True),
+            0.03,
+            0.04,
+        ],
+        "status": [
+            "joined",
+            "empty accuracy cell",
+            "not in the accuracy table",
+            "not in the rates table",
+            "not in the rates table",
+        ],
+        "near": ["", "", "C", "", "c"],
+    }
+
+
+def test_join_on_frvt11_and_the_overview(frvt11):
+    join = join_accuracy(pd.unique(frvt11["algorithm"]), read_accuracy("frvt11-accuracy", MUGSHOT))
+    counts = join["status"].value_counts().to_dict()
+    assert counts == {
+        "joined": 236,
+        "not in the accuracy table": 4,
+        "not in the rates table": 10,
+    }
+    missing = join[join["status"] == accuracies.NOT_IN_ACCURACY]
+    assert missing[["algorithm", "near"]].to_dict("list") == {
+        "algorithm": [
+            "x\u2212laboratory-000",
+            "x\u2212laboratory-001",
+            "everai-paravision-003",
+            "fiberhome\u2212nanjing-002",
+        ],
+        "near": ["x-laboratory-000", "x-laboratory-001", "", "fiberhome-nanjing-002"],
+    }
+
+
+# --- the frontier ---------------------------------------------------------------------------
+
+
+def test_frontier_with_accuracy_from_the_overview(frvt11):
+    acc = read_accuracy("frvt11-accuracy", MUGSHOT)
+    with pytest.warns(UnmatchedAlgorithmsWarning) as caught:
+        frame = pareto.frontier_frame(frvt11, "garbe", accuracy=acc, unmatched="exclude")
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        f"accuracy 'Mugshot, 1e-5' from {acc.attrs['source']} joined by algorithm name: 236 of "
+        "the 240 algorithms of the rates table have it; left out of the frontier: 4 not in the "
+        "accuracy table (x\u2212laboratory-000 ~ x-laboratory-000, x\u2212laboratory-001 ~ "
+        "x-laboratory-001, everai-paravision-003, fiberhome\u2212nanjing-002 ~ "
+        "fiberhome-nanjing-002) (~: spelled there alike but for case or the kind of dash; not "
+        "joined) and 0 with an empty accuracy cell; 10 algorithm(s) of the accuracy table are "
+        "not in the rates table (ctbcbank-001, paravision-003, fiberhome-nanjing-002, "
+        "smilart-002, tuputech-000 and 5 more)"
+    )
+    assert frame.attrs["n_candidates"] == 236 and len(frame) == 236
+    assert frame.attrs["accuracy_label"] == "FNMR at FMR 1e-5, Mugshot (frvt11-accuracy)"
+    assert [r["algorithm"] for r in frame.attrs["unmatched"]][:4] == [
+        "x\u2212laboratory-000",
+        "x\u2212laboratory-001",
+        "everai-paravision-003",
+        "fiberhome\u2212nanjing-002",
+    ]
+    assert len(frame.attrs["unmatched"]) == 14
+    members = frame[frame["on_frontier"]].sort_values("accuracy")
+    assert members.index.tolist() == [
+        "visionlabs-009",
+        "sensetime-003",
+        "paravision-004",
+        "intellifusion-002",
+    ]
+    np.testing.assert_array_equal(members["accuracy"], [0.0026, 0.0027, 0.0030, 0.0040])
+    # an oracle of the frontier: no joined algorithm is at least as good on both and better on one
+    points = frame[["accuracy", "fairness"]].to_numpy()
+    for name, (a, f) in zip(frame.index, points, strict=True):
+        dominated = (
+            (points[:, 0] <= a) & (points[:, 1] <= f) & ((points[:, 0] < a) | (points[:, 1] < f))
+        ).any()
+        assert frame.loc[name, "on_frontier"] == (not dominated)
+
+
+def test_raise_stays_the_default_for_a_series():
+    t = read_rates(
+        pd.DataFrame({"Algorithm": ["a", "b"], "FMR.F": [1e-4, 2e-4], "FMR.M": [1e-4, 3e-4]})
+    )
+    with pytest.raises(ValueError) as error:
+        pareto.frontier_frame(t, "garbe", accuracy=pd.Series([0.1], index=["a"], name="x"))
+    assert str(error.value) == pareto.ACCURACY_ALGORITHMS.format(missing=["b"], extra=[])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedAlgorithmsWarning)
+        frame = pareto.frontier_frame(
+            t, "garbe", accuracy=pd.Series([0.1], index=["a"], name="x"), unmatched="exclude"
+        )
+    assert frame.index.tolist() == ["a"]
+    with pytest.raises(ParameterError) as error:
+        pareto.frontier_frame(t, "garbe", accuracy="total_fmr", unmatched="drop")
+    assert str(error.value) == "parameter unmatched: expected 'raise' or 'exclude', got 'drop'"
+
+
+# --- a calibrated cell left out of total FMR ------------------------------------------------
+
+
+def test_total_fmr_of_frvt11_leaves_the_calibrated_cell_out(frvt11):
+    frame = pareto.frontier_frame(frvt11, "garbe", accuracy="total_fmr")
+    wide = frvt11.pivot(index="algorithm", columns="group", values="fmr")
+    expected = wide[["M.Black", "F.White", "F.Black"]].mean(axis=1)
+    np.testing.assert_allclose(frame["accuracy"], expected.loc[frame.index], rtol=1e-12)
+    assert frame.attrs["calibration"] == (
+        "Total FMR leaves out M.White: a calibrated cell (FMR 0.001 for 240 of 240 of the "
+        "algorithms), not a measurement"
+    )
+    assert (
+        "total_fmr: equal weights over 3 of the 4 groups (each counts 1/3); M.White left out"
+        in (frame.attrs["weights"])
+    )
+    assert frame[frame["on_frontier"]].index.tolist() == ["bresee-000", "intellifusion-002"]
+    kept = pareto.frontier_frame(frvt11, "garbe", accuracy="total_fmr", calibration="keep")
+    np.testing.assert_allclose(kept["accuracy"], wide.mean(axis=1).loc[kept.index], rtol=1e-12)
+    assert kept.attrs["calibration"] == ""
+    summary = pareto.summary(pareto.downselect(frvt11, "garbe", accuracy="total_fmr"))
+    assert "Total FMR leaves out M.White: a calibrated cell" in summary
+
+
+def test_annex15_frontier_is_unchanged_by_the_calibration_rule(annex15):
+    """No calibrated cell on Annex 15: the GARBE frontier is the README's 6 members."""
+    frame = pareto.frontier_frame(annex15, "garbe")
+    assert frame.attrs["calibration"] == ""
+    assert frame.attrs["n_frontier"] == 6
+
+
+def test_overall_rates_leave_out_with_counts():
+    t = read_rates(
+        pd.DataFrame(
+            {
+                "algorithm": ["a"] * 3,
+                "group": ["F", "M", "X"],
+                "fmr": [1e-4, 2e-4, 4e-4],
+                "fnmr": [0.01, 0.02, 0.04],
+                "n_mated": [100, 300, 600],
+                "n_nonmated": [10_000, 30_000, 60_000],
+            }
+        )
+    )
+    out = overall_rates(t, weights="counts", leave_out={"fmr": ["X"]})
+    assert out["total_fmr"].iloc[0] == pytest.approx((1 + 6) / 40_000)
+    assert out["total_fnmr"].iloc[0] == pytest.approx((1 + 6 + 24) / 1000)
+    assert out.attrs["fmr_weights"].endswith(
+        "; total_fmr leaves out X (each other group's weight renormalised)"
+    )
+    for bad in ({"fmr": ["F", "M", "X"]}, {"fmr": ["Y"]}, {"eer": ["F"]}, ["F"]):
+        with pytest.raises(ParameterError) as error:
+            overall_rates(t, leave_out=bad)
+        assert str(error.value) == (
+            "parameter leave_out: expected {rate: [group, ...]} with rate 'fmr' or 'fnmr' and "
+            f"groups of the table (['F', 'M', 'X']), keeping at least one group, got {bad!r}"
+        )
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def test_cli_accuracy_from_refusals(tmp_path, capsys):
+    argv = ["pareto", "frvt11", "--reports-dir", str(tmp_path)]
+
+    def error() -> str:
+        """The last line of stderr: the command's usage comes first."""
+        return capsys.readouterr().err.splitlines()[-1]
+
+    assert main([*argv, "--accuracy-from", "frvt11-accuracy"]) == 2
+    assert error().startswith(
+        "audit pareto: error: --accuracy-from 'frvt11-accuracy' needs --accuracy-column, one "
+        "of its columns: ['VisaMC, 1e-4', 'VisaMC, rank', 'Visa, 1e-6',"
+    )
+    assert main([*argv, "--accuracy-column", MUGSHOT]) == 2
+    assert error() == (
+        "audit pareto: error: --accuracy-column 'Mugshot, 1e-5' names a column of the table "
+        "given with --accuracy-from, which is missing"
+    )
+    both = [*argv, "--accuracy", "total_fmr", "--accuracy-from", "frvt11-accuracy"]
+    assert main([*both, "--accuracy-column", MUGSHOT]) == 2
+    assert error() == (
+        "audit pareto: error: --accuracy total_fmr and --accuracy-from both choose the accuracy "
+        "axis; give one"
+    )
+    assert main([*argv, "--accuracy-from", "frvt11-accuracy", "--accuracy-column", "Mugshot"]) == 2
+    assert error().startswith(
+        "audit pareto: error: parameter accuracy_column: expected a column of "
+    )
+    assert main(["pareto", "frvt11-accuracy", "--reports-dir", str(tmp_path)]) == 2
+    assert "give it to --accuracy-from" in error()
+    assert not any(tmp_path.iterdir())
