@@ -143,9 +143,9 @@ class LocalEngine:
         result = None
         parts = in_order(lambda item: function(item, *args), items, self.threads)
         if self.progress:
-            from tqdm.auto import tqdm
+            from audit.config import progress_bar
 
-            parts = tqdm(parts, total=len(items), desc=label, unit="row group", leave=False)
+            parts = progress_bar(parts, total=len(items), desc=label, unit="row group", leave=False)
         for part in parts:
             result = part if result is None else merge(result, part)
         return result
