@@ -432,6 +432,7 @@ def test_notebook_on_small_files(tmp_path):
     assert [i["copy"] for i in manifest["inputs"]] == ["input/1/lab-one.csv", "input/2/lab-two.csv"]
     page = (folder / "index.html").read_text(encoding="utf-8")
     assert "What holds." in page
+    assert "<strong>lab-one</strong>: Read: 8 algorithms" in page  # a file: nothing said it holds
     assert sorted(p.name for p in (folder / "figures").glob("*.png")) == [
         "compare_cross_agreement_lab-one_lab-two.png",
         "compare_rank_agreement_lab-one.png",
@@ -498,6 +499,10 @@ def test_compare_front_page(compared):
     assert "157 algorithms only in frvt11" in across
     datasets = _text(_section(page, "datasets"))
     assert "not copied into the report" in datasets.lower()
+    assert (
+        "annex15 : FMR and FNMR of 126 face recognition algorithms x 8 sex x race groups on the "
+        "Mugshot set, thresholds at an overall FMR of 1e-4 (a rates table). Read: 126 algorithms"
+    ) in datasets
     assert page == compare_page(
         folder,
         title="audit report: annex15-vs-frvt11",
@@ -578,3 +583,17 @@ def test_figures_draw_names_as_written(tmp_path):
     ax = cross_agreement(agreement, HOSTILE, "two")
     _drawn_as_written(ax.figure, tmp_path)
     plt.close(ax.figure)
+
+
+@pytest.mark.slow
+def test_readme_shows_the_verdict_matrix_as_the_command_prints_it(compared):
+    from pathlib import Path
+
+    _, printed, _ = compared
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Comparing datasets: `audit compare`", 1)[1]
+    block = section.split("```\nFFMC verdicts", 1)[1].split("```", 1)[0]
+    shown = ("FFMC verdicts" + block).rstrip("\n").splitlines()
+    assert shown == printed.splitlines()[: len(shown)]
+    answer = " ".join(printed.split("\n\n", 1)[1].split("report written")[0].split())
+    assert f"> {answer}" in section

@@ -182,7 +182,10 @@ def test_many_groups_give_nearly_one_ordering_each(tmp_path):
     assert data["rates"][0]["distinct"] == 30
     assert len(data["rates"][0]["top"]) == 5
     text = _text(_section(front_page(folder, title="t"), "orderings"))
-    assert "30 distinct orderings of the groups among 30 algorithms (the 5 most frequent are shown; nearly one per algorithm)." in text
+    assert (
+        "30 distinct orderings of the groups among 30 algorithms (the 5 most frequent are shown; nearly one per algorithm)."
+        in text
+    )
 
 
 def test_orderings_do_not_depend_on_the_order_of_the_rows():

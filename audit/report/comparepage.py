@@ -508,8 +508,9 @@ def cross_html(folder: Path) -> str | None:
 
 
 def datasets_data(folder: Path, header: dict) -> list[dict] | None:
-    """Each dataset read: ``dataset``, ``file``, ``algorithms``, ``rates``, ``groups``,
-    ``accuracy``, ``calibration``, and its inputs from the manifest (``inputs``: records
+    """Each dataset read: ``dataset``, ``holds`` (what a built-in dataset holds, "" for a
+    file), ``file``, ``algorithms``, ``rates``, ``groups``, ``accuracy``, ``calibration``,
+    and its inputs from the manifest (``inputs``: records
     ``role``, ``file``, ``sha256``, ``copy``, ``source``)."""
     frame = _table(folder, "compare_datasets")
     if frame is None:
@@ -551,8 +552,11 @@ def datasets_html(folder: Path, header: dict) -> str | None:
         return None
     items = []
     for d in data:
+        holds = (
+            f" {e(str(d['holds'])[:1].upper() + str(d['holds'])[1:])}." if d.get("holds") else ""
+        )
         text = (
-            f"<strong>{e(d['dataset'])}</strong>: {e(d['algorithms'])} algorithms, "
+            f"<strong>{e(d['dataset'])}</strong>:{holds} Read: {e(d['algorithms'])} algorithms, "
             f"{e(d['rates'])}, groups {e(d['groups'])}. Accuracy: {e(d.get('accuracy', ''))}. "
             f"Calibration: {e(d.get('calibration', ''))}."
         )

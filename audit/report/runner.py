@@ -38,6 +38,13 @@ the front page says.  ``"always"`` and ``"never"`` decide otherwise.  A file
 byte-identical to such a dataset counts as it.  A second input, the table an
 accuracy axis comes from (``accuracy_from``), is treated alike, under
 ``input/accuracy/``.
+
+A comparison of several datasets (the ``compare`` notebook, run alone) reads
+every table of ``data_paths`` and each accuracy table of ``accuracy_sources``:
+each is copied, or not, by the same rule, under ``input/<n>/`` (and
+``input/accuracy/<n>/``), ``n`` its place in ``data_paths``, and the manifest
+lists them all under ``inputs``; its front page is
+:func:`audit.report.comparepage.compare_page`.
 """
 
 from __future__ import annotations
