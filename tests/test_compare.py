@@ -537,52 +537,80 @@ def test_compare_front_page_fits_a_laptop_screen(compared, tmp_path):
 HOSTILE = r"vendor-$\frac$ <b>"
 
 
-def _drawn_as_written(fig, tmp_path):
-    """Saved with mathtext on (matplotlib's default): a name read as mathtext would fail to
-    parse ($\\frac$ alone); every text holding the name is drawn as written."""
-    import matplotlib
-    import matplotlib.text
+def _drawn_as_written(fig, names):
+    """What a reader sees of ``fig`` (:mod:`figcheck`): no fault, and every name drawn
+    as written in the PNG and in the SVG."""
+    from figcheck import faults, record
 
-    with matplotlib.rc_context({"text.parse_math": True}):
-        fig.savefig(tmp_path / "figure.png", dpi=50)
-    texts = [t for t in fig.findobj(matplotlib.text.Text) if "$" in t.get_text()]
-    assert texts and not any(t.get_parse_math() for t in texts)
+    data = record(fig)
+    assert all(found == [] for found in faults(data, names=names).values()), faults(
+        data, names=names
+    )
+    seen = " ".join(t["seen"] for t in data["texts"])
+    assert all(name in seen and name in " ".join(data["svg"]) for name in names)
 
 
-def test_figures_draw_names_as_written(tmp_path):
+def test_figures_draw_names_as_written():
     import matplotlib.pyplot as plt
 
     from audit.analysis.ranks import agreement_matrix
     from audit.report.plots.compare import agreement_heatmap, cross_agreement, rank_scatter
 
     rng = np.random.default_rng(0)
-    values = pd.DataFrame(rng.normal(size=(12, 3)), columns=["a", HOSTILE, "c"])
+    values = pd.DataFrame(rng.normal(size=(12, 3)), columns=["a", "b_1^2", "c"])
     pairs = agreement_matrix(values, n_replicates=20)
-    ax = agreement_heatmap(pairs, list(values.columns), labels={"a": HOSTILE}, title=HOSTILE)
-    _drawn_as_written(ax.figure, tmp_path)
+    ax = agreement_heatmap(pairs, list(values.columns), labels={"a": HOSTILE}, title="t: 50%")
+    _drawn_as_written(ax.figure, [HOSTILE, "b_1^2", "t: 50%"])
     plt.close(ax.figure)
     agreement = pd.DataFrame(
         {
-            "measure": ["m"],
-            "label": [HOSTILE],
-            "n": [12],
-            **{f"{m}{s}": [0.5] for m in ("kendall", "spearman") for s in ("", "_low", "_high")},
+            "measure": ["m", "accuracy"],
+            "label": [HOSTILE, "accuracy (error rate)"],
+            "n": [12, 12],
+            **{
+                f"{m}{s}": [0.5, 0.8]
+                for m in ("kendall", "spearman")
+                for s in ("", "_low", "_high")
+            },
         }
     )
     ranks = pd.DataFrame(
         {
-            "measure": "m",
-            "algorithm": list("abc"),
-            "rank_first": [1, 2, 3],
-            "rank_second": [2, 1, 3],
+            "measure": ["m"] * 3 + ["accuracy"] * 3,
+            "algorithm": list("abcabc"),
+            "rank_first": [1, 2, 3, 1, 2, 3],
+            "rank_second": [2, 1, 3, 1, 3, 2],
         }
     )
-    fig = rank_scatter(ranks, agreement, HOSTILE, "two")
-    _drawn_as_written(fig, tmp_path)
+    fig = rank_scatter(ranks, agreement, "$one$", "two_2")
+    _drawn_as_written(fig, [HOSTILE, "$one$", "two_2"])
     plt.close(fig)
-    ax = cross_agreement(agreement, HOSTILE, "two")
-    _drawn_as_written(ax.figure, tmp_path)
+    ax = cross_agreement(agreement, "$one$", "two_2")
+    _drawn_as_written(ax.figure, [HOSTILE, "$one$", "two_2"])
     plt.close(ax.figure)
+
+
+def test_the_heat_map_says_what_its_dots_mark():
+    import matplotlib.pyplot as plt
+
+    from audit.analysis.ranks import agreement_matrix
+    from audit.report.plots.compare import agreement_heatmap
+
+    x = np.arange(12.0)
+    c = [5, 0, 9, 3, 11, 7, 1, 10, 2, 6, 8, 4]  # tau-b 0.06 with x
+    values = pd.DataFrame({"a": x, "b": x**2, "c": c})
+    pairs = agreement_matrix(values, n_replicates=200)
+    unsure = pairs[(pairs["low"] <= 0) & (pairs["high"] >= 0)]
+    assert sorted(unsure["second"]) == ["c", "c"]  # a and b rank alike, c unrelated to both
+    ax = agreement_heatmap(pairs, ["a", "b", "c"])
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert len(dots) == len(unsure)
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["the 95% interval of tau-b contains 0"]
+    plt.close(ax.figure)
+    sure = agreement_heatmap(pairs[pairs["first"] == "a"].query("second == 'b'"), ["a", "b"])
+    assert sure.get_legend() is None
+    plt.close(sure.figure)
 
 
 @pytest.mark.slow

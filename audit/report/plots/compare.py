@@ -7,8 +7,10 @@
 * :func:`cross_agreement`: per measure, Kendall's tau-b and Spearman's rho
   between the two datasets' rankings, with their bootstrap intervals.
 
-Names (measures, datasets, algorithms) come from the user's files and
-modules: every text they enter is drawn as written, never as mathtext.
+Names (measures, datasets) come from the user's files and modules: each
+enters a figure through :func:`audit.report.text.escape_mathtext` where it is
+placed, so that it is drawn as written; every figure has the report's look
+(:func:`audit.report.plots.themed`).
 """
 
 from __future__ import annotations
@@ -18,24 +20,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.analysis.compare import ACCURACY
 from audit.analysis.ranks import square
-from audit.report.plots import plain_text
+from audit.report.plots import GREY, colour, themed, wrap
+from audit.report.text import escape_mathtext
 
 #: Matrices up to this many variables get their tau written in the cells.
 ANNOTATE_UP_TO = 32
 
 
-def _plain(*texts) -> None:
-    """Draw these texts (or the texts of these Axes' tick labels) as written."""
-    for text in texts:
-        text.set_parse_math(False)
-
-
-def _ticks(ax) -> None:
-    _plain(*ax.get_xticklabels(), *ax.get_yticklabels())
-
-
-@plain_text
+@themed
 def agreement_heatmap(
     pairs: pd.DataFrame,
     variables: Sequence[str],
@@ -51,7 +45,7 @@ def agreement_heatmap(
     pairs
         :func:`audit.analysis.ranks.agreement_matrix` (``first``, ``second``,
         ``tau``; ``low`` and ``high`` when computed: a cell whose interval
-        contains 0 is marked with a dot).
+        contains 0 is marked with a dot, which the legend explains).
     variables
         The order of the rows and columns.
     labels
@@ -65,6 +59,7 @@ def agreement_heatmap(
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
+    from matplotlib.lines import Line2D
 
     variables = [str(v) for v in variables]
     labels = {v: str((labels or {}).get(v, v)) for v in variables}
@@ -72,9 +67,10 @@ def agreement_heatmap(
     n = len(variables)
     if ax is None:
         side = 1.6 + 0.42 * n
-        _, ax = plt.subplots(figsize=(side + 1.8, side), layout="constrained")
+        _, ax = plt.subplots(figsize=(side + 1.2, side), layout="constrained")
     mask = np.triu(np.ones((n, n), dtype=bool), k=1)
     annotate = n <= ANNOTATE_UP_TO
+    names = [escape_mathtext(labels[v]) for v in variables]
     sns.heatmap(
         matrix.to_numpy(),
         mask=mask,
@@ -87,27 +83,35 @@ def agreement_heatmap(
         square=True,
         linewidths=0.5,
         linecolor="white",
-        cbar_kws={"label": "Kendall's tau-b", "shrink": 0.7},
-        xticklabels=[labels[v] for v in variables],
-        yticklabels=[labels[v] for v in variables],
+        cbar_kws={"label": "Kendall's tau-b", "shrink": 0.6, "pad": 0.01},
+        xticklabels=names,
+        yticklabels=names,
         ax=ax,
     )
+    ax.grid(False)
     if {"low", "high"} <= set(pairs.columns):
         low, high = square(pairs, variables, "low"), square(pairs, variables, "high")
         unsure = (low.to_numpy() <= 0) & (high.to_numpy() >= 0) & ~mask
         for i, j in zip(*np.nonzero(unsure), strict=True):
             ax.plot(j + 0.85, i + 0.18, marker="o", markersize=2.5, color="0.25")
+        if unsure.any():
+            level = pairs.attrs.get("level")
+            interval = f"{level:.0%} interval" if level else "interval"
+            dot = Line2D([], [], ls="", marker="o", markersize=4, color="0.25")
+            ax.legend(
+                [dot],
+                [f"the {interval} of tau-b contains 0"],
+                loc="upper right",
+                fontsize="small",
+            )
     ax.tick_params(axis="x", labelrotation=90)
     ax.tick_params(axis="y", labelrotation=0)
-    _ticks(ax)
-    for text in ax.texts:
-        text.set_parse_math(False)
     if title:
-        _plain(ax.set_title(title, fontsize=10, loc="left"))
+        ax.set_title(escape_mathtext(title), fontsize="medium")
     return ax
 
 
-@plain_text
+@themed
 def rank_scatter(
     ranks: pd.DataFrame,
     agreement: pd.DataFrame,
@@ -122,7 +126,8 @@ def rank_scatter(
     ----------
     ranks
         ``PairComparison.ranks``: ``measure``, ``algorithm``, ``rank_first``,
-        ``rank_second`` (1 = fairest, or most accurate).
+        ``rank_second`` (1 = fairest, or most accurate; tied algorithms share
+        their mid-rank, so a tie on one dataset draws a column or a row).
     agreement
         ``PairComparison.agreement``: ``measure``, ``label``, ``n``,
         ``kendall``, ``spearman`` (written in each panel's title).
@@ -134,6 +139,7 @@ def rank_scatter(
     matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
+    from matplotlib.font_manager import FontProperties
 
     measures = [str(m) for m in agreement["measure"]]
     by = agreement.set_index("measure")
@@ -142,7 +148,7 @@ def rank_scatter(
     fig, axes = plt.subplots(
         nrows,
         ncols,
-        figsize=(2.6 * ncols + 0.4, 2.5 * nrows + 0.8),
+        figsize=(2.6 * ncols + 0.4, 2.5 * nrows + 0.9),
         layout="constrained",
         squeeze=False,
     )
@@ -150,34 +156,55 @@ def rank_scatter(
         part = ranks[ranks["measure"] == measure]
         n = max(len(part), 1)
         ax.plot([1, n], [1, n], color="0.6", lw=0.8, zorder=1)
-        ax.scatter(part["rank_first"], part["rank_second"], s=9, alpha=0.7, zorder=2, lw=0)
-        row = by.loc[measure]
-        _plain(
-            ax.set_title(
-                f"{row['label']}\ntau {row['kendall']:.2f}, rho {row['spearman']:.2f} (n={row['n']})",
-                fontsize=8,
-                loc="left",
-            )
+        accuracy = measure == ACCURACY
+        ax.scatter(
+            part["rank_first"],
+            part["rank_second"],
+            s=9,
+            alpha=0.7,
+            zorder=2,
+            lw=0,
+            color=colour(GREY) if accuracy else None,
         )
-        ax.set_xlim(0, n + 1)
-        ax.set_ylim(0, n + 1)
+        row = by.loc[measure]
+        ax.set_title(
+            f"{escape_mathtext(row['label'])}\n"
+            f"tau {row['kendall']:.2f}, rho {row['spearman']:.2f} (n={row['n']})",
+            fontsize="small",
+            fontweight="normal",
+        )
+        pad = max(1.0, 0.03 * n)
+        ax.set_xlim(1 - pad, n + pad)
+        ax.set_ylim(1 - pad, n + pad)
         ax.set_aspect("equal")
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize="small")
     for ax in axes.ravel()[len(measures) :]:
         ax.set_visible(False)
-    _plain(
-        fig.supxlabel(f"rank on {first} (1 = fairest)", fontsize=9),
-        fig.supylabel(f"rank on {second} (1 = fairest)", fontsize=9),
+    fig.supxlabel(f"rank on {escape_mathtext(first)} (1 = the fairest, or the most accurate)")
+    fig.supylabel(f"rank on {escape_mathtext(second)}")
+    title = (
+        "Each measure's ranks of the shared algorithms on the two datasets "
+        "(tied algorithms share their mid-rank)"
+    )
+    size = FontProperties(size="medium").get_size_in_points()
+    fig.suptitle(
+        wrap(title, fig.get_figwidth() - 0.3, size),
+        fontsize=size,
+        fontweight="normal",
+        x=0.01,
+        ha="left",
     )
     return fig
 
 
-@plain_text
+@themed
 def cross_agreement(
     agreement: pd.DataFrame, first: str, second: str, *, min_tau: float = 0.0, ax=None
 ):
     """Kendall's tau-b and Spearman's rho of each measure's rankings on two datasets,
-    with their bootstrap intervals; measures down, the coefficient across.
+    with their bootstrap intervals; measures down, the coefficient across; the accuracy
+    (a measure named :data:`audit.analysis.compare.ACCURACY`), when there, last and set
+    apart by a line, as the yardstick the measures are read against.
 
     Returns
     -------
@@ -186,9 +213,11 @@ def cross_agreement(
     import matplotlib.pyplot as plt
 
     rows = agreement.reset_index(drop=True)
+    accuracy = rows["measure"].astype(str) == ACCURACY
+    rows = pd.concat([rows[~accuracy], rows[accuracy]], ignore_index=True)
     n = len(rows)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 1.2 + 0.32 * max(n, 1)), layout="constrained")
+        _, ax = plt.subplots(figsize=(7.0, 1.3 + 0.32 * max(n, 1)), layout="constrained")
     y = np.arange(n)
     for offset, method, marker, name in (
         (-0.15, "kendall", "o", "Kendall's tau-b"),
@@ -203,13 +232,14 @@ def cross_agreement(
     ax.axvline(0, color="0.4", lw=0.8)
     if min_tau != 0:
         ax.axvline(min_tau, color="0.4", lw=0.8, ls="--")
-    ax.set_yticks(y, [str(v) for v in rows["label"]])
+    if accuracy.any() and n > 1:
+        ax.axhline(n - int(accuracy.sum()) - 0.5, color="0.6", lw=0.8, ls=":")
+    ax.set_yticks(y, [escape_mathtext(v) for v in rows["label"]])
     ax.invert_yaxis()
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("rank agreement across the two datasets (1: same order)")
-    _ticks(ax)
-    _plain(ax.set_title(f"{first} against {second}", fontsize=10, loc="left"))
-    ax.legend(loc="lower left", fontsize=8, frameon=False)
+    ax.set_title(f"{escape_mathtext(first)} against {escape_mathtext(second)}", fontsize="medium")
+    ax.legend(loc="upper left", fontsize="small")
     return ax
 
 
