@@ -319,7 +319,27 @@ def test_what_holds_and_the_sentence_by_hand():
     stricter = holding(verdict_summary(_matrix()), [pair], min_tau=0.5)
     assert not stricter["holds"].any()
     assert holding_sentence(stricter, ["d1", "d2"], [pair]).startswith(
-        "No measure holds on d1 and d2: of the 4 that apply to both of them, none keeps"
+        "No measure holds on d1 and d2: of the 4 that apply to both, none keeps"
+    )
+    assert holding_sentence(stricter, ["d1", "d2", "d3"], [pair]).startswith(
+        "No measure holds on d1, d2 and d3: of the 4 that apply to all of them, none keeps"
+    )
+    one = held[held["measure"] == "m1"]
+    assert holding_sentence(one, ["d1", "d2"], [pair]).startswith(
+        "The one measure that applies to both d1 and d2 holds on both, with the same FFMC"
+    )
+    assert holding_sentence(one, ["d1", "d2", "d3"], [pair]).startswith(
+        "The one measure that applies to all of d1, d2 and d3 holds on all of them, with"
+    )
+    two = pd.concat([one, one.assign(measure="m6", label="M6")], ignore_index=True)
+    two.attrs = held.attrs
+    assert holding_sentence(two, ["d1", "d2"], [pair]).startswith(
+        "Both measures that apply to both d1 and d2 hold on both, with the same FFMC"
+    )
+    three = pd.concat([two, one.assign(measure="m7", label="M7")], ignore_index=True)
+    three.attrs = held.attrs
+    assert holding_sentence(three, ["d1", "d2"], [pair]).startswith(
+        "All 3 measures that apply to both d1 and d2 hold on both, with the same FFMC"
     )
 
 
@@ -493,6 +513,12 @@ def test_compare_front_page(compared):
     assert rows[0][:3] == ["Measure", "annex15", "frvt11"]
     garbe = next(r for r in rows if r[0] == "GARBE")
     assert garbe[1:] == ["pass", "pass", "pass", "n/a", "pass", "pass", "holds"]
+    agreement = " ".join(_text(_section(page, "agreement")).split())
+    assert (
+        "with the accuracy (an error rate), the strongest relation is FDR and accuracy "
+        "(Total FNMR), 0.80 ["
+    ) in agreement
+    assert "the less accurate algorithms are the less fair by it." in agreement
     across = _text(_section(page, "across"))
     assert "83 algorithms are in both, matched by name exactly" in across
     assert "43 algorithms only in annex15" in across

@@ -939,15 +939,23 @@ def holding_sentence(
         f"(the {_level(pairs)} interval of Kendall's tau-b above {min_tau:g})"
     )
     kept = held[held["holds"].astype(bool)]
+    where = "both" if len(labels) == 2 else "all of them"
     if not len(kept):
-        text = f"No measure holds on {names}: of the {len(judged)} that apply to {every} of them, none keeps {rule}."
-    else:
-        verb = "holds" if len(kept) == 1 else "hold"
-        where = "both" if len(labels) == 2 else "all of them"
         text = (
-            f"{len(kept)} of the {len(judged)} measures that apply to {every} {names} {verb} "
-            f"on {where}, with {rule}: {_and(list(kept['label']))}."
+            f"No measure holds on {names}: of the {len(judged)} that apply to {where}, "
+            f"none keeps {rule}."
         )
+    else:
+        if len(kept) == len(judged) == 1:
+            count = "The one measure that applies"
+        elif len(kept) == len(judged) == 2:
+            count = "Both measures that apply"
+        elif len(kept) == len(judged):
+            count = f"All {len(kept)} measures that apply"
+        else:
+            count = f"{len(kept)} of the {len(judged)} measures that apply"
+        verb = "holds" if len(kept) == 1 else "hold"
+        text = f"{count} to {every} {names} {verb} on {where}, with {rule}: {_and(list(kept['label']))}."
     return " ".join([text, *_strength(judged, pairs)])
 
 

@@ -299,7 +299,7 @@ def agreement_data(folder: Path) -> list[dict] | None:
 
 def _pair_text(r: dict) -> str:
     interval = f" [{r['low']:.2f}, {r['high']:.2f}]" if r["low"] is not None else ""
-    return f"{e(r['first'])} and {e(r['second'])} ({r['tau']:.2f}{interval})"
+    return f"{e(r['first'])} and {e(r['second'])}, {r['tau']:.2f}{interval}"
 
 
 def _figure(path: Path, folder: Path, caption: str, width: int = 98) -> str:
