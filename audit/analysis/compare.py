@@ -457,7 +457,7 @@ def match_algorithms(
 
     Examples
     --------
-    >>> match_algorithms(["a-1", "b-1", "C-2"], ["a-1", "c-2", "d\u22121"], ["x", "y"])
+    >>> match_algorithms(["a-1", "b-1", "C-2"], ["a-1", "c-2", "d\u22121"], ["x", "y"])  # doctest: +NORMALIZE_WHITESPACE
       algorithm     status near differs
     0       a-1    in both
     1       b-1  only in x
