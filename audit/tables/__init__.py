@@ -6,3 +6,9 @@ error-rate tables (wide or long); :mod:`~audit.tables.scores` reads
 comparison-score tables.  Every refusal names the source, the line and the
 column.
 """
+
+from audit.tables.datasets import read_data
+from audit.tables.rates import rate_matrices, read_rates
+from audit.tables.scores import read_scores
+
+__all__ = ["rate_matrices", "read_data", "read_rates", "read_scores"]
