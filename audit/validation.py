@@ -519,16 +519,19 @@ class PairList(Constraint):
 
 @dataclass(frozen=True)
 class Grid(Constraint):
-    """Strictly increasing numbers, each within an interval (``(0, 1]`` for target FMRs,
-    ``[0, 1]`` for alphas): a 1-D array, a list, or one number."""
+    """Numbers, each within an interval (``(0, 1]`` for target FMRs, ``[0, 1]`` for
+    alphas): a 1-D array, a list, or one number; strictly increasing when
+    ``increasing`` (a grid), in any order otherwise (targets asked for)."""
 
     low: float = 0.0
     high: float = 1.0
     closed: str = "both"
+    increasing: bool = True
 
     @property
     def expected(self) -> str:
-        return f"increasing numbers in {_interval(self.low, self.high, self.closed)}"
+        what = "increasing numbers" if self.increasing else "numbers"
+        return f"{what} in {_interval(self.low, self.high, self.closed)}"
 
     def accepts(self, value) -> bool:
         if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
@@ -539,10 +542,12 @@ class Grid(Constraint):
             a = np.atleast_1d(np.asarray(value, dtype="float64"))
         except (TypeError, ValueError):
             return False
-        if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all() or (np.diff(a) <= 0).any():
+        if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all():
+            return False
+        if self.increasing and (np.diff(a) <= 0).any():
             return False
         inside = Real(self.low, self.high, self.closed)
-        return inside.accepts(float(a[0])) and inside.accepts(float(a[-1]))
+        return all(inside.accepts(float(v)) for v in (a.min(), a.max()))
 
     def convert(self, value):
         import numpy as np
@@ -550,7 +555,41 @@ class Grid(Constraint):
         return np.atleast_1d(np.asarray(value, dtype="float64"))
 
     def invalid(self) -> list:
-        return [[0.5, 0.2], [], [self.high + 1], "0.5"]
+        return ([[0.5, 0.2]] if self.increasing else []) + [[], [self.high + 1], "0.5"]
+
+
+#: Target FMRs of a sweep or of thresholds asked for: each in (0, 1], in any order.
+TARGETS = Grid(0.0, 1.0, "right", increasing=False)
+
+
+@dataclass(frozen=True)
+class Thresholds(Constraint):
+    """Decision thresholds in the scores' own units: a finite number, a 1-D sequence
+    of them, or a mapping of algorithm names to either."""
+
+    expected = "a finite number, a 1-D sequence of them, or a mapping of algorithms to them"
+
+    @staticmethod
+    def _numbers(value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
+            return False
+        import numpy as np
+
+        try:
+            a = np.atleast_1d(np.asarray(value, dtype="float64"))
+        except (TypeError, ValueError):
+            return False
+        return a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all())
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, Mapping):
+            return bool(value) and all(
+                isinstance(k, str) and self._numbers(v) for k, v in value.items()
+            )
+        return self._numbers(value)
+
+    def invalid(self) -> list:
+        return ["0.5", [], [float("nan")], {"a": "x"}]
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ DATA = {
     "points", "rates", "counts", "measure_result", "fmr_reps", "fnmr_reps", "claims",
     "verdicts", "downselected", "average", "fmr_pairs", "rng", "mask", "message", "score",
     "mated", "group_1", "group_2", "groups", "algorithms", "path", "spec", "function",
-    "values", "share",
+    "values", "share", "algorithm",
 }  # fmt: skip
 #: Public functions that are themselves checks, or that take no parameter to declare.
 EXEMPT = {
@@ -85,6 +85,19 @@ def test_every_parameter_of_a_public_function_is_declared(name):
     assert undeclared == [], f"{name} takes {undeclared} without a declared constraint"
 
 
+#: Values tried, in turn, for a required argument other than the one under test: the
+#: first its declaration accepts is given (any object for data, which is read only
+#: after every declared parameter is checked).
+LEGAL = (0.5, 1, True, [True], "garbe", ["garbe"], (0.0, 1.0), "x", ["x"], len)
+
+
+def legal_value(function, name: str):
+    constraint = declared(function).get(name)
+    if constraint is None:
+        return object()
+    return next(v for v in LEGAL if constraint.accepts(v))
+
+
 def wrong_values():
     for name, function in sorted(FUNCTIONS.items()):
         for parameter, constraint in declared(function).items():
@@ -99,15 +112,16 @@ def test_every_public_function_refuses_a_wrong_value(name, parameter, bad):
     if constraint.accepts(bad):
         pytest.skip(f"{bad!r} is legal for {parameter} here")
     signature = inspect.signature(inspect.unwrap(function))
-    required = [
-        object()  # any data: the declaration is checked before the function reads it
-        for p in signature.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        and p.default is p.empty
-        and p.name != parameter
-    ]
+    positional, keywords = [], {}
+    for p in signature.parameters.values():
+        if p.default is not p.empty or p.name == parameter:
+            continue
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional.append(legal_value(function, p.name))
+        elif p.kind == p.KEYWORD_ONLY:
+            keywords[p.name] = legal_value(function, p.name)
     with pytest.raises(ParameterError) as error:
-        function(*required, **{parameter: bad})
+        function(*positional, **keywords, **{parameter: bad})
     expected = validation.REFUSED.format(name=parameter, expected=constraint.expected, value=bad)
     assert str(error.value) == expected
 

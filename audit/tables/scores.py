@@ -70,7 +70,6 @@ MATED_ONLY = (
     "per-group FNMRs (an FNMR-only rates table) come at thresholds you give, with "
     "audit.scores.rates_at_thresholds(scores, thresholds)"
 )
-BAD_TARGET = "target FMR must lie in (0, 1], got {value!r}"
 UNKNOWN_ALGORITHM = "unknown algorithm {name!r}; the scores hold {names}"
 
 TRUE_WORDS = frozenset({"true", "1", "1.0", "t", "yes"})
