@@ -19,6 +19,10 @@ replicates feed one analysis:
   of a drawn subject coming along (a stratified cluster bootstrap), and the
   rates are recomputed by a caller-supplied function, threshold included.
   ``unit="comparison"`` resamples single comparisons instead, for contrast.
+  With ``replicate_as="statistics"`` the same resamples are not made as rows
+  but counted over the scores sorted once (:mod:`audit.scores.weighted`): the
+  same numbers, each replicate at about the cost of one build of the
+  statistics.
 
 Each gives arrays of replicate rates of shape ``(n_replicates, n_algorithms,
 n_groups)``; every registered rate measure is evaluated on all replicates at
