@@ -558,6 +558,27 @@ class Grid(Constraint):
         return ([[0.5, 0.2]] if self.increasing else []) + [[], [self.high + 1], "0.5"]
 
 
+@dataclass(frozen=True)
+class Numbers(Constraint):
+    """An array of numbers (NaN allowed: an undefined value), of at least one element."""
+
+    expected = "an array of numbers"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
+            return False
+        import numpy as np
+
+        try:
+            a = np.asarray(value, dtype="float64")
+        except (TypeError, ValueError):
+            return False
+        return a.ndim >= 1 and a.size > 0
+
+    def invalid(self) -> list:
+        return ["0.5", [], [["a"]]]
+
+
 #: Target FMRs of a sweep or of thresholds asked for: each in (0, 1], in any order.
 TARGETS = Grid(0.0, 1.0, "right", increasing=False)
 

@@ -116,9 +116,9 @@ def test_every_public_function_refuses_a_wrong_value(name, parameter, bad):
     for p in signature.parameters.values():
         if p.default is not p.empty or p.name == parameter:
             continue
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+        if p.kind == p.POSITIONAL_ONLY:
             positional.append(legal_value(function, p.name))
-        elif p.kind == p.KEYWORD_ONLY:
+        elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             keywords[p.name] = legal_value(function, p.name)
     with pytest.raises(ParameterError) as error:
         function(*positional, **keywords, **{parameter: bad})
