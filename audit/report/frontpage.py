@@ -15,6 +15,10 @@ Each section reads the tables of one kind, found by file name:
 * **Calibration**: ``calibration*.csv`` (:func:`audit.analysis.calibration.calibrated_cells`),
   the cells whose rate is fixed by how the thresholds were set; shown only when
   there is one;
+* **Group orderings**: ``group_extremes.csv`` and ``group_orderings.csv``
+  (:mod:`audit.analysis.orderings`): per rate, how often each group is the worst
+  and the best, and the most frequent orderings of the groups with how many
+  distinct ones there are (:func:`orderings_data` builds what the section shows);
 * **Pareto frontier**: ``pareto_all_<measure>.csv`` (``accuracy``, ``fairness``,
   ``on_frontier``, and ``accuracy_label``, ``calibration`` when written) with
   ``frontier_probability_<measure>.csv`` and, for an accuracy joined from
@@ -558,6 +562,113 @@ def calibration_section(folder: Path) -> str | None:
     )
 
 
+# ------------------------------------------------------------------ group orderings
+
+#: How many of the most frequent orderings the page shows, and how many of their algorithms.
+ORDERINGS_SHOWN = 5
+ORDERING_ALGORITHMS_NAMED = 6
+
+
+def orderings_data(folder: Path) -> dict | None:
+    """What the group-orderings section shows, from ``group_extremes.csv`` and
+    ``group_orderings.csv`` (:mod:`audit.analysis.orderings`); None when the report has
+    neither.
+
+    Returns ``{"rates": [...], "sources": [paths]}``, one entry per rate: ``rate``
+    (``"FMR"``), ``algorithms``, ``distinct`` (orderings), ``groups`` (records of
+    ``group``, ``worst``, ``worst_tied``, ``best``, ``best_tied``) and ``top`` (the
+    :data:`ORDERINGS_SHOWN` most frequent orderings: ``ordering``, ``count``, ``share``,
+    ``algorithms`` as a list).
+    """
+    tables = folder / "tables"
+    extremes_path, counts_path = tables / "group_extremes.csv", tables / "group_orderings.csv"
+    if not extremes_path.is_file() or not counts_path.is_file():
+        return None
+    extremes, counts = _read(extremes_path), _read(counts_path)
+    rates = []
+    for rate in dict.fromkeys(extremes["rate"].astype(str)):
+        groups = extremes[extremes["rate"].astype(str) == rate]
+        mine = counts[counts["rate"].astype(str) == rate].sort_values("rank")
+        top = [
+            {
+                "ordering": str(r.ordering),
+                "count": int(r.count),
+                "share": float(r.share),
+                "algorithms": [a for a in str(r.algorithms).split(", ") if a],
+            }
+            for r in mine.head(ORDERINGS_SHOWN).itertuples()
+        ]
+        rates.append(
+            {
+                "rate": rate.upper(),
+                "algorithms": int(groups["algorithms"].iloc[0]) if len(groups) else 0,
+                "distinct": len(mine),
+                "groups": groups[["group", "worst", "worst_tied", "best", "best_tied"]]
+                .astype({"group": str})
+                .to_dict("records"),
+                "top": top,
+            }
+        )
+    return {"rates": rates, "sources": [extremes_path, counts_path]}
+
+
+def orderings_section(folder: Path) -> str | None:
+    """Which group fares worst and best, and in which order (:func:`orderings_data`)."""
+    data = orderings_data(folder)
+    if data is None:
+        return None
+    blocks = []
+    for rate in data["rates"]:
+        n = rate["algorithms"]
+        worst = max(rate["groups"], key=lambda g: g["worst"])
+        best = max(rate["groups"], key=lambda g: g["best"])
+        blocks.append(
+            f"<h3>{e(rate['rate'])}</h3><p>"
+            f"<strong>{e(worst['group'])}</strong> has the highest {e(rate['rate'])} alone for "
+            f"{worst['worst']} of {n} algorithms, <strong>{e(best['group'])}</strong> the lowest "
+            f"alone for {best['best']}. {_count(rate['distinct'], 'distinct ordering')} of the "
+            f"groups among {_count(n, 'algorithm')}"
+            + (
+                f" (the {ORDERINGS_SHOWN} most frequent are shown"
+                + ("; nearly one per algorithm" if rate["distinct"] >= 0.9 * n else "")
+                + ")"
+                if rate["distinct"] > ORDERINGS_SHOWN
+                else ""
+            )
+            + ".</p>"
+        )
+        rows = "".join(
+            f'<tr><th>{e(g["group"])}</th><td class="num">{g["worst"]}</td>'
+            f'<td class="num">{g["worst_tied"]}</td><td class="num">{g["best"]}</td>'
+            f'<td class="num">{g["best_tied"]}</td></tr>'
+            for g in rate["groups"]
+        )
+        blocks.append(
+            '<div class="scroll"><table><thead><tr><th>Group</th><th class="num">Worst</th>'
+            '<th class="num">Worst, tied</th><th class="num">Best</th>'
+            f'<th class="num">Best, tied</th></tr></thead><tbody>{rows}</tbody></table></div>'
+        )
+        items = []
+        for top in rate["top"]:
+            named = top["algorithms"][:ORDERING_ALGORITHMS_NAMED]
+            more = len(top["algorithms"]) - len(named)
+            items.append(
+                f"<code>{e(top['ordering'])}</code>: {_count(top['count'], 'algorithm')} "
+                f'<span class="note">({e(", ".join(named))}'
+                + (f" and {more} more" if more else "")
+                + ")</span>"
+            )
+        blocks.append(f"<p>The most frequent orderings, worst first:</p>{_list(items)}")
+    return (
+        "".join(blocks)
+        + '<p class="note">For each algorithm the groups are sorted from the highest rate (the '
+        "worst-served) to the lowest; <code>=</code> joins groups whose rates are equal as read "
+        "(a rounded or floored transcription ties many). Worst and best count the algorithms "
+        "where the group is alone at that end; tied, where it shares it.</p>"
+        + _source(data["sources"], folder)
+    )
+
+
 def _column(values) -> list[str]:
     """Numbers of one column to 4 significant digits, all in scientific notation when the
     smallest non-zero one is below 1e-3 (so the column reads at a glance)."""
@@ -745,26 +856,33 @@ def front_page(
     title: str,
     header: dict | None = None,
     notebooks: Sequence[tuple[str, str]] = (),
+    sections: Sequence[tuple[str, str, str | None]] | None = None,
+    lead: str = "",
 ) -> str:
     """The HTML of ``folder/index.html``: findings from ``folder/tables``, then links, figures,
     tables and the run.
 
     ``header`` is the run header (default: ``folder/manifest.json`` if there is one);
     ``notebooks`` are ``(stem, title)`` pairs, linked as ``<stem>.html`` and ``<stem>.ipynb``.
+    ``sections`` (``(id, title, html)``, None for one left out) replace the findings of a
+    single-table report (the cross-dataset page: :mod:`audit.report.comparepage`), and
+    ``lead`` (HTML) stands under the title, before everything else.
     """
     folder = Path(folder)
     if header is None:
         manifest = folder / "manifest.json"
         header = json.loads(manifest.read_text()) if manifest.is_file() else {}
-    sections: list[tuple[str, str, str | None]] = [
-        ("verdicts", "FFMC verdicts", _guarded(verdicts_section, folder)),
-        ("calibration", "Calibration", _guarded(calibration_section, folder)),
-        ("frontier", "Pareto frontier", _guarded(frontier_section, folder)),
-        ("robustness", "How sure", _guarded(robustness_section, folder)),
-        ("measures", "Measures", _guarded(measures_section, folder)),
-        ("quality", "Data quality", _guarded(quality_section, folder)),
-        ("warnings", "Warnings", _guarded(warnings_section, folder)),
-    ]
+    if sections is None:
+        sections = [
+            ("verdicts", "FFMC verdicts", _guarded(verdicts_section, folder)),
+            ("calibration", "Calibration", _guarded(calibration_section, folder)),
+            ("orderings", "Group orderings", _guarded(orderings_section, folder)),
+            ("frontier", "Pareto frontier", _guarded(frontier_section, folder)),
+            ("robustness", "How sure", _guarded(robustness_section, folder)),
+            ("measures", "Measures", _guarded(measures_section, folder)),
+            ("quality", "Data quality", _guarded(quality_section, folder)),
+            ("warnings", "Warnings", _guarded(warnings_section, folder)),
+        ]
     findings = [(k, t, body) for k, t, body in sections if body is not None]
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
     tables = sorted((folder / "tables").glob("*.csv")) if (folder / "tables").is_dir() else []
@@ -816,6 +934,7 @@ def front_page(
 <style>{STYLE}</style></head><body>
 <h1>{e(title)}</h1>
 {_meta(header)}
+{lead}
 <nav>{nav}</nav>
 {body}
 </body></html>
@@ -827,6 +946,8 @@ __all__ = [
     "front_page",
     "frontier_section",
     "measures_section",
+    "orderings_data",
+    "orderings_section",
     "quality_section",
     "robustness_section",
     "verdicts_section",
