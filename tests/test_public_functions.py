@@ -129,7 +129,7 @@ def test_every_public_function_refuses_a_wrong_value(name, parameter, bad):
 # ------------------------------------------------------------------ the command line
 def option_cases():
     parser = build_parser()
-    for command in ("report", "ffmc", "pareto", "scores", "check"):
+    for command in ("report", "ffmc", "pareto", "scores", "check", "compare"):
         sub = parser._subparsers._group_actions[0].choices[command]
         dests = {a.dest for a in sub._actions}
         for option, parameter in sorted(_OPTION_PARAMETERS.items()):
@@ -149,7 +149,7 @@ def option_cases():
 def test_every_option_refuses_a_wrong_value(tmp_path, capsys, command, flag, parameter, text):
     constraint = validation.constraint_of(parameter)
     value = constraint.parse(text)
-    argv = [command, f"{flag}={text}"]
+    argv = [command, *(["annex15", "frvt11"] if command == "compare" else []), f"{flag}={text}"]
     if command != "check":
         argv += ["--reports-dir", str(tmp_path / "r")]
     assert main(argv) == 2
@@ -189,11 +189,13 @@ def test_every_notebook_parameter_is_declared():
 def test_every_notebook_parameter_is_refused_by_the_command_line(
     tmp_path, capsys, notebook, parameter, text
 ):
-    command = {"ffmc": "ffmc", "pareto": "pareto", "scores": "scores", "crossgroup": "report"}[
-        notebook
-    ]
+    command = {
+        "ffmc": "ffmc", "pareto": "pareto", "scores": "scores", "crossgroup": "report",
+        "compare": "compare",
+    }[notebook]  # fmt: skip
     constraint = validation.constraint_of(parameter)
-    argv = [command, "-p", parameter, text, "--reports-dir", str(tmp_path / "r")]
+    data = ["annex15", "frvt11"] if command == "compare" else []
+    argv = [command, *data, "-p", parameter, text, "--reports-dir", str(tmp_path / "r")]
     assert main(argv) == 2
     expected = validation.REFUSED.format(
         name=parameter, expected=constraint.expected, value=constraint.parse(text)
