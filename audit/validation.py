@@ -29,6 +29,7 @@ import json
 import math
 import numbers
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -287,17 +288,15 @@ class PathLike(Constraint):
     def accepts(self, value) -> bool:
         return isinstance(value, (str, os.PathLike)) and str(value) != ""
 
-    def convert(self, value):
-        return str(value)
-
     def invalid(self) -> list:
         return ["", 5]
 
 
 @dataclass(frozen=True)
 class Names(Constraint):
-    """A list of names, each one of ``of``'s choices when given; a single string means a
-    one-name list (``measures="garbe"`` is ``["garbe"]``, not five letters)."""
+    """A list of names, each one of ``of``'s choices when given.  A single string is the
+    names it lists, split at commas: ``measures="garbe"`` is ``["garbe"]`` (not five
+    letters), ``attributes="gender,race"`` is ``["gender", "race"]``."""
 
     of: Options | None = None
     empty: bool = False
@@ -310,9 +309,13 @@ class Names(Constraint):
             return what.replace("a list of names", f"a list of at least {self.at_least} names")
         return what if self.empty else what.replace("a list", "a non-empty list")
 
+    @staticmethod
+    def _split(text: str) -> list[str]:
+        return [part.strip() for part in text.split(",") if part.strip()]
+
     def accepts(self, value) -> bool:
         if isinstance(value, str):
-            value = [value]
+            value = self._split(value)
         if not isinstance(value, (list, tuple)) or (not value and not self.empty):
             return False
         if self.at_least > 1 and len(value) < self.at_least:
@@ -322,7 +325,7 @@ class Names(Constraint):
         return self.of is None or all(self.of.accepts(v) for v in value)
 
     def convert(self, value):
-        return [value] if isinstance(value, str) else list(value)
+        return self._split(value) if isinstance(value, str) else list(value)
 
     def parse(self, text: str):
         value = _json(text.strip())
@@ -440,6 +443,19 @@ class Mapping_(Constraint):
 
 
 @dataclass(frozen=True)
+class Mapping_Any(Constraint):
+    """A mapping (of names to counts, say)."""
+
+    expected = "a mapping"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, Mapping)
+
+    def invalid(self) -> list:
+        return [5]
+
+
+@dataclass(frozen=True)
 class Groupings(Constraint):
     """A non-empty list of groupings, each a non-empty list of attribute names."""
 
@@ -483,6 +499,184 @@ class Encoding(Constraint):
 
 
 @dataclass(frozen=True)
+class PairList(Constraint):
+    """Pairs of group labels, ``[("A", "B"), ...]`` (enrolment, probe)."""
+
+    expected = "a list of (enrolment, probe) pairs of labels"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)):
+            return False
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+        return len(items) > 0 and all(
+            isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(x, str) for x in p)
+            for p in items
+        )
+
+    def convert(self, value):
+        return [tuple(p) for p in value]
+
+    def invalid(self) -> list:
+        return [[("A",)], 5]
+
+
+@dataclass(frozen=True)
+class Grid(Constraint):
+    """Numbers, each within an interval (``(0, 1]`` for target FMRs, ``[0, 1]`` for
+    alphas): a 1-D array, a list, or one number; strictly increasing when
+    ``increasing`` (a grid), in any order otherwise (targets asked for)."""
+
+    low: float = 0.0
+    high: float = 1.0
+    closed: str = "both"
+    increasing: bool = True
+
+    @property
+    def expected(self) -> str:
+        what = "increasing numbers" if self.increasing else "numbers"
+        return f"{what} in {_interval(self.low, self.high, self.closed)}"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
+            return False
+        import numpy as np
+
+        try:
+            a = np.atleast_1d(np.asarray(value, dtype="float64"))
+        except (TypeError, ValueError):
+            return False
+        if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all():
+            return False
+        if self.increasing and (np.diff(a) <= 0).any():
+            return False
+        inside = Real(self.low, self.high, self.closed)
+        return all(inside.accepts(float(v)) for v in (a.min(), a.max()))
+
+    def convert(self, value):
+        import numpy as np
+
+        return np.atleast_1d(np.asarray(value, dtype="float64"))
+
+    def invalid(self) -> list:
+        return ([[0.5, 0.2]] if self.increasing else []) + [[], [self.high + 1], "0.5"]
+
+
+@dataclass(frozen=True)
+class Numbers(Constraint):
+    """An array of numbers (NaN allowed: an undefined value), of at least one element."""
+
+    expected = "an array of numbers"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
+            return False
+        import numpy as np
+
+        try:
+            a = np.asarray(value, dtype="float64")
+        except (TypeError, ValueError):
+            return False
+        return a.ndim >= 1 and a.size > 0
+
+    def invalid(self) -> list:
+        return ["0.5", [], [["a"]]]
+
+
+#: Target FMRs of a sweep or of thresholds asked for: each in (0, 1], in any order.
+TARGETS = Grid(0.0, 1.0, "right", increasing=False)
+
+
+@dataclass(frozen=True)
+class Thresholds(Constraint):
+    """Decision thresholds in the scores' own units: a finite number, a 1-D sequence
+    of them, or a mapping of algorithm names to either."""
+
+    expected = "a finite number, a 1-D sequence of them, or a mapping of algorithms to them"
+
+    @staticmethod
+    def _numbers(value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
+            return False
+        import numpy as np
+
+        try:
+            a = np.atleast_1d(np.asarray(value, dtype="float64"))
+        except (TypeError, ValueError):
+            return False
+        return a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all())
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, Mapping):
+            return bool(value) and all(
+                isinstance(k, str) and self._numbers(v) for k, v in value.items()
+            )
+        return self._numbers(value)
+
+    def invalid(self) -> list:
+        return ["0.5", [], [float("nan")], {"a": "x"}]
+
+
+@dataclass(frozen=True)
+class Booleans(Constraint):
+    """A non-empty sequence of True or False."""
+
+    expected = "a non-empty sequence of true or false"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes, Mapping)):
+            return False
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+        return len(items) > 0 and all(_is_bool(v) for v in items)
+
+    def invalid(self) -> list:
+        return [[], ["yes"], True]
+
+
+@dataclass(frozen=True)
+class Instance(Constraint):
+    """An object of a class, named by its module path (imported only when checked)."""
+
+    path: str
+    words: str
+
+    @property
+    def expected(self) -> str:
+        return self.words
+
+    def accepts(self, value) -> bool:
+        import importlib
+
+        module, _, name = self.path.rpartition(".")
+        return isinstance(value, getattr(importlib.import_module(module), name))
+
+    def invalid(self) -> list:
+        return [5]
+
+
+@dataclass(frozen=True)
+class Sha256(Constraint):
+    """A sha256 checksum: 64 hexadecimal digits."""
+
+    expected = "a sha256 checksum (64 hexadecimal digits)"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and re.fullmatch(r"[0-9a-fA-F]{64}", value) is not None
+
+    def invalid(self) -> list:
+        return ["abc", 5]
+
+
+SERIES = Instance("pandas.Series", "a pandas Series of values indexed by algorithm")
+FRAME = Instance("pandas.DataFrame", "a pandas DataFrame")
+
+
+@dataclass(frozen=True)
 class Parameter:
     """A parameter's constraint and the sentence of help shown for it."""
 
@@ -520,6 +714,105 @@ def _type_name(constraint: Constraint) -> str:
 
 
 MEASURE = Options(_measure_names)
+
+
+@dataclass(frozen=True)
+class MeasureRef(Constraint):
+    """A registered measure's name, or a measure object (a user's, unregistered)."""
+
+    @property
+    def expected(self) -> str:
+        return "a registered measure's name or a measure object (" + MEASURE.expected + ")"
+
+    def accepts(self, value) -> bool:
+        from audit.measures.contract import MeasureSpec
+
+        return isinstance(value, MeasureSpec) or MEASURE.accepts(value)
+
+    def invalid(self) -> list:
+        return ["no-such-measure", 5]
+
+
+@dataclass(frozen=True)
+class MeasureRefs(Constraint):
+    """None (every measure that applies), one measure, or a non-empty list of them; one
+    name given as a string means that one measure."""
+
+    @property
+    def expected(self) -> str:
+        return "none, a measure, or a non-empty list of measures (" + MEASURE.expected + ")"
+
+    def accepts(self, value) -> bool:
+        if value is None or MeasureRef().accepts(value):
+            return True
+        if isinstance(value, (str, bytes, Mapping)):
+            return False
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+        return len(items) > 0 and all(MeasureRef().accepts(v) for v in items)
+
+    def convert(self, value):
+        if value is None or MeasureRef().accepts(value):
+            return value if value is None else [value]
+        return list(value)
+
+    def invalid(self) -> list:
+        return [5, [], ["garbe", "no-such-measure"]]
+
+
+@dataclass(frozen=True)
+class Function(Constraint):
+    """A callable."""
+
+    expected = "a function"
+
+    def accepts(self, value) -> bool:
+        return callable(value)
+
+    def invalid(self) -> list:
+        return [5, "f"]
+
+
+@dataclass(frozen=True)
+class Bounds(Constraint):
+    """A measure's declared bounds: ``(low, high)``, each a number or None (unbounded)."""
+
+    expected = "(low, high), each a number or None, low below high"
+
+    def accepts(self, value) -> bool:
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            return False
+        low, high = value
+        if any(v is not None and not _is_number(v) for v in (low, high)):
+            return False
+        return low is None or high is None or low < high
+
+    def convert(self, value):
+        return tuple(value)
+
+    def invalid(self) -> list:
+        return [(1.0, 0.0), 5, ("a", 1)]
+
+
+@dataclass(frozen=True)
+class Flags(Constraint):
+    """A mapping of names to True or False (a measure's declared properties)."""
+
+    expected = "a mapping of property names to true or false"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, Mapping) and all(
+            isinstance(k, str) and _is_bool(v) for k, v in value.items()
+        )
+
+    def convert(self, value):
+        return dict(value)
+
+    def invalid(self) -> list:
+        return [{"bounded": "yes"}, ["bounded"]]
+
 
 #: Every public parameter audit takes, declared once.
 #: The named operating points of ``audit scores --operating-point NAME``: the pooled FMR
@@ -559,14 +852,16 @@ PARAMETERS: dict[str, Parameter] = {
         type="Optional[str]",
     ),
     "attributes": Parameter(
-        optional(Names()), "attribute names making up a group, e.g. gender,race"
+        optional(Names(empty=True)), "attribute names making up a group, e.g. gender,race"
     ),
     "separator": Parameter(Text(), "separator between FMR/FNMR and the group in wide column names"),
     "pair_separator": Parameter(
         optional(Text()), "separator of the pair in a wide cross-group table, e.g. '|'"
     ),
     "pairs": Parameter(
-        optional(Text()), "the pairs a cross-group table measures, e.g. 'A|A,B|B,A|B'"
+        optional(AnyOf((Text(), PairList()))),
+        "the pairs a cross-group table measures, e.g. 'A|A,B|B,A|B'",
+        type="Optional[str]",
     ),
     "merge_labels": Parameter(
         Boolean(),
@@ -621,6 +916,9 @@ PARAMETERS: dict[str, Parameter] = {
         "exceeds this",
     ),
     # the FFMC audit
+    "alpha_grid": Parameter(
+        optional(Grid(0.0, 1.0)), "increasing alphas in [0, 1]; None: 0 to 1 in steps of 0.01"
+    ),
     "alpha_step": Parameter(Real(0, 1, closed="right"), "step of the FFMC.1 alpha grid"),
     "seed": Parameter(Integer(0), "seed of the random draws"),
     "n_random": Parameter(Integer(1), "random draws per family in FFMC.2's search"),
@@ -643,7 +941,7 @@ PARAMETERS: dict[str, Parameter] = {
     ),
     # the frontier
     "weights": Parameter(
-        AnyOf((Options(("equal", "counts")), PathLike())),
+        AnyOf((Options(("equal", "counts")), PathLike(), FRAME, Mapping_Any())),
         "group weights of total FMR/FNMR: 'equal', 'counts' or a counts CSV",
         type="str",
     ),

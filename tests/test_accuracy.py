@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from audit.analysis import accuracy
 from audit.analysis.accuracy import WeightsError, group_weights, overall_rates
+from audit.exceptions import ParameterError
 from audit.tables.rates import read_rates
+from audit.validation import REFUSED
 
 EQUAL_2 = (
     "total_fnmr and total_fmr: equal group weights (each of the 2 groups counts 1/2); "
@@ -241,11 +243,21 @@ def test_mapping_errors(table):
     )
 
 
-@pytest.mark.parametrize("weights", ["mated", 3, None, ["F", "M"]])
-def test_unknown_weights_are_refused(table, weights):
-    with pytest.raises(WeightsError) as error:
+def test_unknown_weights_are_refused(table):
+    with pytest.raises(WeightsError) as error:  # a name that is no file and no choice
+        overall_rates(table, weights="mated")
+    assert str(error.value) == accuracy.BAD_WEIGHTS.format(weights="mated")
+
+
+@pytest.mark.parametrize("weights", [3, None, ["F", "M"]])
+def test_weights_of_the_wrong_kind_are_refused(table, weights):
+    with pytest.raises(ParameterError) as error:
         overall_rates(table, weights=weights)
-    assert str(error.value) == accuracy.BAD_WEIGHTS.format(weights=weights)
+    assert str(error.value) == REFUSED.format(
+        name="weights",
+        expected="one of 'equal', 'counts' or a path or a pandas DataFrame or a mapping",
+        value=weights,
+    )
 
 
 @settings(max_examples=60, deadline=None)

@@ -175,7 +175,7 @@ def test_raise_stays_the_default_for_a_series():
     assert frame.index.tolist() == ["a"]
     with pytest.raises(ParameterError) as error:
         pareto.frontier_frame(t, "garbe", accuracy="total_fmr", unmatched="drop")
-    assert str(error.value) == "parameter unmatched: expected 'raise' or 'exclude', got 'drop'"
+    assert str(error.value) == "parameter unmatched: expected one of 'raise', 'exclude', got 'drop'"
 
 
 # --- a calibrated cell left out of total FMR ------------------------------------------------
@@ -228,13 +228,16 @@ def test_overall_rates_leave_out_with_counts():
     assert out.attrs["fmr_weights"].endswith(
         "; total_fmr leaves out X (each other group's weight renormalised)"
     )
-    for bad in ({"fmr": ["F", "M", "X"]}, {"fmr": ["Y"]}, {"eer": ["F"]}, ["F"]):
+    for bad in ({"fmr": ["F", "M", "X"]}, {"fmr": ["Y"]}, {"eer": ["F"]}):
         with pytest.raises(ParameterError) as error:
             overall_rates(t, leave_out=bad)
         assert str(error.value) == (
             "parameter leave_out: expected {rate: [group, ...]} with rate 'fmr' or 'fnmr' and "
             f"groups of the table (['F', 'M', 'X']), keeping at least one group, got {bad!r}"
         )
+    with pytest.raises(ParameterError) as error:  # not a mapping: the declaration refuses it
+        overall_rates(t, leave_out=["F"])
+    assert str(error.value) == "parameter leave_out: expected a mapping or none, got ['F']"
 
 
 # --- the command line -----------------------------------------------------------------------

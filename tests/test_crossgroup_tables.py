@@ -14,6 +14,7 @@ from conftest import cross_wide as wide_frame
 from audit.tables import crossgroup, layouts, rates
 from audit.tables.crossgroup import CrossGroupRates, cross_group
 from audit.tables.rates import RatesError, read_rates
+from audit.validation import REFUSED
 
 
 def write(tmp_path, frame, name="cross.csv"):
@@ -208,6 +209,12 @@ def test_declared_pairs_are_enforced(tmp_path):
     )
 
 
+PAIRS_REFUSED = (
+    "parameter pairs: expected a non-empty string or a list of (enrolment, probe) pairs of "
+    "labels or none, got {value!r}"
+)
+
+
 @pytest.mark.parametrize(
     ("pairs", "separator", "message"),
     [
@@ -219,9 +226,10 @@ def test_declared_pairs_are_enforced(tmp_path):
             crossgroup.BAD_DECLARED_TEXT.format(text="A|B|C", item="A|B|C", separator="|"),
         ),
         ([("A", "B"), ("A", "B")], None, crossgroup.DECLARED_TWICE.format(enrol="A", probe="B")),
-        (["AB"], None, crossgroup.BAD_DECLARED.format(value="AB")),
         ([("A", "")], None, crossgroup.BAD_DECLARED.format(value=("A", ""))),
-        ([], None, crossgroup.BAD_DECLARED.format(value=[])),
+        # not pairs at all: refused by the declaration of pairs
+        (["AB"], None, PAIRS_REFUSED.format(value=["AB"])),
+        ([], None, PAIRS_REFUSED.format(value=[])),
     ],
 )
 def test_malformed_declared_pairs(pairs, separator, message):
@@ -284,7 +292,9 @@ def test_the_two_sides_and_one_group_column_do_not_mix():
     assert str(error.value) == crossgroup.PAIRS_NOT_CROSS.format(source="<DataFrame>")
     with pytest.raises(ValueError) as error:
         read_rates(plain, pair_separator="")
-    assert str(error.value) == crossgroup.BAD_PAIR_SEPARATOR.format(separator="")
+    assert str(error.value) == REFUSED.format(
+        name="pair_separator", expected="a non-empty string or none", value=""
+    )
 
 
 def test_rates_are_checked_cell_by_cell(tmp_path):

@@ -26,6 +26,7 @@ from audit.tables import scores as SR
 from audit.tables.labels import label_key
 from audit.tables.rates import RatesError, read_rates
 from audit.tables.scores import ScoresError, read_scores
+from audit.validation import REFUSED
 
 # these tables are about parsing, not plausibility: their rates of 0.1-0.5 are deliberate
 pytestmark = pytest.mark.filterwarnings("ignore::audit.tables.layouts.ImplausibleRatesWarning")
@@ -118,7 +119,9 @@ def test_size_limit_and_its_option(tmp_path):
     assert len(read_rates(path, max_bytes=len(text))) == 4
     with pytest.raises(ValueError) as caught:
         read_rates(path, max_bytes=0)
-    assert str(caught.value) == tables.BAD_MAX_BYTES.format(value=0)
+    assert str(caught.value) == REFUSED.format(
+        name="max_bytes", expected="a whole number of at least 1", value=0
+    )
 
 
 def test_parquet_that_is_not_parquet(tmp_path):
@@ -269,7 +272,9 @@ def test_rate_impossible_given_its_count(tmp_path):
     )
     with pytest.raises(ValueError) as caught:
         read_rates(path, count_tolerance=float("nan"))
-    assert str(caught.value).startswith("count_tolerance must be")
+    assert str(caught.value) == REFUSED.format(
+        name="count_tolerance", expected="a number of at least 0 or inf or none", value=float("nan")
+    )
 
 
 def test_attribute_column_contradicting_the_group(tmp_path):

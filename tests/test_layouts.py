@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from audit import validation
 from audit.analysis import ffmc, pareto
 from audit.analysis.quality import data_quality
 from audit.cli import main
@@ -327,13 +328,15 @@ def test_suffix_refusals(tmp_path):
     )
     with pytest.raises(layouts.ParameterError) as error:
         read_rates(path, rate_position="after")
-    assert str(error.value) == (
-        "parameter rate_position: expected 'prefix' (FMR.<group>) or 'suffix' (<group>_FMR), "
-        "got 'after'"
+    assert (
+        str(error.value)
+        == "parameter rate_position: expected one of 'prefix', 'suffix', got 'after'"
     )
     with pytest.raises(layouts.ParameterError) as error:
         read_rates(path, ignore=3)
-    assert str(error.value) == "parameter ignore: expected a list of column names, got 3"
+    assert str(error.value) == validation.REFUSED.format(
+        name="ignore", expected=validation.constraint_of("ignore").expected, value=3
+    )
 
 
 def test_an_unknown_extra_column_names_the_ignore_option(tmp_path):

@@ -15,6 +15,7 @@ from audit.analysis import pareto
 from audit.analysis.pareto import downselect, efficient, frontier_frame, summary
 from audit.measures.registry import get_measure, measure_names
 from audit.tables.rates import read_rates
+from audit.validation import REFUSED
 
 LOW = [False, False]  # both criteria lower-is-better
 
@@ -137,7 +138,9 @@ def test_infinities_are_ordered():
         (dict(points=[0.1, 0.2], higher_is_better=LOW), pareto.BAD_POINTS_SHAPE.format(shape=(2,))),
         (
             dict(points=np.empty((3, 0)), higher_is_better=[]),
-            pareto.BAD_POINTS_SHAPE.format(shape=(3, 0)),
+            REFUSED.format(
+                name="higher_is_better", expected="a non-empty sequence of true or false", value=[]
+            ),
         ),
         (
             dict(points=[[0.1, 0.2]], higher_is_better=[False]),
@@ -145,11 +148,15 @@ def test_infinities_are_ordered():
         ),
         (
             dict(points=[[0.1, 0.2]], higher_is_better=[0, 1]),
-            pareto.BAD_DIRECTIONS.format(k=2, directions=[0, 1]),
+            REFUSED.format(
+                name="higher_is_better",
+                expected="a non-empty sequence of true or false",
+                value=[0, 1],
+            ),
         ),
         (
             dict(points=[[0.1, 0.2]], higher_is_better=LOW, rtol=-1),
-            pareto.BAD_TOLERANCE.format(rtol=-1.0, atol=0.0),
+            REFUSED.format(name="rtol", expected="a number of at least 0", value=-1),
         ),
     ],
 )
@@ -296,7 +303,12 @@ def test_user_supplied_accuracy():
 def test_accuracy_errors(small):
     with pytest.raises(ValueError) as error:
         frontier_frame(small, accuracy="tar")
-    assert str(error.value) == pareto.UNKNOWN_ACCURACY.format(accuracy="tar")
+    assert str(error.value) == REFUSED.format(
+        name="accuracy",
+        expected="one of 'total_fnmr', 'total_fmr' or a pandas Series of values indexed by "
+        "algorithm",
+        value="tar",
+    )
     partial = pd.Series({"alg0": 0.1, "zzz": 0.2})
     with pytest.raises(ValueError) as error:
         frontier_frame(small, accuracy=partial)
@@ -309,7 +321,9 @@ def test_accuracy_errors(small):
     assert str(error.value) == pareto.UNDEFINED_ACCURACY.format(name="x", algorithms=["alg2"])
     with pytest.raises(ValueError) as error:
         frontier_frame(small, undefined="drop")
-    assert str(error.value) == pareto.BAD_UNDEFINED.format(value="drop")
+    assert str(error.value) == REFUSED.format(
+        name="undefined", expected="one of 'raise', 'exclude', 'keep'", value="drop"
+    )
 
 
 def test_undefined_measure_is_refused_then_excluded_on_request():
@@ -454,7 +468,9 @@ def test_weight_sensitivity_small():
     ).all()
     with pytest.raises(ValueError) as error:
         pareto.weight_sensitivity(t, accuracy="tar")
-    assert str(error.value) == pareto.UNKNOWN_ACCURACY.format(accuracy="tar")
+    assert str(error.value) == REFUSED.format(
+        name="accuracy", expected="one of 'total_fnmr', 'total_fmr'", value="tar"
+    )
 
 
 def test_weight_sensitivity_annex15(annex15):

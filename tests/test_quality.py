@@ -7,6 +7,7 @@ import pytest
 
 from audit.analysis import quality
 from audit.tables.rates import read_rates
+from audit.validation import REFUSED
 
 
 @pytest.fixture(scope="module")
@@ -79,4 +80,6 @@ def test_floor_sensitivity_on_annex15(annex15):
 def test_bad_factor(annex15):
     with pytest.raises(ValueError) as error:
         quality.floor_sensitivity(annex15, factor=0.5)
-    assert str(error.value) == quality.BAD_FACTOR.format(factor=0.5)
+    assert str(error.value) == REFUSED.format(
+        name="factor", expected="a number in (1, inf)", value=0.5
+    )

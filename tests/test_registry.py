@@ -10,7 +10,6 @@ from audit.measures import contract
 from audit.measures.contract import BAD_SHARE, UNKNOWN_PROPERTY, ScoreMeasure
 from audit.measures.registry import (
     ALREADY_REGISTERED,
-    BAD_INPUTS,
     BAD_MODULE,
     UNKNOWN_MEASURE,
     Measure,
@@ -87,7 +86,9 @@ def test_bad_metadata_is_refused(changes, message):
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError) as error:
         register_measure(name="x", higher_is_fairer=True, bounds=(0, 1), ideal=1, inputs="images")
-    assert str(error.value) == BAD_INPUTS.format(inputs="images")
+    assert str(error.value) == (
+        "parameter inputs: expected one of 'rates', 'table', 'scores', 'pairs', got 'images'"
+    )
 
 
 def test_register_and_unregister():

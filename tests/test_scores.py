@@ -25,6 +25,7 @@ from audit.scores import (
 from audit.scores import runs as runs_module
 from audit.scores import stats as stats_module
 from audit.tables import scores as SR
+from audit.validation import REFUSED
 
 
 def literal_rates(frame, threshold, higher_is_match=True):
@@ -396,7 +397,9 @@ def test_target_below_resolution_gives_zero_fmr():
 def test_bad_target():
     with pytest.raises(ValueError) as caught:
         thresholds_at_fmr(read_scores(base()), [0.0])
-    assert str(caught.value) == SR.BAD_TARGET.format(value=0.0)
+    assert str(caught.value) == REFUSED.format(
+        name="targets", expected="numbers in (0, 1]", value=[0.0]
+    )
 
 
 def test_group_without_mated_is_refused():

@@ -124,8 +124,11 @@ def test_wilson_average_coverage_is_close_to_level():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"k": 1, "n": 10, "level": 1.0}, UC.BAD_LEVEL.format(level=1.0)),
-        ({"k": 1, "n": 10, "method": "wald"}, UC.BAD_METHOD.format(method="wald")),
+        ({"k": 1, "n": 10, "level": 1.0}, "parameter level: expected a number in (0, 1), got 1.0"),
+        (
+            {"k": 1, "n": 10, "method": "wald"},
+            "parameter method: expected one of 'wilson', 'clopper-pearson', got 'wald'",
+        ),
         ({"k": 11, "n": 10}, UC.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
         ({"k": 0, "n": 0}, UC.BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0")),
         ({"k": 1.5, "n": 10}, UC.BAD_COUNTS.format(problem="got a fractional count")),
@@ -142,11 +145,13 @@ def test_binomial_interval_errors(kwargs, message):
 def test_method_messages_name_their_own_choices(annex15):
     with pytest.raises(ValueError) as error:
         U.binomial_interval(1, 10, method="foo")
-    assert str(error.value) == "method must be 'wilson' or 'clopper-pearson', got 'foo'"
+    assert str(error.value) == (
+        "parameter method: expected one of 'wilson', 'clopper-pearson', got 'foo'"
+    )
     with pytest.raises(ValueError) as error:
         U.analyse(annex15, ["fdr"], method="foo")
     assert str(error.value) == (
-        "method must be 'auto', 'counts', 'transcription' or 'none', got 'foo'"
+        "parameter method: expected one of 'auto', 'counts', 'transcription', 'none', got 'foo'"
     )
 
 
@@ -270,7 +275,9 @@ def test_replicates_must_be_positive():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10)
     with pytest.raises(ValueError) as error:
         U.parametric_replicates(table, n_replicates=0)
-    assert str(error.value) == UC.BAD_REPLICATES.format(value=0)
+    assert (
+        str(error.value) == "parameter n_replicates: expected a whole number of at least 1, got 0"
+    )
 
 
 def test_parametric_replicates_need_comparisons():
@@ -782,7 +789,9 @@ def test_score_bootstrap_errors():
     )
     with pytest.raises(ValueError) as error:
         U.resample_scores(scores, np.random.default_rng(0), unit="trial")
-    assert str(error.value) == UC.BAD_UNIT.format(unit="trial")
+    assert str(error.value) == (
+        "parameter unit: expected one of 'subject', 'comparison', got 'trial'"
+    )
 
 
 # ------------------------------------------------------------------------ figures

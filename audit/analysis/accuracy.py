@@ -57,6 +57,7 @@ from audit.exceptions import ParameterError, WeightsError
 from audit.tables import common as tables
 from audit.tables.common import blank as _blank
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
+from audit.validation import Mapping_Any, optional, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_WEIGHTS = (
@@ -385,6 +386,7 @@ def _resolve(
     return algorithms, groups, fmr, fnmr, arrays, descriptions
 
 
+@validate_params("weights")
 def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     """The normalised group weights behind :func:`overall_rates`, one row per (algorithm, group).
 
@@ -489,6 +491,7 @@ def _left_out(leave_out, groups: pd.Index) -> dict[str, np.ndarray]:
     return masks
 
 
+@validate_params("weights", leave_out=optional(Mapping_Any()))
 def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd.DataFrame:
     r"""Total FMR and total FNMR of each algorithm: weighted averages of its group rates.
 

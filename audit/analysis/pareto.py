@@ -55,6 +55,18 @@ from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
+from audit.validation import (
+    SERIES,
+    AnyOf,
+    Boolean,
+    Booleans,
+    Integer,
+    MeasureRef,
+    Options,
+    Real,
+    optional,
+    validate_params,
+)
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_POINTS_SHAPE = "points must have shape (..., n, k) with k >= 1 criteria, got shape {shape}"
@@ -72,7 +84,6 @@ TOO_MANY_PAIRS = (
 )
 #: Largest number of pairwise comparisons the frontier of 3 or more criteria makes.
 MAX_PAIRS = 20_000_000
-BAD_TOLERANCE = "rtol and atol must be finite and non-negative, got rtol={rtol!r}, atol={atol!r}"
 UNDEFINED_FAIRNESS = (
     "{measure} (alpha={alpha}) is undefined for {count} of {total} algorithm(s): {algorithms}. "
     "An undefined value must not enter the frontier: pass undefined='exclude' (command "
@@ -88,9 +99,6 @@ ACCURACY_ALGORITHMS = (
     "the accuracy Series does not match the rates table: missing algorithm(s) {missing}, "
     "unknown algorithm(s) {extra}"
 )
-BAD_UNDEFINED = "undefined must be 'raise', 'exclude' or 'keep', got {value!r}"
-BAD_UNMATCHED = "parameter unmatched: expected 'raise' or 'exclude', got {value!r}"
-BAD_CALIBRATION = "parameter calibration: expected 'exclude' or 'keep', got {value!r}"
 UNMATCHED_ACCURACY = (
     "accuracy {name!r}{source} joined by algorithm name: {joined} of the {total} "
     "algorithms of the rates table have it; left out of the frontier: {missing} not in "
@@ -118,6 +126,7 @@ ACCURACY_LABELS = {"total_fnmr": "Total FNMR", "total_fmr": "Total FMR"}
 TIE_RTOL = 1e-9
 
 
+@validate_params(higher_is_better=Booleans(), weak=Boolean(), rtol=Real(0), atol=Real(0))
 def efficient(
     points,
     *,
@@ -188,8 +197,6 @@ def efficient(
     if nan.any():
         raise InputError(NAN_POINTS.format(count=int(nan.sum())))
     rtol, atol = float(rtol), float(atol)
-    if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
-        raise ParameterError(BAD_TOLERANCE.format(rtol=rtol, atol=atol))
     p = np.where(directions, -p, p)  # now lower is better on every criterion
     if k <= 2 and rtol < 1 and not ((rtol or atol) and np.isinf(p).any()):
         return _efficient_sweep(p, weak=weak, rtol=rtol, atol=atol)
@@ -362,6 +369,17 @@ def fairness_label(spec: Measure, alpha: float, rule: str = "") -> str:
     return f"{spec.label} (alpha={alpha:g})"
 
 
+@validate_params(
+    "alpha",
+    "weights",
+    "undefined",
+    measure=MeasureRef(),
+    accuracy=AnyOf((Options(("total_fnmr", "total_fmr")), SERIES)),
+    accuracy_higher_is_better=Boolean(),
+    tie_rtol=Real(0, finite=True),
+    unmatched=Options(("raise", "exclude")),
+    calibration=Options(("exclude", "keep")),
+)
 def frontier_frame(
     table: pd.DataFrame,
     measure: str | Measure = "garbe",
@@ -456,12 +474,6 @@ def frontier_frame(
     b              0.03         True
     c              0.04        False
     """
-    if undefined not in ("raise", "exclude", "keep"):
-        raise ParameterError(BAD_UNDEFINED.format(value=undefined))
-    if unmatched not in ("raise", "exclude"):
-        raise ParameterError(BAD_UNMATCHED.format(value=unmatched))
-    if calibration not in ("exclude", "keep"):
-        raise ParameterError(BAD_CALIBRATION.format(value=calibration))
     spec = get_measure(measure) if isinstance(measure, str) else measure
     if isinstance(spec, TableMeasure):  # with its default options (bind it for others)
         spec = spec.bind(table)
@@ -572,6 +584,18 @@ def _calibrated(table: pd.DataFrame, accuracy, calibration: str) -> tuple[dict, 
     return {rate: [str(c) for c in cells["cell"]]}, said
 
 
+@validate_params(
+    "alpha",
+    "weights",
+    "undefined",
+    measure=MeasureRef(),
+    accuracy=AnyOf((Options(("total_fnmr", "total_fmr")), SERIES)),
+    accuracy_higher_is_better=Boolean(),
+    tie_rtol=Real(0, finite=True),
+    unmatched=Options(("raise", "exclude")),
+    calibration=Options(("exclude", "keep")),
+    max_accuracy=optional(Real(0, closed="neither")),
+)
 def downselect(
     table: pd.DataFrame,
     measure: str | Measure = "garbe",
@@ -705,6 +729,16 @@ def downselect(
     return members
 
 
+@validate_params(
+    "alpha",
+    "seed",
+    "undefined",
+    measure=MeasureRef(),
+    accuracy=Options(("total_fnmr", "total_fmr")),
+    n_draws=Integer(1),
+    concentration=Real(0, closed="neither"),
+    tie_rtol=Real(0),
+)
 def weight_sensitivity(
     table: pd.DataFrame,
     measure: str | Measure = "garbe",
@@ -748,8 +782,6 @@ def weight_sensitivity(
     >>> weight_sensitivity(t, n_draws=200)["share_on_frontier"].to_dict()
     {'a': 1.0, 'b': 1.0, 'c': 0.0}
     """
-    if accuracy not in ACCURACY_LABELS:
-        raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
     frame = frontier_frame(table, measure, alpha=alpha, undefined=undefined, tie_rtol=tie_rtol)
     algorithms, _, fmr, fnmr = rate_matrices(table)
     kept = algorithms.isin(frame.index)

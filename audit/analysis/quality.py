@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError
 from audit.measures.onesided import NOT_APPLICABLE, applicability, one_term_inputs
 from audit.measures.registry import Measure, get_measure, measure_names
 from audit.tables.layouts import RATES, available_rates
 from audit.tables.rates import rate_matrices
+from audit.validation import MeasureRefs, Real, validate_params
 
 #: A minimum value is reported as a floor when at least this fraction of cells sit on it.
 FLOOR_FRACTION = 0.05
@@ -29,8 +29,6 @@ GRID_TOLERANCE = 1e-6
 MAX_DECIMALS = 8
 #: Checks of :func:`data_quality` that flag the table when they find something (a value).
 FLAGGED_CHECKS = ("decade_grid", "decimals", "floor")
-
-BAD_FACTOR = "factor must be a number greater than 1, got {factor!r}"
 
 
 def _grid_step(values: np.ndarray) -> tuple[float, float]:
@@ -76,6 +74,7 @@ def _decimals(values: np.ndarray) -> tuple[float, int]:
     return float(mode), int((needed > mode).sum())
 
 
+@validate_params("alpha", measures=MeasureRefs(), factor=Real(1, closed="neither"), rtol=Real(0))
 def floor_sensitivity(
     table: pd.DataFrame,
     measures=None,
@@ -108,8 +107,6 @@ def floor_sensitivity(
     >>> floor_sensitivity(t, ["fdr", "ir"])[["measure", "affected"]].to_string(index=False)
     'measure  affected\\n    fdr     False\\n     ir      True'
     """
-    if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not factor > 1:
-        raise ParameterError(BAD_FACTOR.format(factor=factor))
     _, _, fmr, fnmr = rate_matrices(table)
     if measures is None:
         chosen = [get_measure(n) for n in measure_names(inputs="rates")]
@@ -196,6 +193,7 @@ def floor_of(values) -> float:
     return _floor(np.asarray(values, dtype="float64").ravel())[0]
 
 
+@validate_params(measures=MeasureRefs(), factor=Real(1, closed="neither"))
 def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) -> pd.DataFrame:
     """Facts about a rates table that bear on the measures computed from it.
 

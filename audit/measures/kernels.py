@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit.exceptions import InputError, UndefinedMeasureError, UndefinedMeasureWarning
-from audit.validation import check, validate_params
+from audit.validation import Boolean, check, validate_params
 
 TOO_FEW_GROUPS = "a fairness measure needs at least 2 groups, got {n}"
 SHAPE_MISMATCH = "fmr and fnmr must have the same shape, got {fmr} and {fnmr}"
@@ -148,7 +148,7 @@ def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
         warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
 
 
-@validate_params("zero_division")
+@validate_params("zero_division", corrected=Boolean())
 def gini(
     x, *, zero_division="warn", corrected: bool = True, _rate: str = "rate"
 ) -> tuple[np.ndarray, np.ndarray]:

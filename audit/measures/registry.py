@@ -55,6 +55,21 @@ from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
+from audit.validation import (
+    AnyOf,
+    Boolean,
+    Bounds,
+    Flags,
+    Function,
+    MeasureRef,
+    MeasureRefs,
+    Names,
+    Options,
+    Real,
+    Text,
+    optional,
+    validate_params,
+)
 
 NEEDS_SCORES = (
     "measure {name!r} needs comparison scores, not a rates table: evaluate it with "
@@ -167,6 +182,26 @@ def unregister(name: str) -> MeasureSpec:
     return measure
 
 
+@validate_params(
+    name=Text(),
+    higher_is_fairer=Boolean(),
+    bounds=Bounds(),
+    ideal=Real(finite=False),
+    label=optional(Text()),
+    fmr_term=Text(),
+    fnmr_term=Text(),
+    share=AnyOf((Options(("linear", "log", "fmr", "fnmr")), Function())),
+    citation=Text(empty=True),
+    undefined=Text(),
+    inputs=Options(tuple(_KINDS)),
+    properties=optional(Flags()),
+    needs=optional(Names()),
+    vectorised_alpha=Boolean(),
+    iso_term=Text(empty=True),
+    counts=Names(empty=True),
+    resolve=optional(Function()),
+    replace=Boolean(),
+)
 def register_measure(
     *,
     name: str,
@@ -232,6 +267,7 @@ def register_measure(
     return decorate
 
 
+@validate_params(name=Text())
 def get_measure(name: str) -> MeasureSpec:
     """The registered measure called ``name``; the error lists the valid names."""
     try:
@@ -240,14 +276,13 @@ def get_measure(name: str) -> MeasureSpec:
         raise UnknownNameError(UNKNOWN_MEASURE.format(name=name, names=sorted(_REGISTRY))) from None
 
 
+@validate_params(inputs=optional(Options(tuple(_KINDS))))
 def measure_names(*, inputs: str | None = None) -> list[str]:
     """Names of the registered measures, in registration order.
 
     ``inputs="rates"`` (or ``"table"``, ``"scores"``, ``"pairs"``) keeps only the measures of
     that kind.
     """
-    if inputs is not None and inputs not in _KINDS:
-        raise ParameterError(BAD_INPUTS.format(inputs=inputs))
     kind = _KINDS.get(inputs, MeasureSpec)
     return [name for name, m in _REGISTRY.items() if isinstance(m, kind)]
 
@@ -427,6 +462,7 @@ def applicable_measures(
     return out.astype("string")
 
 
+@validate_params("alpha", "zero_division", measure=MeasureRef())
 def evaluate(
     table: pd.DataFrame,
     measure: str | MeasureSpec,
@@ -491,6 +527,7 @@ def _first_alpha(result: MeasureResult) -> MeasureResult:
     return MeasureResult(*(getattr(result, f)[0] for f in MeasureResult.__dataclass_fields__))
 
 
+@validate_params("alpha", "zero_division", measures=MeasureRefs())
 def evaluate_many(
     table: pd.DataFrame,
     measures: Iterable[str | MeasureSpec] | None = None,
@@ -626,6 +663,7 @@ def measure_table(measures: Iterable[str | MeasureSpec] | None = None) -> pd.Dat
     return out.astype({c: "string" for c in strings})
 
 
+@validate_params(measures=MeasureRefs())
 def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
     """Evaluate score measures on a score table, per algorithm.
 

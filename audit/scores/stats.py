@@ -11,6 +11,7 @@ import pandas as pd
 from audit.exceptions import UnknownNameError
 from audit.scores.runs import Run, cut_points, equal_error, kth_of_two
 from audit.tables.scores import UNKNOWN_ALGORITHM
+from audit.validation import Names, validate_params
 
 
 class SufficientStatistics:
@@ -177,6 +178,7 @@ def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:
 _BLOCK = 1 << 16
 
 
+@validate_params("higher_is_match", attributes=Names(empty=True))
 def score_stats_from_arrays(
     score,
     mated,

@@ -26,18 +26,24 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError
 from audit.scores.runs import merged_quantiles
 from audit.scores.stats import SufficientStatistics, score_stats
 from audit.tables.scores import (
-    BAD_TARGET,
     DEFAULT_TARGETS,
     MATED_ONLY,
     NO_COMPARISONS,
     NO_NONMATED,
     ScoresError,
 )
-from audit.validation import OPERATING_POINTS
+from audit.validation import (
+    OPERATING_POINTS,
+    TARGETS,
+    Integer,
+    Text,
+    Thresholds,
+    optional,
+    validate_params,
+)
 
 #: The count behind each rate: FMR over non-mated comparisons, FNMR over mated ones.
 COUNTS = {"fmr": "n_nonmated", "fnmr": "n_mated"}
@@ -89,6 +95,7 @@ def _operating_points(
     return internal, false_matches.sum(axis=0) + cross, n
 
 
+@validate_params(targets=TARGETS, algorithm=optional(Text()))
 def thresholds_at_fmr(
     stats: SufficientStatistics | pd.DataFrame, targets, algorithm=None
 ) -> pd.DataFrame:
@@ -102,7 +109,6 @@ def thresholds_at_fmr(
     of :mod:`audit.scores.thresholds`).
     """
     stats = score_stats(stats)
-    targets = _targets(targets)
     indices = (
         range(len(stats.algorithms)) if algorithm is None else [stats.algorithm_index(algorithm)]
     )
@@ -127,14 +133,6 @@ def thresholds_at_fmr(
         for name, values in columns.items()
     }
     return pd.DataFrame(out)
-
-
-def _targets(targets) -> np.ndarray:
-    targets = np.atleast_1d(np.asarray(targets, dtype="float64"))
-    bad = ~((targets > 0) & (targets <= 1))
-    if bad.any():
-        raise ParameterError(BAD_TARGET.format(value=float(targets[bad][0])))
-    return targets
 
 
 def _rates_frame(
@@ -198,6 +196,7 @@ def _tidy(
     return pd.DataFrame(table)
 
 
+@validate_params(thresholds=Thresholds())
 def rates_at_thresholds(scores: pd.DataFrame | SufficientStatistics, thresholds) -> pd.DataFrame:
     """Per-group FMR and FNMR at given thresholds (caller's units), one row per
     (algorithm, threshold, group), with a ``threshold`` column.
@@ -216,6 +215,7 @@ def rates_at_thresholds(scores: pd.DataFrame | SufficientStatistics, thresholds)
     return _tidy(stats, blocks, held)
 
 
+@validate_params(targets=optional(TARGETS))
 def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataFrame:
     """Per-group rates at a grid of target FMRs.
 
@@ -237,8 +237,7 @@ def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataF
         threshold, never above the target).
     """
     stats = score_stats(scores)
-    targets = DEFAULT_TARGETS if targets is None else targets
-    targets = _targets(targets)
+    targets = DEFAULT_TARGETS if targets is None else targets  # checked: TARGETS
     points = [_operating_points(stats, a, targets) for a in range(len(stats.algorithms))]
     held = stats.rates_held()
     blocks = []
@@ -257,6 +256,7 @@ def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataF
     return _tidy(stats, blocks, held)
 
 
+@validate_params("target_fmr")
 def rates_at_fmr(
     scores: pd.DataFrame | SufficientStatistics, target_fmr: float = 1e-3
 ) -> pd.DataFrame:
@@ -304,6 +304,7 @@ def at_target(swept: pd.DataFrame, target_fmr: float) -> pd.DataFrame:
     return table
 
 
+@validate_params(n_points=Integer(2))
 def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
     """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
 

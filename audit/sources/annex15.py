@@ -19,6 +19,7 @@ from audit import config
 from audit.exceptions import DataError
 from audit.sources import datasets
 from audit.sources.download import sha256sum
+from audit.validation import PathLike, Sha256, Text, optional, validate_params
 
 CHECKSUM_MISMATCH = datasets.CHECKSUM_MISMATCH
 NOT_FOUND_IN_DATA_DIR = datasets.NOT_FOUND_IN_DATA_DIR
@@ -31,6 +32,7 @@ def verify(path: str | os.PathLike, expected: str = config.ANNEX15_SHA256) -> Pa
     return datasets.verify(ANNEX15, path, sha256=expected)
 
 
+@validate_params(url=Text(), cache=optional(PathLike()), expected_sha256=Sha256())
 def fetch_annex15(
     *,
     url: str = config.ANNEX15_URL,

@@ -49,6 +49,7 @@ from pathlib import Path
 from audit import config
 from audit.exceptions import DataError, UsageError
 from audit.sources.download import fetch, sha256sum, short_reason
+from audit.validation import Options, PathLike, Text, optional, validate_params
 
 #: What a dataset is read as: a rates table, an accuracy table, comparison scores.
 KINDS = ("rates", "accuracy", "scores")
@@ -293,11 +294,13 @@ DATASETS: dict[str, Dataset] = {
 }
 
 
+@validate_params(kind=optional(Options(KINDS)))
 def dataset_names(kind: str | None = None) -> list[str]:
     """The built-in datasets' names, in registry order; of one ``kind`` if given."""
     return [name for name, d in DATASETS.items() if kind is None or d.kind == kind]
 
 
+@validate_params(name=Text())
 def get_dataset(name: str) -> Dataset:
     """The dataset called ``name``; :class:`UsageError` naming the built-in ones otherwise."""
     try:
@@ -418,6 +421,7 @@ def download_failed(dataset: Dataset, url: str, error: BaseException) -> str:
     )
 
 
+@validate_params(name=Text())
 def dataset_path(name: str) -> Path:
     """A verified local file of the dataset ``name``: the copy ``AUDIT_DATA_DIR`` names,
     else the cached download (downloaded on first use unless ``AUDIT_DATA_DIR`` is set);
@@ -513,6 +517,9 @@ def _check_kind(dataset: Dataset, kind: str | None) -> None:
         )
 
 
+@validate_params(
+    given=optional(PathLike()), kind=optional(Options(KINDS)), default=optional(Text())
+)
 def resolve(
     given: str | os.PathLike | None, *, kind: str | None = None, default: str | None = None
 ) -> DataSource:

@@ -7,3 +7,9 @@ comparison-score tables, and :mod:`~audit.tables.groupings` regroups one read
 with several attributes by some of them.  Every refusal names the source, the line and the
 column.
 """
+
+from audit.tables.datasets import read_data
+from audit.tables.rates import rate_matrices, read_rates
+from audit.tables.scores import read_scores
+
+__all__ = ["rate_matrices", "read_data", "read_rates", "read_scores"]

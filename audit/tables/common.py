@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError
 from audit.tables.labels import check_spellings
 
 CANNOT_READ = "{source}: cannot be read as CSV: {reason}"
@@ -48,7 +47,6 @@ TOO_LARGE = (
     "{source}: larger than the limit of {limit} bytes; pass a larger max_bytes "
     "(read_rates(..., max_bytes=...)) to read it"
 )
-BAD_MAX_BYTES = "max_bytes must be a positive whole number of bytes, got {value!r}"
 NUL_BYTE = "{source}: byte {offset} is a NUL byte; a CSV is text, and this file is not"
 OTHER_ENCODING = (
     "{source}: the file is in {encoding} ({how}), not UTF-8; read it with "
@@ -124,12 +122,6 @@ class Source:
             line = self.lines[position] if self.lines is not None else position + 2
             return f"{self.name}, line {line}"
         return f"{self.name}, row {frame.index[position]}"
-
-
-def _check_max_bytes(max_bytes) -> int:
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
-        raise ParameterError(BAD_MAX_BYTES.format(value=max_bytes))
-    return int(max_bytes)
 
 
 #: Byte-order marks of the encodings a CSV is most often saved in besides UTF-8 (longest
@@ -334,7 +326,6 @@ def read_table(
         name = "<DataFrame>"
         _unique_columns(frame, name, error)
         return frame, Source(name, csv=False)
-    max_bytes = _check_max_bytes(max_bytes)
     path = Path(source)
     name = str(path)
     if path.suffix.lower() == ".parquet":

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import PairLikeGroupsWarning, ParameterError, UnknownNameError, UsageError
+from audit.exceptions import PairLikeGroupsWarning, UnknownNameError, UsageError
 from audit.tables import common as tables
 from audit.tables.common import Source
 from audit.tables.rates import (
@@ -107,7 +107,6 @@ SEPARATOR_ON_LONG = (
     "'group_1' (enrolment) and 'group_2' (probe), and a pair separator splits the wide "
     "layout's FMR.<enrolment group><separator><probe group> column names"
 )
-BAD_PAIR_SEPARATOR = "pair_separator must be a non-empty string, got {separator!r}"
 BAD_DECLARED = (
     "pairs: expected (enrolment group, probe group) pairs, e.g. [('A', 'B'), ('B', 'A')], "
     "got {value!r}"
@@ -246,12 +245,6 @@ def cross_group(table: pd.DataFrame) -> CrossGroupRates | None:
     if not isinstance(cross, CrossGroupRates):
         return None
     return cross.select(pd.unique(table["algorithm"].astype(str)))
-
-
-def check_pair_separator(separator) -> None:
-    """Refuse a pair separator that is not a non-empty string (``None``: no pairs)."""
-    if separator is not None and (not isinstance(separator, str) or not separator):
-        raise ParameterError(BAD_PAIR_SEPARATOR.format(separator=separator))
 
 
 def is_cross_group(columns: Sequence[str], pair_separator: str | None) -> bool:

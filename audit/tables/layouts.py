@@ -72,11 +72,6 @@ SAME_NAME = (
     "{source}: the columns {first!r} and {second!r} would both be read as {name!r} ({how}); "
     "rename one of them in the file, or map them to distinct names with --columns"
 )
-BAD_SEPARATOR = "separator must be a non-empty string, got {separator!r}"
-BAD_RATE_POSITION = (
-    "parameter rate_position: expected 'prefix' (FMR.<group>) or 'suffix' (<group>_FMR), "
-    "got {value!r}"
-)
 BAD_IGNORE = "parameter ignore: expected a list of column names, got {value!r}"
 IGNORED_MISSING = (
     "{source}: column {column!r} (named in ignore, command line --ignore-columns) is not "
@@ -94,7 +89,6 @@ NO_SUFFIX_COLUMNS = (
     "<group>{separator}FNMR, and none of the columns {columns} is one (the separator is "
     "{separator!r}: separator=, command line --separator)"
 )
-BAD_UNITS = "units must be 'fraction' or 'percent', got {units!r}"
 OUT_OF_PERCENT = (
     "{where}, column {column!r}: {value!r} lies outside [0, 100] (the table was read "
     "with units='percent'){more}"
@@ -145,12 +139,6 @@ def parse_list(text: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...
     return tuple(text)
 
 
-def check_units(units: str | None) -> None:
-    """Refuse units other than ``None``, ``"fraction"`` and ``"percent"``."""
-    if units is not None and units not in UNITS:
-        raise ParameterError(BAD_UNITS.format(units=units))
-
-
 def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, error) -> None:
     """Raise ``error(message)`` at the first cell, column by column, where ``flagged`` is
     true of the parsed values, counting that column's other flagged cells."""
@@ -181,12 +169,6 @@ def ignored_columns(ignore) -> tuple[str, ...]:
     if not isinstance(ignore, (list, tuple)) or not all(isinstance(c, str) for c in ignore):
         raise ParameterError(BAD_IGNORE.format(value=ignore))
     return tuple(ignore)
-
-
-def check_rate_position(rate_position) -> None:
-    """Refuse a rate position other than ``"prefix"`` and ``"suffix"``."""
-    if rate_position not in RATE_POSITIONS:
-        raise ParameterError(BAD_RATE_POSITION.format(value=rate_position))
 
 
 def _refuse_rate_after_group(names: list[str], source: Source, error) -> None:
@@ -230,11 +212,11 @@ def prepare(
     rate_position: str = "prefix",
     ignore=None,
 ) -> pd.DataFrame:
-    """The raw table with our column names and rates as fractions; see the module docstring."""
-    check_units(units)
-    check_rate_position(rate_position)
-    if not isinstance(separator, str) or not separator:
-        raise ParameterError(BAD_SEPARATOR.format(separator=separator))
+    """The raw table with our column names and rates as fractions; see the module docstring.
+
+    The options are those :func:`audit.tables.rates.read_rates` checked (its
+    declared parameters): they are trusted here.
+    """
     names = [str(c) for c in frame.columns]
     leave_out = ignored_columns(ignore)
     for column in leave_out:

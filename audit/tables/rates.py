@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError, RatesError
+from audit.exceptions import RatesError
 from audit.tables import common as tables
 from audit.tables import layouts
 from audit.tables.common import Source as _Source
@@ -35,6 +35,7 @@ from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.common import more as _more
 from audit.tables.labels import check_spellings
+from audit.validation import Integer, validate_params
 
 #: Default names of the two dot-separated parts of a wide column's group label.
 ANNEX15_ATTRIBUTES = ("gender", "race")
@@ -93,10 +94,6 @@ IMPOSSIBLE_RATE = (
 )
 AS_WRITTEN = "the rounding of the rate as written (+-{tolerance:.3g})"
 GIVEN_TOLERANCE = "count_tolerance={tolerance!r}"
-BAD_TOLERANCE = (
-    "count_tolerance must be a non-negative number of comparisons (inf: no check) or None, "
-    "got {value!r}"
-)
 ATTRIBUTE_CONTRADICTS_GROUP = (
     "{where}, column {column!r}: {value!r} contradicts group {group!r}, which has "
     "{column} {expected!r} at {first}; the attribute columns must agree with the group "
@@ -491,6 +488,21 @@ def _from_long(
     return tidy
 
 
+@validate_params(
+    "attributes",
+    "count_tolerance",
+    "columns",
+    "separator",
+    "units",
+    "pair_separator",
+    "pairs",
+    "rate_position",
+    "ignore",
+    "merge_labels",
+    "fmr_above_fnmr",
+    "encoding",
+    max_bytes=Integer(1),
+)
 def read_rates(
     source: str | os.PathLike | pd.DataFrame,
     *,
@@ -602,16 +614,9 @@ def read_rates(
     0         a     F  0.0001  0.01
     1         a     M  0.0002  0.02
     """
-    if count_tolerance is not None and not (
-        isinstance(count_tolerance, (int, float, np.integer, np.floating))
-        and not isinstance(count_tolerance, bool)
-        and count_tolerance >= 0
-    ):
-        raise ParameterError(BAD_TOLERANCE.format(value=count_tolerance))
     # a cross-group table is read into a rates table, so its reader imports this module
     from audit.tables import crossgroup
 
-    crossgroup.check_pair_separator(pair_separator)
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes, encoding=encoding)
     where.merge_labels = merge_labels
     frame = layouts.prepare(

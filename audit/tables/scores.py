@@ -21,6 +21,7 @@ from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.common import more as _more
 from audit.tables.labels import check_spellings
+from audit.validation import Names, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
@@ -69,7 +70,6 @@ MATED_ONLY = (
     "per-group FNMRs (an FNMR-only rates table) come at thresholds you give, with "
     "audit.scores.rates_at_thresholds(scores, thresholds)"
 )
-BAD_TARGET = "target FMR must lie in (0, 1], got {value!r}"
 UNKNOWN_ALGORITHM = "unknown algorithm {name!r}; the scores hold {names}"
 
 TRUE_WORDS = frozenset({"true", "1", "1.0", "t", "yes"})
@@ -495,6 +495,9 @@ def check_columns(
     return columns
 
 
+@validate_params(
+    "higher_is_match", "attributes", "merge_labels", "encoding", ignore=Names(empty=True)
+)
 def read_scores(
     source: str | os.PathLike | pd.DataFrame,
     *,

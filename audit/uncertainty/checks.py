@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from audit.analysis.ffmc import FINE_ALPHA_GRID
-from audit.exceptions import ParameterError, UsageError
+from audit.exceptions import UsageError
 from audit.measures.contract import RateMeasure
 from audit.measures.registry import bound_measures, get_measure, measure_names
+from audit.validation import (
+    Boolean,
+    Function,
+    Integer,
+    MeasureRef,
+    MeasureRefs,
+    Options,
+    Real,
+    Text,
+    optional,
+)
 
 # Error messages: constants, so that tests can check them exactly.
-BAD_LEVEL = "level must lie strictly between 0 and 1, got {level!r}"
-BAD_METHOD = "method must be 'wilson' or 'clopper-pearson', got {method!r}"
 BAD_COUNTS = "binomial counts need whole numbers 0 <= k <= n with n > 0; {problem}"
 NO_COUNTS = (
     "the table has no {column!r} column and no counts were given: a binomial interval "
@@ -23,7 +30,6 @@ COUNTS_COLUMNS = (
     "{source}: no column {missing}; a binomial interval or bootstrap needs both n_mated and "
     "n_nonmated"
 )
-BAD_REPLICATES = "n_replicates must be a positive whole number, got {value!r}"
 NOT_ON_GRID = (
     "{count} FMR value(s) are not on the {step}-decade grid 10**(k*{step}) (first: "
     "row {row}, column {column}, FMR {value!r}); the transcription redraw applies only "
@@ -35,7 +41,6 @@ BAD_FLOOR_LOWER = (
     "floor's own bin), got {value!r}"
 )
 MISSING_SCORE_COLUMN = "the score table has no column {column!r}; its columns are {columns}"
-BAD_UNIT = "unit must be 'subject' or 'comparison', got {unit!r}"
 NOT_READ_SCORES = (
     "replicate_as='statistics' needs a score table as audit.scores.read_scores returns it "
     "(categorical algorithm, group_1 and group_2, score, mated); column {column!r} is {problem}"
@@ -72,24 +77,34 @@ HOWARD_2022_CLAIMS: dict[str, tuple[float, str]] = {
 CROSSING_GRID = FINE_ALPHA_GRID
 
 
-# --------------------------------------------------------------------------- checks
-
-
-def _check_level(level: float) -> float:
-    level = float(level)
-    if not 0.0 < level < 1.0:
-        raise ParameterError(BAD_LEVEL.format(level=level))
-    return level
-
-
-def _check_replicates(n_replicates) -> int:
-    if (
-        isinstance(n_replicates, bool)
-        or not isinstance(n_replicates, (int, np.integer))
-        or n_replicates < 1
-    ):
-        raise ParameterError(BAD_REPLICATES.format(value=n_replicates))
-    return int(n_replicates)
+# --------------------------------------------------------------------------- declarations
+#: The parameters the uncertainty functions share, declared once
+#: (:func:`audit.validation.validate_params`); the others are in
+#: :data:`audit.validation.PARAMETERS`.
+INTERVAL_METHOD = Options(("wilson", "clopper-pearson"))
+UNIT = Options(("subject", "comparison"))
+COLUMN = Text()
+TRANSCRIPTION = {
+    "step": Real(0, 1, closed="right"),
+    "floor": Real(0, 1, closed="right"),
+    "fnmr_half_width": Real(0, 1),
+}
+SUMMARY = {
+    "measures": MeasureRefs(),
+    "fairness": MeasureRef(),
+    "within": Integer(1),
+    "top": Integer(1),
+}
+SCORE_COLUMNS = {
+    "unit": UNIT,
+    "subject": COLUMN,
+    "group": COLUMN,
+    "mated": COLUMN,
+    "algorithm": optional(COLUMN),
+}
+FRONTIER = {"higher_is_fairer": Boolean(), "weak": Boolean(), "tie_rtol": Real(0)}
+ROBUSTNESS = {"threshold": Real(0, 1, closed="neither")}
+OPTIONAL_FUNCTION = optional(Function())
 
 
 def _rate_measures(measures, table=None) -> list[RateMeasure]:

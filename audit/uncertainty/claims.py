@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from audit.analysis.text import number
-from audit.uncertainty.checks import HOWARD_2022_CLAIMS
+from audit.uncertainty.checks import HOWARD_2022_CLAIMS, ROBUSTNESS
+from audit.validation import validate_params
 
 if TYPE_CHECKING:
     from audit.uncertainty.results import UncertaintyResult
@@ -74,6 +75,7 @@ def check_claims(
     return out
 
 
+@validate_params(**ROBUSTNESS)
 def robustness_summary(
     result: UncertaintyResult,
     *,
@@ -87,6 +89,7 @@ def robustness_summary(
     )
 
 
+@validate_params(**ROBUSTNESS)
 def robustness_sentences(
     result: UncertaintyResult,
     *,

@@ -9,17 +9,18 @@ import pandas as pd
 from scipy import special, stats
 
 from audit.analysis.accuracy import _from_table, read_counts
-from audit.exceptions import InputError, ParameterError
+from audit.exceptions import InputError
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
-    BAD_METHOD,
     COUNTS_COLUMNS,
+    INTERVAL_METHOD,
     NO_COUNTS,
-    _check_level,
 )
+from audit.validation import validate_params
 
 
+@validate_params("level", method=INTERVAL_METHOD)
 def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
     r"""Two-sided confidence interval of a binomial proportion ``k / n``.
 
@@ -51,9 +52,6 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
     >>> round(float(low), 4), round(float(high), 4)
     (0.1871, 0.8129)
     """
-    level = _check_level(level)
-    if method not in ("wilson", "clopper-pearson"):
-        raise ParameterError(BAD_METHOD.format(method=method))
     k, n = np.broadcast_arrays(np.asarray(k, dtype="float64"), np.asarray(n, dtype="float64"))
     if not (np.all(np.isfinite(k)) and np.all(np.isfinite(n))):
         raise InputError(BAD_COUNTS.format(problem="got a non-finite count"))
@@ -113,6 +111,7 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
 
 
+@validate_params("level", method=INTERVAL_METHOD)
 def rate_intervals(
     table: pd.DataFrame, *, counts=None, level: float = 0.95, method: str = "wilson"
 ) -> pd.DataFrame:

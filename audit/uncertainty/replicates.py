@@ -15,7 +15,6 @@ from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
     BAD_FLOOR_LOWER,
-    BAD_UNIT,
     BELOW_FLOOR,
     FLOOR_LOWER,
     MISSING_SCORE_COLUMN,
@@ -24,12 +23,15 @@ from audit.uncertainty.checks import (
     NOT_READ_SCORES,
     RATES_MISSING,
     RATES_TWICE,
-    _check_replicates,
+    SCORE_COLUMNS,
+    TRANSCRIPTION,
     _rate_measures,
 )
 from audit.uncertainty.intervals import count_matrices
+from audit.validation import MeasureRefs, validate_params
 
 
+@validate_params("n_replicates", "seed")
 def parametric_replicates(
     table: pd.DataFrame, *, counts=None, n_replicates: int = 1000, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +56,6 @@ def parametric_replicates(
     >>> fmr.shape
     (3, 1, 2)
     """
-    n_replicates = _check_replicates(n_replicates)
     _, _, fmr, fnmr = rate_matrices(table)
     n_mated, n_nonmated = count_matrices(table, counts)
     if (n_mated <= 0).any() or (n_nonmated <= 0).any():
@@ -67,6 +68,7 @@ def parametric_replicates(
     return fmr_reps, fnmr_reps
 
 
+@validate_params("floor_lower", **TRANSCRIPTION)
 def transcription_bins(
     fmr,
     fnmr,
@@ -118,6 +120,7 @@ def transcription_bins(
     return low, high, fnmr_low, fnmr_high
 
 
+@validate_params("n_replicates", "seed", "floor_lower", **TRANSCRIPTION)
 def transcription_redraws(
     fmr,
     fnmr,
@@ -163,7 +166,6 @@ def transcription_redraws(
     >>> bool((abs(np.log10(fmr[..., 1]) + 4) <= 0.05).all())
     True
     """
-    n_replicates = _check_replicates(n_replicates)
     low, high, fnmr_low, fnmr_high = transcription_bins(
         fmr, fnmr, step=step, floor=floor, floor_lower=floor_lower, fnmr_half_width=fnmr_half_width
     )
@@ -174,6 +176,7 @@ def transcription_redraws(
     return fmr_reps, fnmr_reps
 
 
+@validate_params("alpha", measures=MeasureRefs())
 def replicate_measures(
     fmr_reps, fnmr_reps, measures=None, *, alpha: float = 0.5
 ) -> dict[str, MeasureResult]:
@@ -246,8 +249,6 @@ def _unit_sampler(
     (``unit="comparison"``: rows drawn with replacement within each (algorithm,
     group, mated) stratum).
     """
-    if unit not in ("subject", "comparison"):
-        raise ParameterError(BAD_UNIT.format(unit=unit))
     if unit == "comparison":
         keys = [c for c in (algorithm, group, mated) if c is not None]
         draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
@@ -311,6 +312,7 @@ def _replicates(
     return score_stats(scores), lambda rng: base.replicate(counts(rng))
 
 
+@validate_params(**SCORE_COLUMNS)
 def resample_scores(
     scores: pd.DataFrame,
     rng: np.random.Generator,

@@ -23,8 +23,11 @@ from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
     CROSSING_GRID,
     FLOOR_LOWER,
-    _check_level,
-    _check_replicates,
+    FRONTIER,
+    OPTIONAL_FUNCTION,
+    SCORE_COLUMNS,
+    SUMMARY,
+    TRANSCRIPTION,
     _rate_measures,
 )
 from audit.uncertainty.claims import robustness_sentences, robustness_summary
@@ -38,7 +41,7 @@ from audit.uncertainty.replicates import (
     replicate_measures,
     transcription_redraws,
 )
-from audit.validation import Options, validate_params
+from audit.validation import Numbers, Options, validate_params
 
 #: Replicates whose frontiers :func:`frontier_membership` finds in one call of
 #: :func:`audit.analysis.pareto.efficient` (its O(n log n) sweep is batched; the
@@ -47,6 +50,7 @@ from audit.validation import Options, validate_params
 FRONTIER_BLOCK = 64
 
 
+@validate_params(fairness=Numbers(), accuracy=Numbers(), **FRONTIER)
 def frontier_membership(
     fairness,
     accuracy,
@@ -96,6 +100,7 @@ def frontier_membership(
     return mask & ~missing
 
 
+@validate_params("weights")
 def fnmr_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
     """Weights of the groups in the total (overall) FNMR, shape (n_alg, n_groups).
 
@@ -276,7 +281,6 @@ def _analyse(
     extra: Mapping[str, tuple[bool, MeasureResult, MeasureResult]] | None = None,
     matrices: tuple | None = None,
 ) -> UncertaintyResult:
-    level = _check_level(level)
     chosen = _rate_measures(measures, table)
     # a table measure judges the frontier bound to the table, as it is audited
     (fair_measure,) = bound_measures(table, [fairness])
@@ -425,6 +429,10 @@ def _analyse(
     )
 
 
+@validate_params(
+    "n_replicates", "seed", "floor_lower", "alpha", "level", "weights", "alpha_grid",
+    **TRANSCRIPTION, **SUMMARY,
+)  # fmt: skip
 def transcription_sensitivity(
     table: pd.DataFrame,
     measures=None,
@@ -500,6 +508,7 @@ def transcription_sensitivity(
     )
 
 
+@validate_params("n_replicates", "seed", "alpha", "level", "weights", "alpha_grid", **SUMMARY)
 def parametric_bootstrap(
     table: pd.DataFrame,
     measures=None,
@@ -566,7 +575,11 @@ def parametric_bootstrap(
     )
 
 
-@validate_params(replicate_as=Options(("table", "statistics")))
+@validate_params(
+    "n_replicates", "seed", "alpha", "level", "weights", "alpha_grid",
+    replicate_as=Options(("table", "statistics")), score_measures=OPTIONAL_FUNCTION,
+    **SCORE_COLUMNS, **SUMMARY,
+)  # fmt: skip
 def score_bootstrap(
     scores: pd.DataFrame,
     rates: Callable[[pd.DataFrame], pd.DataFrame],
@@ -634,7 +647,6 @@ def score_bootstrap(
         ``kind`` is ``unit``; ``params["resampled"]`` says what was resampled.
     """
     _check_columns(scores, [subject if unit == "subject" else None, group, mated, algorithm])
-    n_replicates = _check_replicates(n_replicates)
     point, replicate = _replicates(
         scores,
         replicate_as=replicate_as,

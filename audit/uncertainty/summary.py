@@ -10,16 +10,16 @@ import pandas as pd
 
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
-from audit.exceptions import ParameterError
 from audit.measures.registry import bound_measures
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
-from audit.uncertainty.checks import FLOOR_LOWER, _check_replicates
+from audit.uncertainty.checks import FLOOR_LOWER, OPTIONAL_FUNCTION
 from audit.uncertainty.results import (
     UncertaintyResult,
     parametric_bootstrap,
     transcription_sensitivity,
 )
+from audit.validation import MeasureRef, MeasureRefs, constraint_of, validate_params
 
 # ---------------------------------------------------------------- verdict stability
 
@@ -35,6 +35,9 @@ def replicate_table(table: pd.DataFrame, fmr: np.ndarray, fnmr: np.ndarray) -> p
     return out
 
 
+@validate_params(
+    "n_replicates", "alpha_grid", "seed", measures=MeasureRefs(), criteria=OPTIONAL_FUNCTION
+)
 def verdict_stability(
     table: pd.DataFrame,
     result: UncertaintyResult,
@@ -56,7 +59,7 @@ def verdict_stability(
     audit runs on all replicates at once (:func:`audit.analysis.ffmc.ffmc_verdicts`,
     the same verdicts); a given ``criteria`` runs once per replicate table.
     """
-    n = min(_check_replicates(n_replicates), result.fmr.shape[0])
+    n = min(n_replicates, result.fmr.shape[0])
     if measures is not None:  # a table measure runs bound to the table's groups and counts
         measures = bound_measures(table, measures)
     point = (criteria or ffmc_table)(table, measures, alpha_grid=alpha_grid, seed=seed)
@@ -115,9 +118,12 @@ ONE_SIDED = (
     "no uncertainty analysis: the table holds {rate} only, and the bootstrap and the "
     "transcription redraw draw FMR and FNMR together"
 )
-BAD_ANALYSIS_METHOD = "method must be 'auto', 'counts', 'transcription' or 'none', got {method!r}"
 
 
+@validate_params(
+    "n_replicates", "seed", "alpha", "weights", "floor_lower",
+    method=constraint_of("uncertainty_method"), measures=MeasureRefs(), fairness=MeasureRef(),
+)  # fmt: skip
 def analyse(
     table: pd.DataFrame,
     measures=None,
@@ -155,8 +161,6 @@ def analyse(
         was done, with the parameters, or why nothing was.
     """
 
-    if method not in ("auto", "counts", "transcription", "none"):
-        raise ParameterError(BAD_ANALYSIS_METHOD.format(method=method))
     if method == "none":
         return None, "no uncertainty analysis (method='none')"
     rates = available_rates(table)

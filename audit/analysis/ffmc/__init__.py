@@ -70,7 +70,6 @@ cross-group matrix as the cells of a rate measure) and
 from audit.analysis.ffmc.bounds import _search_space, ffmc2
 from audit.analysis.ffmc.common import (
     ALPHA_GRID,
-    BAD_GRID,
     BOUNDS_ALPHAS,
     CRITERIA,
     CROSSING_WINDOW,
@@ -91,7 +90,6 @@ from audit.analysis.ffmc.zeros import FFMC3_CASES, PAIR_CASES, ffmc3
 
 __all__ = [
     "ALPHA_GRID",
-    "BAD_GRID",
     "BOUNDS_ALPHAS",
     "CRITERIA",
     "CROSSING_WINDOW",

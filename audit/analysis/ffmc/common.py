@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.text import number
-from audit.exceptions import ParameterError, UsageError
+from audit.exceptions import UsageError
 from audit.measures.contract import MeasureBoundsWarning, MeasureSpec
 from audit.measures.kernels import UndefinedMeasureWarning
 from audit.measures.registry import Measure, bound_measures, get_measure, measure_names
@@ -64,7 +64,6 @@ FFMC1_ONE_TERM = (
     "effect), so there is no balance of an FMR and an FNMR term to weigh as alpha varies"
 )
 NOT_CROSS = "not applicable: the measure {reason}"
-BAD_GRID = "alpha_grid must be increasing values within [0, 1], got {grid!r}"
 
 
 @dataclass(frozen=True)
@@ -121,16 +120,9 @@ def _call(measure: Measure, fmr, fnmr, alpha):
 
 
 def _grid(alpha_grid) -> np.ndarray:
-    grid = ALPHA_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
-    if (
-        grid.ndim != 1
-        or len(grid) == 0
-        or (np.diff(grid) <= 0).any()
-        or grid[0] < 0
-        or grid[-1] > 1
-    ):
-        raise ParameterError(BAD_GRID.format(grid=alpha_grid))
-    return grid
+    """The FFMC.1 grid: :data:`ALPHA_GRID` by default; a grid given was checked by the
+    public function's declaration (``alpha_grid`` in :data:`audit.validation.PARAMETERS`)."""
+    return ALPHA_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
 
 
 def first_crossing(alphas, share):

@@ -40,8 +40,10 @@ from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
+from audit.validation import MeasureRefs, validate_params
 
 
+@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs())
 def ffmc_table(
     table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
 ) -> pd.DataFrame:
@@ -140,6 +142,7 @@ def _criteria(
     return results
 
 
+@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs())
 def ffmc_verdicts(
     fmr, fnmr, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
 ) -> pd.DataFrame:
@@ -315,6 +318,7 @@ class FFMCReport:
     floor: pd.DataFrame
 
 
+@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs())
 def ffmc_report(
     table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
 ) -> FFMCReport:

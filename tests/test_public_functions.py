@@ -1,0 +1,203 @@
+"""Every public function and every command-line option refuses a wrong value with the one
+message of audit.validation, naming the parameter, the value and what is expected (the
+model is scikit-learn's sklearn/tests/test_public_functions.py).
+
+The public functions are those of the ``__all__`` of ``audit`` and of its subpackages.
+Each keyword a function takes is either data (a table, rates, scores: checked by the
+readers and the measure contract, listed in DATA) or a parameter declared through
+:func:`audit.validation.validate_params`; the declaration is checked before the function
+runs, so a wrong value is refused whatever the other arguments are.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from audit import validation
+from audit.cli import _OPTION_PARAMETERS, build_parser, main
+from audit.exceptions import ParameterError
+
+PACKAGES = [
+    "audit",
+    "audit.analysis",
+    "audit.measures",
+    "audit.scores",
+    "audit.sources",
+    "audit.tables",
+    "audit.uncertainty",
+]
+
+#: Arguments that carry data rather than a choice: validated by the readers, the measure
+#: contract or the statistics they are, not by a declared constraint.
+DATA = {
+    "table", "scores", "source", "fmr", "fnmr", "x", "k", "n", "result", "frame", "stats",
+    "points", "rates", "counts", "measure_result", "fmr_reps", "fnmr_reps", "claims",
+    "verdicts", "downselected", "average", "fmr_pairs", "rng", "mask", "message", "score",
+    "mated", "group_1", "group_2", "groups", "algorithms", "path", "spec", "function",
+    "values", "share", "algorithm",
+}  # fmt: skip
+#: Public functions that are themselves checks, or that take no parameter to declare.
+EXEMPT = {
+    "audit.measures.check_alpha",  # the check itself, for measure authors
+    "audit.measures.check_zero_division",
+    "audit.measures.report_undefined",
+}
+
+
+def public_functions() -> dict[str, object]:
+    found = {}
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) and f"{package}.{name}" not in EXEMPT:
+                found.setdefault(obj, f"{package}.{name}")
+    return {name: obj for obj, name in found.items()}
+
+
+FUNCTIONS = public_functions()
+
+
+def declared(function) -> dict[str, validation.Constraint]:
+    return getattr(function, "__audit_parameters__", {})
+
+
+def test_there_are_public_functions_to_check():
+    assert len(FUNCTIONS) > 30
+    assert any(declared(f) for f in FUNCTIONS.values())
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_parameter_of_a_public_function_is_declared(name):
+    function = FUNCTIONS[name]
+    signature = inspect.signature(inspect.unwrap(function))
+    undeclared = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        and not p.name.startswith("_")
+        and p.name not in DATA
+        and p.name not in declared(function)
+    ]
+    assert undeclared == [], f"{name} takes {undeclared} without a declared constraint"
+
+
+#: Values tried, in turn, for a required argument other than the one under test: the
+#: first its declaration accepts is given (any object for data, which is read only
+#: after every declared parameter is checked).
+LEGAL = (0.5, 1, True, [True], "garbe", ["garbe"], (0.0, 1.0), "x", ["x"], len)
+
+
+def legal_value(function, name: str):
+    constraint = declared(function).get(name)
+    if constraint is None:
+        return object()
+    return next(v for v in LEGAL if constraint.accepts(v))
+
+
+def wrong_values():
+    for name, function in sorted(FUNCTIONS.items()):
+        for parameter, constraint in declared(function).items():
+            for bad in constraint.invalid():
+                yield pytest.param(name, parameter, bad, id=f"{name}-{parameter}-{bad!r}")
+
+
+@pytest.mark.parametrize(("name", "parameter", "bad"), list(wrong_values()))
+def test_every_public_function_refuses_a_wrong_value(name, parameter, bad):
+    function = FUNCTIONS[name]
+    constraint = declared(function)[parameter]
+    if constraint.accepts(bad):
+        pytest.skip(f"{bad!r} is legal for {parameter} here")
+    signature = inspect.signature(inspect.unwrap(function))
+    positional, keywords = [], {}
+    for p in signature.parameters.values():
+        if p.default is not p.empty or p.name == parameter:
+            continue
+        if p.kind == p.POSITIONAL_ONLY:
+            positional.append(legal_value(function, p.name))
+        elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            keywords[p.name] = legal_value(function, p.name)
+    with pytest.raises(ParameterError) as error:
+        function(*positional, **keywords, **{parameter: bad})
+    expected = validation.REFUSED.format(name=parameter, expected=constraint.expected, value=bad)
+    assert str(error.value) == expected
+
+
+# ------------------------------------------------------------------ the command line
+def option_cases():
+    parser = build_parser()
+    for command in ("report", "ffmc", "pareto", "scores", "check", "compare"):
+        sub = parser._subparsers._group_actions[0].choices[command]
+        dests = {a.dest for a in sub._actions}
+        for option, parameter in sorted(_OPTION_PARAMETERS.items()):
+            if option not in dests:
+                continue
+            flag = "--" + option.replace("_", "-")
+            constraint = validation.constraint_of(parameter)
+            for bad in constraint.invalid():
+                text = str(bad)
+                value = constraint.parse(text)
+                if constraint.accepts(value) or text.startswith("-"):
+                    continue  # legal once read from text; a leading '-' is an option to argparse
+                yield pytest.param(command, flag, parameter, text, id=f"{command}{flag}={text}")
+
+
+@pytest.mark.parametrize(("command", "flag", "parameter", "text"), list(option_cases()))
+def test_every_option_refuses_a_wrong_value(tmp_path, capsys, command, flag, parameter, text):
+    constraint = validation.constraint_of(parameter)
+    value = constraint.parse(text)
+    argv = [command, *(["annex15", "frvt11"] if command == "compare" else []), f"{flag}={text}"]
+    if command != "check":
+        argv += ["--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    expected = validation.REFUSED.format(name=parameter, expected=constraint.expected, value=value)
+    assert err.startswith(f"usage: audit {command} ")
+    assert err.endswith(f"audit {command}: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
+
+
+def notebook_cases():
+    from audit.report.runner import NOTEBOOKS, declared_parameters
+
+    for notebook in sorted(NOTEBOOKS):
+        for parameter in declared_parameters(notebook):
+            if parameter in ("data_path", "scores_path", "output_dir"):
+                continue  # paths: refused by the readers, with the file named
+            constraint = validation.constraint_of(parameter)
+            for bad in constraint.invalid():
+                text = str(bad)
+                if not constraint.accepts(constraint.parse(text)):
+                    yield pytest.param(
+                        notebook, parameter, text, id=f"{notebook}-{parameter}={text}"
+                    )
+                    break  # one wrong value a parameter: each costs a command line
+
+
+def test_every_notebook_parameter_is_declared():
+    from audit.report.runner import NOTEBOOKS, declared_parameters
+
+    for notebook in NOTEBOOKS:
+        missing = [p for p in declared_parameters(notebook) if p not in validation.PARAMETERS]
+        assert missing == [], f"{notebook} takes {missing} without a declaration"
+
+
+@pytest.mark.parametrize(("notebook", "parameter", "text"), list(notebook_cases()))
+def test_every_notebook_parameter_is_refused_by_the_command_line(
+    tmp_path, capsys, notebook, parameter, text
+):
+    command = {
+        "ffmc": "ffmc", "pareto": "pareto", "scores": "scores", "crossgroup": "report",
+        "compare": "compare",
+    }[notebook]  # fmt: skip
+    constraint = validation.constraint_of(parameter)
+    data = ["annex15", "frvt11"] if command == "compare" else []
+    argv = [command, *data, "-p", parameter, text, "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    expected = validation.REFUSED.format(
+        name=parameter, expected=constraint.expected, value=constraint.parse(text)
+    )
+    assert capsys.readouterr().err.endswith(f"audit {command}: error: {expected}\n")
