@@ -76,6 +76,24 @@ def _decimals(values: np.ndarray) -> tuple[float, int]:
     return float(mode), int((needed > mode).sum())
 
 
+def fixed_decimals(values) -> int | None:
+    """The fewest decimals that write every value exactly (as :func:`data_quality`
+    counts them), or None when some value needs more than :data:`MAX_DECIMALS`: the
+    last printed decimal of a transcribed rate.
+
+    >>> fixed_decimals([0.0044, 0.001, 0.0]), fixed_decimals([0.0044, 1 / 3])
+    (4, None)
+    """
+    values = np.asarray(values, dtype="float64").ravel()
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return None
+    for d in range(MAX_DECIMALS + 1):
+        if np.isclose(values, np.round(values, d), rtol=0.0, atol=1e-12).all():
+            return d
+    return None
+
+
 def floor_sensitivity(
     table: pd.DataFrame,
     measures=None,
