@@ -39,6 +39,15 @@ BAD_UNIT = "unit must be 'subject' or 'comparison', got {unit!r}"
 SCORE_MEASURE = "measure {name!r} needs scores, not rates; uncertainty covers rate measures"
 RATES_MISSING = "replicate {replicate}: the rates function returned no rate for {what}"
 
+#: The robustness rule: a conclusion -- an FFMC verdict, an algorithm on (or off) the
+#: Pareto frontier, a ranking's stability, the fairest algorithm -- counts as robust when it
+#: holds in at least this share of the replicates (and as robustly not, for frontier
+#: membership, when it holds in at most ``1 - ROBUST`` of them).
+ROBUST = 0.95
+#: A replicate ranking agrees with the point ranking when their Spearman correlation is at
+#: least this; a ranking is stable when that holds in at least :data:`ROBUST` of the replicates.
+STABLE_SPEARMAN = 0.9
+
 #: Default lower limit (log10) for an FMR transcribed at the 1e-5 floor: one decade
 #: below the floor.  See :func:`transcription_redraws` for the reasoning.
 FLOOR_LOWER = 1e-6
