@@ -296,9 +296,29 @@ SCRIPT, IMG = "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"
 RAW = re.compile(r"<script|<img src=x", re.IGNORECASE)
 
 
-def _write(folder: Path, name: str, frame: pd.DataFrame) -> None:
+def _write(
+    folder: Path,
+    name: str,
+    frame: pd.DataFrame,
+    role: str | None = None,
+    *,
+    notebook: str = "test",
+    kind: str = "tables",
+) -> None:
+    """Write ``tables/<name>`` and declare it in ``manifest.json`` as ``role`` (default: the
+    file's stem) of ``notebook``'s ``kind``, as a notebook's outputs list does; a notebook
+    of no name the page knows, so that it expects nothing else of it."""
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     frame.to_csv(folder / "tables" / name, index=False)
+    manifest = folder / "manifest.json"
+    header = json.loads(manifest.read_text()) if manifest.is_file() else {"parameters": {}}
+    outputs = header.setdefault("outputs", {}).setdefault(notebook, {})
+    outputs.setdefault(kind, {})[role or Path(name).stem] = f"tables/{name}"
+    manifest.write_text(json.dumps(header))
+
+
+def _outputs(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())["outputs"]
 
 
 def test_front_page_escapes_every_name_it_reads(tmp_path):
@@ -332,13 +352,21 @@ def test_front_page_escapes_every_name_it_reads(tmp_path):
                 "accuracy_axis": SCRIPT,
             }
         ),
+        "pareto_all",
     )
     _write(
         folder,
         "frontier_probability_x.csv",
         pd.DataFrame({"algorithm": [SCRIPT, IMG], "frontier_probability": [1.0, 0.5]}),
+        "frontier_probability",
     )
-    _write(folder, "robustness_x.csv", pd.DataFrame({"topic": [IMG], "sentence": [SCRIPT]}))
+    _write(
+        folder,
+        "robustness_x.csv",
+        pd.DataFrame({"topic": [IMG], "sentence": [SCRIPT]}),
+        "robustness",
+        kind="sentences",
+    )
     _write(
         folder,
         "data_quality.csv",
@@ -365,14 +393,16 @@ def test_front_page_escapes_every_name_it_reads(tmp_path):
                 "count": [2],
             }
         ),
+        "warnings",
     )
     _write(
         folder,
         "measures.csv",
         pd.DataFrame({"grouping": [IMG], "algorithm": [SCRIPT], "measure": [IMG], "value": [0.5]}),
     )
-    _write(folder, f"{IMG}.csv", pd.DataFrame({"a": [1]}))
+    _write(folder, f"{IMG}.csv", pd.DataFrame({"a": [1]}), IMG)
     header = {"input_file": f"{SCRIPT}.csv", "date": IMG, "parameters": {SCRIPT: IMG}}
+    header["outputs"] = _outputs(folder)
     page = front_page(
         folder, title=f"audit report: {SCRIPT}", header=header, notebooks=[(SCRIPT, IMG)]
     )
@@ -505,7 +535,7 @@ def test_verdicts_name_a_disagreement_with_the_paper_and_a_shaky_verdict(tmp_pat
 
 def test_calibration_section_only_when_a_cell_is_calibrated_and_escaped(tmp_path):
     tables = tmp_path / "tables"
-    tables.mkdir()
+    _write(tmp_path, "calibration.csv", pd.DataFrame())
     columns = "rate,kind,cell,group_1,group_2,value,algorithms,total_algorithms,share,lowest_for,sentence\n"
     (tables / "calibration.csv").write_text(columns)
     page = front_page(tmp_path, title="t")
@@ -536,7 +566,7 @@ def test_input_note_is_escaped_and_absent_for_a_copy(tmp_path):
     page = front_page(tmp_path, title="t", header=header)
     assert (
         '<p class="note input">Not copied into the report: &lt;licence&gt;. Source: &lt;T&gt;, '
-        f"r at commit c, p (sha256 {'ab' * 32}); &#x27;audit fetch d&#x27; fetches the same "
+        f"r at commit c, p (sha256 {'ab' * 32}); &#39;audit fetch d&#39; fetches the same "
         "bytes.</p>"
     ) in page
     header["input_copy"] = "input/frvt.csv"

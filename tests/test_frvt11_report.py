@@ -76,7 +76,7 @@ def test_frvt11_report_records_the_source_instead_of_a_copy(frvt11_report, frvt1
     assert manifest["input_source"]["commit"] == "388962501fa519fbc68618813b8242985d1c57f3"
     assert manifest["notebooks"] == ["ffmc", "pareto", "crossgroup"]
     page = _page(frvt11_report)
-    assert "Not copied into the report: built-in dataset &#x27;frvt11&#x27;" in page
+    assert "Not copied into the report: built-in dataset &#39;frvt11&#39;" in page
     ffmc = (frvt11_report / "ffmc.html").read_text(encoding="utf-8")
     assert "FMR of M.White is 0.001 for 240 of 240 algorithms" in ffmc
     crossgroup = (frvt11_report / "crossgroup.html").read_text(encoding="utf-8")
