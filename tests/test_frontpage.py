@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from markupsafe import escape
 
 from audit.report.frontpage import UNREADABLE, front_page
 from audit.report.runner import run_report
@@ -166,11 +167,24 @@ def test_annex15_frontier_members_and_probabilities(annex15_report, annex15_page
 
 @pytest.mark.slow
 def test_annex15_robustness_sentences_and_quality_flags(annex15_report, annex15_page):
-    said = pd.read_csv(annex15_report / "tables" / "robustness_ffmc.csv")["sentence"]
-    robustness = _text(_section(annex15_page, "robustness"))
-    assert said.iloc[0].startswith("Over 200 replicates")
-    for sentence in said:
+    said = pd.read_csv(annex15_report / "tables" / "robustness_ffmc.csv")
+    section = _section(annex15_page, "robustness")
+    robustness = _text(section)
+    assert said["sentence"].iloc[0].startswith("Every number here was recomputed on 200 redraws")
+    for sentence in said["sentence"]:
         assert " ".join(sentence.split()) in robustness
+    # a list's items under the sentence that introduces them
+    items = said.loc[said["item"], "sentence"]
+    # escaped as the template escapes (markupsafe: an apostrophe is &#39;)
+    assert len(items) and all(f"<li>{escape(s)}</li>" in section for s in items)
+    assert "Numbers of the paper that hold in 95% of the redraws" in robustness
+    assert "The Pareto frontier of GARBE and total FNMR holds 6 algorithms with the published" in (
+        robustness
+    )
+    # the sentences, without the links to their tables, name no code identifier
+    sentences = _text(re.sub(r'<p class="source">.*?</p>', "", section, flags=re.DOTALL))
+    for identifier in ("garbe.", "frontier.size", "algorithm(s)", "Spearman down to"):
+        assert identifier not in sentences
     quality = _text(_section(annex15_page, "quality"))
     # data README: 334 of 1,008 FMR cells on the 1e-5 floor; FMR on a 0.1-decade grid
     assert "334 of 1008 FMR cells sit on the floor 1e-05" in quality
@@ -245,9 +259,20 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
         "\N{EM DASH} needs the cross-group FMR matrix" in verdicts
     )
     frontier = _rows(page, "frontier")
-    assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]
-    assert "No membership probability" in _text(_section(page, "frontier"))
-    assert "not run on a one-sided table" in _text(_section(page, "robustness"))
+    assert frontier[0] == [
+        "Algorithm",
+        "Total FMR",
+        "GARBE (FMR term alone)",
+        "Membership probability",
+    ]
+    # an FMR-only table has its uncertainty: the FMRs redrawn, the frontier on total FMR
+    robustness = _text(_section(page, "robustness"))
+    assert robustness.startswith(
+        "FFMC audit and measures Every number here was recomputed on 1000 redraws of the "
+        "table: each FMR redrawn uniformly in log10 within its 0.1-decade bin"
+    )
+    assert "The Pareto frontier of GARBE (FMR term alone) and total FMR holds" in robustness
+    assert "FFMC verdicts is the same in at least 95%" in robustness
     assert "FMR" in _text(_section(page, "quality"))
     assert "FNMR:" not in _text(_section(page, "quality"))
 
