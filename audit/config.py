@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import warnings
 from pathlib import Path
-
-import pooch
 
 #: Sub-folder of the user's cache folder (e.g. ``~/.cache/audit`` on Linux).
 CACHE_NAME = "audit"
@@ -35,6 +34,28 @@ ANNEX15_SHA256 = "aa04815a53692f313d847f273b51290fba2649322d5b7b28e424d1e24afce9
 ANNEX15_SIZE = 24_068
 
 
+def import_pooch():
+    """:mod:`pooch`, imported without the warning its optional progress bar raises
+    inside a Jupyter kernel that has no ``ipywidgets`` ("IProgress not found"):
+    pooch imports ``tqdm.auto`` when it is loaded, and a report's kernel would
+    print that warning, a path into tqdm, on the page."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        import pooch
+    return pooch
+
+
+def progress_bar(*args, **kwargs):
+    """A ``tqdm.auto`` progress bar (a widget in a notebook that has ``ipywidgets``,
+    text elsewhere), made without tqdm's "IProgress not found" warning where the
+    widget cannot be drawn: the text bar is drawn instead."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        from tqdm.auto import tqdm
+
+        return tqdm(*args, **kwargs)
+
+
 def cache_dir() -> Path:
     """Folder where fetched data is cached: ``AUDIT_CACHE_DIR`` if set, else the
     user's cache folder (``pooch.os_cache("audit")``: ``$XDG_CACHE_HOME/audit``,
@@ -42,7 +63,7 @@ def cache_dir() -> Path:
     env = os.environ.get(CACHE_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    return Path(pooch.os_cache(CACHE_NAME))
+    return Path(import_pooch().os_cache(CACHE_NAME))
 
 
 def reports_dir() -> Path:

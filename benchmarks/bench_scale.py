@@ -1,10 +1,12 @@
-"""Benchmark: a sweep of per-group rates on score sets of 10^7 to 10^9 comparisons.
+"""Benchmark: a sweep of per-group rates on score sets of 10^7 to 10^9 comparisons,
+each figure printed as a ratio to its floors, measured in the same run.
 
-Not a test.  Run from the repository root (``pip install -e '.[bench,dask,parquet]'``)::
+Not a test.  Run from the repository root (``pip install -e '.[bench,dask,parquet,fast]'``)::
 
     .venv/bin/python benchmarks/bench_scale.py                      # 1e7 and 1e8 rows
-    .venv/bin/python benchmarks/bench_scale.py --rows 1e7 --engines memory streaming
-    .venv/bin/python benchmarks/bench_scale.py --billion            # adds 1e9 (about 6 GB of disk)
+    .venv/bin/python benchmarks/bench_scale.py --rows 1e8 --engines scan read streaming --repeat 3
+    .venv/bin/python benchmarks/bench_scale.py --billion --repeat 3 # adds 1e9 (5.3 GB of disk)
+    .venv/bin/python benchmarks/bench_scale.py --rows 5e6 1e8 --engines read_scores
 
 For each size a synthetic dataset is written (seeded) under ``--dir``
 (default ``/tmp/bench-scale``) as Parquet files of 10^7 rows in row groups of
@@ -13,35 +15,50 @@ cross-group, float32 similarity scores (normal, the mated shifted up, each
 group slightly apart), int8 labels (8 bytes a row in memory).  It is deleted
 afterwards unless ``--keep``.
 
-Each engine runs in its own process, one after the other, on the same files:
+Each engine runs in its own process, one after the other, on the same files;
+with ``--repeat`` the rounds are interleaved (every engine once, then again),
+so that a machine shared with other work loads them alike:
 
 ``scan``
     The I/O floor: a pyarrow scan, row group by row group, that only sums the
     score column.
 ``read``
-    The floor of anything that reads every column: the same scan reading all
-    five columns, computing nothing.
+    The floor of a pass: the same scan reading the five columns a pass needs
+    (algorithm, score, mated, group_1, group_2), computing nothing.
 ``memory``
-    :func:`~audit.scores.read_scores` of the folder (one table, row group by
-    row group), :func:`~audit.scores.score_stats` and
-    :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.  Its goal
-    is a peak RSS of at most 2.5 times the input bytes (8 a row: the score,
-    the mated flag and three labels).
+    :func:`~audit.scores.read_scores` of the folder, :func:`~audit.scores.score_stats`
+    and :func:`~audit.scores.sweep`; skipped above ``--memory-max`` rows.
+``read_scores``
+    :func:`~audit.scores.read_scores` alone.  Its ``x input`` divides the memory
+    it took by the bytes of the arrays it returns for the score, the mated flag
+    and the groups (7 a row here); goal: at most 2.5.
 ``streaming``
-    :class:`audit.scores.streaming.StreamingScores` with ``--memory``.
+    :class:`audit.scores.streaming.StreamingScores` with ``--memory``, counting
+    with the compiled kernel (:mod:`audit.scores.counting`) when numba is
+    installed; goals: at most 1.5x ``read`` and 4x ``scan``.
+``streaming-numpy``
+    The same, counting with the NumPy path.
 ``dask``
     The same on a ``distributed.LocalCluster`` of 2 worker processes (1
     thread each), started (and its libraries imported) before the clock; its
     peak RSS adds the workers'.
+``before:streaming``, ``before:read_scores``
+    With ``--before PATH`` (a checkout of another version, e.g. ``git worktree
+    add /tmp/before main``): those engines with that version's package, in the
+    same rounds.
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
-the previous engine; the median of ``--repeat`` interleaved rounds), peak RSS
-of the process tree in MB (sampled every 20 ms; the largest of the rounds),
-``x input`` (the peak less the RSS before the engine started -- the
-interpreter and its libraries, about 150 MB -- over the input bytes, 8 a
-row), ``x scan`` (time over the scan's), ``same`` (the sweep equals the first
-engine's, every value) and ``passes`` (full passes over the data, the sample
-aside).  Targets: 21 FMRs, 0.1% to 10%.
+the previous engine; the median of the rounds), CPU seconds of the process tree
+in that time (user and system: the work done, less sensitive to other work on
+the machine than the wall clock), peak RSS of the process tree
+in MB (sampled every 20 ms; the largest of the rounds), ``x input`` (the peak
+less the RSS before the engine started -- the interpreter and its libraries,
+about 150 MB -- over the input bytes: 8 a row, or as said for ``read_scores``),
+``x scan`` and ``x read`` (time over the floor's, per round, then the median),
+``load`` (the machine's 1-minute load average as each run ended, the median of
+the rounds: 2 cores here, so above 2 means other work was waiting too),
+``same`` (the sweep equals the first engine's, every value) and ``passes``
+(full passes over the data, the sample aside).  Targets: 21 FMRs, 0.1% to 10%.
 """
 
 from __future__ import annotations
@@ -139,6 +156,19 @@ class _Peak:
             self.peak = max(self.peak, total)
             time.sleep(0.02)
 
+    def cpu(self) -> float:
+        """CPU seconds (user and system) of this process and its children so far."""
+        import psutil
+
+        total = 0.0
+        for p in [self.process, *self.process.children(recursive=True)]:
+            try:
+                times = p.cpu_times()
+            except psutil.Error:
+                continue
+            total += times.user + times.system
+        return total
+
     def stop(self) -> int:
         self.running = False
         self.thread.join()
@@ -154,6 +184,10 @@ def _warm() -> None:
     pa.chunked_array([pa.array([0.0], pa.float32())]).to_numpy()  # the first takes 0.3 s
 
 
+#: The columns a pass reads (all the dataset has).
+PASS_COLUMNS = ["algorithm", "score", "mated", "group_1", "group_2"]
+
+
 def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     """Run one engine in this process; write its figures (and sweep) to ``out``."""
     import pyarrow.parquet as pq
@@ -161,11 +195,17 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     files = sorted(str(p) for p in Path(folder).glob("*.parquet"))
     sweep = None
     passes = None
-    if engine == "memory":
+    input_bytes = None
+    if engine in ("memory", "read_scores"):
         from audit.scores import read_scores, score_stats
         from audit.scores import sweep as in_memory_sweep
-    elif engine in ("streaming", "dask"):
+    elif engine in ("streaming", "streaming-numpy", "dask"):
         from audit.scores.streaming import StreamingScores
+
+        if engine == "streaming-numpy":
+            from audit.scores import counting
+
+            counting.use("numpy")
     if engine == "dask":  # the cluster starts before the clock and the memory baseline
         from distributed import Client, LocalCluster
 
@@ -176,6 +216,7 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         client.run(_warm)  # a running cluster has imported its libraries
     _warm()
     peak = _Peak()
+    cpu = peak.cpu()
     start = time.perf_counter()
     if engine == "scan":
         total = 0.0
@@ -189,16 +230,21 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         for path in files:
             file = pq.ParquetFile(path)
             for g in range(file.num_row_groups):
-                rows += file.read_row_group(g).num_rows
+                rows += file.read_row_group(g, columns=PASS_COLUMNS).num_rows
     elif engine == "memory":
         stats = score_stats(read_scores(folder))
         sweep = in_memory_sweep(stats, TARGETS)
+    elif engine == "read_scores":
+        table = read_scores(folder)
+        arrays = {id(a): a for a in _returned(table)}
+        input_bytes = sum(a.nbytes for a in arrays.values())
     else:
         kwargs = {"engine": "dask", "client": client} if engine == "dask" else {}
         streamed = StreamingScores(folder, memory=memory, **kwargs)
         sweep = streamed.sweep(TARGETS)
         passes = streamed.passes
     seconds = time.perf_counter() - start
+    cpu = peak.cpu() - cpu
     rss = peak.stop()
     if engine == "dask":
         client.close()
@@ -206,7 +252,20 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     if sweep is not None:
         sweep.to_pickle(out + ".sweep")
     figures = {"seconds": seconds, "peak_mb": rss / 2**20, "base_mb": peak.base / 2**20}
-    Path(out).write_text(json.dumps(figures | {"passes": passes}))
+    figures |= {"cpu": cpu, "passes": passes, "input_bytes": input_bytes}
+    Path(out).write_text(json.dumps(figures))
+
+
+def _returned(table) -> list:
+    """The arrays of a score table holding the score, the mated flag and the groups
+    (one array when both sides share their codes)."""
+    import numpy as np
+
+    arrays = [np.asarray(table["score"]), np.asarray(table["mated"])]
+    codes = [table[c].array.codes for c in ("group_1", "group_2")]
+    if np.shares_memory(*codes):
+        codes = codes[:1]
+    return arrays + [c.base if c.base is not None else c for c in codes]
 
 
 # -------------------------------------------------------------------- the table
@@ -224,6 +283,12 @@ def main(argv=None) -> int:
     parser.add_argument("--memory", default="2GB", help="budget of the streaming engines")
     parser.add_argument("--memory-max", type=float, default=1e8, help="largest in-memory case")
     parser.add_argument("--keep", action="store_true", help="keep the generated datasets")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of another version of audit: its streaming and read_scores engines "
+        "run too (as 'before:ENGINE'), interleaved with these",
+    )
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # internal: run one engine
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -234,8 +299,11 @@ def main(argv=None) -> int:
     import pandas as pd
 
     sizes = [int(r) for r in args.rows] + ([10**9] if args.billion else [])
-    header = f"{'rows':>6} {'engine':>10} {'s':>8} {'peak MB':>8} {'x input':>7} {'x scan':>7}"
-    table = [f"{header} {'same':>5} {'passes':>6}"]
+    table = [
+        f"{'rows':>6} {'engine':>20} {'s':>8} {'cpu s':>7} {'peak MB':>8} {'x input':>7} "
+        f"{'x scan':>7} {'x read':>7} {'load':>5} {'same':>5} {'passes':>6}"
+    ]
+    print(f"# {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f} at the start", flush=True)
     for rows in sizes:
         folder = args.dir / f"scores-{rows:.0e}"
         if not folder.exists():
@@ -245,18 +313,27 @@ def main(argv=None) -> int:
             print(
                 f"# {rows:.0e} rows: {size:.0f} MB on disk in {time.perf_counter() - started:.0f} s"
             )
-        engines = [e for e in args.engines if e != "memory" or rows <= args.memory_max]
+        engines = [
+            e for e in args.engines if e not in ("memory", "read_scores") or rows <= args.memory_max
+        ]
+        if args.before is not None:
+            engines += [f"before:{e}" for e in engines if e in ("streaming", "read_scores")]
         runs: dict[str, list] = {engine: [] for engine in engines}
         reference = None
         for round_ in range(args.repeat):
             for engine in engines:
-                out = str(args.dir / f"result-{engine}.json")
+                out = str(args.dir / f"result-{engine.replace(':', '-')}.json")
+                env = dict(os.environ)
+                if engine.startswith("before:"):  # the other version's package first
+                    env["PYTHONPATH"] = str(args.before.resolve())
                 subprocess.run(
-                    [sys.executable, __file__, "--engine", engine, "--data", str(folder),
-                     "--out", out, "--memory", args.memory],
+                    [sys.executable, __file__, "--engine", engine.removeprefix("before:"),
+                     "--data", str(folder), "--out", out, "--memory", args.memory],
                     check=True,
+                    env=env,
                 )  # fmt: skip
                 figures = json.loads(Path(out).read_text())
+                figures["load"] = os.getloadavg()[0]
                 os.remove(out)
                 figures["same"] = ""
                 if os.path.exists(out + ".sweep"):
@@ -267,31 +344,43 @@ def main(argv=None) -> int:
                     figures["same"] = str(sweep.equals(reference))
                 runs[engine].append(figures)
                 print(
-                    f"# round {round_ + 1}: {rows:.0e} {engine:>10} {figures['seconds']:8.2f} s "
-                    f"{figures['peak_mb']:8.0f} MB",
+                    f"# round {round_ + 1}: {rows:.0e} {engine:>20} {figures['seconds']:8.2f} s "
+                    f"{figures['peak_mb']:8.0f} MB, load {figures['load']:.1f}",
                     flush=True,
                 )
-        scan = float(np.median([f["seconds"] for f in runs["scan"]])) if "scan" in runs else None
         for engine in engines:
-            seconds = float(np.median([f["seconds"] for f in runs[engine]]))
-            peak = max(f["peak_mb"] for f in runs[engine])
-            # memory it took: the peak over the process's RSS before it started
-            used = max(f["peak_mb"] - f["base_mb"] for f in runs[engine]) * 2**20 / (8 * rows)
-            same = (
-                ""
-                if not runs[engine][0]["same"]
-                else str(all(f["same"] == "True" for f in runs[engine]))
-            )
-            passes = runs[engine][0]["passes"]
-            ratio = f"{seconds / scan:.1f}" if scan else ""
-            table.append(
-                f"{rows:>6.0e} {engine:>10} {seconds:>8.1f} {peak:>8.0f} {used:>7.2f} {ratio:>7} "
-                f"{same:>5} {'' if passes is None else passes:>6}"
-            )
+            table.append(_row(rows, engine, runs))
         if not args.keep:
             shutil.rmtree(folder)
     print("\n".join(table))
     return 0
+
+
+def _row(rows: int, engine: str, runs: dict) -> str:
+    """One line of the table: medians over the rounds, ratios taken round by round."""
+    mine = runs[engine]
+    seconds = float(np.median([f["seconds"] for f in mine]))
+    cpu = float(np.median([f["cpu"] for f in mine]))
+    peak = max(f["peak_mb"] for f in mine)
+    # memory it took: the peak over the process's RSS before it started
+    used = max(f["peak_mb"] - f["base_mb"] for f in mine) * 2**20
+    used /= mine[0]["input_bytes"] or 8 * rows
+    ratios = []
+    for floor in ("scan", "read"):
+        if floor in runs:
+            per_round = [
+                f["seconds"] / g["seconds"] for f, g in zip(mine, runs[floor], strict=True)
+            ]
+            ratios.append(f"{float(np.median(per_round)):.2f}")
+        else:
+            ratios.append("")
+    load = float(np.median([f["load"] for f in mine]))
+    same = "" if not mine[0]["same"] else str(all(f["same"] == "True" for f in mine))
+    passes = "" if mine[0]["passes"] is None else mine[0]["passes"]
+    return (
+        f"{rows:>6.0e} {engine:>20} {seconds:>8.2f} {cpu:>7.2f} {peak:>8.0f} {used:>7.2f} "
+        f"{ratios[0]:>7} {ratios[1]:>7} {load:>5.1f} {same:>5} {passes:>6}"
+    )
 
 
 if __name__ == "__main__":

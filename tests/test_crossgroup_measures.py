@@ -1,5 +1,6 @@
 """Cross-group measures: hand-computed values, literal oracles, the within-group FMRs as an
-FMR-only table, applicability, properties, the FFMC audit and the frontier."""
+FMR-only table, applicability, the FFMC audit and the frontier (their properties are checked
+with every other kind's, by tests/test_properties.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import CROSS_GROUPS, cross_long, cross_matrices
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from audit.analysis import ffmc, pareto
 from audit.measures import crossgroup, onesided
-from audit.measures.contract import PROPERTIES, MeasureContractError, PairMeasure
+from audit.measures.contract import MeasureContractError, PairMeasure
 from audit.measures.kernels import MeasureResult, UndefinedMeasureError, UndefinedMeasureWarning
 from audit.measures.registry import (
     applicable_measures,
@@ -29,7 +27,6 @@ from audit.measures.registry import (
 from audit.tables.rates import read_rates
 
 PAIRS = measure_names(inputs="pairs")
-SETTINGS = settings(max_examples=60, deadline=None)
 
 
 @pytest.fixture(scope="module")
@@ -249,93 +246,12 @@ def test_malformed_pair_arrays(fmr_pairs, message):
     assert str(error.value) == message
 
 
-# --- properties --------------------------------------------------------------------------
-
-
-@st.composite
-def matrices(draw, *, low: float = 1e-6):
-    n_alg = draw(st.integers(1, 3))
-    n = draw(st.integers(2, 5))
-    elements = st.floats(low, 0.1, allow_nan=False, allow_infinity=False)
-    return draw(arrays("float64", (n_alg, n, n), elements=elements))
-
-
-def having(prop: str, value: bool) -> list[str]:
-    return [n for n in PAIRS if get_measure(n).properties.get(prop) is value]
+# --- properties: declared with the other measures' and checked by tests/test_properties.py --
 
 
 @pytest.mark.parametrize("name", PAIRS)
-def test_every_pairs_measure_declares_every_property(name):
-    assert set(get_measure(name).properties) == set(PROPERTIES)
+def test_every_pairs_measure_cites_its_source(name):
     assert get_measure(name).citation
-
-
-@pytest.mark.parametrize("name", having("permutation_invariant", True))
-@SETTINGS
-@given(fmr=matrices(), seed=st.integers(0, 2**16))
-def test_permutation_invariant(name, fmr, seed):
-    order = np.random.default_rng(seed).permutation(fmr.shape[1])
-    relabelled = fmr[:, order][:, :, order]  # groups renamed on both sides alike
-    np.testing.assert_allclose(flagged(name, relabelled)[0], flagged(name, fmr)[0], rtol=1e-9)
-
-
-@pytest.mark.parametrize("name", having("scale_invariant", True))
-@SETTINGS
-@given(fmr=matrices(), factor=st.floats(0.01, 10.0))
-def test_scale_invariant(name, fmr, factor):
-    np.testing.assert_allclose(
-        flagged(name, fmr * factor)[0], flagged(name, fmr)[0], rtol=1e-9, atol=1e-12
-    )
-
-
-@pytest.mark.parametrize("name", having("ideal_when_equal", True))
-@SETTINGS
-@given(level=st.floats(1e-6, 1.0), n=st.integers(2, 6))
-def test_ideal_when_equal(name, level, n):
-    value, undefined = flagged(name, np.full((1, n, n), level))
-    assert value[0] == pytest.approx(get_measure(name).ideal, abs=1e-12) and not undefined[0]
-
-
-@pytest.mark.parametrize("name", having("bounded", True))
-@SETTINGS
-@given(fmr=matrices(low=0.0))
-def test_bounded(name, fmr):
-    low, high = get_measure(name).bounds
-    value, _ = flagged(name, fmr)
-    assert ((value >= low - 1e-9) & (value <= high + 1e-9)).all()
-
-
-def near_zero(name: str) -> np.ndarray:
-    """A matrix whose value is large because some cells approach 0: every cross-group cell
-    (within/cross ratio), or one cross-group cell whose reverse does not (asymmetry)."""
-    fmr = np.full((1, 3, 3), 1e-3)
-    if name == "within_cross_ratio":
-        fmr[0][~np.eye(3, dtype=bool)] = 1e-9
-    else:
-        fmr[0, 0, 1] = 1e-9
-    return fmr
-
-
-@pytest.mark.parametrize("name", having("bounded", False))
-def test_unbounded_grows_without_limit(name):
-    assert flagged(name, near_zero(name))[0][0] > 1e5
-
-
-@pytest.mark.parametrize("name", having("defined_at_zero", True))
-@SETTINGS
-@given(fmr=matrices(), cell=st.integers(0, 24))
-def test_defined_with_one_cell_at_zero(name, fmr, cell):
-    n = fmr.shape[1]
-    fmr[:, (cell // n) % n, cell % n] = 0.0
-    value, undefined = flagged(name, fmr)
-    assert np.isfinite(value).all() and not undefined.any()
-
-
-@pytest.mark.parametrize("name", having("defined_at_zero", False))
-def test_undefined_with_a_cell_at_zero(name):
-    fmr = np.full((1, 3, 3), 1e-4)
-    fmr[0, 0, 1] = 0.0
-    assert flagged(name, fmr)[1][0]
 
 
 # --- registry and contract ----------------------------------------------------------------

@@ -8,11 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import cross_long, cross_matrices, cross_wide
+from figcheck import faults, named, record
 
 from audit.analysis import crossgroup as cross_report
 from audit.cli import main
 from audit.measures import crossgroup, onesided
 from audit.measures.registry import evaluate
+from audit.report.plots import crossgroup as cross_plots
 from audit.report.plots.crossgroup import pair_heatmap, pair_heatmaps, pair_matrix
 from audit.tables import crossgroup as tables
 from audit.tables.crossgroup import cross_group
@@ -115,41 +117,97 @@ def test_pareto_refuses_a_cross_group_measure_on_a_plain_table_before_running(
 # --- the heat map -------------------------------------------------------------------------
 
 
+def _mesh(ax):
+    """The heat map's cells (seaborn draws them as one QuadMesh)."""
+    meshes = [c for c in ax.collections if type(c).__name__ == "QuadMesh"]
+    assert len(meshes) == 1
+    return meshes[0]
+
+
 def test_the_heat_map_marks_zero_and_unmeasured_cells():
     table = read_rates(cross_long())
     pairs = cross_group(table).frame()
     ax = pair_heatmap(pairs, "c")
     assert ax.get_xlabel() == "probe group" and ax.get_ylabel() == "enrolment group"
-    image = ax.images[0]
-    assert type(image.norm).__name__ == "LogNorm"
-    assert image.get_array().mask[0, 3]  # FMR(A, D) = 0: not on the log scale ...
+    mesh = _mesh(ax)
+    assert type(mesh.norm).__name__ == "LogNorm"
+    assert np.ma.getmaskarray(mesh.get_array()).reshape(4, 4)[0, 3]  # FMR(A, D) = 0 ...
     hatched = [p for p in ax.patches if p.get_hatch()]
-    assert [(p.get_x(), p.get_y()) for p in hatched] == [(2.5, -0.5)]  # ... but hatched
-    texts = [t.get_text() for t in ax.texts]
-    assert texts[3] == "0" and texts[0] == "5e-4"
+    assert [(p.get_x(), p.get_y()) for p in hatched] == [(3, 0)]  # ... hatched, cell (A, D)
+    texts = {(t.get_position(), t.get_text()) for t in ax.texts}
+    assert ((3.5, 0.5), "0") in texts and ((0.5, 0.5), "5e-4") in texts
+    assert len(ax.texts) == 16  # every cell written
     matrix = pair_matrix(pairs.iloc[1:], "a")  # (a, A, A) left out: not measured
     assert np.isnan(matrix.loc["A", "A"])
     ax = pair_heatmap(pairs.iloc[1:], "a", groups=list("ABCD"))
-    assert ax.texts[0].get_text() == "n/a"
+    assert ((0.5, 0.5), "n/a") in {(t.get_position(), t.get_text()) for t in ax.texts}
 
 
 def test_the_heat_maps_share_one_scale_and_draw_labels_as_written():
     fmr = cross_matrices()
     frame = cross_long(fmr)
-    names = {"A": "$\\frac$", "B": "<b>B</b>", "C": "C_1", "D": "D"}
+    names = {"A": "$\\frac$", "B": "<b>B</b>", "C": "C_1", "D": "50%"}
     frame["group_1"] = frame["group_1"].map(names)
     frame["group_2"] = frame["group_2"].map(names)
-    fig = pair_heatmaps(frame, ["a", "b", "c"])
-    fig.canvas.draw()  # mathtext would fail on '$\frac$'
-    axes = [ax for ax in fig.axes if ax.images]
+    frame["algorithm"] = frame["algorithm"].map({"a": "a_b^c", "b": "x{y}", "c": "vendor-$x$"})
+    fig = pair_heatmaps(frame, ["a_b^c", "x{y}", "vendor-$x$"])
+    data = record(fig)  # mathtext would fail on '$\frac$'
+    seen = {t["seen"] for t in data["texts"]}
+    assert set(names.values()) | {"a_b^c", "x{y}", "vendor-$x$"} <= seen
+    assert set(names.values()) | {"vendor-$x$"} <= set(data["svg"])
+    axes = [ax for ax in fig.axes if ax.get_ylabel() == "enrolment group"]
     assert len(axes) == 3
-    assert len({(ax.images[0].norm.vmin, ax.images[0].norm.vmax) for ax in axes}) == 1
-    assert axes[0].images[0].norm.vmin == pytest.approx(1e-5)
-    assert [t.get_text() for t in axes[0].get_yticklabels()] == list(names.values())
+    assert len({(_mesh(ax).norm.vmin, _mesh(ax).norm.vmax) for ax in axes}) == 1
+    assert _mesh(axes[0]).norm.vmin == pytest.approx(1e-5)
     assert fig.legends and fig.legends[0].texts[0].get_text() == "FMR = 0"
     plt.close(fig)
     with pytest.raises(ValueError, match="not in the pairs table"):
         pair_heatmaps(frame, ["nope"])
+
+
+def _pairs(n: int, algorithms=("alg-a", "alg-b")) -> pd.DataFrame:
+    """Pairs of ``n`` groups named as NIST's summaries name them (region.age.sex), FMRs
+    spread over two decades, the within-group pairs ten times higher, a few at 0."""
+    rng = np.random.default_rng(n)
+    regions = ["Africa", "Asia", "Europe", "Americas", "Oceania"]
+    ages = ["<20", "20-35", "35-50", "50-65", "65+"]
+    groups = [f"{r}.{a}.{s}" for r in regions for a in ages for s in "FM"][:n]
+    rows = []
+    for algorithm in algorithms:
+        for i, g1 in enumerate(groups):
+            for j, g2 in enumerate(groups):
+                fmr = 10 ** rng.uniform(-6, -4) * (10 if i == j else 1)
+                rows.append((algorithm, g1, g2, 0.0 if rng.random() < 0.03 else fmr))
+    return pd.DataFrame(rows, columns=["algorithm", "group_1", "group_2", "fmr"])
+
+
+@pytest.mark.parametrize("n", [2, 5, 10, 20, 50])
+def test_heat_maps_are_readable_from_2_to_50_groups(n):
+    """Every group named, no tick labels over each other, nothing off the canvas, each
+    written FMR inside its own cell; values not written (and the title saying so) only
+    when their cells are too small."""
+    fig = pair_heatmaps(_pairs(n), ["alg-a", "alg-b"])
+    data = record(fig)
+    assert all(found == [] for found in faults(data).values()), faults(data)
+    pairs = _pairs(n)
+    assert named(data, set(pairs["group_1"])) == set(pairs["group_1"])
+    assert named(data, ["alg-a", "alg-b"]) == {"alg-a", "alg-b"}
+    renderer = fig.canvas.get_renderer()
+    written = 0
+    for ax in [ax for ax in fig.axes if ax.get_ylabel() == "enrolment group"]:
+        for text in ax.texts:
+            x, y = text.get_position()
+            corners = ax.transData.transform([[x - 0.5, y - 0.5], [x + 0.5, y + 0.5]])
+            box = text.get_window_extent(renderer)
+            assert corners[:, 0].min() <= box.x0 and box.x1 <= corners[:, 0].max()
+            assert corners[:, 1].min() <= box.y0 and box.y1 <= corners[:, 1].max()
+            written += 1
+    title = fig.get_suptitle()
+    if n <= 20:
+        assert written == 2 * n * n and "not written" not in title
+    else:
+        assert written == 0
+        assert cross_plots.NOT_WRITTEN.format(n=n) in title.replace("\n", " ")
 
 
 def test_the_algorithms_a_report_draws():

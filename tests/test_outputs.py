@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import pandas as pd
+from figcheck import faults, record
+from matplotlib.text import Text
 
 from audit.report.outputs import save_figure, saved_image
+from audit.report.text import escape_mathtext
 
 
 def test_save_figure_writes_png_and_svg_and_keeps_the_layout_engine(tmp_path):
@@ -28,21 +32,44 @@ def test_save_figure_without_an_engine(tmp_path):
     assert fig.get_layout_engine() is None
 
 
-def test_save_figure_draws_names_as_written(tmp_path):
-    """A figure made anywhere (a notebook's own title, a legend, tick labels) with a name
-    that mathtext would refuse is saved, the name drawn as written."""
+def test_save_figure_draws_escaped_names_as_written_and_mathtext_as_mathtext(tmp_path):
+    """A figure made anywhere (a notebook's own title, a legend, tick labels) with names
+    that mathtext would refuse is saved, the names drawn as written where they were
+    escaped, and the log axis's tick labels (mathtext) drawn as numbers."""
     name = r"vendor-$\frac$"
     fig, ax = plt.subplots(layout="constrained")
-    ax.plot([0, 1], [0, 1], label=name)
+    ax.plot([1, 10, 100], [0, 1, 2], label=escape_mathtext(name))
+    ax.set_xscale("log")
     ax.legend()
-    ax.set_xticks([0, 1], [name, "b"])
-    fig.suptitle(f"Groups by {name}")
+    ax.set_yticks([0, 2], [escape_mathtext(name), "b"])
+    fig.suptitle(f"Groups by {escape_mathtext(name)}")
     paths = save_figure(fig, "math", tmp_path)
     assert [p.suffix for p in paths] == [".png", ".svg"]
-    from matplotlib.text import Text
-
-    # every text, tick labels made by the drawing included, is drawn as written
-    texts = fig.findobj(Text)
-    assert name in {t.get_text() for t in texts}
-    assert not any(t.get_parse_math() for t in texts)
+    data = record(fig)
+    seen = {t["seen"] for t in data["texts"]}
+    assert {name, f"Groups by {name}", "10\N{SUPERSCRIPT ONE}"} - seen == {"10\N{SUPERSCRIPT ONE}"}
+    assert {"100", "101", "102"} <= seen  # 10^0, 10^1, 10^2 drawn from mathtext
+    assert faults(data, names=[name])["raw markup"] == []
+    assert any(t.get_parse_math() for t in fig.findobj(Text))
     plt.close(fig)
+
+
+def test_a_themed_figure_saves_to_the_same_bytes_every_time(tmp_path):
+    from audit.report.plots.ffmc import plot_alpha_share
+
+    by_alpha = pd.DataFrame(
+        {
+            "alpha": [0.0, 0.5, 1.0],
+            "share_q25": [0.0, 0.4, 1.0],
+            "share_q75": [0.0, 0.6, 1.0],
+            "share_median": [0.0, 0.5, 1.0],
+            "share_mean": [0.0, 0.55, 1.0],
+        }
+    )
+    saved = []
+    for folder in ("one", "two"):
+        ax = plot_alpha_share(by_alpha, crossing=0.5)
+        saved.append([p.read_bytes() for p in save_figure(ax.figure, "d", tmp_path / folder)])
+        plt.close(ax.figure)
+    assert saved[0] == saved[1]
+    assert b"<dc:date>" not in saved[0][1]

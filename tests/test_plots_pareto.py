@@ -6,7 +6,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from figcheck import faults, named, record
 from matplotlib.figure import Figure
+from matplotlib.patches import ConnectionPatch, Rectangle
 
 from audit.analysis.pareto import frontier_frame
 from audit.report.plots import pareto as plots
@@ -45,21 +47,54 @@ def _zoom(fig):
     return main, zooms[0]
 
 
-def _assert_hides_nothing(fig, main, zoom, frame):
-    """An inset drawn over the main plot must not cover any algorithm's point."""
-    if zoom not in main.child_axes:
-        return
-    fig.canvas.draw()
-    box = zoom.get_window_extent(fig.canvas.get_renderer())
-    xy = main.transData.transform(frame[["accuracy", "fairness"]].to_numpy())
-    covered = (
-        (xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1) & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1)
-    )
-    assert not covered.any(), list(frame.index[covered])
-
-
 def _texts(ax):
-    return {t.get_text() for t in ax.texts}
+    return {t.get_text() for t in ax.texts if t.get_text()}
+
+
+def _clashes(fig, frame: pd.DataFrame, *, radius: float = 4.0) -> list:
+    """Labels over another label of the same axes, or over a point (a marker of ``radius``
+    points) shown in the axes."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        texts = [t for t in ax.texts if t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        points = ax.transData.transform(frame[["accuracy", "fairness"]].to_numpy())
+        area = ax.get_window_extent(renderer)
+        shown = (
+            (points[:, 0] >= area.x0)
+            & (points[:, 0] <= area.x1)
+            & (points[:, 1] >= area.y0)
+            & (points[:, 1] <= area.y1)
+        )
+        r = radius * fig.dpi / 72
+        for i, box in enumerate(boxes):
+            found += [
+                (texts[i].get_text(), "label") for other in boxes[i + 1 :] if box.overlaps(other)
+            ]
+            covered = (
+                (points[:, 0] + r > box.x0)
+                & (points[:, 0] - r < box.x1)
+                & (points[:, 1] + r > box.y0)
+                & (points[:, 1] - r < box.y1)
+            )
+            if (covered & shown).any():
+                found.append((texts[i].get_text(), "point"))
+        # the lines joining labels set apart to their points cross no label and each other not
+        leaders = [
+            ax.transData.transform(np.column_stack(line.get_data()))
+            for line in ax.get_lines()
+            if line.get_color() == "#888888"
+        ]
+        for i, leader in enumerate(leaders):
+            inner = leader[0] + np.linspace(0.02, 0.98, 50)[:, None] * (leader[1] - leader[0])
+            for box in boxes:
+                inside = (inner[:, 0] > box.x0) & (inner[:, 0] < box.x1)
+                inside &= (inner[:, 1] > box.y0) & (inner[:, 1] < box.y1)
+                found += [("line", "label")] if inside.any() else []
+            found += [("line", "line") for other in leaders[i + 1 :] if plots._cross(leader, other)]
+    return found
 
 
 def test_small_figure(small):
@@ -67,57 +102,151 @@ def test_small_figure(small):
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
     assert len(fig.axes) == 1 and not ax.child_axes
-    assert ax.get_xlabel() == "Total FNMR (lower is better)"
+    # total FNMR 0.02 to 0.3: more than a decade, a log axis
+    assert ax.get_xscale() == "log"
+    assert ax.get_xlabel() == "Total FNMR (lower is better, log scale)"
     assert ax.get_ylabel() == "GARBE (alpha=0.5), lower is fairer"
     assert "2 of 4 algorithms on the Pareto frontier" in ax.get_title(loc="left")
     assert "equal group weights" in ax.get_title(loc="left")
     line = _frontier_line(ax)
     np.testing.assert_allclose(line.get_xdata(), [0.02, 0.03])
-    assert _texts(ax) == {"a", "b"}
+    assert _texts(ax) == {"a", "b", "c", "d"}  # few algorithms: every one named
+    assert _clashes(fig, small) == []
 
 
-def test_annex15_figure_has_inset_with_names(annex15):
+def test_a_linear_axis_within_a_decade_and_names_as_written():
+    names = ["vendor-$\\frac$", "a_b^c", "50%", "x{y}", "$x$"]
+    table = read_rates(
+        pd.DataFrame(
+            {
+                "Algorithm": names,
+                "FMR.F": [1e-4] * 5,
+                "FMR.M": [1e-4] * 5,
+                "FNMR.F": [0.010, 0.012, 0.030, 0.02, 0.05],
+                "FNMR.M": [0.030, 0.012, 0.050, 0.03, 0.06],
+            }
+        )
+    )
+    frame = frontier_frame(table)
+    fig = pareto_figure(frame, inset_max=None)
+    assert fig.axes[0].get_xscale() == "linear"
+    data = record(fig)  # mathtext would refuse '$\\frac$'
+    assert named(data, names) == set(names)
+    assert set(names) <= set(data["svg"])
+    assert faults(data, names=names)["raw markup"] == []
+    assert _clashes(fig, frame) == []
+
+
+def test_annex15_log_axis_names_the_frontier(annex15):
     frame = frontier_frame(annex15)
     fig = pareto_figure(frame)
-    main, inset = _zoom(fig)
-    _assert_hides_nothing(fig, main, inset, frame)
-    assert inset.get_xlim()[1] == pytest.approx(0.01, rel=0.05)
-    assert _texts(inset) == {
+    assert len(fig.axes) == 1  # the log axis spreads the accurate algorithms: no zoom
+    main = fig.axes[0]
+    assert main.get_xscale() == "log"
+    assert main.get_xlabel() == "Total FNMR (lower is better, log scale)"
+    assert _texts(main) == {
+        "didiglobalface-001",
+        "alphaface-001",
+        "tevian-005",
+        "intellifusion-001",
+        "shaman-001",
+        "microfocus-002",
+        "nodeflux-001",
+    }
+    np.testing.assert_allclose(
+        _frontier_line(main).get_xdata(), np.sort(frame.loc[frame["on_frontier"], "accuracy"])
+    )
+    assert _clashes(fig, frame) == []
+    assert all(found == [] for found in faults(record(fig)).values())
+
+
+def test_annex15_linear_axis_zooms_beside_the_plot(annex15):
+    frame = frontier_frame(annex15)
+    fig = pareto_figure(frame, log_x=False)
+    main, zoom = _zoom(fig)
+    assert zoom not in main.child_axes and main.get_xscale() == "linear"
+    assert zoom.get_xlim()[1] == pytest.approx(0.01, rel=0.05)
+    assert _texts(zoom) == {
         "didiglobalface-001",
         "alphaface-001",
         "intellifusion-001",
         "tevian-005",
     }
     assert _texts(main) == {"shaman-001", "microfocus-002", "nodeflux-001"}
-    np.testing.assert_allclose(
-        _frontier_line(main).get_xdata(), np.sort(frame.loc[frame["on_frontier"], "accuracy"])
+    # the zoomed region is outlined on the main plot; no connector lines cross the data
+    outline = [p for p in main.patches if isinstance(p, Rectangle)]
+    assert len(outline) == 1 and outline[0].get_x() < 0.003
+    assert not [c for c in fig.findobj(ConnectionPatch)]
+    assert _clashes(fig, frame) == []
+
+
+def test_no_zoom_when_it_would_hold_every_algorithm(annex15):
+    fmr_only = annex15.drop(columns="fnmr")
+    frame = frontier_frame(fmr_only, accuracy="total_fmr")  # total FMR is below 1e-3
+    fig = pareto_figure(frame)
+    assert len(fig.axes) == 1 and fig.axes[0].get_xscale() == "linear"
+    assert _clashes(fig, frame) == []
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_labels_keep_off_points_and_each_other(seed):
+    """Up to twelve algorithms with long names in clusters: every one named, no label over
+    a point or another label."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 13))
+    centre = rng.uniform(0.01, 0.05, 2)
+    fnmr = np.clip(centre[0] * rng.lognormal(0, 0.4, (n, 2)), 1e-3, 0.9)
+    table = read_rates(
+        pd.DataFrame(
+            {
+                "Algorithm": [f"vendor-{i:02d}-model.v{seed}" for i in range(n)],
+                "FMR.F": 1e-4 * rng.lognormal(0, 0.2, n),
+                "FMR.M": 1e-4 * rng.lognormal(0, 0.2, n),
+                "FNMR.F": fnmr[:, 0],
+                "FNMR.M": fnmr[:, 1],
+            }
+        )
     )
-    assert main.get_xscale() == "linear"
-    # no label overlaps another on the same axes
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    for ax in (main, inset):
-        boxes = [t.get_window_extent(renderer) for t in ax.texts]
-        for i, box in enumerate(boxes):
-            assert not any(box.overlaps(other) for other in boxes[i + 1 :])
+    frame = frontier_frame(table)
+    fig = pareto_figure(frame, inset_max=None)
+    assert _texts(fig.axes[0]) == set(frame.index)
+    assert _clashes(fig, frame) == []
+    plt.close(fig)
 
 
-def test_annex15_log_axis(annex15):
-    frame = frontier_frame(annex15)
-    fig = pareto_figure(frame, log_x=True)
-    main, zoom = _zoom(fig)
-    assert main.get_xscale() == "log"
-    assert main.get_xlabel() == "Total FNMR (lower is better, log scale)"
-    assert zoom.get_xscale() == "linear"
-    _assert_hides_nothing(fig, main, zoom, frame)
+def test_both_pareto_figures_follow_one_log_rule(annex15):
+    from audit.report.plots.uncertainty import plot_frontier_probability
+
+    for frame, log in ((frontier_frame(annex15), True), (_frame(0.02, 0.05), False)):
+        probability = pd.DataFrame(
+            {
+                "algorithm": frame.index,
+                "total_fnmr": frame["accuracy"].to_numpy(),
+                "value": frame["fairness"].to_numpy(),
+                "on_frontier": frame["on_frontier"].to_numpy(),
+                "frontier_probability": frame["on_frontier"].astype(float).to_numpy(),
+            }
+        )
+        assert plots.log_accuracy(frame["accuracy"]) is log
+        assert (pareto_figure(frame).axes[0].get_xscale() == "log") is log
+        assert (plot_frontier_probability(probability).get_xscale() == "log") is log
+        plt.close("all")
 
 
-def test_side_panel_when_an_inset_would_hide_points(annex15):
-    # the log axis spreads the 126 algorithms over the whole plot: no inset slot is empty
-    fig = pareto_figure(frontier_frame(annex15), log_x=True)
-    main, zoom = _zoom(fig)
-    assert zoom not in main.child_axes
-    assert zoom.get_xlabel() == "Total FNMR (lower is better)"
+def _frame(low: float, high: float) -> pd.DataFrame:
+    return frontier_frame(
+        read_rates(
+            pd.DataFrame(
+                {
+                    "Algorithm": ["a", "b", "c"],
+                    "FMR.F": [1e-4, 2e-4, 1e-4],
+                    "FMR.M": [1e-4, 1e-4, 3e-4],
+                    "FNMR.F": [low, high, (low + high) / 2],
+                    "FNMR.M": [low, high, low],
+                }
+            )
+        )
+    )
 
 
 def test_draws_into_a_given_ax(annex15):
@@ -141,3 +270,5 @@ def test_bad_frame_and_log_errors(small):
     with pytest.raises(ValueError) as error:
         pareto_figure(zero, log_x=True)
     assert str(error.value) == plots.LOG_NEEDS_POSITIVE.format(count=1, algorithms=["a"])
+    # an accuracy of 0 cannot be on a log axis: the automatic rule keeps it linear
+    assert pareto_figure(zero).axes[0].get_xscale() == "linear"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -128,6 +130,64 @@ def test_identical_groups_are_perfectly_fair():
     assert M.sed_mean(table).value[0] == pytest.approx(0.0, abs=1e-12)
     assert M.dfi(table).value[0] == pytest.approx(1.0)
     assert M.cei(table).value[0] == pytest.approx(1.0)
+
+
+def _groups_in_order(order, mated, nonmated) -> pd.DataFrame:
+    """A score table of one algorithm whose groups appear in ``order`` (their order in the
+    statistics), scores given per group."""
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "algorithm": "a",
+                    "group": group,
+                    "score": list(mated[group]) + list(nonmated[group]),
+                    "mated": [True] * len(mated[group]) + [False] * len(nonmated[group]),
+                }
+            )
+            for group in order
+        ],
+        ignore_index=True,
+    )
+
+
+def test_sed_threshold_is_the_mean_whatever_the_order_of_the_groups():
+    # EER thresholds 0.1, 0.2 and 0.3 (each group's mated score): summed as floats in the
+    # order A, B, C they give 0.6000000000000001 and a mean above 0.2, which left C's
+    # non-mated 0.2 below the threshold and the global FMR at 0 (SED undefined), while other
+    # orders gave 8/3.  At T = 0.2: global FMR = FNMR = 1/3; SED_A = 1 + |1 - 1 / (1/3)| = 3,
+    # SED_B = 1 + 1 = 2, SED_C = |1 - 1 / (1/3)| + 1 = 3.
+    mated = {"A": [0.1], "B": [0.2], "C": [0.3]}
+    nonmated = {"A": [0.0], "B": [0.1], "C": [0.2]}
+    for order in permutations("ABC"):
+        table = read_scores(_groups_in_order(order, mated, nonmated))
+        assert (M.sed_table(table)["threshold"] == 0.2).all()
+        assert M.sed_mean(table).value[0] == pytest.approx(8 / 3, rel=1e-15)
+
+
+def test_cei_does_not_depend_on_the_order_of_the_groups():
+    # scores in tenths, found by a seeded search: the CDF of the mean non-mated distribution
+    # reaches the percentile exactly, and summing the groups' distributions in the order
+    # g0, g1, g3, g2 instead of g0, g1, g2, g3 rounded it across P (CEI 0.767 against 0.722)
+    mated = {
+        "g0": [7],
+        "g1": [16, 18, 10, 24, 27, 8],
+        "g2": [3, 12],
+        "g3": [7, 0, 1, 20, 15, 25, 16, 7],
+    }
+    nonmated = {
+        "g0": [14, 11, 14, 13],
+        "g1": [0, 9, 11, 12, 2],
+        "g2": [6, 2, 19, 19, 12],
+        "g3": [15, 12],
+    }
+    mated = {g: np.array(s) / 10 for g, s in mated.items()}
+    nonmated = {g: np.array(s) / 10 for g, s in nonmated.items()}
+    values = [
+        M.cei(read_scores(_groups_in_order(order, mated, nonmated))).value[0]
+        for order in permutations(mated)
+    ]
+    assert np.ptp(values) < 1e-12
 
 
 def test_dfi_is_zero_for_disjoint_groups():

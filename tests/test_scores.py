@@ -150,14 +150,19 @@ def test_csv_and_parquet_read_the_same(tmp_path):
     assert list(a["group_1"].astype(str)) == list(b["group_1"].astype(str))
 
 
+@pytest.mark.parametrize("batch", [1 << 17, 256])
 @pytest.mark.parametrize("subjects", [False, True])
 @pytest.mark.filterwarnings(
     "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
 )
-def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects):
-    """Row group by row group into arrays of the final size: the table read_scores gives
-    for the rows as one frame, categories in order of first appearance across files
-    (here a group seen first on side 2 of a later file, and a late algorithm)."""
+def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects, batch, monkeypatch):
+    """Batch by batch into arrays of the final size: the table read_scores gives for the
+    rows as one frame, categories in order of first appearance across files (here a
+    group seen first on side 2 of a later file, and a late algorithm); rows named by
+    their place in the file when batches cut the row groups."""
+    from audit.tables import chunks
+
+    monkeypatch.setattr(chunks, "_BATCH", batch)
     frame = synthetic(3000, subjects=subjects).astype({"score": "float32"})
     late = synthetic(300, seed=3, subjects=subjects).astype({"score": "float32"})
     late["algorithm"] = "c"
@@ -184,6 +189,21 @@ def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects):
     assert str(error.value) == SR.EMPTY_LABEL.format(
         where=f"{tmp_path / 'run' / 'part-1.parquet'}, row 100", column="group_1", more=""
     )
+
+
+def test_one_group_per_row_is_held_once(tmp_path, monkeypatch):
+    """A group given once per row: group_2 is group_1, one array of codes for both."""
+    from audit.tables import chunks
+
+    monkeypatch.setattr(chunks, "_BATCH", 128)
+    frame = synthetic(1000).drop(columns="group_2").rename(columns={"group_1": "group"})
+    frame.to_parquet(tmp_path / "s.parquet", row_group_size=300)
+    table = read_scores(tmp_path / "s.parquet")
+    expected = read_scores(frame)
+    expected.attrs["source"] = table.attrs["source"]
+    pd.testing.assert_frame_equal(table, expected, check_exact=True)
+    codes = [table[c].array.codes for c in ("group_1", "group_2")]
+    assert np.shares_memory(*codes)
 
 
 def test_ignore_and_attributes():

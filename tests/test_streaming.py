@@ -12,6 +12,7 @@ from audit.measures.registry import evaluate_scores
 from audit.measures.scores import eer_table
 from audit.scores import (
     ScoresError,
+    counting,
     det_points,
     rates_at_fmr,
     rates_at_thresholds,
@@ -69,6 +70,16 @@ CASES = {
 }
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def kernel(request):
+    """Count with the compiled loop (numba), then with the NumPy path."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+    before = counting.use(request.param)
+    yield request.param
+    counting.use(before)
+
+
 @pytest.fixture(autouse=True)
 def small_sample(monkeypatch):
     """A sample of 300 rows: smaller than the data, so the passes are real."""
@@ -103,7 +114,7 @@ def assert_same(streamed: StreamingScores, table: pd.DataFrame, frame: pd.DataFr
 @pytest.mark.filterwarnings(
     "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
 )
-def test_streaming_equals_in_memory(case, higher_is_match, order):
+def test_streaming_equals_in_memory(case, higher_is_match, order, kernel):
     frame = synthetic(**CASES[case])
     if not higher_is_match:
         frame["score"] = -frame["score"]
@@ -126,7 +137,7 @@ def test_a_sweep_of_shuffled_rows_takes_one_pass():
 
 
 @pytest.mark.parametrize("round_to", [None, 1])
-def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to):
+def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, kernel):
     """Intervals too full for the budget are counted in sub-intervals first."""
     frame = synthetic(20000, round_to=round_to)
     plans = []
@@ -389,3 +400,54 @@ def test_dask_without_a_cluster_uses_the_default_scheduler():
     with pytest.raises(ValueError) as error:
         StreamingScores(chunks(frame, 700), engine="spark")
     assert str(error.value) == ST.UNKNOWN_ENGINE.format(name="spark")
+
+
+def test_a_window_in_no_order_answers_as_a_sorted_one():
+    """Scans and selections while few questions come, a sort after that."""
+    from audit.scores.streamed import _SCANS, Window
+
+    rng = np.random.default_rng(2)
+    segments = [rng.normal(size=n).round(2) for n in (300, 0, 500)]
+    window = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
+    everything = np.sort(np.concatenate(segments))
+    for t in (-0.5, 0.0, 0.013, 9.0):
+        assert window.below(t) == [int((s < t).sum()) for s in segments]
+        above = everything[everything >= t]
+        expected = float(above[0]) if len(above) else None
+        assert window.smallest_at_or_above((0, 1, 2), t) == expected
+    ranks = np.array([0, 17, 17, 799])
+    np.testing.assert_array_equal(window.select((0, 1, 2), ranks), everything[ranks])
+    assert not window.ordered
+    np.testing.assert_array_equal(window.population((0, 2)), everything)
+    for _ in range(_SCANS):
+        window.scan()
+    assert window.ordered  # questions kept coming: sorted once
+    for mine, theirs in zip(window.by_segment, segments, strict=True):
+        np.testing.assert_array_equal(mine, np.sort(theirs))
+
+
+@pytest.mark.filterwarnings(
+    "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
+)
+def test_passes_after_the_first_leave_the_subjects_unread(monkeypatch):
+    """The first pass checks the subjects of every row; later ones read only the
+    columns they count, and find the same values."""
+    frame = synthetic(6000, subjects=True, round_to=2).reset_index(drop=True)
+    read = []
+    original = CH.read_chunk
+
+    def spying(piece, options):
+        chunk = original(piece, options)
+        read.append((options.subjects, chunk.subjects is not None))
+        return chunk
+
+    monkeypatch.setattr(ST, "read_chunk", spying)
+    monkeypatch.setattr(Z, "read_chunk", spying)
+    streamed = StreamingScores(chunks(frame, 1500), memory="2kB")
+    stats = score_stats(read_scores(frame))
+    pd.testing.assert_frame_equal(streamed.apply(eer_table), eer_table(stats), check_exact=True)
+    assert streamed.passes > 1
+    first = [r for r in read if r[0]]
+    assert len(first) >= 4 and all(has for _, has in first)  # every chunk once, with subjects
+    later = [r for r in read if not r[0]]
+    assert later and not any(has for _, has in later)

@@ -257,6 +257,54 @@ def _no_share(fmr_term, fnmr_term, alpha):
     return np.full(np.shape(np.asarray(fmr_term)), np.nan)
 
 
+# The score measures' properties, in the meaning of
+# audit.measures.contract.PROPERTY_MEANINGS["scores"] (scale invariance: under a strictly
+# increasing map of the scores; "at zero": a group whose scores are perfectly separated).
+# Every one relabels its groups freely (a mean, a standard deviation or a sum over groups)
+# and is at its ideal when every group has the same scores.
+_STD_EER_PROPERTIES = dict(
+    # each EER lies in [0, 1], and a population standard deviation of numbers in [0, 1]
+    # is at most 0.5 (half of them at 0, half at 1), the declared bound
+    bounded=True,
+    permutation_invariant=True,
+    # an EER reads only which scores lie above which (FMR and FNMR at every observed
+    # score as the threshold), and an increasing map keeps that order
+    scale_invariant=True,
+    # a perfectly separated group has EER 0, an ordinary number
+    defined_at_zero=True,
+    ideal_when_equal=True,
+)
+_SED_PROPERTIES = dict(
+    # eq. 8 divides a group's FMR by the global FMR, which counts the cross-group
+    # non-mated comparisons too: many of them below the threshold drive the global FMR
+    # towards 0 while a group's FMR stays, and delta FMR_g grows without limit
+    bounded=False,
+    permutation_invariant=True,
+    # the threshold is the arithmetic mean of the groups' EER thresholds, in score units:
+    # an increasing map that is not affine moves it against the scores, and the rates there
+    scale_invariant=False,
+    # a separated group's EER threshold may sit above every non-mated score of the other
+    # groups: the mean threshold can then leave the global FMR at 0, and eq. 8 divides by 0
+    defined_at_zero=False,
+    # identical groups with both kinds of error at their EER threshold: every group's
+    # rates equal the global ones (cross-group non-mated scores none, or copies of the
+    # groups'), so every delta is 0
+    ideal_when_equal=True,
+)
+_DISTRIBUTION_PROPERTIES = dict(
+    # the divergences to the mean distribution sum to at most K log2 K (Solano et al.,
+    # eq. 2 and 8), so the value lies in [0, 1]
+    bounded=True,
+    permutation_invariant=True,
+    # equal-width bins over the algorithm's score range: an increasing map that is not
+    # affine moves scores between bins, and the histograms with them
+    scale_invariant=False,
+    # every group has scores, so every histogram has mass and the mean distribution is
+    # positive wherever a group's is: no division by 0, separated or not
+    defined_at_zero=True,
+    ideal_when_equal=True,
+)
+
 SCORE_MEASURES = (
     ScoreMeasure(
         name="std_eer",
@@ -270,6 +318,7 @@ SCORE_MEASURES = (
         share=_no_share,
         citation=f"{ELOBAID}, eq. 19-21",
         undefined=f"never undefined ({REFUSED})",
+        properties=_STD_EER_PROPERTIES,
     ),
     ScoreMeasure(
         name="sed_mean",
@@ -286,6 +335,7 @@ SCORE_MEASURES = (
         undefined=(
             f"a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned; {REFUSED}"
         ),
+        properties=_SED_PROPERTIES,
     ),
     ScoreMeasure(
         name="sed_std",
@@ -301,6 +351,7 @@ SCORE_MEASURES = (
         undefined=(
             f"a global FMR or FNMR of 0 at the mean EER threshold: NaN, flagged, warned; {REFUSED}"
         ),
+        properties=_SED_PROPERTIES,
     ),
     ScoreMeasure(
         name="dfi",
@@ -315,6 +366,7 @@ SCORE_MEASURES = (
         share=_no_share,
         citation=f"{SOLANO}, eq. 1-2 (Kotwal & Marcel, ICPR 2022)",
         undefined=f"never undefined ({REFUSED})",
+        properties=_DISTRIBUTION_PROPERTIES,
     ),
     ScoreMeasure(
         name="cei",
@@ -329,6 +381,7 @@ SCORE_MEASURES = (
         share=_mean_share,
         citation=f"{SOLANO}, sec. 2.3, eq. 8",
         undefined=f"never undefined ({REFUSED})",
+        properties=_DISTRIBUTION_PROPERTIES,
     ),
 )
 

@@ -138,22 +138,101 @@ COUNT_OF = {"n_mated": ("FNMR", "mated"), "n_nonmated": ("FMR", "non-mated")}
 #: Relative tolerance for the declared bounds (rounding of a bounded formula).
 BOUNDS_RTOL = 1e-9
 
-#: The properties the test suite checks for every registered rate measure
-#: (``tests/test_properties.py``): each measure declares, in
-#: :attr:`MeasureSpec.properties`, whether it has each one, and a generic test
-#: verifies the declaration either way.
+#: The properties every registered measure, of every kind, declares in
+#: :attr:`MeasureSpec.properties` (``{name: True or False}``, all five).  The
+#: descriptions here say what a property is about; what it means, precisely, for
+#: a measure of each kind is :data:`PROPERTY_MEANINGS`.  ``tests/test_properties.py``
+#: checks every declaration either way, with one generic test per property: for a
+#: property declared True, Hypothesis looks for a counterexample; for one declared
+#: False, a seeded search must find one.
 PROPERTIES: dict[str, str] = {
     "bounded": "every value lies within the declared finite bounds, whatever the number "
-    "of groups; if declared False, the value grows without limit as one group's rates "
-    "approach 0 (or the others' approach 0), or as the number of groups grows",
-    "permutation_invariant": "reordering the groups (the same way for FMR and FNMR) "
-    "leaves the value unchanged",
-    "scale_invariant": "multiplying every group's FMR by one positive factor, and every "
-    "group's FNMR by another, leaves the value unchanged",
+    "of groups; if declared False, the value grows without limit as some error rates "
+    "approach 0, or as the number of groups grows",
+    "permutation_invariant": "relabelling the groups leaves the value unchanged",
+    "scale_invariant": "a change of scale that keeps every group's standing (the error "
+    "rates' level, the score scale) leaves the value unchanged",
     "defined_at_zero": "the value is a finite number, computed without a convention, "
-    "when one group's FMR or FNMR is 0 (FFMC.3)",
-    "ideal_when_equal": "when all groups have the same FMR and the same FNMR the value "
-    "equals the declared ideal",
+    "when one group makes no error (FFMC.3)",
+    "ideal_when_equal": "when every group is alike the value equals the declared ideal",
+}
+
+#: What each property of :data:`PROPERTIES` means for a measure of each kind
+#: (``PROPERTY_MEANINGS[kind][property]``, the kinds named by
+#: :attr:`MeasureSpec.inputs`), stated as the transformation the generic test applies
+#: and the inputs it draws, so that a declaration can be checked either way.
+#:
+#: ``"rates"`` (:class:`RateMeasure`): per-group FMR and FNMR in [0, 1], at any alpha
+#: in [0, 1].
+#:
+#: ``"table"`` (:class:`TableMeasure`): as ``"rates"``, the measure bound to a table of
+#: the rates' groups (women and men, races cycling) with the same comparison counts in
+#: every group, so that a property holds or fails by the formula, not by unequal counts.
+#:
+#: ``"pairs"`` (:class:`PairMeasure`): the enrolment x probe matrix of cross-group
+#: impostor FMRs, cells in [0, 1]; a transformation acts on the matrix.
+#:
+#: ``"scores"`` (:class:`ScoreMeasure`): per group, its mated and its within-group
+#: non-mated scores (every group has both, as the score measures require); the
+#: cross-group non-mated scores belong to no group.  Scale invariance is invariance
+#: under a strictly increasing map of the scores, not only an affine one: a measure
+#: that reads nothing but the decisions at thresholds taken among the observed
+#: scores (an EER) has it, as a rate measure of the rates at those thresholds
+#: would; a measure that averages thresholds in score units (SED_G's mean EER
+#: threshold) or bins the scores in equal widths (DFI, CEI) does not, though it
+#: follows an affine change of the units.  "No error" is a group whose scores are
+#: perfectly separated, so it makes no error at its EER threshold.
+PROPERTY_MEANINGS: dict[str, dict[str, str]] = {
+    "rates": {
+        "bounded": "every value lies within the declared finite bounds; if declared "
+        "False, the value grows without limit as one group's FMR or FNMR approaches 0 "
+        "(or every other group's does), or as the number of groups grows",
+        "permutation_invariant": "reordering the groups (the same way for FMR and FNMR) "
+        "leaves the value unchanged",
+        "scale_invariant": "multiplying every group's FMR by one positive factor, and "
+        "every group's FNMR by another, leaves the value unchanged",
+        "defined_at_zero": "the value is a finite number, not flagged undefined and with "
+        "no warning, when one group's FMR or FNMR is 0 and every other rate is positive",
+        "ideal_when_equal": "when all groups have the same positive FMR and the same "
+        "positive FNMR the value equals the declared ideal",
+    },
+    "table": {},  # as "rates", filled in below
+    "pairs": {
+        "bounded": "every value lies within the declared finite bounds; if declared "
+        "False, the value grows without limit as some cells approach 0 (one cell, the "
+        "diagonal or the cells off it)",
+        "permutation_invariant": "relabelling the groups, one permutation applied to the "
+        "rows (enrolment) and the columns (probe) alike, leaves the value unchanged",
+        "scale_invariant": "multiplying every cell by one positive factor leaves the "
+        "value unchanged",
+        "defined_at_zero": "the value is a finite number, not flagged undefined and with "
+        "no warning, when one cell is 0 and every other cell is positive",
+        "ideal_when_equal": "when every cell holds the same positive FMR the value "
+        "equals the declared ideal",
+    },
+    "scores": {
+        "bounded": "every value lies within the declared finite bounds; if declared "
+        "False, the value grows without limit as cross-group non-mated comparisons "
+        "scoring below every other pile up (the pooled FMR approaches 0 while the "
+        "groups' FMRs stay)",
+        "permutation_invariant": "relabelling the groups (each keeps its mated and "
+        "non-mated scores) leaves the value unchanged",
+        "scale_invariant": "one strictly increasing map applied to every score of an "
+        "algorithm (mated, non-mated and cross-group alike) leaves the value unchanged",
+        "defined_at_zero": "the value is a finite number, not flagged undefined and with "
+        "no warning, when one group's scores are perfectly separated (every mated score "
+        "above every non-mated one of the group: no error at its EER threshold)",
+        "ideal_when_equal": "when every group has the same mated and the same non-mated "
+        "scores (cross-group non-mated scores none, or copies of those), and the groups "
+        "make both kinds of error at their EER threshold, the value equals the declared "
+        "ideal",
+    },
+}
+
+
+PROPERTY_MEANINGS["table"] = {
+    name: meaning + " (the measure bound to a table of those groups)"
+    for name, meaning in PROPERTY_MEANINGS["rates"].items()
 }
 
 

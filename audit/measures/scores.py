@@ -38,6 +38,7 @@ and at most ``log2 K`` (K groups).  Logarithms are base 2, matching the
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -186,6 +187,29 @@ def std_eer(scores) -> MeasureResult:
 # ---------------------------------------------------------------------------- SED_G
 
 
+def _mean_threshold(thresholds) -> float:
+    """The mean of the groups' EER thresholds (``T_EER`` of Elobaid et al., sec. III-B),
+    correctly rounded: the exact sum of the floats divided by their number, rounded once.
+
+    A float sum depends on the order of its terms, and the mean is compared with observed
+    scores, so a mean one unit in the last place off would move the scores equal to the
+    true mean across the threshold: with scores in tenths, thresholds 0.1, 0.2 and 0.3
+    summed in that order give 0.20000000000000004, in the reverse order
+    0.19999999999999998.  Rounded once, the mean is the same whatever the order of the
+    groups, and is the groups' threshold itself when they share one.  An infinite or NaN
+    threshold gives the plain mean.
+
+    >>> _mean_threshold([0.1, 0.2, 0.3]) == _mean_threshold([0.3, 0.2, 0.1]) == 0.2
+    True
+    >>> _mean_threshold([0.1] * 3)
+    0.1
+    """
+    values = np.asarray(thresholds, dtype="float64")
+    if not np.isfinite(values).all():
+        return float(values.mean())
+    return float(sum(map(Fraction, values.tolist()), Fraction(0)) / len(values))
+
+
 def sed_table(scores) -> pd.DataFrame:
     """Per-group terms of SED_G (Elobaid et al., eq. 8-10).
 
@@ -205,7 +229,7 @@ def sed_table(scores) -> pd.DataFrame:
     rows = []
     for a, algorithm in enumerate(stats.algorithms):
         mine = eers[eers["algorithm"] == str(algorithm)]
-        threshold = float(mine["threshold"].mean())
+        threshold = _mean_threshold(mine["threshold"])
         t = stats.to_internal([threshold])
         fm, fnm, cross = stats.counts(a, t)
         n_m, n_nm = stats.n_mated(a), stats.n_nonmated(a)
@@ -398,6 +422,15 @@ def dfi(scores, *, bins: int = 100) -> MeasureResult:
     return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(), undefined=np.isnan(value))
 
 
+def _mean_distribution(p: np.ndarray) -> np.ndarray:
+    """The mean of the groups' distributions (rows of ``p``), each bin summed over the groups
+    in ascending order: the same floats whatever the order of the groups.  CEI compares its
+    cumulative sum with the percentile, and a sum that reaches the percentile exactly (four
+    groups, three with all their mass below a bin and one with 3/5 of it, at P = 0.9) must
+    not reach it in one order of the groups and miss it by a rounding in another."""
+    return np.sort(p, axis=0).sum(axis=0) / len(p)
+
+
 def _cei_part(p: np.ndarray, tail: np.ndarray, w_tail: float, w_center: float) -> np.ndarray:
     """Weighted tail/centre divergence S' of each group (rows of ``p``, summing to 1)."""
 
@@ -466,7 +499,7 @@ def cei(
         mated, nonmated = _histograms(stats, a, _edges(stats, a, bins))
         for kind, out in (("nonmated", impostor), ("mated", genuine)):
             p = _normalise(nonmated if kind == "nonmated" else mated)
-            cdf = np.cumsum(p.mean(axis=0))
+            cdf = np.cumsum(_mean_distribution(p))
             if kind == "nonmated":
                 # tail: bins entirely above the P-quantile of the mean distribution
                 split = int(np.searchsorted(cdf, percentile, "left")) + 1

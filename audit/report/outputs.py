@@ -33,7 +33,7 @@ import pandas as pd
 
 from audit import __version__
 from audit.exceptions import UsageError
-from audit.report.plots import PLAIN_TEXT
+from audit.report.plots import theme
 from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 
@@ -142,8 +142,11 @@ def save_figure(
     as ``role`` (default: ``name``) in the outputs list (:func:`record_outputs`).
 
     The same figure gives the same bytes every time: no date in either file and
-    a fixed ``svg.hashsalt`` for the SVG's element ids.  Every text is drawn as
-    written (``$`` in a name is not mathtext).
+    a fixed ``svg.hashsalt`` for the SVG's element ids.  It is drawn under the
+    report's :func:`~audit.report.plots.theme`.  Texts are drawn as matplotlib
+    reads them: a user's name must have entered the figure through
+    :func:`audit.report.text.escape_mathtext` (the package's figure functions
+    do so), while matplotlib's own tick labels stay mathtext.
 
     The figure is laid out once, by one engine: a figure with a layout
     engine (the package's plots use constrained layout) is laid out by the
@@ -153,19 +156,14 @@ def save_figure(
     :func:`saved_image` rather than drawing the figure again.
     """
     import matplotlib
-    import matplotlib.text
 
     folder = Path(output_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     engine = fig.get_layout_engine()
     bbox = "tight" if engine is None else None
     paths = []
-    # names from the user's file are drawn as written, never as mathtext: the texts made
-    # so far, and those the drawing makes (tick labels) under the settings below
-    for text in fig.findobj(matplotlib.text.Text):
-        text.set_parse_math(False)
     try:
-        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, **PLAIN_TEXT}):
+        with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT}):
             for suffix in ("png", "svg"):
                 path = folder / f"{_slug(name)}.{suffix}"
                 metadata = {"Date": None} if suffix == "svg" else {"Software": None}

@@ -476,9 +476,9 @@ class _Progress:
     def __init__(self, name: str, total: int, bar: bool, notify: Callable[[str], None]):
         self.notify, self.lock, self.bar, self.doing = notify, threading.Lock(), None, {}
         if bar:
-            from tqdm.auto import tqdm
+            from audit.config import progress_bar
 
-            self.bar = tqdm(total=total, unit="cell", desc=PROGRESS.format(name=name))
+            self.bar = progress_bar(total=total, unit="cell", desc=PROGRESS.format(name=name))
 
     def stage(self, text: str, notebook: str | None = None) -> None:
         """``text`` is what the run (or ``notebook``, a short name) does now."""

@@ -1,7 +1,8 @@
 """Safe text for the reports: every user-supplied string (group and algorithm labels,
 file names, parameters, measure names and citations) goes through here before it
-enters Markdown or HTML, so that a label such as ``<script>...</script>`` or
-``[x](javascript:...)`` is shown as written and never runs or links.
+enters Markdown, HTML or a figure, so that a label such as ``<script>...</script>``,
+``[x](javascript:...)`` or ``vendor-$\\frac$`` is shown as written and never runs,
+links or is read as mathtext.
 """
 
 from __future__ import annotations
@@ -57,6 +58,26 @@ def markdown_list(items, *, code: bool = False, sep: str = ", ") -> str:
     return sep.join(one(item) for item in items)
 
 
+def escape_mathtext(text: object) -> str:
+    r"""``text`` for a matplotlib text that reads mathtext: drawn as written.
+
+    matplotlib reads a string holding an even number of unescaped ``$`` as
+    mathtext (and refuses one it cannot parse, such as ``$\frac$``); a ``$``
+    escaped as ``\$`` is drawn as a plain ``$``.  Every ``$`` is escaped, so no
+    part of ``text`` is mathtext and matplotlib draws it exactly as given:
+    backslashes, ``_``, ``^``, ``%`` and braces mean something only inside
+    mathtext.  Every user string entering a figure goes through here, where it is
+    placed; the figure's own texts (log-axis tick labels such as
+    ``$\mathdefault{10^{-2}}$``) stay mathtext.
+
+    >>> print(escape_mathtext(r"vendor-$\frac$"))
+    vendor-\$\frac\$
+    >>> escape_mathtext(50)
+    '50'
+    """
+    return str(text).replace("$", r"\$")
+
+
 #: Unicode categories a terminal would act on rather than show: controls (escape
 #: sequences, carriage returns), format characters (bidirectional overrides,
 #: zero-width characters), surrogates, private use, unassigned, line and paragraph separators.
@@ -91,4 +112,11 @@ def escape_terminal(text: object, *, newlines: bool = True) -> str:
     return "".join(out)
 
 
-__all__ = ["escape_html", "escape_markdown", "escape_terminal", "markdown_code", "markdown_list"]
+__all__ = [
+    "escape_html",
+    "escape_markdown",
+    "escape_mathtext",
+    "escape_terminal",
+    "markdown_code",
+    "markdown_list",
+]

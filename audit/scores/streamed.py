@@ -19,26 +19,77 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from audit.scores import counting
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
 from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan
 
+#: Scans a window in no order answers before it is sorted (a sort costs about as
+#: many scans as the log of its size: sorting pays once questions keep coming).
+_SCANS = 8
+#: Ranks asked at once above which a window is sorted rather than selected in.
+_SELECT = 16
+
 
 @dataclass
 class Window:
-    """All the scores ``lo <= s < hi`` of an algorithm, sorted, per segment."""
+    """All the scores ``lo <= s < hi`` of an algorithm, per segment: sorted when
+    ``ordered``, else in no order, so that the few questions a sweep asks are
+    answered by a scan or a selection (:func:`numpy.partition`) rather than a sort.
+    After :data:`_SCANS` scans, it sorts itself."""
 
     lo: float
     hi: float
     by_segment: list[np.ndarray]
+    ordered: bool = True
+    scans: int = 0
 
     def population(self, columns: tuple) -> np.ndarray:
-        """The sorted scores of some segments."""
+        """The scores of some segments, sorted."""
         if len(columns) == 1:
-            return self.by_segment[columns[0]]
+            return (
+                self.by_segment[columns[0]]
+                if self.ordered
+                else np.sort(self.by_segment[columns[0]])
+            )
         if self.hi == np.nextafter(self.lo, np.inf):  # one value: no copies of it
             return np.broadcast_to(self.lo, (sum(len(self.by_segment[c]) for c in columns),))
         return np.sort(np.concatenate([self.by_segment[c] for c in columns]))
+
+    def sort(self) -> None:
+        """Sort the scores of each segment (in place)."""
+        if not self.ordered:
+            for scores in self.by_segment:
+                scores.sort()
+            self.ordered = True
+
+    def scan(self) -> bool:
+        """Count one more question; True when it is to be answered by a scan (the
+        window is still in no order), False once sorted."""
+        if not self.ordered:
+            self.scans += 1
+            if self.scans >= _SCANS:
+                self.sort()
+        return not self.ordered
+
+    def below(self, t: float) -> list[int]:
+        """How many scores of each segment lie below ``t``."""
+        if self.scan():
+            return [int(np.count_nonzero(s < t)) for s in self.by_segment]
+        return [int(np.searchsorted(s, t, "left")) for s in self.by_segment]
+
+    def select(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
+        """The scores at 0-based ascending ranks among some segments of a window in no
+        order, by a selection."""
+        values = np.concatenate([self.by_segment[c] for c in columns])
+        return np.partition(values, np.unique(ranks))[ranks]
+
+    def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
+        """The smallest score of some segments at or above ``t`` (None when none is), by
+        a scan of a window in no order."""
+        found = [s[s >= t] for s in (self.by_segment[c] for c in columns)]
+        found = [f.min() for f in found if len(f)]
+        return float(min(found)) if found else None
 
 
 class Line:
@@ -108,7 +159,7 @@ class StreamedStats(SufficientStatistics):
             if window is None:
                 self.needs.append(("point", a, float(t[j])))
                 continue
-            out[j] += [np.searchsorted(s, t[j], "left") for s in window.by_segment]
+            out[j] += window.below(t[j])
         return out
 
     def _columns(self, population: str, g: int = 0) -> tuple:
@@ -137,7 +188,15 @@ class StreamedStats(SufficientStatistics):
                     self.needs.append(("rank", a, columns, rank, lo, hi))
                 out[here] = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
                 continue
-            out[here] = self._population(a, window, columns)[ranks[here] - cumulative[i]]
+            inside = ranks[here] - cumulative[i]
+            if (
+                (a, window.lo, columns) not in self._sorted
+                and len(np.unique(inside)) <= _SELECT
+                and window.scan()
+            ):
+                out[here] = window.select(columns, inside)
+            else:
+                out[here] = self._population(a, window, columns)[inside]
         return out
 
     def _population(self, a: int, window: Window, columns: tuple) -> np.ndarray:
@@ -185,10 +244,14 @@ class StreamedStats(SufficientStatistics):
             if line.edges[i] == t[j]:
                 rank = int(line.below[i].sum())
             elif (window := line.windows.get(float(line.edges[i]))) is not None:
-                scores = self._population(a, window, columns)
-                k = np.searchsorted(scores, t[j], "left")
-                if k < len(scores):
-                    out[j] = scores[k]
+                if (a, window.lo, columns) not in self._sorted and window.scan():
+                    found = window.smallest_at_or_above(columns, t[j])
+                else:
+                    scores = self._population(a, window, columns)
+                    k = np.searchsorted(scores, t[j], "left")
+                    found = scores[k] if k < len(scores) else None
+                if found is not None:
+                    out[j] = found
                     continue
                 rank = int(line.below[i + 1].sum())
             else:
@@ -218,6 +281,8 @@ class StreamedStats(SufficientStatistics):
             self.needs.append(("eer", a, g, lo, float(line.edges[j + 1])))
             return 0.5, lo if np.isfinite(lo) else 0.0, 0.5, 0.5
 
+        window.sort()
+
         def runs(after: float) -> tuple[Run, Run]:
             return (
                 Run(window.by_segment[g], int(mated[j]), n_m, after),
@@ -236,8 +301,10 @@ class StreamedStats(SufficientStatistics):
         return self._locate(a, self._columns("group", g), k)
 
 
-def learnt(plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
-    """Labels (in order of first appearance) and lines of what one pass learnt."""
+def learnt(plan: Plan, partial: Partial, *, ordered: bool = False) -> tuple[tuple, list[Line]]:
+    """Labels (in order of first appearance) and lines of what one pass learnt; the
+    windows' scores sorted when ``ordered`` (a sample, which answers many questions),
+    else left in no order (see :class:`Window`)."""
     algorithms = list(partial.first[0])
     groups = list(dict.fromkeys([*partial.first[1], *partial.first[2]]))
     columns = np.array(
@@ -249,17 +316,19 @@ def learnt(plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
     width = 2 * len(groups) + 1
     counts = np.zeros((len(partial.counts), width), dtype=np.int64)
     counts[:, columns] = partial.counts
-    # kept scores grouped by (zone, segment), each group sorted
-    key = np.zeros(0, np.int64)
+    # kept scores grouped by (zone, segment)
+    cuts = np.zeros(len(counts) * width + 1, dtype=np.int64)
     if partial.kept:
-        key = np.concatenate([k[0] for k in partial.kept]).astype(np.int64) * width
-        key += columns.take(np.concatenate([k[2] for k in partial.kept]))
+        cell = np.concatenate([k[0] for k in partial.kept]).astype(np.int64)
+        cell *= width
+        segment = np.concatenate([k[2] for k in partial.kept])
+        if not (columns == np.arange(width)).all():  # the groups were found in another order
+            segment = columns.take(segment)
+        cell += segment
+        del segment
         score = np.concatenate([k[1] for k in partial.kept])
-        small = np.int16 if len(counts) * width < 1 << 15 else np.int32
-        order = np.argsort(key.astype(small), kind="stable")  # a radix sort when small
-        key, score = key[order], score[order]
-        del order
-    cuts = np.searchsorted(key, np.arange(len(counts) * width + 1))
+        cuts, score = counting.group(cell, score, len(counts) * width)
+        del cell
     split = np.zeros((*partial.split.shape[:2], width), dtype=np.int64)
     split[:, :, columns] = partial.split
     n_plan = partial.plan_algorithms
@@ -283,9 +352,10 @@ def learnt(plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
             if action == KEEP:
                 at = (first + z) * width
                 by_segment = [score[cuts[at + c] : cuts[at + c + 1]] for c in range(width)]
-                for scores in by_segment:
-                    scores.sort()
-                line.windows[lo] = Window(lo, hi, by_segment)
+                window = Window(lo, hi, by_segment, ordered=False)
+                if ordered:
+                    window.sort()
+                line.windows[lo] = window
             elif action == SPLIT:
                 slot = plan.split_slot(first + z)
                 inner = plan.sub_bounds(p, z)

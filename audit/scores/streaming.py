@@ -43,6 +43,7 @@ find the same answer: the sample only saves passes, it never changes a value.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -52,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
+from audit.scores import counting
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
 from audit.scores.streamed import Line, StreamedStats, Window, aligned, learnt
@@ -107,6 +109,8 @@ _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
+#: Rows from which numba (if installed) is started to count the passes.
+_LARGE = 1 << 24
 
 
 def parse_memory(value) -> int:
@@ -139,9 +143,9 @@ class LocalEngine:
         result = None
         parts = in_order(lambda item: function(item, *args), items, self.threads)
         if self.progress:
-            from tqdm.auto import tqdm
+            from audit.config import progress_bar
 
-            parts = tqdm(parts, total=len(items), desc=label, unit="row group", leave=False)
+            parts = progress_bar(parts, total=len(items), desc=label, unit="row group", leave=False)
         for part in parts:
             result = part if result is None else merge(result, part)
         return result
@@ -217,6 +221,11 @@ class StreamingScores:
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
         self.pieces = pieces(source)
+        # numba is worth its start (about a second) for a large score set: it starts in
+        # the background, and counts once started
+        self._large = sum(p.rows for p in self.pieces) >= _LARGE
+        if self._large and isinstance(self.engine, LocalEngine):
+            counting.prepare()  # while the sample is read
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None
@@ -273,7 +282,9 @@ class StreamingScores:
 
     # -- passes
     def _run(self, plan: Plan, items: list[Piece], label: str) -> Partial:
-        return self.engine.map_reduce(zones_pass, merge, items, self.options, plan, label=label)
+        # later passes read only the columns they count: the first checked the subjects
+        options = dataclasses.replace(self.options, subjects=False)
+        return self.engine.map_reduce(zones_pass, merge, items, options, plan, label=label)
 
     def _first_pass(self, function) -> None:
         """The sample, then a first pass planned on it (see the module docstring)."""
@@ -286,7 +297,7 @@ class StreamingScores:
             self.memory // _BYTES_PER_KEPT // 4,
             max(1 << 16, int(300 * math.sqrt(sum(p.rows for p in self.pieces)))),
         )
-        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))))
+        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))), compiled=self._large)
         # in this process the sample's chunks are read once: the first pass reuses them
         cache = None
         if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
@@ -295,7 +306,7 @@ class StreamingScores:
             _read_pass, merge, chosen, self.options, plan, cache, label="sample"
         )
         self._sample_rows = sample.rows
-        labels, lines = self._learnt(plan, sample)
+        labels, lines = self._learnt(plan, sample, ordered=True)
         self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         if plan.stride == 1 and len(chosen) == len(self.pieces):
             self._stats = self._sample  # the sample is the data
@@ -461,10 +472,10 @@ class StreamingScores:
             known.windows.update(line.windows)
         stats._sorted.clear()
 
-    def _learnt(self, plan: Plan, partial: Partial) -> tuple[tuple, list[Line]]:
+    def _learnt(self, plan: Plan, partial: Partial, ordered=False) -> tuple[tuple, list[Line]]:
         if partial is None or partial.rows == 0:
             raise ScoresError(EMPTY.format(source=str(self.source)))
-        return learnt(plan, partial)
+        return learnt(plan, partial, ordered=ordered)
 
     def _plan(self, algorithms, groups, keep, split, points, bits: int = 16) -> Plan:
         bounds, actions = [], []
@@ -482,7 +493,14 @@ class StreamingScores:
                 action[first : last + 1] = kind
             bounds.append(b)
             actions.append(action)
-        return Plan(tuple(algorithms), tuple(groups), tuple(bounds), tuple(actions), bits=bits)
+        return Plan(
+            tuple(algorithms),
+            tuple(groups),
+            tuple(bounds),
+            tuple(actions),
+            bits=bits,
+            compiled=self._large,
+        )
 
 
 def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:

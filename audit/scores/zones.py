@@ -15,72 +15,24 @@ partials (associative: any tree of merges gives the same result).  The zone of
 each row is read from a lookup table on the top :data:`LUT_BITS` bits of the
 order key of its score rounded to float32 (rounding never reverses an order), and
 computed by a binary search only for the few rows whose table entry holds a
-bound; so a pass costs a few array operations per row, whatever the number of
-zones.
+bound; so a pass costs a few operations per row, whatever the number of zones.
+The counting itself is :mod:`audit.scores.counting` (a compiled loop, or NumPy).
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.scores import counting
+from audit.scores.counting import FINE_BITS, LUT_BITS, key32, key64, unkey64
 from audit.tables.chunks import Chunk, Options, Piece, read_chunk
 
 COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in sub-zones
 
-#: Bits of the float32 order key resolved by the lookup table of zones, and by its
-#: second level, for the entries holding a bound.
-LUT_BITS = 20
-FINE_BITS = 8
 #: Entries of the lookup tables of all algorithms together, at most.
 _LUT_ENTRIES = 1 << 23
-
-
-def key32(score: np.ndarray) -> np.ndarray:
-    """uint32 keys in the order of ``float32(score)`` (rounding keeps the order of
-    ``score``, ties aside); the two zeros share a key."""
-    with np.errstate(over="ignore"):  # beyond float32: infinities, still in order
-        bits = (np.asarray(score, dtype=np.float32) + np.float32(0)).view(np.uint32)
-    flip = (bits.view(np.int32) >> 31).view(np.uint32)
-    flip |= np.uint32(1 << 31)
-    bits ^= flip
-    return bits
-
-
-def key64(score: np.ndarray) -> np.ndarray:
-    """uint64 keys in the order of the float64 ``score``; the two zeros share a key."""
-    bits = (np.asarray(score, dtype=np.float64) + 0.0).view(np.uint64)
-    flip = (bits.view(np.int64) >> 63).view(np.uint64)
-    flip |= np.uint64(1 << 63)
-    bits ^= flip
-    return bits
-
-
-def unkey64(key) -> np.ndarray:
-    """The float64 of each key of :func:`key64` (zero for the zeros' key)."""
-    key = np.asarray(key, dtype=np.uint64)
-    negative = (key >> np.uint64(63)) == 0
-    bits = np.where(negative, ~key, key ^ np.uint64(1 << 63))
-    return bits.view(np.float64) + 0.0
-
-
-#: Groups up to which a chunk's segments are read from a table of its codes.
-_TABLE_GROUPS = 64
-
-
-def segments(group_1, group_2, mated, n_groups: int) -> np.ndarray:
-    """Segment of each row: ``g`` mated, ``G + g`` within-group non-mated, ``2G`` cross."""
-    small = np.int16 if 2 * n_groups < 1 << 15 else np.int32
-    segment = np.asarray(group_1).astype(small)
-    nonmated = ~np.asarray(mated)
-    np.add(segment, small(n_groups), out=segment, where=nonmated)
-    if group_2 is not group_1:
-        cross = group_1 != group_2
-        cross &= nonmated
-        np.copyto(segment, small(2 * n_groups), where=cross)
-    return segment
 
 
 @dataclass(frozen=True)
@@ -92,7 +44,8 @@ class Plan:
     algorithm and zone).  A label met in a chunk and not in the plan is added
     after them; an algorithm the plan does not know has one zone, counted (kept
     when ``keep_new``).  ``stride``: take every ``stride``-th row of a chunk only
-    (samples).
+    (samples).  ``compiled``: the pass is long enough to start numba for (in the
+    background: :func:`audit.scores.counting.prepare`).
     """
 
     algorithms: tuple = ()
@@ -102,6 +55,7 @@ class Plan:
     bits: int = 16
     keep_new: bool = False
     stride: int = 1
+    compiled: bool = False
     lut: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -150,6 +104,11 @@ class Plan:
             finer[where] = -1
             fine.append(finer)
             held += len(entries)
+        flat = (
+            np.concatenate([np.asarray(b, dtype=np.float64) for b in self.bounds])
+            if n
+            else np.zeros(0)
+        )
         split = natural[actions[natural] == SPLIT]
         low = np.zeros(len(split), dtype=np.uint64)
         shift = np.zeros(len(split), dtype=np.uint64)
@@ -161,6 +120,8 @@ class Plan:
             ("fine", np.concatenate(fine) if fine else np.zeros(0, np.int32)),
             ("_lut_bits", lut_bits),
             ("offsets", offsets),
+            ("flat_bounds", flat),
+            ("bound_start", offsets - np.arange(n + 1)),  # where each algorithm's bounds start
             ("zone_actions", actions),
             ("ids", ids),
             ("natural", natural),
@@ -242,35 +203,11 @@ def _labels(known: list, index: dict, present: list, codes_labels: list) -> np.n
     return np.array([index.get(label, 0) for label in codes_labels], dtype=np.int32)
 
 
-def _identity(mapping: np.ndarray) -> bool:
-    return bool((mapping == np.arange(len(mapping))).all())
-
-
-#: Rows per block within a chunk: the temporaries of a block stay in cache.
-_BLOCK = 1 << 17
-
-
-class _Work(threading.local):
-    """The arrays a block of rows is worked in: one set per thread, reused block after
-    block, so that a pass allocates (and the system maps in) no new memory per row."""
-
-    def __init__(self):
-        self.f32 = np.empty(_BLOCK, np.float32)
-        self.u32 = np.empty(_BLOCK, np.uint32)
-        self.i32 = np.empty(_BLOCK, np.int32)
-        self.zone = np.empty(_BLOCK, np.int32)
-        self.entry = np.empty(_BLOCK, np.intp)
-        self.code = np.empty(_BLOCK, np.intp)
-        self.index = np.empty(_BLOCK, np.intp)
-        self.segment = np.empty(_BLOCK, np.int16)
-        self.mask = np.empty(_BLOCK, bool)
-
-
-_WORK = _Work()
-
-
 def partial(chunk: Chunk, plan: Plan) -> Partial:
-    """The counts, kept scores and sub-zone counts of one validated chunk."""
+    """The counts, kept scores and sub-zone counts of one validated chunk
+    (:func:`audit.scores.counting.count`)."""
+    if plan.compiled:
+        counting.prepare()
     if plan.stride > 1:
         chunk = _every(chunk, plan.stride)
     algorithms, groups = list(plan.algorithms), list(plan.groups)
@@ -282,31 +219,14 @@ def partial(chunk: Chunk, plan: Plan) -> Partial:
     total = plan.zones + extra
     counts = np.zeros(total * width, dtype=np.int64)
     split = np.zeros((len(plan.split_low), 1 << plan.bits, width), dtype=np.int64)
-    kept, sub = [], []
-    table = _segment_table(g_map, len(groups))
-    for lo in range(0, len(chunk), _BLOCK):
-        block = Chunk(
-            *(
-                getattr(chunk, name)[lo : lo + _BLOCK]
-                for name in ("score", "mated", "algorithm", "group_1", "group_2")
-            ),
-            chunk.algorithms,
-            chunk.groups,
-            chunk.first,
-        )
-        _count(block, plan, a_map, g_map, table, counts, kept, sub, width)
-    if sub:  # one count of the sub-zones' cells per chunk (there may be many cells)
-        split += np.bincount(np.concatenate(sub), minlength=split.size).reshape(split.shape)
+    kept = counting.count(chunk, plan, a_map, g_map, width, counts, split)
     counts = counts.reshape(total, width)
     # from zone ids back to zones in the order of the bounds
     counts = np.concatenate([counts[plan.ids], counts[plan.zones :]])
     if kept:
-        ids = np.concatenate([k[0] for k in kept])
+        ids, score, segment = kept[0]
         natural = np.concatenate([plan.natural, np.arange(plan.zones, total)]).astype(np.int32)
-        natural = natural.take(ids)
-        kept = [
-            (natural, np.concatenate([k[1] for k in kept]), np.concatenate([k[2] for k in kept]))
-        ]
+        kept = [(natural.take(ids), score, segment)]
     return Partial(
         algorithms,
         groups,
@@ -327,118 +247,6 @@ def _every(chunk: Chunk, stride: int) -> Chunk:
         for name in ("score", "mated", "algorithm", "group_1", "group_2")
     ]
     return Chunk(*rows, chunk.algorithms, chunk.groups, chunk.first)
-
-
-def _segment_table(g_map: np.ndarray, n_groups: int) -> np.ndarray | None:
-    """The segment of each (group 1, group 2, mated) code of a chunk (groups mapped by
-    ``g_map``), or None when there are too many groups for a table."""
-    if len(g_map) > _TABLE_GROUPS or n_groups > _TABLE_GROUPS:
-        return None
-    g1, g2 = np.meshgrid(g_map, g_map, indexing="ij")
-    table = np.where(g1 == g2, n_groups + g1, 2 * n_groups)
-    return np.stack([table, g1], axis=-1).astype(np.int16).ravel()
-
-
-def _count(
-    block: Chunk, plan: Plan, a_map, g_map, table, counts, kept: list, sub: list, width
-) -> None:
-    """Add the counts of a block of rows to ``counts``, its kept rows to ``kept``, the
-    cells of its rows in sub-zones to ``sub``."""
-    n = len(block)
-    work = _WORK
-    segment = _segments(block, g_map, table, width, work.segment[:n])
-    n_plan = len(plan.algorithms)
-    zone = _zones(block, a_map, plan, work)
-    new = None
-    if len(a_map) and int(a_map.max()) >= n_plan:
-        algorithm = a_map.take(block.algorithm)
-        new = np.flatnonzero(algorithm >= n_plan)
-        zone[new] = plan.zones + algorithm[new] - n_plan
-    index = work.index[:n]
-    np.multiply(zone, width, out=index, casting="unsafe")
-    np.add(index, segment, out=index, casting="unsafe")
-    counts += np.bincount(index, minlength=len(counts))
-    mask = np.greater_equal(zone, plan.first_keep, out=work.mask[:n])
-    rows = np.flatnonzero(mask)  # new algorithms' zones come last
-    if new is not None and not plan.keep_new:
-        rows = rows[zone[rows] < plan.zones]
-    if len(rows):
-        kept.append(
-            (zone[rows], block.score[rows].astype(np.float64), segment[rows].astype(np.int32))
-        )
-    slots = len(plan.split_low)
-    if slots:
-        rows = np.flatnonzero(zone >= plan.first_split)
-        slot = zone[rows] - plan.first_split
-        inside = slot < slots
-        rows, slot = rows[inside], slot[inside]
-        step = key64(block.score[rows]) - plan.split_low.take(slot)
-        step >>= plan.split_shift.take(slot)
-        at = (slot.astype(np.intp) << plan.bits) + step.astype(np.intp)
-        at *= width
-        at += segment[rows]
-        sub.append(at)
-
-
-def _segments(block: Chunk, g_map, table, width: int, out: np.ndarray) -> np.ndarray:
-    """The segment of each row (in ``out``): one lookup of ``table`` on the chunk's own
-    codes (group 1, group 2, mated), or arithmetic on the groups mapped by ``g_map``."""
-    if table is None:
-        group_1 = g_map.take(block.group_1)
-        group_2 = group_1 if block.group_2 is block.group_1 else g_map.take(block.group_2)
-        return segments(group_1, group_2, block.mated, (width - 1) // 2)
-    code = _WORK.code[: len(block)]
-    np.multiply(block.group_1, np.intp(len(g_map)), out=code, casting="unsafe")
-    np.add(code, block.group_2, out=code, casting="unsafe")
-    np.left_shift(code, 1, out=code)
-    np.bitwise_or(code, block.mated.view(np.int8), out=code, casting="unsafe")
-    return table.take(code, out=out, mode="clip")
-
-
-def _zones(block: Chunk, a_map: np.ndarray, plan: Plan, work: _Work) -> np.ndarray:
-    """Global zone of each row of the plan's algorithms (rows of others: anything), in
-    ``work.zone``."""
-    n = len(block)
-    zone = work.zone[:n]
-    n_plan = len(plan.algorithms)
-    if n_plan == 0:
-        zone[:] = 0
-        return zone
-    score = block.score
-    # the order key of the score as float32 (see key32), its top bits a table entry
-    rounded = work.f32[:n]
-    np.add(score, np.float32(0), out=rounded, casting="same_kind")
-    flip = np.right_shift(rounded.view(np.int32), 31, out=work.i32[:n])
-    key = np.bitwise_or(flip.view(np.uint32), np.uint32(1 << 31), out=work.u32[:n])
-    np.bitwise_xor(key, rounded.view(np.uint32), out=key)
-    entry = np.right_shift(
-        key, np.uint32(32 - plan._lut_bits), out=work.entry[:n], casting="unsafe"
-    )
-    if n_plan > 1:
-        offset = (np.minimum(a_map, n_plan - 1).astype(np.intp) << plan._lut_bits).take(
-            block.algorithm, out=work.index[:n], mode="clip"
-        )
-        entry += offset
-    plan.lut.take(entry, out=zone, mode="clip")
-    ambiguous = np.flatnonzero(np.less(zone, 0, out=work.mask[:n]))
-    if len(ambiguous):  # one level finer
-        sub = key[ambiguous] >> np.uint32(32 - plan._lut_bits - FINE_BITS)
-        sub &= np.uint32((1 << FINE_BITS) - 1)
-        finer = (-1 - zone[ambiguous]).astype(np.intp) << FINE_BITS
-        finer += sub
-        zone[ambiguous] = plan.fine.take(finer)
-        ambiguous = ambiguous[zone[ambiguous] < 0]
-    if len(ambiguous):
-        which = np.zeros(len(ambiguous), np.int32)
-        if n_plan > 1:
-            which = np.minimum(a_map.take(block.algorithm[ambiguous]), n_plan - 1)
-        for a in np.unique(which).tolist():
-            rows = ambiguous[which == a]
-            natural = plan.offsets[a] + np.searchsorted(
-                plan.bounds[a], score[rows].astype(np.float64), "right"
-            )
-            zone[rows] = plan.ids.take(natural)
-    return zone
 
 
 # ----------------------------------------------------------------------- merging

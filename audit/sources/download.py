@@ -19,8 +19,9 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
-import pooch
 import requests
+
+from audit.config import import_pooch
 
 #: Seconds to wait for the server to answer or send the next block.
 TIMEOUT = 60
@@ -136,6 +137,7 @@ def fetch(
             raise mismatch(str(target), actual)
         return target
     # stream=False: the body is read whole, so even an error response closes its socket
+    pooch = import_pooch()
     http = pooch.HTTPDownloader(progressbar=False, timeout=TIMEOUT, stream=False)
 
     def download(address: str, output_file: str, instance) -> None:

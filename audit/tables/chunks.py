@@ -117,6 +117,9 @@ class Options:
     higher_is_match: bool = True
     attributes: tuple | None = None
     ignore: tuple = ()
+    #: Read (and check) the subject columns; a pass that has checked them once leaves
+    #: them unread.
+    subjects: bool = True
 
 
 @dataclass
@@ -151,32 +154,82 @@ def read_chunk(piece: Piece, options: Options) -> Chunk:
     import pyarrow as pa
 
     if piece.path is not None:
-        import pyarrow.parquet as pq
-
-        name = piece.path
-        try:
-            file = pq.ParquetFile(piece.path, read_dictionary=_text_columns(piece.path))
-            columns = _columns(list(file.schema_arrow.names), name, options)
+        with _reading(piece.path):
+            file, columns = _open(piece, options)
             table = file.read_row_group(piece.row_group, columns=columns)
-        except (OSError, ValueError, pa.ArrowException) as reason:
-            if isinstance(reason, ScoresError):
-                raise
-            raise ScoresError(
-                CANNOT_READ_PARQUET.format(source=name, reason=f"{type(reason).__name__}: {reason}")
-            ) from reason
-    else:
-        name = "<DataFrame>"
-        frame = piece.frame
-        columns = _columns([str(c) for c in frame.columns], name, options)
-        try:
-            table = pa.Table.from_pandas(frame[columns], preserve_index=False)
-        except (pa.ArrowException, TypeError, ValueError):
-            table = None
+        return _chunk(piece, None, piece.path, columns, table, options)
+    name = "<DataFrame>"
+    frame = piece.frame
+    columns = _columns([str(c) for c in frame.columns], name, options)
+    try:
+        table = pa.Table.from_pandas(frame[columns], preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError):
+        table = None
+    return _chunk(piece, frame, name, columns, table, options)
+
+
+def read_batches(piece: Piece, options: Options, rows: int):
+    """The chunk ``piece`` of a Parquet file as validated chunks of at most ``rows``
+    rows, in order: a row group of any size is decoded a batch at a time."""
+    import pyarrow as pa
+
+    with _reading(piece.path):
+        file, columns = _open(piece, options, stream=True)
+        batches = file.iter_batches(batch_size=rows, row_groups=[piece.row_group], columns=columns)
+    offset = piece.offset
+    while True:
+        with _reading(piece.path):
+            batch = next(batches, None)
+        if batch is None:
+            return
+        part = Piece(piece.path, piece.row_group, offset, batch.num_rows)
+        yield _chunk(part, None, piece.path, columns, pa.Table.from_batches([batch]), options)
+        offset += batch.num_rows
+
+
+class _reading:
+    """Errors of reading a Parquet file as :class:`ScoresError` naming it."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, reason, traceback):
+        import pyarrow as pa
+
+        if isinstance(reason, ScoresError) or not isinstance(
+            reason, OSError | ValueError | pa.ArrowException
+        ):
+            return False
+        raise ScoresError(
+            CANNOT_READ_PARQUET.format(
+                source=self.path, reason=f"{type(reason).__name__}: {reason}"
+            )
+        ) from reason
+
+
+def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
+    """The Parquet file of ``piece`` (text columns read as dictionaries) and the columns
+    to read from it; ``stream``: its pages read as they are decoded, not a row group's
+    at once."""
+    import pyarrow.parquet as pq
+
+    file = pq.ParquetFile(
+        piece.path,
+        read_dictionary=_text_columns(piece.path),
+        **({"pre_buffer": False, "buffer_size": 1 << 20} if stream else {}),
+    )
+    return file, _columns(list(file.schema_arrow.names), piece.path, options)
+
+
+def _chunk(piece: Piece, frame, name: str, columns: list[str], table, options: Options) -> Chunk:
+    """The chunk from the Arrow table of ``piece``, through validation when the fast
+    path declines."""
     chunk = None if table is None else _fast(table, columns, options)
     if chunk is None:
-        chunk = _validated(
-            piece, frame if piece.path is None else None, name, columns, table, options
-        )
+        chunk = _validated(piece, frame, name, columns, table, options)
     return chunk
 
 
@@ -198,7 +251,7 @@ def _columns(names: list[str], source: str, options: Options) -> list[str]:
     needed = ["algorithm", "score", "mated"]
     for name, sided in zip(attributes, two_sided, strict=True):
         needed += [f"{name}_1", f"{name}_2"] if sided else [name]
-    return needed + subjects
+    return needed + (subjects if options.subjects else [])
 
 
 # ----------------------------------------------------------------- the fast path
@@ -468,6 +521,14 @@ class _Codes:
         mapping = np.array([known.index.get(x, 0) for x in labels], dtype=self.codes.dtype)
         self.codes[at : at + len(codes)] = mapping.take(codes)
 
+    def copy(self, rows: int) -> _Codes:
+        """Another column with the same codes in its first ``rows`` rows (the rest of
+        it not yet written, so not yet in memory)."""
+        other = _Codes(0, self.labels)
+        other.codes = np.empty_like(self.codes)
+        other.codes[:rows] = self.codes[:rows]
+        return other
+
     def categorical(self, order: list[str], dtype=None) -> pd.Categorical:
         """The codes as a categorical over ``order`` (the same labels, reordered)."""
         codes = self.codes
@@ -479,10 +540,15 @@ class _Codes:
         return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
+#: Rows decoded at a time by :func:`read_parquet_scores`, whatever the row groups.
+_BATCH = 1 << 17
+
+
 def read_parquet_scores(source, options: Options) -> pd.DataFrame:
-    """:func:`audit.tables.scores.read_scores` of a Parquet file, folder or glob: row
-    group by row group (:func:`read_chunk`) into arrays of the final size, so that
-    memory holds the result and one row group: scores as given, labels as codes."""
+    """:func:`audit.tables.scores.read_scores` of a Parquet file, folder or glob: a
+    batch of :data:`_BATCH` rows at a time (:func:`read_batches`) into arrays of the
+    final size, so that memory holds the result and one batch: scores as given,
+    labels as codes (one array for both sides of a group given once per row)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -498,13 +564,13 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
     columns = {
         "algorithm": _Codes(rows, labels["algorithm"]),
         "group_1": _Codes(rows, labels["group"]),
-        "group_2": _Codes(rows, labels["group"]),
+        "group_2": None,  # while every row's two sides are one group: group_1's codes
     }
     order: dict[str, list] = {"algorithm": [], "group_1": [], "group_2": []}
     order |= {"subject_1": [], "subject_2": []}
     at = 0
     raw = Options(True, options.attributes, options.ignore)  # scores as given
-    for chunk in in_order(lambda piece: read_chunk(piece, raw), items, threads=1):
+    for chunk in (chunk for piece in items for chunk in read_batches(piece, raw, _BATCH)):
         n = len(chunk)
         if score is None or (score.dtype == np.float32 and chunk.score.dtype != np.float32):
             wider = np.empty(rows, dtype=chunk.score.dtype if score is None else np.float64)
@@ -521,7 +587,12 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
         labels["group"].add([*chunk.first[1], *chunk.first[2]])
         columns["algorithm"].put(at, chunk.algorithm, chunk.algorithms)
         columns["group_1"].put(at, chunk.group_1, chunk.groups)
-        columns["group_2"].put(at, chunk.group_2, chunk.groups)
+        if columns["group_2"] is None and not (
+            chunk.group_2 is chunk.group_1 or np.array_equal(chunk.group_2, chunk.group_1)
+        ):
+            columns["group_2"] = columns["group_1"].copy(at)
+        if columns["group_2"] is not None:
+            columns["group_2"].put(at, chunk.group_2, chunk.groups)
         if chunk.subjects is not None:
             first, second, names = chunk.subjects
             found["subject_1"] = _appearance(first, names)
@@ -534,15 +605,19 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
             order[column] = _ordered_union(order[column], present)
         at += n
         del chunk
-        pool.release_unused()  # hand the row group's decoding buffers back
+        pool.release_unused()  # hand the batch's decoding buffers back
     groups = _ordered_union(order["group_1"], order["group_2"])
+    group_1 = columns["group_1"].categorical(groups, "string")
+    group_2 = group_1 if columns["group_2"] is None else None
+    if group_2 is None:
+        group_2 = columns["group_2"].categorical(groups, "string")
     table = pd.DataFrame(
         {
             "algorithm": columns["algorithm"].categorical(order["algorithm"]),
             "score": score,
             "mated": mated,
-            "group_1": columns["group_1"].categorical(groups, "string"),
-            "group_2": columns["group_2"].categorical(groups, "string"),
+            "group_1": group_1,
+            "group_2": group_2,
         },
         copy=False,
     )

@@ -362,7 +362,7 @@ def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
     for column in ["algorithm", *sides[:1]]:
         values = table[column]
         labels = [str(c) for c in values.cat.categories]
-        codes = values.cat.codes.to_numpy()
+        codes = values.array.codes  # a view: .cat.codes would copy a byte a row
         merged = check_spellings(
             labels,
             lambda i, codes=codes: f"{name}, row {int(np.argmax(codes == i))}",

@@ -1,10 +1,16 @@
 """Heat maps of cross-group impostor FMRs: enrolment group down, probe group across.
 
-NISTIR 8280 draws its cross-demographic FMRs this way, on a log colour scale.
-A log scale has no place for an FMR of 0: such a cell is hatched grey and
-labelled 0, never left blank; a pair not measured is white and labelled
-``n/a``.  Labels (algorithms, groups) are drawn as plain text, never as
-mathtext.
+NISTIR 8280 draws its cross-demographic FMRs this way, on a log colour scale;
+here seaborn's ``heatmap`` with a :class:`~matplotlib.colors.LogNorm`.  A log
+scale has no place for an FMR of 0: such a cell is hatched grey and labelled 0,
+never left blank; a pair not measured is white and labelled ``n/a``.
+
+The cells are sized for the page from 2 groups to 50 (NIST's demographic
+summaries use 5 regions x 5 age groups x 2 sexes): each cell's FMR is written
+in it in a font that fits the cell, and not written at all when that font
+would be smaller than :data:`SMALLEST_FONT` (the figure's title says so).
+Labels (algorithms, groups) are drawn as written
+(:func:`audit.report.text.escape_mathtext`).
 """
 
 from __future__ import annotations
@@ -15,15 +21,26 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import UnknownNameError, UsageError
-from audit.report.plots import plain_text
+from audit.report.plots import PAGE_WIDTH, themed, wrap
+from audit.report.text import escape_mathtext
 
 NO_ALGORITHM = "algorithm {name!r} is not in the pairs table; it holds {names}"
 NO_ALGORITHMS = "no algorithm to draw: give at least one"
 MISSING_COLUMNS = "the pairs table needs the columns {needed}, got {columns}"
 
-#: Matrices up to this many groups get their values written in the cells.
-ANNOTATE_UP_TO = 10
 ZERO_COLOUR = "0.82"
+#: Cells are this wide (inches) at most, and at least this wide: a matrix of many groups
+#: fills :data:`MATRIX_WIDTH` with smaller cells.
+LARGEST_CELL = 0.55
+SMALLEST_CELL = 0.12
+MATRIX_WIDTH = 6.4
+#: Matrices go side by side while their cells can be at least this wide (inches).
+SIDE_BY_SIDE = 0.3
+#: Values are written in the cells in a font of at most this size (points) that fits the
+#: cell; below :data:`SMALLEST_FONT` they are not written.
+LARGEST_FONT = 8.0
+SMALLEST_FONT = 5.0
+NOT_WRITTEN = "FMRs not written in the cells: too small for {n} groups (see the pairs table)"
 
 
 def _groups(pairs: pd.DataFrame, groups: Sequence[str] | None) -> list[str]:
@@ -84,7 +101,36 @@ def _cell_text(value: float) -> str:
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
-@plain_text
+def cell_size(n_groups: int) -> float:
+    """The side of a cell in inches for a matrix of ``n_groups``: the matrix fills
+    :data:`MATRIX_WIDTH`, cells kept between :data:`SMALLEST_CELL` and :data:`LARGEST_CELL`.
+
+    >>> cell_size(2), cell_size(10), cell_size(50)
+    (0.55, 0.55, 0.128)
+    """
+    return float(np.clip(MATRIX_WIDTH / max(n_groups, 1), SMALLEST_CELL, LARGEST_CELL))
+
+
+def cell_font(cell: float, texts) -> float | None:
+    """The font size (points) in which the widest of ``texts`` fits a cell of ``cell``
+    inches (a character of the theme's sans-serif font is at most about 0.62 em wide,
+    a line 1.2 em high), at most :data:`LARGEST_FONT`; None below :data:`SMALLEST_FONT`.
+
+    >>> cell_font(0.55, ["2.5e-5"]), cell_font(0.12, ["2.5e-5"])
+    (8.0, None)
+    """
+    points = 72.0 * cell * 0.88
+    widest = max((len(t) for t in texts), default=1)
+    size = min(LARGEST_FONT, points / (0.62 * max(widest, 1)), points / 1.2)
+    return size if size >= SMALLEST_FONT else None
+
+
+def _tick_font(cell: float) -> float:
+    """Group labels: a font that fits the cell's height, at most 9 points."""
+    return float(min(9.0, 72.0 * cell * 0.8))
+
+
+@themed
 def pair_heatmap(
     pairs: pd.DataFrame,
     algorithm: str,
@@ -94,8 +140,11 @@ def pair_heatmap(
     norm=None,
     cmap: str = "viridis",
     annotate: bool | None = None,
+    colorbar: bool | None = None,
+    cell: float | None = None,
 ):
-    """One algorithm's pair matrix on a log colour scale; returns the Axes.
+    """One algorithm's pair matrix on a log colour scale (seaborn ``heatmap``); returns
+    the Axes.
 
     Parameters
     ----------
@@ -107,62 +156,77 @@ def pair_heatmap(
     groups
         The order of the groups (default: as they first appear).
     ax
-        Axes to draw on (default: a new figure's).
+        Axes to draw on (default: a new figure's, sized by :func:`cell_size`).
     norm
         A shared colour scale (:class:`matplotlib.colors.LogNorm`); default the
         range of this matrix's positive FMRs.
     annotate
-        Write each FMR in its cell; default for up to :data:`ANNOTATE_UP_TO` groups.
+        Write each FMR in its cell (default: when a font of at least
+        :data:`SMALLEST_FONT` fits the cell, :func:`cell_font`).
+    colorbar
+        Draw a colour bar beside the matrix (default: on a figure made here).
+    cell
+        The side of a cell in inches, which the fonts are chosen for (default
+        :func:`cell_size`).
     """
     import matplotlib.pyplot as plt
+    import seaborn as sns
     from matplotlib.patches import Rectangle
 
     matrix = pair_matrix(pairs, algorithm, groups)
     values = matrix.to_numpy()
     n = len(matrix)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(1.0 + 0.55 * n, 0.8 + 0.55 * n), layout="constrained")
+    cell = cell_size(n) if cell is None else cell
+    created = ax is None
+    if created:
+        side = cell * n
+        _, ax = plt.subplots(figsize=(side + 2.6, side + 1.9), layout="constrained")
     norm = norm if norm is not None else _norm(values)
-    shown = np.ma.masked_where(~np.isfinite(values) | (values <= 0), values)
-    colours = plt.get_cmap(cmap).with_extremes(bad="white")
-    image = ax.imshow(shown, norm=norm, cmap=colours, interpolation="nearest")
-    for i, j in zip(*np.nonzero(values == 0), strict=True):
-        ax.add_patch(
-            Rectangle(
-                (j - 0.5, i - 0.5), 1, 1, facecolor=ZERO_COLOUR, edgecolor="0.45", hatch="///", lw=0
+    texts = np.vectorize(_cell_text, otypes=[object])(values) if values.size else values
+    font = cell_font(cell, texts.ravel()) if values.size else None
+    annotate = font is not None if annotate is None else annotate
+    font = font or SMALLEST_FONT
+    hidden = ~np.isfinite(values) | (values <= 0)
+    labels = [escape_mathtext(g) for g in matrix.index]
+    sns.heatmap(
+        matrix.where(~hidden),
+        norm=norm,
+        cmap=cmap,
+        mask=hidden,
+        annot=texts if annotate else False,
+        fmt="",
+        annot_kws={"fontsize": font},
+        square=True,
+        linewidths=0.5 if cell >= 0.2 else 0.0,
+        linecolor="white",
+        cbar=bool(colorbar if colorbar is not None else created),
+        cbar_kws={"label": "FMR (log scale)", "shrink": 0.7, "aspect": 25},
+        xticklabels=labels,
+        yticklabels=labels,
+        ax=ax,
+    )
+    # masked cells: seaborn leaves them blank and unlabelled
+    for i, j in zip(*np.nonzero(hidden), strict=True):
+        zero = values[i, j] == 0
+        if zero:
+            ax.add_patch(
+                Rectangle((j, i), 1, 1, facecolor=ZERO_COLOUR, edgecolor="0.45", hatch="///", lw=0)
             )
-        )
-    annotate = n <= ANNOTATE_UP_TO if annotate is None else annotate
-    if annotate:
-        for i in range(n):
-            for j in range(n):
-                value = values[i, j]
-                dark = np.isfinite(value) and value > 0 and norm(value) < 0.55
-                ax.text(
-                    j,
-                    i,
-                    _cell_text(value),
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="white" if dark else "black",
-                    parse_math=False,
-                )
-    labels = [str(g) for g in matrix.index]
-    long = max(map(len, labels)) > 3
-    ax.set_xticks(range(n), labels, rotation=45 if long else 0, ha="right" if long else "center")
-    ax.set_yticks(range(n), labels)
-    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
-        label.set_parse_math(False)
+        if annotate:
+            ax.text(j + 0.5, i + 0.5, "0" if zero else "n/a", ha="center", va="center",
+                    fontsize=font, color="black")  # fmt: skip
+    ax.set_facecolor("white")
+    tick = _tick_font(cell)
+    long = max(map(len, labels), default=0) > 3
+    ax.tick_params(axis="x", labelsize=tick, labelrotation=90 if long else 0)
+    ax.tick_params(axis="y", labelsize=tick, labelrotation=0)
     ax.set_xlabel("probe group")
     ax.set_ylabel("enrolment group")
-    ax.set_title(str(algorithm), fontsize=9, parse_math=False)
-    if len(ax.figure.axes) == 1:  # a figure of its own: its colour bar
-        ax.figure.colorbar(image, ax=ax, shrink=0.8).set_label("FMR (log scale)")
+    ax.set_title(escape_mathtext(algorithm), fontsize="medium")
     return ax
 
 
-@plain_text
+@themed
 def pair_heatmaps(
     pairs: pd.DataFrame,
     algorithms: Sequence[str],
@@ -171,8 +235,10 @@ def pair_heatmaps(
     ncols: int | None = None,
     cmap: str = "viridis",
 ):
-    """The pair matrices of ``algorithms`` side by side, on one log colour scale with one
-    colour bar; returns the Figure.  Zero cells hatched grey, pairs not measured white."""
+    """The pair matrices of ``algorithms`` side by side (as many per row as the page
+    holds), on one log colour scale with one colour bar; returns the Figure.  Zero cells
+    hatched grey, pairs not measured white; the title says when the cells are too small
+    to hold their values."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
@@ -181,36 +247,58 @@ def pair_heatmaps(
         raise UsageError(NO_ALGORITHMS)
     order = _groups(pairs, groups)
     matrices = [pair_matrix(pairs, a, order) for a in algorithms]
-    norm = _norm(np.concatenate([m.to_numpy().ravel() for m in matrices]))
+    values = np.concatenate([m.to_numpy().ravel() for m in matrices])
+    norm = _norm(values)
     n = len(order)
+    longest = max((len(str(g)) for g in order), default=1)
+    labels = 0.45 + 0.62 * 9.0 * longest / 72.0  # inches of group labels, at most
+    # as many matrices side by side as fit the page with cells of a readable size
     ncols = ncols or min(len(algorithms), 3)
+    while ncols > 1 and (PAGE_WIDTH + 0.1 - ncols * labels) / (ncols * n) < SIDE_BY_SIDE:
+        ncols -= 1
+    cell = (PAGE_WIDTH + 0.1 - ncols * labels) / (ncols * n)
+    cell = float(np.clip(cell, SMALLEST_CELL, LARGEST_CELL))
+    panel = cell * n + labels
     nrows = -(-len(algorithms) // ncols)
-    side = 0.9 + 0.5 * n
+    # a row: the matrix, its title, the probe-group labels (upright, or turned when long)
+    # and the axis label; then the figure's title and legend
+    tick = _tick_font(cell) / 72.0
+    below = 0.62 * tick * longest if longest > 3 else 1.4 * tick
+    legend = bool((values == 0).any() or np.isnan(values).any())
+    height = (cell * n + 0.35 + below + 0.45) * nrows + 0.55 + 0.35 * legend
     fig, axes = plt.subplots(
         nrows,
         ncols,
-        figsize=(side * ncols + 1.2, side * nrows + 0.9),
+        figsize=(max(panel * ncols + 1.2, 5.0), height),
         layout="constrained",
         squeeze=False,
     )
     for ax, algorithm in zip(axes.ravel(), algorithms, strict=False):
-        pair_heatmap(pairs, algorithm, groups=order, ax=ax, norm=norm, cmap=cmap)
+        pair_heatmap(
+            pairs, algorithm, groups=order, ax=ax, norm=norm, cmap=cmap, colorbar=False, cell=cell
+        )
     for ax in axes.ravel()[len(algorithms) :]:
         ax.set_visible(False)
-    bar = fig.colorbar(axes.ravel()[0].images[0], ax=axes.ravel().tolist(), shrink=0.8)
+    shown_axes = axes.ravel()[: len(algorithms)].tolist()
+    bar = fig.colorbar(
+        shown_axes[0].collections[0], ax=shown_axes, shrink=min(0.8, 3.0 / nrows + 0.2),
+        aspect=25, pad=0.02,
+    )  # fmt: skip
     bar.set_label("FMR (log scale)")
+    title = "Impostor FMR by enrolment group (rows) and probe group (columns)"
+    texts = np.vectorize(_cell_text, otypes=[object])(values) if values.size else []
+    if cell_font(cell, texts) is None:
+        title += "\n" + NOT_WRITTEN.format(n=n)
+    fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
     handles = [
         Patch(facecolor=ZERO_COLOUR, edgecolor="0.45", hatch="///", label="FMR = 0"),
         Patch(facecolor="white", edgecolor="0.45", label="pair not measured"),
     ]
-    values = np.concatenate([m.to_numpy().ravel() for m in matrices])
     shown = [
         h
         for h, present in zip(handles, [(values == 0).any(), np.isnan(values).any()], strict=True)
         if present
     ]
     if shown:
-        fig.legend(
-            handles=shown, loc="outside lower center", ncols=len(shown), fontsize=8, frameon=False
-        )
+        fig.legend(handles=shown, loc="outside lower center", ncols=len(shown))
     return fig

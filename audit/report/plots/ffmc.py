@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.report.plots import plain_text
+from audit.report.plots import BLUE, GREY, PAGE_WIDTH, SKY, VERMILION, colour, themed
+from audit.report.text import escape_mathtext
 
 #: Panel B uses a log axis when the bulk of the terms (5th to 95th percentile of
 #: both together) spans more decades than this.
@@ -57,7 +58,7 @@ def _histogram_bins(values: np.ndarray, bins: int) -> dict:
     return {"bins": bins}
 
 
-@plain_text
+@themed
 def plot_distribution(
     detail: pd.DataFrame, *, alpha: float = 0.5, label: str = "value", bins: int = 20, ax=None
 ):
@@ -65,23 +66,28 @@ def plot_distribution(
     ax = _axes(ax)
     values = _at_alpha(detail, alpha)["value"].to_numpy(dtype="float64")
     finite = values[np.isfinite(values)]
-    ax.hist(finite, color="0.4", edgecolor="white", **_histogram_bins(finite, bins))
-    ax.set_xlabel(f"{label} (alpha = {alpha:g})")
+    ax.hist(finite, color=colour(BLUE), edgecolor="white", **_histogram_bins(finite, bins))
+    ax.set_xlabel(f"{escape_mathtext(label)} at alpha = {alpha:g}")
     ax.set_ylabel("algorithms")
     missing = len(values) - len(finite)
-    title = "A. distribution" + (f" ({missing} undefined)" if missing else "")
-    ax.set_title(title, loc="left")
+    title = "A. Distribution" + (f" ({missing} undefined, not drawn)" if missing else "")
+    ax.set_title(title)
     return ax
 
 
-@plain_text
+@themed
 def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
-    """Panel B: the A (FMR) and B (FNMR) terms over algorithms, log axis if they span decades."""
+    """Panel B: the A (FMR) and B (FNMR) terms over algorithms, log axis if they span decades.
+
+    A box per term (whiskers at 1.5 IQR) over the algorithms as points, spread
+    sideways by a fixed jitter (the same figure every time).  On the log axis,
+    terms of 0 cannot be drawn; their number is said under the axis.
+    """
     ax = _axes(ax)
     rows = _at_alpha(detail, alpha)
     series = [
-        ("A (FMR)", rows["fmr_term"].to_numpy(dtype="float64")),
-        ("B (FNMR)", rows["fnmr_term"].to_numpy(dtype="float64")),
+        ("A (FMR term)", rows["fmr_term"].to_numpy(dtype="float64")),
+        ("B (FNMR term)", rows["fnmr_term"].to_numpy(dtype="float64")),
     ]
     series = [(name, v[np.isfinite(v)]) for name, v in series if np.isfinite(v).any()]
     positive = np.concatenate([v[v > 0] for _, v in series]) if series else np.array([])
@@ -89,64 +95,115 @@ def plot_terms(detail: pd.DataFrame, *, alpha: float = 0.5, ax=None):
     if len(positive) > 0:
         low, high = np.percentile(positive, [5, 95])
         log = bool(np.log10(high / low) > LOG_DECADES)
+    shown = [(name, v[v > 0] if log else v) for name, v in series]
+    hidden = sum(len(v) for _, v in series) - sum(len(v) for _, v in shown)
+    colours = [colour(BLUE), colour(VERMILION)]
     rng = np.random.default_rng(0)  # fixed jitter: the same figure every time
-    for i, (_name, values) in enumerate(series):
-        shown = values[values > 0] if log else values
-        ax.boxplot([shown], positions=[i], widths=0.5, showfliers=False)
-        ax.scatter(i + rng.uniform(-0.15, 0.15, len(shown)), shown, s=6, alpha=0.5, color="0.3")
-    ax.set_xticks(range(len(series)), [name for name, _ in series])
+    for i, (_, values) in enumerate(shown):
+        if not len(values):
+            continue
+        ax.boxplot(
+            [values],
+            positions=[i],
+            widths=0.5,
+            showfliers=False,
+            patch_artist=True,
+            boxprops={"facecolor": colours[i], "alpha": 0.3},
+            medianprops={"color": "black"},
+        )
+        ax.scatter(
+            i + rng.uniform(-0.17, 0.17, len(values)),
+            values,
+            s=7,
+            alpha=0.6,
+            color=colours[i],
+            linewidths=0,
+            zorder=3,
+        )
+    ax.set_xticks(range(len(shown)), [name for name, _ in shown])
+    ax.set_xlim(-0.6, len(shown) - 0.4)
     if log:
         ax.set_yscale("log")
-    ax.set_ylabel("term magnitude")
-    ax.set_title("B. term magnitudes", loc="left")
+    ax.set_xlabel(f"{hidden} terms of 0 not drawn on the log axis" if hidden else "")
+    ax.set_ylabel("term value" + (" (log scale)" if log else ""))
+    ax.set_title("B. Size of the two terms")
     return ax
 
 
-@plain_text
+@themed
 def plot_alpha_range(by_alpha: pd.DataFrame, *, label: str = "value", ax=None):
     """Panel C: min-max range, quartiles and median of the measure against alpha."""
     ax = _axes(ax)
     alpha = by_alpha["alpha"].to_numpy()
     ax.fill_between(
-        alpha, by_alpha["value_min"], by_alpha["value_max"], color="0.85", label="min-max"
+        alpha,
+        by_alpha["value_min"],
+        by_alpha["value_max"],
+        color=colour(SKY),
+        alpha=0.3,
+        linewidth=0,
+        label="min-max",
     )
     ax.fill_between(
-        alpha, by_alpha["value_q25"], by_alpha["value_q75"], color="0.6", label="quartiles"
+        alpha,
+        by_alpha["value_q25"],
+        by_alpha["value_q75"],
+        color=colour(BLUE),
+        alpha=0.45,
+        linewidth=0,
+        label="quartiles",
     )
-    ax.plot(alpha, by_alpha["value_median"], color="k", label="median")
+    ax.plot(alpha, by_alpha["value_median"], color="black", label="median")
     ax.set_xlabel("alpha")
-    ax.set_ylabel(label)
-    ax.set_title("C. range vs alpha", loc="left")
-    ax.legend(frameon=False, fontsize="small")
+    ax.set_ylabel(escape_mathtext(label))
+    ax.set_title("C. Range over alpha")
+    ax.legend(loc="best")
     return ax
 
 
-@plain_text
+@themed
 def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, ax=None):
     """Panel D: relative contribution of the alpha (FMR) term against alpha.
 
-    ``crossing`` (e.g. ``ffmc1(...).summary["crossing_alpha"]``) is marked.
+    ``crossing`` (e.g. ``ffmc1(...).summary["crossing_alpha"]``) is marked, its value
+    written beside the line on the side with room, inside the axes.
     """
     ax = _axes(ax)
     alpha = by_alpha["alpha"].to_numpy()
     ax.fill_between(
-        alpha, by_alpha["share_q25"], by_alpha["share_q75"], color="0.8", label="quartiles"
+        alpha,
+        by_alpha["share_q25"],
+        by_alpha["share_q75"],
+        color=colour(BLUE),
+        alpha=0.35,
+        linewidth=0,
+        label="quartiles",
     )
-    ax.plot(alpha, by_alpha["share_median"], color="k", label="median")
-    ax.plot(alpha, by_alpha["share_mean"], color="k", linestyle="--", label="mean")
-    ax.axhline(0.5, color="tab:red", linewidth=0.8)
+    ax.plot(alpha, by_alpha["share_median"], color="black", label="median")
+    ax.plot(alpha, by_alpha["share_mean"], color="black", linestyle="--", label="mean")
+    ax.axhline(0.5, color=colour(GREY), linewidth=0.8)
     if crossing is not None and np.isfinite(crossing):
-        ax.axvline(crossing, color="tab:red", linestyle=":", linewidth=0.8)
-        ax.annotate(f"{crossing:.2f}", (crossing, 0.02), color="tab:red", fontsize="small")
+        ax.axvline(crossing, color=colour(VERMILION), linestyle=":", linewidth=1.0)
+        right = crossing <= 0.5 * (alpha.min() + alpha.max())
+        ax.annotate(
+            f"median passes 1/2\nat alpha = {crossing:.2f}",
+            (crossing, 0.5),
+            xytext=(6 if right else -6, -10),
+            textcoords="offset points",
+            ha="left" if right else "right",
+            va="top",
+            color=colour(VERMILION),
+            fontsize="small",
+        )
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("alpha")
-    ax.set_ylabel("share of the alpha term")
-    ax.set_title("D. contribution of the alpha term", loc="left")
-    ax.legend(frameon=False, fontsize="small")
+    ax.set_ylabel("share of the FMR (alpha) term")
+    ax.set_title("D. Contribution of the FMR term")
+    ax.legend(loc="upper left")
     return ax
 
 
-@plain_text
+@themed
 def ffmc_panels(
     detail: pd.DataFrame,
     by_alpha: pd.DataFrame,
@@ -158,10 +215,10 @@ def ffmc_panels(
     """The four panels A-D of Howard et al. Figs. 1-3 for one measure, as one Figure."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(9, 7), layout="constrained")
+    fig, axes = plt.subplots(2, 2, figsize=(PAGE_WIDTH, 6.4), layout="constrained")
     plot_distribution(detail, alpha=alpha, label=label, ax=axes[0, 0])
     plot_terms(detail, alpha=alpha, ax=axes[0, 1])
     plot_alpha_range(by_alpha, label=label, ax=axes[1, 0])
     plot_alpha_share(by_alpha, crossing=crossing, ax=axes[1, 1])
-    fig.suptitle(label)
+    fig.suptitle(escape_mathtext(label))
     return fig

@@ -1,11 +1,17 @@
-"""The accuracy/fairness Pareto figure (Howard et al. Fig. 4).
+"""The accuracy/fairness Pareto figure (Howard et al. Fig. 4), and the labels of points.
 
-Draws a :func:`audit.analysis.pareto.frontier_frame`: every algorithm as a point, the
-frontier members joined by a line in order of accuracy and labelled by name,
-weakly-but-not-strongly efficient algorithms marked apart, and an inset
-zoomed on the most accurate region (the paper's inset: total FNMR below 1%).
-The title states the measure, alpha, the size of the frontier and the group
-weights behind the accuracy axis.
+Draws a :func:`audit.analysis.pareto.frontier_frame`: every algorithm as a
+point, the frontier members joined by a line in order of accuracy and labelled
+by name (every algorithm when there are at most :data:`LABEL_ALL_UP_TO`),
+weakly-but-not-strongly efficient algorithms marked apart.  The accuracy axis
+is logarithmic when it spans more than a decade (:func:`log_accuracy`, the
+rule the frontier-probability figure follows too); on a linear axis a panel
+beside the plot zooms on the most accurate algorithms (the paper's inset:
+total FNMR below 1%).  The title states the measure, alpha, the size of the
+frontier and the group weights behind the accuracy axis.
+
+:func:`place_labels` names points without covering them, the lines or each
+other (a deterministic placement: the same figure every time).
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import InputError, UsageError
-from audit.report.plots import plain_text
+from audit.report.plots import GREY, PAGE_WIDTH, VERMILION, colour, themed
+from audit.report.text import escape_mathtext
 
 NOT_A_FRONTIER_FRAME = (
     "pareto_figure needs a frame from audit.analysis.pareto.frontier_frame (columns {needed} and its "
@@ -38,8 +45,31 @@ _NEEDED_ATTRS = (
     "n_frontier",
 )
 
-FRONTIER_COLOR = "#c0392b"
-POINT_COLOR = "#7f8c8d"
+#: The accuracy axis is logarithmic when its largest value is more than this many times
+#: its smallest (it spans more than a decade) and every value is positive.
+LOG_SPAN = 10.0
+#: Up to this many algorithms, every point is named; above, the frontier members and the
+#: algorithms tied with them.
+LABEL_ALL_UP_TO = 12
+
+
+def frontier_colour() -> str:
+    """The colour of the frontier in every Pareto figure."""
+    return colour(VERMILION)
+
+
+def log_accuracy(values) -> bool:
+    """Whether an accuracy axis with these values is drawn on a log scale: every value
+    positive and the largest more than :data:`LOG_SPAN` times the smallest.
+
+    >>> log_accuracy([0.003, 0.01, 0.9]), log_accuracy([0.02, 0.05]), log_accuracy([0, 0.5])
+    (True, False, False)
+    """
+    values = np.asarray(values, dtype="float64")
+    values = values[np.isfinite(values)]
+    if len(values) == 0 or (values <= 0).any():
+        return False
+    return bool(values.max() > LOG_SPAN * values.min())
 
 
 def _check(frame: pd.DataFrame) -> None:
@@ -56,8 +86,8 @@ def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
         others["accuracy"],
         others["fairness"],
         s=size,
-        color=POINT_COLOR,
-        alpha=0.6,
+        color=colour(GREY),
+        alpha=0.7,
         linewidths=0,
         label="algorithm",
         zorder=2,
@@ -67,10 +97,10 @@ def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
         ax.scatter(
             weak["accuracy"],
             weak["fairness"],
-            s=size * 1.8,
+            s=size * 2.2,
             facecolors="none",
-            edgecolors=FRONTIER_COLOR,
-            linewidths=1.0,
+            edgecolors=frontier_colour(),
+            linewidths=1.2,
             label="weakly efficient only (ties a frontier point)",
             zorder=3,
         )
@@ -79,9 +109,9 @@ def _draw(ax, frame: pd.DataFrame, *, size: float) -> None:
         front["accuracy"],
         front["fairness"],
         "-o",
-        color=FRONTIER_COLOR,
-        lw=1.3,
-        ms=np.sqrt(size) * 1.1,
+        color=frontier_colour(),
+        lw=1.4,
+        ms=np.sqrt(size) * 1.2,
         label="Pareto frontier",
         zorder=4,
     )
@@ -97,95 +127,240 @@ def _ordered_frontier(frame: pd.DataFrame) -> pd.DataFrame:
     return front.iloc[order]
 
 
-#: Candidate inset rectangles (axes fraction: x0, y0, width, height), tried in this order;
-#: margins leave room for the inset's own tick labels and title.
-_LARGE_SLOTS = tuple((x, y, 0.44, 0.42) for y in (0.52, 0.09) for x in (0.54, 0.30, 0.08))
-#: Smaller ones are a fallback when drawing into a given ax (no room for a side panel).
-_SMALL_SLOTS = tuple((x, y, 0.34, 0.34) for y in (0.60, 0.09) for x in (0.64, 0.36, 0.08))
-#: Candidate legend corners (matplotlib loc, and the axes-fraction box it roughly takes).
-_LEGEND_SLOTS = (
-    ("lower left", (0.0, 0.0, 0.35, 0.14)),
-    ("lower right", (0.65, 0.0, 0.35, 0.14)),
-    ("upper left", (0.0, 0.86, 0.35, 0.14)),
-    ("upper right", (0.65, 0.86, 0.35, 0.14)),
-)
+#: Places tried around a point at each distance d, in order of preference, as (a, b, c):
+#: the label's box is centred at the point + (a (d + w) + c w, b (d + h)), w and h half
+#: its width and height.  To the right; above and below with the label starting at the
+#: point (c = 1); to the left; above and below, centred, or ending at the point; then
+#: the diagonals and the directions between.
+_PLACES = [(1, 0, 0), (0, 1, 1), (0, -1, 1), (-1, 0, 0), (0, 1, 0), (0, -1, 0)]
+_PLACES += [(0, 1, -1), (0, -1, -1)]
+_PLACES += [(np.cos(t), np.sin(t), 0) for t in np.deg2rad([45, 135, 225, 315, *range(15, 360, 30)])]
 
 
-#: An inset hiding more than this (weighted) number of points moves beside the plot
-#: (an opaque inset over data would hide algorithms from the reader).
-_MAX_HIDDEN = 0.0
+def _centre(target: np.ndarray, place, distance: float, half: np.ndarray) -> np.ndarray:
+    """The centre of a label's box at ``distance`` from its point in one of :data:`_PLACES`."""
+    a, b, c = place
+    return target + np.array(
+        [a * (distance + half[0]) + c * half[0], b * (distance + half[1])], dtype="float64"
+    )
 
 
-def _fraction(values: np.ndarray, *, log: bool) -> np.ndarray:
-    """Positions as a fraction of an axis autoscaled with matplotlib's default 5% margins."""
-    v = np.log10(values) if log else np.asarray(values, dtype="float64")
-    lo, hi = v.min(), v.max()
-    span = hi - lo or 1.0
-    return (v - (lo - 0.05 * span)) / (1.1 * span)
+def _overlaps(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Which of ``boxes`` (n, 4: x0, y0, x1, y1) overlap ``box``."""
+    if not len(boxes):
+        return np.zeros(0, dtype=bool)
+    return (
+        (boxes[:, 0] < box[2])
+        & (box[0] < boxes[:, 2])
+        & (boxes[:, 1] < box[3])
+        & (box[1] < boxes[:, 3])
+    )
 
 
-def _crowding(box, xy: np.ndarray, weight: np.ndarray) -> float:
-    """Weighted number of points (axes fraction) inside ``box`` = (x0, y0, w, h)."""
-    x0, y0, w, h = box
-    inside = (xy[:, 0] >= x0) & (xy[:, 0] <= x0 + w) & (xy[:, 1] >= y0) & (xy[:, 1] <= y0 + h)
-    return float(weight[inside].sum())
+def place_labels(
+    ax,
+    names,
+    xs,
+    ys,
+    *,
+    avoid=None,
+    radius: float = 5.0,
+    fontsize: float = 7.5,
+    reach: float = 90.0,
+) -> list:
+    """Name the points (``xs``, ``ys``) of ``ax``: each label near its point, over no other
+    label and no point of ``avoid`` (an (n, 2) array of data coordinates: every point of
+    the plot; default the named points), inside the axes; a thin line joins a label set
+    apart to its point.
 
+    Each label in turn (in the order given) takes the first free place among
+    boxes around its point at growing distance (from ``radius`` points, the size
+    of a marker, out to ``reach`` points), trying right, above, left and below
+    first (:data:`_PLACES`), then the diagonals.  Lines already drawn (the
+    frontier, error bars) and the lines of labels placed before are avoided too.
+    A point so crowded that no place within reach
+    is free gets the place that covers the fewest labels, then points.  The
+    rule is deterministic: the same figure every time.  (adjustText, tried
+    first, left 7 to 9 labels over points in the Annex 15 Pareto figures,
+    whatever its forces, expansion and steps.)
 
-def _overlap(a, b) -> bool:
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+    The names are user strings: drawn as written (:func:`audit.report.text.escape_mathtext`).
+    Call it last, once the figure's layout is set (title, legend, colour bar):
+    places are found in display space.  Returns the label Texts.
+    """
+    from matplotlib.collections import LineCollection
 
-
-@plain_text
-def label_points(ax, names, xs, ys, *, fontsize: float = 7.0) -> None:
-    """Name each point, nudging labels apart so that none overlap (greedy, in display space)."""
-    if not len(names):
-        return
+    xs = np.asarray(xs, dtype="float64")
+    ys = np.asarray(ys, dtype="float64")
+    if not len(xs):
+        return []
     fig = ax.figure
-    texts = []
-    for name, x, y in zip(names, xs, ys, strict=False):
-        texts.append(
-            ax.annotate(
-                str(name),
-                (x, y),
-                xytext=(6, 4),
-                textcoords="offset points",
-                fontsize=fontsize,
-                color="#222222",
-                zorder=5,
-                bbox=dict(
-                    boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.75
-                ),
-                arrowprops=dict(arrowstyle="-", color="#999999", lw=0.5, shrinkA=0, shrinkB=2),
-            )
-        )
     renderer = fig.canvas.get_renderer()
-    axes_box = ax.get_window_extent(renderer)
-    placed = []
-    # Place from the top of the plot down, pushing each label below the ones already placed.
-    for text in sorted(texts, key=lambda t: -ax.transData.transform(t.xy)[1]):
-        box = text.get_window_extent(renderer)
-        # Keep the label inside the axes horizontally: flip it to the left of its point if needed.
-        if box.x1 > axes_box.x1:
-            text.set_horizontalalignment("right")
-            text.set_position((-6, 4))
-            box = text.get_window_extent(renderer)
-        dy_points = 4.0
-        for _ in range(60):
-            if not any(box.overlaps(other) for other in placed):
+    pixels = fig.dpi / 72.0
+    points = np.column_stack([xs, ys]) if avoid is None else np.asarray(avoid, dtype="float64")
+    centres = ax.transData.transform(points)
+    centres = centres[np.isfinite(centres).all(axis=1)]
+    marker = radius * pixels
+    obstacles = np.column_stack(
+        [centres[:, 0] - marker, centres[:, 1] - marker, centres[:, 0] + marker,
+         centres[:, 1] + marker]
+    )  # fmt: skip
+    # the lines already drawn (the frontier, error bars) are obstacles too: small boxes
+    # along them
+    paths = [np.column_stack(line.get_data()).astype("float64") for line in ax.get_lines()]
+    for collection in ax.collections:
+        if isinstance(collection, LineCollection):
+            paths += [np.asarray(segment, dtype="float64") for segment in collection.get_segments()]
+    along = [np.empty((0, 2))]
+    for path in paths:
+        xy = ax.transData.transform(path) if len(path) else path
+        xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy
+        for start, end in zip(xy[:-1], xy[1:], strict=True):
+            along.append(_along(np.vstack([start, end]), 2 * pixels))
+    along = np.vstack(along)
+    width = 1.5 * pixels
+    lines = np.column_stack([along - width, along + width])
+    area = ax.get_window_extent(renderer)
+    gap = 1.5 * pixels  # white space kept around a label
+    placed = np.empty((0, 4))
+    leaders: list[np.ndarray] = []
+    targets = ax.transData.transform(np.column_stack([xs, ys]))
+    inverse = ax.transData.inverted()
+    texts = []
+    for name, target in zip(names, targets, strict=True):
+        text = ax.text(
+            0, 0, escape_mathtext(name), fontsize=fontsize, color="#222222", ha="center",
+            va="center", zorder=6,
+        )  # fmt: skip
+        extent = text.get_window_extent(renderer)
+        half = np.array([extent.width / 2 + gap, extent.height / 2 + gap])
+        best, best_cost = None, None
+        for distance in np.arange(marker + gap, (reach + radius) * pixels, 2.5 * pixels):
+            for place in _PLACES:
+                centre = _centre(target, place, distance, half)
+                box = np.array([*(centre - half), *(centre + half)])
+                outside = (
+                    box[0] < area.x0 or box[1] < area.y0 or box[2] > area.x1 or box[3] > area.y1
+                )
+                if outside:
+                    continue
+                # a label over a label: never if it can be helped; over a point: worse than
+                # over a stretch of line
+                cost = (
+                    1000 * _overlaps(box, placed).sum()
+                    + 50 * _overlaps(box, obstacles).sum()
+                    + _overlaps(box, lines).sum()
+                )
+                leader = _leader(target, centre, half, marker + 3 * pixels)
+                if leader is None and _nearer_other(box, target, centres, pixels):
+                    cost += 30  # a label without a line must sit nearest its own point
+                if leader is not None:  # its line must cross no label and no other line
+                    on_line = _along(leader, 2 * pixels)
+                    crossing = _inside(on_line, placed).any() or any(
+                        _cross(leader, other) for other in leaders
+                    )
+                    cost += (
+                        1000 * crossing
+                        + 5 * _inside(on_line, obstacles).sum()
+                        + 2 * _inside(on_line, lines).sum()
+                    )
+                if best_cost is None or cost < best_cost:
+                    best, best_cost = centre, cost
+                if cost == 0:
+                    break
+            if best_cost == 0:
                 break
-            dy_points -= 3.0
-            text.set_position((text.get_position()[0], dy_points))
-            box = text.get_window_extent(renderer)
-        placed.append(box)
+        if best is None:  # no place inside the axes: beside the point, to the right
+            best = target + np.array([marker + half[0], 0.0])
+        text.set_position(inverse.transform(best))
+        placed = np.vstack([placed, [*(best - half), *(best + half)]])
+        # a label set apart is joined to its point by a thin line, edge to edge
+        leader = _leader(target, best, half, marker + 3 * pixels)
+        if leader is not None:
+            leader = np.vstack([target + (leader[1] - target) / np.hypot(*(leader[1] - target))
+                                * marker, leader[1]])  # fmt: skip
+            ends = inverse.transform(leader)
+            ax.plot(ends[:, 0], ends[:, 1], color="#888888", lw=0.6, zorder=5, scalex=False,
+                    scaley=False)  # fmt: skip
+            leaders.append(leader)
+            on_line = _along(leader, 2 * pixels)
+            lines = np.vstack([lines, np.column_stack([on_line - width, on_line + width])])
+        texts.append(text)
+    return texts
 
 
-def _label(ax, points: pd.DataFrame, *, fontsize: float) -> None:
-    label_points(ax, list(points.index), points["accuracy"], points["fairness"], fontsize=fontsize)
+def _leader(target: np.ndarray, centre: np.ndarray, half: np.ndarray, near: float):
+    """The line from a point to its label's box (display space), or None when the box is
+    within ``near`` of the point (the label then sits beside its point, no line)."""
+    away = centre - target
+    length = float(np.hypot(*away))
+    if length == 0:
+        return None
+    unit = away / length
+    inside = float(np.min(half / np.maximum(np.abs(unit), 1e-9)))
+    if length - inside <= near:
+        return None
+    return np.vstack([target, centre - unit * inside])
 
 
-@plain_text
+def _nearer_other(box: np.ndarray, target: np.ndarray, points: np.ndarray, slack: float) -> bool:
+    """Whether a point other than ``target`` is about as near the ``box`` as ``target``
+    is, or nearer (within twice its distance plus ``slack`` pixels): a reader could
+    give the label to that point."""
+
+    def distance(xy):
+        dx = np.maximum(np.maximum(box[0] - xy[..., 0], xy[..., 0] - box[2]), 0)
+        dy = np.maximum(np.maximum(box[1] - xy[..., 1], xy[..., 1] - box[3]), 0)
+        return np.hypot(dx, dy)
+
+    others = points[np.hypot(*(points - target).T) > 0.5]
+    return bool(len(others)) and bool(distance(others).min() < 2.0 * distance(target) + slack)
+
+
+def _along(segment: np.ndarray, step: float) -> np.ndarray:
+    """Points every ``step`` along a segment (its ends included)."""
+    count = max(2, int(np.hypot(*(segment[1] - segment[0])) / step) + 1)
+    return segment[0] + np.linspace(0, 1, count)[:, None] * (segment[1] - segment[0])
+
+
+def _inside(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Which of ``points`` fall strictly inside any of ``boxes`` (n, 4)."""
+    if not len(boxes):
+        return np.zeros(len(points), dtype=bool)
+    x, y = points[:, :1], points[:, 1:]
+    return ((boxes[:, 0] < x) & (x < boxes[:, 2]) & (boxes[:, 1] < y) & (y < boxes[:, 3])).any(
+        axis=1
+    )
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether segments ``a`` and ``b`` (2 x 2 each) cross."""
+
+    def side(p, q, r):
+        return np.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+
+    return bool(
+        side(a[0], a[1], b[0]) * side(a[0], a[1], b[1]) < 0
+        and side(b[0], b[1], a[0]) * side(b[0], b[1], a[1]) < 0
+    )
+
+
+def _named(frame: pd.DataFrame) -> pd.DataFrame:
+    """The algorithms named: all when few, else the frontier and those tied with it."""
+    if len(frame) <= LABEL_ALL_UP_TO:
+        return frame
+    return pd.concat(
+        [_ordered_frontier(frame), frame[frame["weakly_efficient"] & ~frame["on_frontier"]]]
+    )
+
+
+@themed
 def pareto_figure(
-    frame: pd.DataFrame, *, inset_max: float | None = 0.01, log_x: bool = False, ax=None
+    frame: pd.DataFrame,
+    *,
+    inset_max: float | None = 0.01,
+    log_x: bool | None = None,
+    ax=None,
 ):
     """Fig. 4 of Howard et al.: accuracy against fairness, the Pareto frontier joined and named.
 
@@ -196,20 +371,18 @@ def pareto_figure(
         algorithm: ``accuracy``, ``fairness``, ``on_frontier``,
         ``weakly_efficient``, and its ``attrs``).
     inset_max
-        Draw an inset zoomed on the algorithms at least this accurate
-        (accuracy ``<= inset_max`` for an error rate); the paper's inset
-        keeps total FNMR below 1% (the default, 0.01).  ``None``: no inset.
-        The inset is skipped when fewer than two algorithms fall in it.
-        Frontier members inside the inset are named there, the others on the
-        main plot.  The inset goes where it covers no algorithm; when no such
-        place exists (e.g. on the log axis) and the figure is made here, the
-        zoom becomes a panel beside the plot instead.  Drawing into a given
-        ``ax`` leaves no room for a panel: the inset then covers as few
-        points as it can (pass ``inset_max=None`` to avoid it).
+        On a linear accuracy axis, a panel beside the plot zooms on the
+        algorithms at least this accurate (accuracy ``<= inset_max`` for an
+        error rate); the paper's inset keeps total FNMR below 1% (the default,
+        0.01), and the zoomed region is outlined on the main plot.  ``None``:
+        no zoom.  There is none either when fewer than two algorithms, or all
+        of them, fall in it; on a log axis (which spreads the accurate
+        algorithms already); or when drawing into a given ``ax``.  Algorithms
+        in the zoom are named there, the others on the main plot.
     log_x
-        Log scale for the accuracy axis of the main plot (the inset stays
-        linear).  The paper's axis is linear; total FNMR on Annex 15 spans
-        0.003 to 1, so the log scale separates the accurate algorithms.
+        Log scale for the accuracy axis.  ``None`` (the default): when the
+        values span more than a decade (:func:`log_accuracy`: total FNMR on
+        Annex 15 spans 0.003 to 1).  The paper's axis is linear.
     ax
         Axes to draw into; a new figure is made when None.
 
@@ -232,6 +405,7 @@ def pareto_figure(
     'GARBE (alpha=0.5), lower is fairer'
     """
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
 
     _check(frame)
     a = frame.attrs
@@ -240,106 +414,85 @@ def pareto_figure(
         raise InputError(
             LOG_NEEDS_POSITIVE.format(count=len(bad), algorithms=[str(b) for b in bad])
         )
-    in_inset = pd.Series(False, index=frame.index)
-    if inset_max is not None:
+    log = log_accuracy(frame["accuracy"]) if log_x is None else bool(log_x)
+    in_zoom = pd.Series(False, index=frame.index)
+    if inset_max is not None and not log and ax is None:
         if a["accuracy_higher_is_better"]:
-            in_inset = frame["accuracy"] >= inset_max
+            in_zoom = frame["accuracy"] >= inset_max
         else:
-            in_inset = frame["accuracy"] <= inset_max
-        if in_inset.sum() < 2:
-            in_inset[:] = False
-    zoom_mask = in_inset.to_numpy()
+            in_zoom = frame["accuracy"] <= inset_max
+        if in_zoom.sum() < 2 or in_zoom.all():
+            in_zoom[:] = False
+    zoom_mask = in_zoom.to_numpy()
 
-    # Where the points will sit, in axes fraction, to keep the inset and the legend off
-    # the data (frontier points count ten times: they must stay visible).
-    xy = np.column_stack(
-        [
-            _fraction(frame["accuracy"].to_numpy(), log=log_x),
-            _fraction(frame["fairness"].to_numpy(), log=False),
-        ]
-    )
-    weight = np.where(frame["on_frontier"].to_numpy(), 10.0, 1.0)
-    inset_slot, hidden = None, 0.0
-    if zoom_mask.any():
-        # The zoomed region itself must stay in view.
-        zoomed = xy[zoom_mask]
-        region = (
-            zoomed[:, 0].min(),
-            zoomed[:, 1].min(),
-            np.ptp(zoomed[:, 0]) + 1e-3,
-            np.ptp(zoomed[:, 1]) + 1e-3,
-        )
-        slots = _LARGE_SLOTS if ax is None else _LARGE_SLOTS + _SMALL_SLOTS
-        free = [b for b in slots if not _overlap(b, region)] or list(slots)
-        inset_slot = min(free, key=lambda b: (_crowding(b, xy, weight), -b[2] * b[3]))
-        hidden = _crowding(inset_slot, xy, weight)
-
-    # An inset that would hide data becomes a panel beside the plot (when the figure is ours).
-    side_panel = ax is None and hidden > _MAX_HIDDEN
-    if ax is None and side_panel:
-        fig, (ax, inset) = plt.subplots(
-            1, 2, figsize=(15, 7), width_ratios=[1.5, 1], layout="constrained"
-        )
-        inset_slot = None
-    elif ax is None:
-        fig, ax = plt.subplots(figsize=(10, 7), layout="constrained")
-    else:
+    zoom = None
+    if ax is not None:
         fig = ax.figure
-    _draw(ax, frame, size=18)
-    if log_x:
+    elif zoom_mask.any():
+        fig, (ax, zoom) = plt.subplots(
+            1, 2, figsize=(PAGE_WIDTH * 1.25, 5.6), width_ratios=[1.4, 1], layout="constrained"
+        )
+    else:
+        fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 5.6), layout="constrained")
+    _draw(ax, frame, size=20)
+    if log:
         ax.set_xscale("log")
     better = "higher" if a["accuracy_higher_is_better"] else "lower"
     fairer = "higher" if a["higher_is_fairer"] else "lower"
-    x_label = f"{a['accuracy_label']} ({better} is better"
-    y_label = f"{a['fairness_label']}, {fairer} is fairer"
-    ax.set_xlabel(f"{x_label}{', log scale' if log_x else ''})")
+    accuracy_label = escape_mathtext(a["accuracy_label"])
+    x_label = f"{accuracy_label} ({better} is better"
+    y_label = f"{escape_mathtext(a['fairness_label'])}, {fairer} is fairer"
+    ax.set_xlabel(f"{x_label}{', log scale' if log else ''})")
     ax.set_ylabel(y_label)
-    ax.grid(True, which="major", lw=0.4, alpha=0.5)
     title = (
-        f"{a['accuracy_label']} vs {a['measure_label']}: {a['n_frontier']} of "
+        f"{accuracy_label} vs {escape_mathtext(a['measure_label'])}: {a['n_frontier']} of "
         f"{a['n_candidates']} algorithms on the Pareto frontier"
     )
-    width_inches = fig.get_figwidth() * ax.get_position().width
-    weights = textwrap.fill(f"Weights: {a['weights']}", width=max(40, int(width_inches * 12)))
-    ax.set_title(f"{title}\n{weights}", fontsize=10, loc="left")
+    width_inches = fig.get_figwidth() * (0.55 if zoom is not None else 0.9)
+    weights = textwrap.fill(f"Weights: {a['weights']}", width=max(40, int(width_inches * 13)))
+    ax.set_title(f"{title}\n{escape_mathtext(weights)}", fontsize="medium", fontweight="normal")
 
-    if zoom_mask.any():
-        if not side_panel:
-            inset = ax.inset_axes(list(inset_slot))
-        _draw(inset, frame, size=22 if side_panel else 14)
-        zoom = frame[zoom_mask]
-        x_lo, x_hi = zoom["accuracy"].min(), float(inset_max)
+    if zoom is not None:
+        _draw(zoom, frame, size=26)
+        zoomed = frame[zoom_mask]
+        x_lo, x_hi = zoomed["accuracy"].min(), float(inset_max)
         if a["accuracy_higher_is_better"]:
-            x_lo, x_hi = float(inset_max), zoom["accuracy"].max()
-        y_lo, y_hi = zoom["fairness"].min(), zoom["fairness"].max()
-        x_pad, y_pad = 0.04 * (x_hi - x_lo), 0.06 * (y_hi - y_lo or 1.0)
-        inset.set_xlim(x_lo - x_pad, x_hi + x_pad)
-        inset.set_ylim(y_lo - y_pad, y_hi + y_pad)
-        inset.grid(True, lw=0.4, alpha=0.5)
+            x_lo, x_hi = float(inset_max), zoomed["accuracy"].max()
+        y_lo, y_hi = zoomed["fairness"].min(), zoomed["fairness"].max()
+        x_pad, y_pad = 0.05 * (x_hi - x_lo or 1.0), 0.08 * (y_hi - y_lo or 1.0)
+        zoom.set_xlim(x_lo - x_pad, x_hi + x_pad)
+        zoom.set_ylim(y_lo - y_pad, y_hi + y_pad)
         bound = ">=" if a["accuracy_higher_is_better"] else "<="
-        zoom_title = f"Zoom: {a['accuracy_label']} {bound} {inset_max:g}"
-        if side_panel:
-            inset.set_title(f"{zoom_title}\n(linear scale)", fontsize=10, loc="left")
-            inset.set_xlabel(f"{x_label})")
-            inset.set_ylabel(y_label)
-        else:
-            inset.set_title(zoom_title, fontsize=8)
-            inset.tick_params(labelsize=7)
-        ax.indicate_inset_zoom(inset, edgecolor="#555555")
-    slots = [
-        (loc, box)
-        for loc, box in _LEGEND_SLOTS
-        if inset_slot is None or not _overlap(box, inset_slot)
-    ]
-    legend_loc = min(slots, key=lambda slot: _crowding(slot[1], xy, weight))[0]
-    ax.legend(loc=legend_loc, fontsize=8, framealpha=0.9)
-    fig.canvas.draw()
-    # Name the frontier members and the weakly efficient ones (which tie a member).
-    front = pd.concat(
-        [_ordered_frontier(frame), frame[frame["weakly_efficient"] & ~frame["on_frontier"]]]
-    )
-    inside = in_inset.loc[front.index].to_numpy()
-    _label(ax, front[~inside], fontsize=8)
-    if zoom_mask.any():
-        _label(inset, front[inside], fontsize=8 if side_panel else 7)
+        zoom.set_title(
+            f"Zoom: {accuracy_label} {bound} {inset_max:g}\n(the grey box on the left)",
+            fontsize="medium",
+            fontweight="normal",
+        )
+        zoom.set_xlabel(f"{x_label})")
+        zoom.set_ylabel(y_label)
+        ax.add_patch(
+            Rectangle(
+                (x_lo - x_pad, y_lo - y_pad),
+                x_hi - x_lo + 2 * x_pad,
+                y_hi - y_lo + 2 * y_pad,
+                facecolor=colour(GREY),
+                alpha=0.15,
+                edgecolor=colour(GREY),
+                zorder=1,
+            )
+        )
+    handles, labels = ax.get_legend_handles_labels()
+    if fig.axes[0] is ax and (zoom is not None or len(fig.axes) == 1):
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(handles))
+    else:
+        ax.legend(handles, labels, loc="upper right")
+    named = _named(frame)
+    inside = in_zoom.loc[named.index].to_numpy()
+    everything = frame[["accuracy", "fairness"]].to_numpy()
+    fig.canvas.draw()  # the layout is set: labels are placed in display space
+    main = named[~inside]
+    place_labels(ax, main.index, main["accuracy"], main["fairness"], avoid=everything)
+    if zoom is not None:
+        zoomed = named[inside]
+        place_labels(zoom, zoomed.index, zoomed["accuracy"], zoomed["fairness"], avoid=everything)
     return fig

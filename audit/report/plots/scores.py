@@ -2,6 +2,9 @@
 
 Compute and draw apart: the data come from :func:`audit.analysis.sweeps.sweep_measures`
 and :func:`audit.scores.det_points`; these functions only draw.
+:func:`sweep_figure` and :func:`det_figure` are the report's figures (one panel
+per measure, one per system); :func:`measure_vs_operating_point` and
+:func:`det_curves` draw one panel.
 """
 
 from __future__ import annotations
@@ -10,38 +13,98 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.registry import get_measure
-from audit.report.plots import plain_text
+from audit.report.plots import PAGE_WIDTH, palette, themed, wrap
+from audit.report.text import escape_mathtext
+
+#: Panels per row of the report's score figures.
+COLUMNS = 3
+#: Line styles that tell apart groups beyond the palette's ten colours.
+_STYLES = ["-", "--", ":", "-."]
 
 
-@plain_text
+def _grouping(grouping: str | None, n_groups: int | None) -> str:
+    """``3 groups by gender``; a score file's own group column reads ``3 groups``."""
+    count = f"{n_groups} groups" if n_groups is not None else "groups"
+    if grouping in (None, "", "group"):
+        return count
+    return f"{count} by {escape_mathtext(grouping)}"
+
+
+@themed
 def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, ax=None):
     """A measure against the attained pooled FMR, one line per algorithm (Chouchane et al., Fig. 6).
 
     ``swept``: the output of :func:`audit.analysis.sweeps.sweep_measures`.  Returns the Axes.
     """
     import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
+    if ax is None:
+        _, ax = plt.subplots(figsize=(PAGE_WIDTH * 0.6, 3.6), layout="constrained")
     part = swept[swept["measure"] == measure]
     for algorithm, rows in part.groupby("algorithm", sort=False):
         rows = rows.sort_values("target_fmr")
         # undefined points (e.g. IR with a group at FMR 0) are gaps, not values
         value = rows["value"].where(~rows["undefined"].astype(bool))
-        ax.plot(rows["target_fmr"] * 100, value, marker=".", label=str(algorithm))
+        ax.plot(rows["target_fmr"] * 100, value, marker=".", label=escape_mathtext(algorithm))
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("target FMR (%) setting the threshold")
-    ax.set_ylabel(get_measure(measure).label)
-    ax.legend(title="algorithm")
+    ax.set_xlabel("target FMR (%)")
+    label = escape_mathtext(get_measure(measure).label)
+    fairer = "higher" if get_measure(measure).higher_is_fairer else "lower"
+    ax.set_ylabel(f"{label} ({fairer} is fairer)")
+    ax.legend(title="system")
     return ax
 
 
-@plain_text
-def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
+@themed
+def sweep_figure(
+    swept: pd.DataFrame,
+    measures,
+    *,
+    grouping: str | None = None,
+    n_groups: int | None = None,
+):
+    """The report's figure of measures across operating points: one panel per measure
+    (:func:`measure_vs_operating_point`), :data:`COLUMNS` to a row, one legend of the
+    systems below.  ``grouping`` and ``n_groups`` name the groups in the title.
+    Returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    measures = [m for m in measures if m in set(swept["measure"])]
+    ncols = max(1, min(COLUMNS, len(measures)))
+    nrows = max(1, -(-len(measures) // ncols))
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(PAGE_WIDTH * ncols / COLUMNS + 0.4, 0.9 + 2.5 * nrows),
+        layout="constrained",
+        squeeze=False,
+    )
+    for ax, measure in zip(axes.ravel(), measures, strict=False):
+        measure_vs_operating_point(swept, measure, ax=ax)
+        ax.set_ylabel("")
+        spec = get_measure(measure)
+        fairer = "higher" if spec.higher_is_fairer else "lower"
+        ax.set_title(f"{escape_mathtext(spec.label)} ({fairer} is fairer)", fontsize="medium")
+        ax.get_legend().remove()
+    for ax in axes.ravel()[len(measures) :]:
+        ax.set_visible(False)
+    title = (
+        "Fairness measures as the threshold moves, "
+        f"{_grouping(grouping, n_groups)}; threshold set at each target FMR (pooled)"
+    )
+    fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
+    if measures:
+        handles, labels = axes.ravel()[0].get_legend_handles_labels()
+        fig.legend(handles, labels, title="system", loc="outside lower center",
+                   ncols=min(len(handles), 4))  # fmt: skip
+    return fig
+
+
+@themed
+def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = True):
     """Per-group DET curves on normal-deviate axes (Chouchane et al., Fig. 7).
 
     ``points``: the output of :func:`audit.scores.det_points`; ``algorithm`` selects one
@@ -52,27 +115,58 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None):
     from scipy.stats import norm
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(5, 5))
+        _, ax = plt.subplots(figsize=(PAGE_WIDTH * 0.55, PAGE_WIDTH * 0.55), layout="constrained")
     if algorithm is None:
         algorithm = points["algorithm"].iloc[0]
     part = points[points["algorithm"] == algorithm]
-    styles = ["-", "--", ":", "-."]
+    colours = palette()
     for i, (group, rows) in enumerate(part.groupby("group", sort=False)):
         keep = (rows["fmr"] > 0) & (rows["fmr"] < 1) & (rows["fnmr"] > 0) & (rows["fnmr"] < 1)
         # ten colours, then the same colours dashed: no two groups look alike
         ax.plot(
             norm.ppf(rows.loc[keep, "fmr"]),
             norm.ppf(rows.loc[keep, "fnmr"]),
-            label=str(group),
-            color=f"C{i % 10}",
-            linestyle=styles[(i // 10) % len(styles)],
+            label=escape_mathtext(group),
+            color=colours[i % len(colours)],
+            linestyle=_STYLES[(i // len(colours)) % len(_STYLES)],
         )
     ticks = np.array([1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95])
     ax.set_xticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
     ax.set_yticks(norm.ppf(ticks), [f"{100 * t:g}" for t in ticks])
     ax.set_xlabel("FMR (%)")
     ax.set_ylabel("FNMR (%)")
-    ax.set_title(str(algorithm))
-    ax.grid(alpha=0.3)
-    ax.legend(title="group", fontsize="small")
+    ax.set_title(escape_mathtext(algorithm), fontsize="medium")
+    if legend:
+        ax.legend(title="group", fontsize="small")
     return ax
+
+
+@themed
+def det_figure(points: pd.DataFrame, *, grouping: str | None = None):
+    """The report's DET figure: one panel per system (:func:`det_curves`), :data:`COLUMNS`
+    to a row, one legend of the groups below (the groups are the same in every panel).
+    Returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    systems = list(dict.fromkeys(points["algorithm"]))
+    n_groups = points["group"].nunique()
+    ncols = max(1, min(COLUMNS, len(systems)))
+    nrows = max(1, -(-len(systems) // ncols))
+    side = min(PAGE_WIDTH / ncols, 3.6)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(side * ncols + 0.3, side * nrows + 1.0 + 0.2 * (n_groups // 4)),
+        layout="constrained",
+        squeeze=False,
+    )
+    for ax, system in zip(axes.ravel(), systems, strict=False):
+        det_curves(points, algorithm=system, ax=ax, legend=False)
+    for ax in axes.ravel()[len(systems) :]:
+        ax.set_visible(False)
+    title = f"DET curves per group, {_grouping(grouping, n_groups)}"
+    fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="group", loc="outside lower center",
+               ncols=min(len(handles), 4))  # fmt: skip
+    return fig

@@ -1,0 +1,245 @@
+"""The counting of a pass: the compiled loop and the NumPy path give the counts, kept
+rows and sub-zone counts of a literal row-by-row transcription, bit for bit; the
+NumPy path is used when numba is missing."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import sys
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from audit.exceptions import ParameterError
+from audit.scores import counting
+from audit.scores import zones as Z
+from audit.tables import chunks as CH
+from audit.validation import REFUSED
+
+numba = pytest.importorskip("numba")  # the test extra installs it: both kernels run here
+
+KERNELS = ["compiled", "numpy"]
+
+
+@pytest.fixture
+def kernel(request):
+    before = counting.use(request.param)
+    yield request.param
+    counting.use(before)
+
+
+def frame_of(seed, n=3000, groups=("M", "F", "X"), algorithms=("b", "a"), dtype="float64"):
+    """Rows with ties, both zeros, tiny and huge scores, cross-group impostors."""
+    rng = np.random.default_rng(seed)
+    score = rng.normal(size=n)
+    ties = rng.random(n) < 0.3
+    score[ties] = np.round(score[ties], 1)
+    special = [0.0, -0.0, 1e-320, -1e-320, -1e-50, 1e-50, 3e38, -3e38, 1e-45]
+    special += [1e300, -1e300, 3.5e38] if dtype == "float64" else []
+    at = rng.choice(n, 40, replace=False)
+    score[at] = rng.choice(special, 40)
+    g1 = rng.choice(list(groups), n)
+    mated = rng.random(n) < 0.3
+    g2 = np.where(mated | (rng.random(n) < 0.6), g1, rng.choice(list(groups), n))
+    score = score.astype(dtype)
+    return pd.DataFrame(
+        {
+            "algorithm": rng.choice(list(algorithms), n),
+            "score": score,
+            "mated": mated,
+            "group_1": g1,
+            "group_2": g2,
+        }
+    )
+
+
+def chunk_of(frame):
+    return CH.read_chunk(CH.Piece(offset=0, rows=len(frame), frame=frame), CH.Options())
+
+
+def plan_of(frame, seed, algorithms=("a", "b"), groups=("F", "M"), bits=4, keep_new=False):
+    """A plan with bounds at scores of the data (and at nearby floats), random actions."""
+    rng = np.random.default_rng(seed)
+    bounds, actions = [], []
+    values = frame["score"].to_numpy(np.float64)
+    for _ in algorithms:
+        picked = rng.choice(values, 12)
+        picked = np.concatenate([picked, np.nextafter(picked[:3], np.inf), [-1e-50, 0.0]])
+        b = np.unique(picked + 0.0)
+        bounds.append(b)
+        actions.append(rng.choice([Z.COUNT, Z.KEEP, Z.SPLIT], len(b) + 1).astype(np.int8))
+    return Z.Plan(tuple(algorithms), tuple(groups), tuple(bounds), tuple(actions), bits, keep_new)
+
+
+def literal(chunk, plan):
+    """The partial row by row: the zone by a search of the float64 score among the
+    bounds, the segment by its definition."""
+    part = Z.partial(chunk, plan)  # its labels only
+    algorithms, groups = part.algorithms, part.groups
+    n_plan, n = len(plan.algorithms), len(groups)
+    width = 2 * n + 1
+    counts = np.zeros_like(part.counts)
+    split = np.zeros_like(part.split)
+    kept = []
+    for i in range(len(chunk)):
+        a = algorithms.index(chunk.algorithms[chunk.algorithm[i]])
+        g1 = groups.index(chunk.groups[chunk.group_1[i]])
+        g2 = groups.index(chunk.groups[chunk.group_2[i]])
+        segment = g1 if chunk.mated[i] else n + g1 if g1 == g2 else 2 * n
+        x = float(chunk.score[i])
+        if a >= n_plan:
+            zone, action = plan.zones + a - n_plan, Z.KEEP if plan.keep_new else Z.COUNT
+        else:
+            z = int(np.searchsorted(plan.bounds[a], x, "right"))
+            zone, action = int(plan.offsets[a]) + z, plan.actions[a][z]
+        counts[zone, segment] += 1
+        if action == Z.KEEP:
+            kept.append((zone, x, segment))
+        elif action == Z.SPLIT:
+            low, shift = plan._split_key(a, z)
+            step = (int(Z.key64(np.array([x]))[0]) - low) >> shift
+            split[plan.split_slot(zone), step, segment] += 1
+    assert width == counts.shape[1]
+    return counts, kept, split
+
+
+def assert_literal(chunk, plan):
+    part = Z.partial(chunk, plan)
+    counts, kept, split = literal(chunk, plan)
+    np.testing.assert_array_equal(part.counts, counts)
+    np.testing.assert_array_equal(part.split, split)
+    got = [] if not part.kept else list(zip(*(k.tolist() for k in part.kept[0]), strict=True))
+    assert got == kept
+    if part.kept:
+        assert [k.dtype for k in part.kept[0]] == [np.int32, np.float64, np.int32]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("seed", range(4))
+def test_counts_equal_the_literal_transcription(kernel, dtype, seed):
+    frame = frame_of(seed, dtype=dtype, algorithms=("b", "a", "c"), groups=("M", "F", "X"))
+    # "c" and "X" are not in the plan: new labels after the plan's
+    assert_literal(chunk_of(frame), plan_of(frame, seed, keep_new=seed % 2 == 1))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+def test_many_groups_and_one_algorithm(kernel):
+    """Past 64 groups the segments come from arithmetic, not a table."""
+    groups = tuple(f"g{i}" for i in range(70))
+    frame = frame_of(7, n=4000, groups=groups, algorithms=("a",))
+    assert_literal(chunk_of(frame), plan_of(frame, 7, algorithms=("a",), groups=groups[:5]))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+def test_a_plan_without_algorithms_counts_every_row_in_one_zone(kernel):
+    frame = frame_of(3)
+    plan = Z.Plan(keep_new=True, stride=3)
+    part = Z.partial(chunk_of(frame), plan)
+    assert part.counts.sum() == len(range(0, len(frame), 3)) == part.rows
+    every = chunk_of(frame.iloc[::3].reset_index(drop=True))
+    assert_literal(every, Z.Plan(keep_new=True))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    dtype=st.sampled_from(["float64", "float32"]),
+    bits=st.integers(1, 8),
+)
+def test_both_kernels_give_the_same_partial(seed, dtype, bits):
+    frame = frame_of(seed, n=600, dtype=dtype)
+    chunk, plan = chunk_of(frame), plan_of(frame, seed, bits=bits)
+    parts = {}
+    for name in KERNELS:
+        before = counting.use(name)
+        try:
+            parts[name] = Z.partial(chunk, plan)
+        finally:
+            counting.use(before)
+    compiled, numpy_path = parts["compiled"], parts["numpy"]
+    np.testing.assert_array_equal(compiled.counts, numpy_path.counts)
+    np.testing.assert_array_equal(compiled.split, numpy_path.split)
+    assert len(compiled.kept) == len(numpy_path.kept)
+    for mine, theirs in zip(compiled.kept, numpy_path.kept, strict=True):
+        for x, y in zip(mine, theirs, strict=True):
+            np.testing.assert_array_equal(x, y)
+            assert x.dtype == y.dtype
+
+
+def test_a_tiny_negative_score_on_a_bound_lies_above_it():
+    """-1e-50 rounds to -0.0 in float32: its key is the bound's key, not below it (the
+    rounding comes first, then the zeros share a key)."""
+    frame = pd.DataFrame(
+        {"algorithm": "a", "score": [-1e-50, -2e-50, 0.0], "mated": False, "group": "F"}
+    )
+    plan = Z.Plan(("a",), ("F",), (np.array([-1e-50]),), (np.array([Z.COUNT, Z.KEEP]),))
+    for name in KERNELS:
+        before = counting.use(name)
+        try:
+            part = Z.partial(chunk_of(frame), plan)
+        finally:
+            counting.use(before)
+        assert part.counts[:, 1].tolist() == [1, 2]  # -2e-50 below; -1e-50 and 0 above
+
+
+def test_without_numba_the_numpy_path_counts(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba fails
+    try:
+        reloaded = importlib.reload(counting)
+        assert reloaded.KERNEL == "auto" and not reloaded.compiled_now()
+        reloaded.prepare()
+        assert not reloaded._STARTED
+        with pytest.raises(ParameterError) as error:
+            reloaded.use("compiled")
+        assert str(error.value) == REFUSED.format(
+            name="kernel", expected=reloaded.WITHOUT_NUMBA, value="compiled"
+        )
+    finally:
+        monkeypatch.undo()
+        importlib.reload(counting)
+    assert counting.KERNEL == "auto"
+
+
+def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
+    """Passes over a small score set never start numba; a large one's plan starts it in
+    the background, and the chunks after it has started are counted by the compiled
+    loop."""
+    monkeypatch.setattr(counting, "_STARTED", [])
+    monkeypatch.setattr(counting, "_READY", threading.Event())
+    used = []
+    for name in ("_count_compiled", "_count_numpy"):
+        original = getattr(counting, name)
+
+        def spying(*args, original=original, name=name):
+            used.append(name)
+            return original(*args)
+
+        monkeypatch.setattr(counting, name, spying)
+    frame = frame_of(2, n=3000)
+    small = plan_of(frame, 2)
+    large = dataclasses.replace(small, compiled=True)
+    before = counting.use("auto")
+    try:
+        Z.partial(chunk_of(frame), small)
+        assert used == ["_count_numpy"] and not counting._STARTED
+        Z.partial(chunk_of(frame), large)  # starts numba, counted by NumPy meanwhile
+        assert used == ["_count_numpy"] * 2 and counting._STARTED
+        counting._STARTED[0].join()
+        assert_literal(chunk_of(frame), large)
+    finally:
+        counting.use(before)
+    assert used[-1] == "_count_compiled"
+
+
+def test_an_unknown_kernel_is_refused():
+    with pytest.raises(ParameterError) as error:
+        counting.use("fortran")
+    assert str(error.value) == REFUSED.format(
+        name="kernel", expected="one of 'auto', 'compiled', 'numpy'", value="fortran"
+    )

@@ -1,0 +1,336 @@
+"""The figures of every kind of report, checked for what a reader sees: no raw markup in
+their text, tick labels of one axis apart, every text on the canvas, and the algorithms
+a figure shows named in it (:mod:`figcheck` says how each is read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import cross_long
+from figcheck import faults, kernel_hook, named, read_records, record
+from hypothesis import given
+from hypothesis import strategies as st
+
+from audit.analysis import crossgroup as cross_report
+from audit.cli import main
+from audit.report.text import escape_mathtext
+from audit.tables.rates import read_rates
+
+# --- the check itself: each fault is found, and only where it is -----------------------
+
+
+def test_the_check_reads_mathtext_as_drawn_and_raw_markup_as_raw():
+    fig, ax = plt.subplots(layout="constrained")
+    ax.plot([1, 10, 100], [1, 2, 3])
+    ax.set_xscale("log")
+    ax.set_title("plain title")
+    clean = record(fig)
+    assert faults(clean)["raw markup"] == []
+    seen = {t["seen"] for t in clean["texts"]}
+    assert "10\N{MINUS SIGN}1" not in seen and "102" in seen and "plain title" in seen
+    for text in fig.findobj(plt.Text):
+        text.set_parse_math(False)
+    raw = faults(record(fig))["raw markup"]
+    assert len(raw) >= 3 and all("mathdefault" in r for r in raw)
+
+
+def test_the_check_lets_a_name_hold_a_dollar_but_nothing_else():
+    fig, ax = plt.subplots(layout="constrained")
+    ax.set_title(r"vendor-\$\frac\$ and more", parse_math=True)
+    data = record(fig)
+    assert r"vendor-$\frac$ and more" in {t["seen"] for t in data["texts"]}
+    assert faults(data)["raw markup"] == [repr(r"vendor-$\frac$ and more")]
+    assert faults(data, names=[r"vendor-$\frac$"])["raw markup"] == []
+
+
+def test_the_check_finds_overlapping_tick_labels_and_only_those():
+    fig, ax = plt.subplots(figsize=(2, 2), layout="constrained")
+    ax.set_xticks(range(6), [f"a long label {i}" for i in range(6)])
+    found = faults(record(fig))["tick overlap"]
+    assert len(found) >= 5 and all(f.startswith("axis 0.x1") for f in found)
+    ax.set_xticks(range(6), [f"a long label {i}" for i in range(6)], rotation=90)
+    assert faults(record(fig))["tick overlap"] == []
+
+
+def test_slanted_tick_labels_are_compared_in_their_own_frame():
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    labels = [f"group number {i}" for i in range(5)]
+    ax.set_xticks(range(5), labels, rotation=45, ha="right", rotation_mode="anchor")
+    data = record(fig)
+    boxes = [t["box"] for t in data["texts"] if t["axis"] == "0.x1"]
+    assert len(boxes) == 5
+    # their upright boxes overlap, the slanted labels do not
+    assert boxes[0][2] > boxes[1][0]
+    assert faults(data)["tick overlap"] == []
+    ax.set_xticks(np.arange(5) * 0.05, labels, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_xlim(-0.5, 4.5)
+    assert len(faults(record(fig))["tick overlap"]) >= 4
+
+
+def test_the_check_finds_text_past_the_edge():
+    fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+    ax.plot([0, 1], [0, 1])
+    assert faults(record(fig))["outside canvas"] == []
+    fig.text(0.98, 0.5, "0.99")  # figure texts are not laid out
+    assert [f.split(" by ")[0] for f in faults(record(fig))["outside canvas"]] == ["'0.99'"]
+    # a text of several lines too (matplotlib draws it line by line)
+    ax.set_title("a title far too long for so small a figure, as it goes on and on\nin two lines")
+    found = faults(record(fig))["outside canvas"]
+    assert sorted(f.split(" by ")[0] for f in found) == [
+        "'0.99'",
+        repr("a title far too long for so small a figure, as it goes on and on\nin two lines"),
+    ]
+
+
+def test_names_are_read_whole():
+    fig, ax = plt.subplots(layout="constrained")
+    ax.set_yticks([0, 1], ["alg-1", "alg-10"])
+    ax.annotate("alg-2 (0.97)", (0.5, 0.5))
+    ax.set_title("alg-3 and alg-4")
+    data = record(fig)
+    assert named(data, ["alg-1", "alg-10", "alg-2", "alg-3", "alg"]) == {"alg-1", "alg-10", "alg-2"}
+
+
+# --- every figure of every kind of report ---------------------------------------------
+
+#: Figures that draw distributions, not algorithms one by one: none to name.
+NAMES_NONE = ("ffmc_panels_", "claims_over_replicates")
+
+#: Up to this many algorithms, a figure of algorithms names every one.
+FEW = 12
+#: An interval (forest) plot shows every algorithm up to this many, else the most and
+#: least fair, half each.
+FOREST = 30
+
+
+def _expected_names(figure: str, folder, input_table) -> tuple[set[str], int] | None:
+    """The algorithms figure ``figure`` of the report in ``folder`` must name, and how many
+    of them at least; None when it draws none one by one."""
+    tables = folder / "tables"
+    if figure.startswith(NAMES_NONE):
+        return None
+    if figure.startswith("pareto_"):
+        frame = pd.read_csv(tables / f"pareto_all_{figure.removeprefix('pareto_')}.csv")
+        names = frame.iloc[:, 0].astype(str)
+        if len(frame) > FEW:
+            names = names[frame["on_frontier"] | frame["weakly_efficient"]]
+        return set(names), len(set(names))
+    if figure.startswith("frontier_probability_"):
+        frame = pd.read_csv(tables / f"{figure}.csv")
+        names = frame["algorithm"].astype(str)
+        if len(frame) > FEW:
+            names = names[frame["frontier_probability"] >= 0.5]
+        return set(names), len(set(names))
+    if figure.startswith("intervals_"):
+        frame = pd.read_csv(tables / "measure_intervals.csv")
+        names = set(frame.loc[frame["measure"] == figure.removeprefix("intervals_"), "algorithm"])
+        return {str(n) for n in names}, min(len(names), FOREST)
+    if figure.startswith(("sweep_", "det_")):
+        names = set(pd.read_csv(tables / "measures.csv")["algorithm"].astype(str))
+        return names, len(names)
+    if figure == "crossgroup_heatmaps":
+        chosen = cross_report.heatmap_algorithms(input_table)["algorithm"].astype(str)
+        return set(chosen), len(set(chosen))
+    raise AssertionError(f"figure {figure!r} is not classified: which algorithms does it show?")
+
+
+def _check_report(records: dict, folder, input_table, *, names=()) -> dict[str, list[str]]:
+    """Every fault of every figure of a report, by kind, and the unnamed algorithms."""
+    found: dict[str, list[str]] = {"raw markup": [], "tick overlap": [], "outside canvas": []}
+    found["unnamed"] = []
+    assert records, "no figure recorded"
+    for figure, data in records.items():
+        for kind, items in faults(data, names=names).items():
+            found[kind] += [f"{figure}: {item}" for item in items]
+        expected = _expected_names(figure, folder, input_table)
+        if expected is not None:
+            candidates, at_least = expected
+            shown = named(data, candidates)
+            if len(shown) < at_least:
+                missing = sorted(candidates - shown)[:5]
+                found["unnamed"].append(
+                    f"{figure}: names {len(shown)} of the {at_least} algorithms it should "
+                    f"(not {missing}{' ...' if len(candidates - shown) > 5 else ''})"
+                )
+    return found
+
+
+def _report(tmp_path_factory, argv, name):
+    root = tmp_path_factory.mktemp(f"figures-{name}")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        folder = kernel_hook(root, monkeypatch)
+        code = main(
+            [*argv, "--reports-dir", str(root / "reports"), "--name", name, "--no-progress"]
+        )
+    assert code == 0
+    return root / "reports" / name, read_records(folder)
+
+
+@pytest.fixture(scope="module")
+def annex15_report(tmp_path_factory, annex15_file):
+    argv = ["report", "--data", str(annex15_file), "-p", "n_random", "200"]
+    argv += ["-p", "n_replicates", "50", "-p", "verdict_replicates", "5"]
+    folder, records = _report(tmp_path_factory, argv, "annex15")
+    return folder, records, read_rates(annex15_file)
+
+
+@pytest.fixture(scope="module")
+def fmr_only_report(tmp_path_factory, annex15_file):
+    """The Annex 15 FMRs alone (126 algorithms): the most common published shape."""
+    frame = pd.read_csv(annex15_file)
+    frame = frame[[c for c in frame.columns if not c.upper().startswith("FNMR")]]
+    path = tmp_path_factory.mktemp("fmr-only") / "fmr_only.csv"
+    frame.to_csv(path, index=False)
+    argv = ["report", "--data", str(path), "-p", "n_random", "200"]
+    folder, records = _report(tmp_path_factory, argv, "fmr_only")
+    return folder, records, read_rates(path)
+
+
+@pytest.fixture(scope="module")
+def scores_report(tmp_path_factory, small_scores):
+    argv = ["scores", "--scores", str(small_scores), "--distance", "--target-fmr", "0.01"]
+    argv += ["-p", "sweep_points", "5", "-p", "bootstrap_replicates", "20"]
+    folder, records = _report(tmp_path_factory, argv, "scores")
+    return folder, records, None
+
+
+@pytest.fixture(scope="module")
+def crossgroup_report(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cross") / "cross.csv"
+    cross_long().to_csv(path, index=False)
+    argv = ["report", "--data", str(path), "-p", "n_random", "200"]
+    folder, records = _report(tmp_path_factory, argv, "cross")
+    return folder, records, read_rates(path)
+
+
+REPORTS = ["annex15_report", "fmr_only_report", "scores_report", "crossgroup_report"]
+KINDS = ["raw markup", "tick overlap", "outside canvas", "unnamed"]
+
+
+@pytest.fixture(scope="module", params=REPORTS)
+def report_faults(request):
+    folder, records, table = request.getfixturevalue(request.param)
+    return request.param, sorted(records), _check_report(records, folder, table)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_report_figures(report_faults, kind):
+    report, figures, found = report_faults
+    assert found[kind] == [], (
+        f"{report}: {len(found[kind])} x {kind} in {len(figures)} figures: "
+        + "; ".join(found[kind][:8])
+    )
+
+
+@pytest.mark.slow
+def test_every_report_draws_its_figures(annex15_report, fmr_only_report, scores_report,
+                                        crossgroup_report):  # fmt: skip
+    assert "pareto_garbe" in annex15_report[1] and "intervals_ir" in annex15_report[1]
+    assert "ffmc_panels_fdr" in annex15_report[1] and "claims_over_replicates" in annex15_report[1]
+    assert "pareto_garbe" in fmr_only_report[1]
+    assert {"sweep_group", "det_group"} <= set(scores_report[1])
+    assert "crossgroup_heatmaps" in crossgroup_report[1]
+
+
+# --- user strings drawn as written ----------------------------------------------------
+
+#: Names a user's file may hold: mathtext markup, TeX specials, an escaped dollar.
+HOSTILE = [r"vendor-$\frac$", "a_b^c", "50%", "x{y}", "$x$", r"a\$b", "$$"]
+
+
+@pytest.mark.parametrize("name", [*HOSTILE, "plain", "", "\\", "a$b"])
+def test_an_escaped_string_is_drawn_as_written(name):
+    """matplotlib reads an escaped string as plain text and draws the string itself: the
+    same pixels as the raw string with mathtext switched off."""
+    from matplotlib.text import Text
+
+    escaped = escape_mathtext(name)
+    assert Text(text=escaped)._preprocess_math(escaped) == (name, False)
+    images = []
+    for text, parse_math in ((escaped, True), (name, False)):
+        fig = plt.figure(figsize=(3, 0.6))
+        fig.text(0.05, 0.3, text, parse_math=parse_math)
+        fig.canvas.draw()
+        images.append(np.asarray(fig.canvas.buffer_rgba()).copy())
+        plt.close(fig)
+    np.testing.assert_array_equal(images[0], images[1])
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=30))
+def test_no_string_is_read_as_mathtext_once_escaped(name):
+    from matplotlib.text import Text
+
+    escaped = escape_mathtext(name)
+    assert Text(text=escaped)._preprocess_math(escaped) == (name, False)
+
+
+@pytest.mark.slow
+def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch):
+    """Algorithm, group and measure names with mathtext markup and TeX specials: the
+    report runs, and every figure draws them as written (in the PNG's texts and the
+    SVG's), with no other markup, overlap or text off the canvas."""
+    from audit.measures.registry import measure_names, unregister
+
+    rng = np.random.default_rng(5)
+    groups = ["F$", "M_1^2", "{x}"]
+    frame = pd.DataFrame({"Algorithm": HOSTILE})
+    for group in groups:
+        frame[f"FNMR.{group}"] = np.round(rng.uniform(0.002, 0.2, len(HOSTILE)), 4)
+        frame[f"FMR.{group}"] = 10.0 ** (rng.integers(-50, -33, len(HOSTILE)) / 10)
+    path = tmp_path_factory.mktemp("hostile") / "hostile.csv"
+    frame.to_csv(path, index=False)
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures
+    monkeypatch.setenv("PYTHONPATH", "")
+    before = set(measure_names())
+    try:
+        folder, records = _report(
+            tmp_path_factory,
+            ["report", "--data", str(path), "--measure-module", "tests.user_measures.hostile_label",
+             "-p", "measures", '["fdr", "ir", "garbe", "user_dollar"]', "-p", "n_random", "100",
+             "-p", "n_replicates", "30", "-p", "verdict_replicates", "3", "-p", "alpha_step", "0.05"],
+            "hostile",
+        )  # fmt: skip
+    finally:
+        for name in set(measure_names()) - before:
+            unregister(name)
+    label = r"NCV $\frac$ a_b^c"
+    strings = [*HOSTILE, *groups, label]
+    for figure, data in records.items():
+        assert all(found == [] for found in faults(data, names=strings).values()), figure
+    for figure in ("pareto_garbe", "frontier_probability_garbe", "intervals_garbe"):
+        assert named(records[figure], HOSTILE) == set(HOSTILE), figure
+        svg = " ".join(records[figure]["svg"])
+        assert all(name in svg for name in HOSTILE), figure
+    assert label in {t["seen"] for t in records["ffmc_panels_user_dollar"]["texts"]}
+    assert label in records["ffmc_panels_user_dollar"]["svg"]
+
+
+def test_the_score_figures_draw_hostile_names_as_written():
+    """Systems and groups named with markup in the sweep and DET figures (built in the
+    package, as the scores notebook draws them)."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.plots.scores import det_figure, sweep_figure
+    from audit.scores import det_points, read_scores, score_stats
+
+    systems, groups = [r"vendor-$\frac$", "a_b^c"], ["F$", "50%", "x{y}"]
+    frame = synthetic(3000, groups=tuple(groups), algorithms=tuple(systems))
+    stats = score_stats(read_scores(frame))
+    swept = sweep_measures(stats, targets=[1e-2, 3e-2, 1e-1])
+    strings = [*systems, *groups, "$by$"]
+    for fig in (
+        sweep_figure(swept, ["fdr", "ir", "garbe", "nrb"], grouping="$by$", n_groups=3),
+        det_figure(det_points(stats, n_points=50), grouping="$by$"),
+    ):
+        data = record(fig)
+        assert all(found == [] for found in faults(data, names=strings).values()), faults(data)
+        assert named(data, systems) == set(systems)
+        assert any("$by$" in t["seen"] for t in data["texts"])
+        plt.close(fig)
+    assert named(data, groups) == set(groups)  # the DET legend names every group
