@@ -17,7 +17,16 @@ import pandas as pd
 import pytest
 from markupsafe import escape
 
-from audit.report.frontpage import UNREADABLE, front_page
+from audit.report import frontpage
+from audit.report.frontpage import (
+    INTERNAL,
+    INTERNAL_UNKEPT,
+    LOG,
+    MISSING,
+    NOT_DECLARED,
+    UNREADABLE,
+    front_page,
+)
 from audit.report.runner import run_report
 
 CHROMIUM = shutil.which("chromium")
@@ -189,7 +198,10 @@ def test_annex15_robustness_sentences_and_quality_flags(annex15_report, annex15_
     # data README: 334 of 1,008 FMR cells on the 1e-5 floor; FMR on a 0.1-decade grid
     assert "334 of 1008 FMR cells sit on the floor 1e-05" in quality
     assert "0.1-decade grid" in quality
-    assert "1 FNMR cell(s) exactly 1" in quality
+    assert "1 FNMR cell is exactly 1" in quality
+    # the measures a flag affects by their labels, not their registry names
+    assert "Affects: IR, GARBE, NRB, NRB(FMR), STD(FMR), SER, Max/Min FMR (NIST)," in quality
+    assert "nrb_fmr" not in quality and "cell(s)" not in quality
     assert "distinct" not in quality  # a count, not a flag
 
 
@@ -272,7 +284,9 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
         "table: each FMR redrawn uniformly in log10 within its 0.1-decade bin"
     )
     assert "The Pareto frontier of GARBE (FMR term alone) and total FMR holds" in robustness
-    assert "FFMC verdicts is the same in at least 95%" in robustness
+    assert re.search(
+        r"FFMC verdicts (is|are) the same in (every one|at least 95%) of the", robustness
+    )
     assert "FMR" in _text(_section(page, "quality"))
     assert "FNMR:" not in _text(_section(page, "quality"))
 
@@ -447,6 +461,89 @@ def test_front_page_without_tables_says_what_it_lacks(tmp_path):
     assert _text(_section(page, "frontier")) == "This report has no Pareto down-select."
     assert _text(_section(page, "warnings")) == "This report keeps no record of warnings."
     assert 'id="measures"' not in page
+
+
+def _ffmc_header(**tables: str) -> dict:
+    """A run header in which the FFMC notebook ran and declared ``tables`` (role: path)."""
+    return {"notebooks": ["ffmc"], "outputs": {"ffmc": {"tables": tables}}}
+
+
+def test_a_declared_table_that_is_missing_is_a_notice(tmp_path):
+    page = front_page(
+        tmp_path,
+        title="t",
+        header=_ffmc_header(ffmc_table="tables/ffmc_table.csv", data_quality="tables/dq.csv"),
+    )
+    verdicts = _section(page, "verdicts")
+    missing = MISSING.format(
+        path="tables/ffmc_table.csv",
+        notebook="ffmc",
+        what="FFMC verdict table",
+        role="ffmc_table",
+    )
+    assert f'<p class="notice">{escape(missing)}</p>' in verdicts
+    assert _text(verdicts) == "This report has no FFMC audit. " + missing
+    quality = _text(_section(page, "quality"))
+    assert (
+        MISSING.format(
+            path="tables/dq.csv", notebook="ffmc", what="data-quality table", role="data_quality"
+        )
+        in quality
+    )
+    # a role the notebook ran without declaring: a notice of its own, in its section
+    not_declared = NOT_DECLARED.format(notebook="ffmc", what="table of warnings", role="warnings")
+    assert f'<p class="notice">{escape(not_declared)}</p>' in _section(page, "warnings")
+    assert NOT_DECLARED.format(
+        notebook="ffmc", what="sentences on how sure the findings are", role="robustness"
+    ) in _text(_section(page, "robustness"))
+    assert not (tmp_path / LOG).exists()
+
+
+def test_a_table_that_cannot_be_read_is_a_sentence_not_a_bug(tmp_path):
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "dq.csv").write_bytes(b"")
+    page = front_page(tmp_path, title="t", header=_ffmc_header(data_quality="tables/dq.csv"))
+    quality = _section(page, "quality")
+    said = UNREADABLE.format(table="dq.csv", reason="No columns to parse from file")
+    assert quality == f"<p>{escape(said)}</p>"
+    assert "bug" not in quality and not (tmp_path / LOG).exists()
+
+
+def test_a_bug_in_a_section_is_an_internal_error_with_its_traceback_in_the_log(
+    tmp_path, monkeypatch
+):
+    def broken(folder, declared):
+        raise TypeError("boom_internal")
+
+    monkeypatch.setattr(frontpage, "quality_section", broken)
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "w.csv").write_text("notebook,kind,message\n")
+    page = front_page(tmp_path, title="t", header=_ffmc_header(warnings="tables/w.csv"))
+    quality = _section(page, "quality")
+    assert quality.startswith(f'<p class="internal">{escape(INTERNAL.format(log=LOG))}</p>')
+    assert "boom_internal" not in page  # the page says where, the log says what
+    log = (tmp_path / LOG).read_text(encoding="utf-8")
+    assert log.startswith("front page, section 'quality':\nTraceback (most recent call last):")
+    assert "in broken" in log and log.rstrip().endswith("TypeError: boom_internal")
+    # the rest of the page stands
+    assert _text(_section(page, "warnings")) == (
+        "No warning was raised while the notebooks ran. From w.csv ."
+    )
+    # a second failure is appended, not written over
+    front_page(tmp_path, title="t", header=_ffmc_header(warnings="tables/w.csv"))
+    assert (tmp_path / LOG).read_text(encoding="utf-8").count("TypeError: boom_internal") == 2
+
+
+def test_an_internal_error_whose_traceback_cannot_be_kept_says_so(tmp_path, monkeypatch):
+    def broken(folder, declared):
+        raise AttributeError("boom_internal")
+
+    monkeypatch.setattr(frontpage, "quality_section", broken)
+    (tmp_path / LOG).parent.write_text("a file where the logs folder goes")
+    page = front_page(tmp_path, title="t", header=_ffmc_header())
+    assert _text(_section(page, "quality")).startswith(
+        INTERNAL_UNKEPT.format(error="AttributeError", log=LOG, reason="File exists")
+    )
 
 
 # --- in a real browser --------------------------------------------------------------------

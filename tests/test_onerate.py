@@ -272,3 +272,20 @@ def test_annex15_fmr_only_redraws_the_fmr_grid_with_its_floor(annex15_file):
     assert "The Pareto frontier of GARBE (FMR term alone) and total FMR holds 5 algorithms" in (
         " ".join(s for s in said if isinstance(s, str))
     )
+
+
+def test_frontier_probability_figure_names_the_axis_and_the_measure_as_computed(frvt11_result):
+    """On an FMR-only table the figure's axes are total FMR and the FMR term alone, as the
+    Pareto figure and the sentences name them."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.plots.uncertainty import plot_frontier_probability
+
+    result, _ = frvt11_result
+    assert result.params["fairness"] == "garbe"
+    ax = plot_frontier_probability(result.frontier, x="total_fmr")
+    try:
+        assert ax.get_xlabel().startswith("Total FMR (equal weights; lower is better")
+        assert ax.get_ylabel() == "GARBE (FMR term alone), lower is fairer"
+    finally:
+        plt.close(ax.figure)

@@ -640,9 +640,56 @@ def test_verdict_stability_with_custom_criteria(annex15, annex15_sensitivity):
     assert verdicts.attrs["verdict_replicates"] == 20
     text = U.robustness_summary(annex15_sensitivity, verdicts=verdicts)
     assert (
-        "Each of the 3 FFMC verdicts is the same in at least 95% of the 20 redraws on which "
+        "Each of the 3 FFMC verdicts is the same in every one of the 20 redraws on which "
         "the whole FFMC audit was rerun."
     ) in text
+
+
+@pytest.mark.parametrize(
+    ("agreement", "said"),
+    [
+        (
+            [1.0, 1.0, None],
+            "Each of the 2 FFMC verdicts is the same in every one of the 10 redraws on which "
+            "the whole FFMC audit was rerun.",
+        ),
+        (
+            [1.0, 0.97, None],
+            "Each of the 2 FFMC verdicts is the same in at least 95% of the 10 redraws on which "
+            "the whole FFMC audit was rerun.",
+        ),
+        (
+            [0.8, None, None],
+            "No FFMC verdict is the same in at least 95% of the 10 redraws on which the whole "
+            "FFMC audit was rerun: GARBE on FFMC.2 (the same in 80%).",
+        ),
+        (
+            [1.0, 0.5, 0.999],
+            "2 of the 3 FFMC verdicts are the same in at least 95% of the 10 redraws on which "
+            "the whole FFMC audit was rerun; the other is not: IR on FFMC.3 (the same in 50%).",
+        ),
+        (
+            [0.9, 0.5, 1.0],
+            "1 of the 3 FFMC verdicts is the same in at least 95% of the 10 redraws on which "
+            "the whole FFMC audit was rerun; the other 2 are not: GARBE on FFMC.2 (the same in "
+            "90%) and IR on FFMC.3 (the same in 50%).",
+        ),
+    ],
+)
+def test_verdict_stability_in_words(agreement, said):
+    """The verdicts in one sentence: every one, at least the rule's share, or which are not;
+    a criterion that does not apply (no agreement) is not counted."""
+    from audit.uncertainty.claims import _verdicts
+
+    verdicts = pd.DataFrame(
+        {
+            "measure": ["garbe", "ir", "fdr"],
+            "criterion": ["FFMC.2", "FFMC.3", "FFMC.1"],
+            "agreement": pd.array(agreement, dtype="Float64"),
+        }
+    )
+    verdicts.attrs["verdict_replicates"] = 10
+    assert _verdicts(verdicts, U.ROBUST, "redraws", None) == [said]
 
 
 def test_verdict_stability_with_the_ffmc_module(annex15, annex15_sensitivity):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.analysis.text import count
 from audit.exceptions import ParameterError
 from audit.measures.onesided import NOT_APPLICABLE, applicability, one_term_inputs
 from audit.measures.registry import Measure, get_measure, measure_names
@@ -306,7 +307,7 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
         if np.isfinite(decimals):
             more = np.isclose(matrix, np.round(matrix, int(decimals)), rtol=0.0, atol=1e-12)
             detail = f"{label} printed with {int(decimals)} decimals" + (
-                f", except {n_more} cell(s) with more" if n_more else ""
+                f", except {count(n_more, 'cell')} with more" if n_more else ""
             )
             rows.append(
                 dict(
@@ -365,7 +366,8 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
                     value=target,
                     cells=int(hit.sum()),
                     algorithms=int(hit.any(axis=1).sum()),
-                    detail=f"{int(hit.sum())} {label} cell(s) exactly {target:g}",
+                    detail=f"{count(hit.sum(), f'{label} cell')} "
+                    f"{'is' if hit.sum() == 1 else 'are'} exactly {target:g}",
                     affects=not_at_zero[rate] if (check == "zero" and hit.any()) else "",
                 )
             )

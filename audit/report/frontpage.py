@@ -68,6 +68,7 @@ from audit.analysis.text import count, names, number
 from audit.exceptions import AuditError, ReportError
 from audit.report.outputs import LOGS
 from audit.uncertainty.checks import ROBUST
+from audit.uncertainty.claims import label
 
 #: Shown when a section's table could not be read (a data condition).
 UNREADABLE = "This section could not be built from {table}: {reason}."
@@ -753,6 +754,13 @@ def robustness_section(folder: Path, declared: Declared) -> dict:
     return {"files": files}
 
 
+def _measure_labels(listed: str) -> str:
+    """A table's comma-separated measure names as a reader reads them: their labels, as a
+    list in a sentence (a name the registry does not know, as written)."""
+    listed = [name.strip() for name in listed.split(",") if name.strip()]
+    return names(label(name) for name in listed)
+
+
 def quality_section(folder: Path, declared: Declared) -> dict:
     found = declared.tables("quality", "data_quality")
     if not found:
@@ -765,7 +773,7 @@ def quality_section(folder: Path, declared: Declared) -> dict:
             {
                 "rate": str(r.rate).upper(),
                 "detail": _capital(str(r.detail)),
-                "affects": r.affects if isinstance(r.affects, str) else "",
+                "affects": _measure_labels(r.affects) if isinstance(r.affects, str) else "",
             }
             for r in flagged.itertuples()
         ]

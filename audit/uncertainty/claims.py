@@ -277,9 +277,17 @@ def _claims(result: UncertaintyResult, claims) -> list:
 
 def _fairness(result: UncertaintyResult) -> str:
     """The frontier's fairness measure as computed: on one term of a one-sided table."""
-    name = result.params["fairness"]
-    rates = tuple(result.params.get("rates", ("fmr", "fnmr")))
-    text = label(name, result)
+    return fairness_words(result.params)
+
+
+def fairness_words(params: Mapping) -> str:
+    """The fairness measure of an analysis as computed, from its ``params`` (a result's
+    ``params`` or the ``attrs`` of its frames): its label, with ``(FMR term alone)`` when
+    a one-sided table gives it one term."""
+    name = params["fairness"]
+    rates = tuple(params.get("rates", ("fmr", "fnmr")))
+    labels = params.get("labels", {})
+    text = str(labels[name]) if name in labels else label(name)
     try:
         spec = get_measure(name)
     except UnknownNameError:
@@ -441,26 +449,31 @@ def _verdicts(
     verdicts = verdicts[verdicts["agreement"].notna()]  # a criterion that does not apply
     if not len(verdicts):
         return []
-    n = verdicts.attrs.get("verdict_replicates", "?")
+    n = verdicts.attrs.get("verdict_replicates")
     firm = verdicts[verdicts["agreement"] >= threshold]
     soft = verdicts[verdicts["agreement"] < threshold]
     share = f"{100 * threshold:.0f}%"
-    where = f"of the {n} {reps} on which the whole FFMC audit was rerun"
+    where = f"of the {'' if n is None else f'{n} '}{reps} on which the whole FFMC audit was rerun"
     if not len(soft):
         total = len(verdicts)
         every = "The" if total == 1 else f"Each of the {total}"
-        return [
-            f"{every} FFMC {'verdict' if total == 1 else 'verdicts'} is the same in at least {share} {where}."
-        ]
+        held = (
+            f"in every one {where}"
+            if (verdicts["agreement"] == 1).all()
+            else f"in at least {share} {where}"
+        )
+        return [f"{every} FFMC {'verdict' if total == 1 else 'verdicts'} is the same {held}."]
+    shaky = names(
+        f"{label(r.measure, result)} on {r.criterion} (the same in {_percent(r.agreement)})"
+        for r in soft.itertuples()
+    )
+    if not len(firm):
+        return [f"No FFMC verdict is the same in at least {share} {where}: {shaky}."]
+    others = "the other is" if len(soft) == 1 else f"the other {len(soft)} are"
     return [
         f"{len(firm)} of the {count(len(verdicts), 'FFMC verdict')} "
         f"{'is' if len(firm) == 1 else 'are'} the same in at least {share} {where}; "
-        + "not: "
-        + names(
-            f"{label(r.measure, result)} {r.criterion} (the same in {_percent(r.agreement)})"
-            for r in soft.itertuples()
-        )
-        + "."
+        f"{others} not: {shaky}."
     ]
 
 
