@@ -11,8 +11,12 @@ SCREEN ?= 1366,900
 .PHONY: report report-scores test install clean-venv screenshot
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV) (once): audit and what it runs on (pandas, numpy, matplotlib,"
+	@echo "seaborn, papermill, nbclient, nbconvert, ipykernel, pyarrow), and what the tests use"
+	@echo "(pytest, hypothesis, scikit-learn, dask, numba): about 100 packages, a few minutes."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,parquet]'
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[test,parquet]'
+	@echo "$(VENV) is ready: $$($(BIN)/python -m pip list --disable-pip-version-check 2>/dev/null | tail -n +3 | wc -l) packages."
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -623,7 +623,10 @@ PARAMETERS: dict[str, Parameter] = {
         optional(Real(0, None, closed="neither")),
         "accuracy cut-off of the short list; None: no cut-off",
     ),
-    "log_x": Parameter(Boolean(), "log scale for the accuracy axis"),
+    "log_x": Parameter(
+        Boolean(),
+        "True: always a log accuracy axis; False: log when the accuracy spans more than a decade",
+    ),
     "accuracy_from": Parameter(
         optional(PathLike()),
         "take the frontier's accuracy from another table, joined by algorithm name: a file "

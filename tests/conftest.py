@@ -12,8 +12,15 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import settings
 
 matplotlib.use("Agg")
+
+# The property tests draw the same examples on every run and every machine (a failure in
+# CI is a failure here); ``--hypothesis-profile explore`` draws new ones each run.
+settings.register_profile("reproducible", derandomize=True, database=None)
+settings.register_profile("explore", max_examples=500)
+settings.load_profile("reproducible")
 
 from audit.sources.annex15 import annex15_path  # noqa: E402
 from audit.sources.datasets import dataset_path  # noqa: E402
