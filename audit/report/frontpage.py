@@ -626,7 +626,7 @@ def _frontier(path: Path, folder: Path, declared: Declared, section: str, notebo
             (
                 (p, a)
                 for a, p in probability.items()
-                if a not in members and (_float(p) or 0.0) >= 1 - ROBUST
+                if a not in members and (_float(p) or 0.0) > 1 - ROBUST  # robustly off: at most
             ),
             reverse=True,
         )
@@ -638,8 +638,8 @@ def _frontier(path: Path, folder: Path, declared: Declared, section: str, notebo
                 + ", ".join(f"{a} ({float(p):.3f})" for p, a in near)
                 + "."
                 if near
-                else f"No other algorithm is on it in {100 * (1 - ROBUST):.0f}% of replicates "
-                "or more."
+                else "No other algorithm is on it in more than "
+                f"{100 * (1 - ROBUST):.0f}% of the replicates."
             )
         )
     extra = [p for p in (prob_path, join_path) if p is not None]
