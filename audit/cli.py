@@ -70,6 +70,8 @@ examples:
   audit datasets                        list the built-in datasets (annex15, frvt11, ...)
   audit report frvt11                   a built-in dataset by name, wherever a table is taken
   audit pareto frvt11 --accuracy-from frvt11-accuracy --accuracy-column 'Mugshot, 1e-5'
+  audit compare annex15 frvt11          every measure on both datasets: verdicts, rankings
+  audit compare annex15 frvt11 --accuracy-from frvt11=frvt11-accuracy:'Mugshot, 1e-5'
 
 offline: the built-in datasets are fetched from their pinned sources on first use; set
 AUDIT_DATA_DIR to a folder holding them (or their folders), or give DATA.
@@ -103,6 +105,7 @@ NOTEBOOKS = {
     "ffmc": ("ffmc",),
     "pareto": ("pareto",),
     "scores": ("scores",),
+    "compare": ("compare",),
 }
 #: The table options passed to :func:`audit.tables.rates.read_rates` (and the notebooks).
 READ_OPTIONS = (
@@ -124,6 +127,26 @@ COLUMN_WITHOUT_TABLE = (
 )
 BOTH_ACCURACIES = (
     "--accuracy {accuracy} and --accuracy-from both choose the accuracy axis; give one"
+)
+ACCURACY_FROM_FORM = (
+    "--accuracy-from {value!r}: expected DATA=SOURCE:COLUMN, e.g. "
+    "frvt11=frvt11-accuracy:'Mugshot, 1e-5', DATA one of {labels}"
+)
+ACCURACY_FROM_DATA = (
+    "--accuracy-from {value!r}: {data!r} is none of the datasets compared, {labels}"
+)
+ACCURACY_FROM_TWICE = "--accuracy-from gives dataset {data!r} two accuracy tables"
+ACCURACY_FROM_SOURCE = (
+    "--accuracy-from {value!r}: {rest!r} does not start with a built-in dataset or a file "
+    "followed by ':'; write DATA=SOURCE:COLUMN, e.g. frvt11=frvt11-accuracy:'Mugshot, 1e-5'"
+)
+ACCURACY_FROM_COLUMN = (
+    "--accuracy-from {value!r} names no column; write {data}={source}:COLUMN, COLUMN one of "
+    "{columns}"
+)
+ACCURACY_FROM_AMBIGUOUS = (
+    "--accuracy-from {value!r}: {rest!r} splits into a table and a column in more than one "
+    "way ({splits}); give the file a name without ':'"
 )
 
 
@@ -387,6 +410,46 @@ def build_parser() -> argparse.ArgumentParser:
     _uncertainty_options(scores, replicates="bootstrap_replicates")
     _report_options(scores, "voxceleb")
 
+    compare = command(
+        "compare",
+        "every measure on several datasets: verdicts, rankings, what holds",
+        "Audit every measure on two or more rates tables side by side: the FFMC verdicts "
+        "on each, with their stability; how alike the measures rank the algorithms on "
+        "each (Kendall's tau-b with a bootstrap interval); each measure's ranks of the "
+        "algorithms present in two datasets (matched by name exactly); and the measures "
+        "whose verdicts and rankings hold on every dataset. Prints the verdict matrix.",
+    )
+    compare.add_argument(
+        "data",
+        nargs="+",
+        metavar="DATA",
+        help="two or more rates tables: CSV or Parquet files, or built-in datasets' names "
+        "(annex15, frvt11: 'audit datasets'); each is labelled by its name or file stem",
+    )
+    compare.add_argument(
+        "--accuracy-from",
+        metavar="DATA=SOURCE:COLUMN",
+        action="append",
+        default=[],
+        dest="accuracy_each",
+        help="DATA's accuracy from a column of another table (a file or a built-in dataset), "
+        "joined by algorithm name, e.g. frvt11=frvt11-accuracy:'Mugshot, 1e-5'; repeatable "
+        "(default: each dataset's total FNMR, or total FMR on an FMR-only table)",
+    )
+    _table_options(compare)
+    compare._action_groups[
+        -1
+    ].description = "these apply to the files compared, not to the built-in datasets"
+    _alpha_option(compare)
+    _measures_option(compare)
+    compare.add_argument(
+        "--min-tau",
+        metavar="TAU",
+        help=_help("min_tau", 0),
+    )
+    _uncertainty_options(compare, replicates="rank_replicates")
+    _report_options(compare, "compare")
+
     command(
         "measures",
         "list the registered fairness measures",
@@ -454,6 +517,7 @@ _OPTION_PARAMETERS = {
     "encoding": "encoding",
     "target_fmr": "target_fmr",
     "seed": "seed",
+    "min_tau": "min_tau",
 }
 
 
@@ -495,7 +559,9 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
             parameters[name] = parse(name, text)
     replicates = getattr(args, "replicates", None)
     if replicates is not None:
-        name = "bootstrap_replicates" if args.command == "scores" else "n_replicates"
+        name = {"scores": "bootstrap_replicates", "compare": "rank_replicates"}.get(
+            args.command, "n_replicates"
+        )
         parameters[name] = parse(name, replicates)
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
@@ -664,9 +730,8 @@ def _importable_here(modules) -> None:
         sys.path.insert(0, here)
 
 
-def _preflight(command: str, parameters: dict, args: argparse.Namespace):
-    """Refuse bad input and options here, before a notebook kernel starts; return the
-    rates table read (``None`` for ``audit scores``)."""
+def _rate_measures_only(parameters: dict) -> None:
+    """Refuse a score measure where a rates table is read (``measure``, ``measures``)."""
     from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
     from audit.measures.registry import get_measure
 
@@ -675,6 +740,12 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace):
             get_measure(name), (RateMeasure, TableMeasure, PairMeasure)
         ):
             raise UsageError(NEEDS_RATES_MEASURE.format(name=name))
+
+
+def _preflight(command: str, parameters: dict, args: argparse.Namespace):
+    """Refuse bad input and options here, before a notebook kernel starts; return the
+    rates table read (``None`` for ``audit scores``)."""
+    _rate_measures_only(parameters)
     if command == "scores":
         from audit.report.streamed import streams
 
@@ -776,6 +847,8 @@ def _run(args: argparse.Namespace, notify) -> int:
         return _fetch(args.names, args.quiet)
     if args.command == "datasets":
         return _list_datasets(args.quiet)
+    if args.command == "compare":
+        return _compare(args, notify)
     raw = _input(args, notify)
     given = _resolve(raw, args.command)
     if getattr(args, "measure_module", None):  # their measures are names the options may use
@@ -792,6 +865,112 @@ def _run(args: argparse.Namespace, notify) -> int:
     folder = _report(args, parameters, raw if raw in DATASETS else given, notify)
     index = folder / "index.html"
     if not args.quiet:
+        print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(index.resolve().as_uri())
+    return 0
+
+
+# ------------------------------------------------------------------ audit compare
+def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, dict]:
+    """``--accuracy-from DATA=SOURCE:COLUMN`` options as (label to source, label to column).
+
+    DATA is a dataset's label or what was given for it; SOURCE a built-in dataset's
+    name or a file, ended by the first ':' after which the rest is the column (when
+    several ':' could end it, the one after an existing table; more than one: refused).
+    """
+    from audit.sources.datasets import DATASETS
+    from audit.tables.accuracy import accuracy_columns
+
+    by_given = dict(zip(args.data, labels, strict=True))
+    sources, columns = {}, {}
+    for value in args.accuracy_each:
+        data, equals, rest = value.partition("=")
+        if not equals or not data or not rest:
+            raise UsageError(ACCURACY_FROM_FORM.format(value=value, labels=labels))
+        label = data if data in labels else by_given.get(data)
+        if label is None:
+            raise UsageError(ACCURACY_FROM_DATA.format(value=value, data=data, labels=labels))
+        if label in sources:
+            raise UsageError(ACCURACY_FROM_TWICE.format(data=label))
+        if rest in DATASETS or Path(rest).is_file():
+            raise UsageError(
+                ACCURACY_FROM_COLUMN.format(
+                    value=value, data=data, source=rest, columns=accuracy_columns(rest)
+                )
+            )
+        splits = [
+            (rest[:i], rest[i + 1 :])
+            for i, ch in enumerate(rest)
+            if ch == ":" and (rest[:i] in DATASETS or Path(rest[:i]).is_file())
+        ]
+        if not splits:
+            raise UsageError(ACCURACY_FROM_SOURCE.format(value=value, rest=rest))
+        if len(splits) > 1:
+            raise UsageError(
+                ACCURACY_FROM_AMBIGUOUS.format(
+                    value=value, rest=rest, splits=", ".join(f"{a!r}:{b!r}" for a, b in splits)
+                )
+            )
+        source, column = splits[0]
+        sources[label] = source if source in DATASETS else str(Path(source).resolve())
+        columns[label] = column
+    return sources, columns
+
+
+def _compare(args: argparse.Namespace, notify) -> int:
+    """``audit compare``: check every input and option, run the compare notebook, print
+    the verdict matrix."""
+    from audit.analysis.compare import dataset_labels, read_datasets
+    from audit.report.comparepage import verdict_lines
+    from audit.report.runner import (
+        check_report_name,
+        check_report_path,
+        check_reports_root,
+        run_report,
+    )
+    from audit.sources.datasets import DATASETS
+    from audit.tables.accuracy import read_accuracy
+    from audit.validation import check
+
+    if args.measure_module:
+        from audit.measures.modules import import_measure_modules
+
+        _importable_here(args.measure_module)
+        import_measure_modules(args.measure_module)
+    given = [d if d in DATASETS else str(Path(d).resolve()) for d in args.data]
+    given = check("data_paths", given)
+    labels = dataset_labels(given)
+    parameters = _parameters(args, None)
+    parameters.update({"data_paths": given, "data_labels": labels})
+    sources, columns = _accuracy_each(args, labels)
+    if sources:
+        parameters.update({"accuracy_sources": sources, "accuracy_columns": columns})
+    name = check_report_name(args.name if args.name is not None else "-vs-".join(labels))
+    check_report_path(args.reports_dir, name)  # what stands there: before any work
+    # the inputs and options refused here, before a kernel starts
+    _rate_measures_only(parameters)
+    keys = (*READ_OPTIONS, "count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding")
+    read_datasets(given, labels, **{k: parameters[k] for k in keys if k in parameters})
+    for label, source in sources.items():
+        read_accuracy(source, columns[label])
+    check_reports_root(args.reports_dir)
+    progress = not (args.no_progress or args.quiet or args.verbose)
+    folder = run_report(
+        name,
+        notebooks=NOTEBOOKS["compare"],
+        parameters=parameters,
+        reports_root=args.reports_dir,
+        progress=progress,
+        input_copy=_input_copy(args),
+        notify=notify,
+    )
+    index = folder / "index.html"
+    if not args.quiet:
+        print("\n".join(escape_terminal(line, newlines=False) for line in verdict_lines(folder)))
+        print()
         print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
     if args.open:
         import webbrowser

@@ -301,16 +301,21 @@ class Names(Constraint):
 
     of: Options | None = None
     empty: bool = False
+    at_least: int = 1
 
     @property
     def expected(self) -> str:
         what = "a list of names" if self.of is None else f"a list of names, each {self.of.expected}"
+        if self.at_least > 1:
+            return what.replace("a list of names", f"a list of at least {self.at_least} names")
         return what if self.empty else what.replace("a list", "a non-empty list")
 
     def accepts(self, value) -> bool:
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, (list, tuple)) or (not value and not self.empty):
+            return False
+        if self.at_least > 1 and len(value) < self.at_least:
             return False
         if not all(isinstance(v, str) and v != "" for v in value):
             return False
@@ -326,7 +331,8 @@ class Names(Constraint):
         return [part.strip() for part in text.split(",") if part.strip()]
 
     def invalid(self) -> list:
-        return [5, [1, 2]] + ([["no-such-name"]] if self.of is not None else [])
+        bad = [5, [1, 2]] + ([["no-such-name"]] if self.of is not None else [])
+        return bad + ([["only-one"]] if self.at_least > 1 else [])
 
 
 @dataclass(frozen=True)
@@ -583,6 +589,37 @@ PARAMETERS: dict[str, Parameter] = {
         "(<group><separator>FMR)",
     ),
     "ignore": Parameter(optional(Names()), "columns of the table to leave out, e.g. Dataset,Mean"),
+    # several datasets compared (audit compare)
+    "data_paths": Parameter(
+        Names(at_least=2),
+        "rates tables or built-in datasets to compare, e.g. annex15,frvt11",
+    ),
+    "data_labels": Parameter(
+        optional(Names()),
+        "a label for each dataset compared; None: a built-in dataset's name or the file's stem",
+    ),
+    "accuracy_sources": Parameter(
+        optional(Mapping_()),
+        "each dataset's accuracy from another table, by label: a file or a built-in dataset "
+        "(frvt11-accuracy); None: its total FNMR (total FMR on an FMR-only table)",
+    ),
+    "accuracy_columns": Parameter(
+        optional(Mapping_()),
+        "the column of each of those tables, by label, e.g. {'frvt11': 'Mugshot, 1e-5'}",
+    ),
+    "rank_replicates": Parameter(
+        Integer(0), "bootstrap replicates over algorithms of the rank agreements (0: none)"
+    ),
+    "shared_groups": Parameter(
+        Boolean(),
+        "compare a measure across two datasets on the groups both hold (true) or on each "
+        "one's own groups (false)",
+    ),
+    "min_tau": Parameter(
+        Real(-1, 1, closed="left"),
+        "a ranking holds across two datasets when the lower end of Kendall's tau-b interval "
+        "exceeds this",
+    ),
     # the FFMC audit
     "alpha_step": Parameter(Real(0, 1, closed="right"), "step of the FFMC.1 alpha grid"),
     "seed": Parameter(Integer(0), "seed of the random draws"),

@@ -32,8 +32,40 @@ What is measured, per case (one row of the table):
 
 Cases: synthetic scores (seeded: ``numpy.random.default_rng(0)``), 8 groups,
 10% mated, normal scores, one algorithm, no cross-group pairs; and the VoxCeleb1-H
-scores of the two bt4vt systems (:mod:`audit.voxceleb`, fetched on first use),
+scores of the two bt4vt systems (:mod:`audit.sources.voxceleb`, fetched on first use),
 both together and each alone.
+
+The subject bootstrap and the scores report (``--bootstrap``)
+-------------------------------------------------------------
+On the VoxCeleb1-H scores, for each grouping of the scores report (gender,
+nationality, both), every figure a ratio to the *floor*, one build of the
+statistics of the whole table (:func:`audit.scores.score_stats`, best of
+``--repeat``), measured in the same run::
+
+    .venv/bin/python benchmarks/bench_scores.py --bootstrap [--baseline ../main-checkout]
+
+``by rows``
+    A replicate as today's definition makes it: the resampled rows, their
+    statistics, the threshold at FMR 0.1%, the rates and every score measure
+    (``score_bootstrap(..., replicate_as="table")``, ``--row-replicates`` of
+    them, default 10; per replicate).
+``by counts``
+    The same replicates drawn with the same seed, counted over the segments
+    sorted once (``replicate_as="statistics"``, 200 replicates, the report's
+    number, set-up included; per replicate), and whether the two give the same
+    intervals and rankings (the first ``--row-replicates``).
+``making one``
+    Of ``by counts``, making the counted statistics alone
+    (:meth:`audit.scores.weighted.SortedScores.replicate`).
+``report``
+    With ``--baseline`` (a checkout with its own ``.venv``, e.g. of main before
+    the counted bootstrap): one ``audit scores`` there and one here, in fresh
+    processes and folders, wall-clock seconds and as floors, and whether every
+    table of the two reports is the same (``compare_report_tables.py``).  Without
+    it, the report here only.
+
+The machine's load (``os.getloadavg``) is printed beside every timing: on a
+shared machine read the ratios of timings taken at similar loads.
 """
 
 from __future__ import annotations
@@ -42,8 +74,12 @@ import argparse
 import gc
 import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 
@@ -132,6 +168,119 @@ def voxceleb_arrays():
     )
 
 
+def _load() -> str:
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def _report_seconds(root: Path, folder: Path) -> float:
+    """Wall-clock seconds of one ``audit scores`` of the checkout at ``root`` into ``folder``."""
+    start = time.perf_counter()
+    subprocess.run(
+        [str(root / ".venv" / "bin" / "audit"), "scores", "--reports-dir", str(folder)]
+        + ["--name", "bench", "--no-progress"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def bootstrap_benchmark(args) -> None:
+    """The subject bootstrap and the scores report, as ratios to one statistics build."""
+    from audit.measures.registry import evaluate_scores
+    from audit.scores import rates_at_fmr, score_stats
+    from audit.scores.weighted import sorted_scores
+    from audit.sources import voxceleb
+    from audit.tables.groupings import regroup
+    from audit.uncertainty import score_bootstrap
+    from audit.uncertainty.replicates import _unit_sampler
+
+    loaded = voxceleb.load_voxceleb(("gender", "nationality"))
+    floor = best_time(lambda: score_stats(loaded), args.repeat)
+    n_rows, n_counts = args.row_replicates, 200
+    print(
+        f"VoxCeleb1-H, {len(loaded):,} comparisons; floor = one statistics build "
+        f"(score_stats, best of {args.repeat}): {floor * 1e3:.1f} ms ({_load()})"
+    )
+    print("a replicate: the threshold at FMR 0.1%, the rates and every score measure")
+    header = (
+        f"{'grouping':>18} {'by rows ms':>10} {'/floor':>7} {'by counts ms':>12} {'/floor':>7} "
+        f"{'making one ms':>13} {'/floor':>7} {'rows/counts':>11} {'same':>5}  load"
+    )
+    print(header)
+    print("-" * len(header))
+    options = {"unit": "subject", "subject": "subject_1", "group": "group_1", "seed": 0}
+
+    def run(table, how, n):
+        return score_bootstrap(
+            table,
+            lambda s: rates_at_fmr(s, 1e-3),
+            score_measures=evaluate_scores,
+            replicate_as=how,
+            n_replicates=n,
+            **options,
+        )
+
+    for attributes in (("gender",), ("nationality",), ("gender", "nationality")):
+        table = regroup(loaded, attributes)
+        start = time.perf_counter()
+        by_rows = run(table, "table", n_rows)
+        rows_s = (time.perf_counter() - start) / n_rows
+        start = time.perf_counter()
+        run(table, "statistics", n_counts)
+        counts_s = (time.perf_counter() - start) / n_counts
+        same = run(table, "statistics", n_rows)
+        equal = all(
+            getattr(by_rows, name).equals(getattr(same, name))
+            for name in ("intervals", "ranking", "ranking_summary", "statistics", "frontier")
+        )
+        units, n_units, counts = _unit_sampler(
+            table,
+            unit="subject",
+            subject="subject_1",
+            group="group_1",
+            mated="mated",
+            algorithm="algorithm",
+        )
+        base = sorted_scores(table, units, n_units)
+        rng = np.random.default_rng(0)
+        drawn = [counts(rng) for _ in range(20)]
+        making = best_time(
+            lambda base=base, drawn=drawn: [base.replicate(c) for c in drawn], args.repeat
+        ) / len(drawn)
+        print(
+            f"{'.'.join(attributes):>18} {rows_s * 1e3:>10.1f} {rows_s / floor:>7.1f} "
+            f"{counts_s * 1e3:>12.1f} {counts_s / floor:>7.2f} {making * 1e3:>13.1f} "
+            f"{making / floor:>7.2f} {rows_s / counts_s:>11.1f} {'yes' if equal else 'NO':>5}  "
+            f"{_load()}",
+            flush=True,
+        )
+    here = Path(__file__).resolve().parent.parent
+    sides = ([("before", args.baseline.resolve())] if args.baseline else []) + [("after", here)]
+    with tempfile.TemporaryDirectory() as folder:
+        seconds = {}
+        for name, root in sides:
+            (Path(folder) / name).mkdir()
+            print(f"report {name} ({root}): {_load()}", flush=True)
+            seconds[name] = _report_seconds(root, Path(folder) / name)
+            print(
+                f"  audit scores {name}: {seconds[name]:.1f} s = {seconds[name] / floor:,.0f} "
+                f"floors ({_load()})",
+                flush=True,
+            )
+        if args.baseline:
+            print(f"  after/before: {seconds['after'] / seconds['before']:.2f}")
+            sys.path.insert(0, str(here / "benchmarks"))
+            from compare_report_tables import compare
+
+            problems = compare(Path(folder) / "before" / "bench", Path(folder) / "after" / "bench")
+            count = len(list((Path(folder) / "before" / "bench" / "tables").glob("*.csv")))
+            print("  tables: " + ("; ".join(problems) if problems else f"all {count} identical"))
+        met = "met" if seconds["after"] <= 20 else "NOT met"
+        print(f"goal: audit scores on VoxCeleb at most 20 s: {seconds['after']:.1f} s ({met})")
+    print(f"{platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description="Time and peak memory of audit's per-group rates at 100 operating points, "
@@ -154,6 +303,22 @@ def main(argv=None) -> None:
         help="timed runs per case; the best is reported (default: 3)",
     )
     parser.add_argument("--no-voxceleb", action="store_true", help="skip the VoxCeleb rows")
+    parser.add_argument(
+        "--bootstrap",
+        action="store_true",
+        help="time the subject bootstrap and the scores report on VoxCeleb instead",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="with --bootstrap: a checkout (with .venv) whose audit scores is timed as 'before'",
+    )
+    parser.add_argument(
+        "--row-replicates",
+        type=int,
+        default=10,
+        help="with --bootstrap: replicates made from resampled rows (default: 10)",
+    )
     parser.add_argument("--no-roc", action="store_true", help="skip the scikit-learn comparison")
     parser.add_argument(
         "--roc-max",
@@ -162,6 +327,9 @@ def main(argv=None) -> None:
         help="largest size for the scikit-learn comparison (default: 1e7)",
     )
     args = parser.parse_args(argv)
+    if args.bootstrap:
+        bootstrap_benchmark(args)
+        return
     have_sklearn = not args.no_roc
     if have_sklearn:
         try:

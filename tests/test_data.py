@@ -98,6 +98,7 @@ def test_default_reports_folder_is_under_the_working_folder(tmp_path, monkeypatc
 def test_notebooks_are_package_data():
     folder = config.notebooks_dir()
     assert sorted(p.name for p in folder.glob("*.ipynb")) == [
+        "compare_audit.ipynb",
         "crossgroup_audit.ipynb",
         "ffmc_audit.ipynb",
         "pareto_downselect.ipynb",

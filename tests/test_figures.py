@@ -97,8 +97,10 @@ def test_names_are_read_whole():
 
 # --- every figure of every kind of report ---------------------------------------------
 
-#: Figures that draw distributions, not algorithms one by one: none to name.
-NAMES_NONE = ("ffmc_panels_", "claims_over_replicates")
+#: Figures that draw distributions, not algorithms one by one: none to name (the
+#: cross-dataset figures draw measures; their rank scatter, the shared algorithms as
+#: unnamed points).
+NAMES_NONE = ("ffmc_panels_", "claims_over_replicates", "compare_")
 
 #: Up to this many algorithms, a figure of algorithms names every one.
 FEW = 12
@@ -207,7 +209,18 @@ def crossgroup_report(tmp_path_factory):
     return folder, records, read_rates(path)
 
 
-REPORTS = ["annex15_report", "fmr_only_report", "scores_report", "crossgroup_report"]
+@pytest.fixture(scope="module")
+def compare_report(tmp_path_factory, annex15_file, frvt11_file, frvt11_accuracy_file):
+    """Annex 15 beside FRVT 1:1 with its accuracy table: two heat maps of 28 and 20
+    measures, the rank scatter and the agreement across the datasets."""
+    argv = ["compare", "annex15", "frvt11", "--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5",
+            "--replicates", "50", "-p", "n_random", "100", "-p", "verdict_replicates", "3"]  # fmt: skip
+    folder, records = _report(tmp_path_factory, argv, "compare")
+    return folder, records, None
+
+
+REPORTS = ["annex15_report", "fmr_only_report", "scores_report", "crossgroup_report",
+           "compare_report"]  # fmt: skip
 KINDS = ["raw markup", "tick overlap", "outside canvas", "unnamed"]
 
 
@@ -229,12 +242,18 @@ def test_report_figures(report_faults, kind):
 
 @pytest.mark.slow
 def test_every_report_draws_its_figures(annex15_report, fmr_only_report, scores_report,
-                                        crossgroup_report):  # fmt: skip
+                                        crossgroup_report, compare_report):  # fmt: skip
     assert "pareto_garbe" in annex15_report[1] and "intervals_ir" in annex15_report[1]
     assert "ffmc_panels_fdr" in annex15_report[1] and "claims_over_replicates" in annex15_report[1]
     assert "pareto_garbe" in fmr_only_report[1]
     assert {"sweep_group", "det_group"} <= set(scores_report[1])
     assert "crossgroup_heatmaps" in crossgroup_report[1]
+    assert set(compare_report[1]) == {
+        "compare_rank_agreement_annex15",
+        "compare_rank_agreement_frvt11",
+        "compare_ranks_annex15_frvt11",
+        "compare_cross_agreement_annex15_frvt11",
+    }
 
 
 # --- user strings drawn as written ----------------------------------------------------

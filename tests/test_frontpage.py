@@ -515,7 +515,7 @@ def test_a_bug_in_a_section_is_an_internal_error_with_its_traceback_in_the_log(
     def broken(folder, declared):
         raise TypeError("boom_internal")
 
-    monkeypatch.setattr(frontpage, "quality_section", broken)
+    monkeypatch.setitem(frontpage._BUILDERS, "quality", broken)
     (tmp_path / "tables").mkdir()
     (tmp_path / "tables" / "w.csv").write_text("notebook,kind,message\n")
     page = front_page(tmp_path, title="t", header=_ffmc_header(warnings="tables/w.csv"))
@@ -538,7 +538,7 @@ def test_an_internal_error_whose_traceback_cannot_be_kept_says_so(tmp_path, monk
     def broken(folder, declared):
         raise AttributeError("boom_internal")
 
-    monkeypatch.setattr(frontpage, "quality_section", broken)
+    monkeypatch.setitem(frontpage._BUILDERS, "quality", broken)
     (tmp_path / LOG).parent.write_text("a file where the logs folder goes")
     page = front_page(tmp_path, title="t", header=_ffmc_header())
     assert _text(_section(page, "quality")).startswith(

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.slow
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 NOTEBOOKS = [
+    "compare_audit.ipynb",
     "crossgroup_audit.ipynb",
     "ffmc_audit.ipynb",
     "pareto_downselect.ipynb",

@@ -130,7 +130,33 @@ def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
         pytest.fail("the signal did not interrupt")
 
     monkeypatch.setattr(cli, "_list_measures", interrupted)
-    assert cli.main(["measures"]) == EXIT_INTERRUPTED
+    # as an interactive shell starts a command, whatever started the tests
+    started = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert cli.main(["measures"]) == EXIT_INTERRUPTED
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    finally:
+        signal.signal(signal.SIGINT, started)
     sentence = interrupt.INTERRUPTED_BEFORE.format(signal="Ctrl-C (SIGINT)")
     assert capsys.readouterr().err == f"audit: {sentence}\n"
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_background_job_keeps_ignoring_ctrl_c(monkeypatch, capsys):
+    """Started with SIGINT ignored (``audit ... &`` from a script, ``nohup``), audit does
+    not take it back: a Ctrl-C for the foreground does not stop it."""
+    from audit import cli
+
+    seen = []
+
+    def listing(*args):
+        seen.append(signal.getsignal(signal.SIGINT))
+        return 0
+
+    monkeypatch.setattr(cli, "_list_measures", listing)
+    started = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert cli.main(["measures"]) == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, started)
+    assert seen == [signal.SIG_IGN]

@@ -25,8 +25,9 @@ from audit.analysis.sweeps import sweep_measures
 from audit.measures.kernels import UndefinedMeasureWarning
 from audit.measures.registry import evaluate, evaluate_scores, measure_names
 from audit.measures.scores import eer_table
-from audit.scores import rates_at_fmr, score_stats
+from audit.scores import rates_at_fmr, read_scores, score_stats
 from audit.sources import voxceleb
+from audit.tables.groupings import regroup
 
 SKIP_REASON = "bt4vt wheel could not be fetched from PyPI: {error}"
 
@@ -102,6 +103,96 @@ def test_a_wheel_failing_its_checksum_is_an_error_not_a_skip(tmp_path, monkeypat
         found=hashlib.sha256(b"not the wheel").hexdigest(),
         expected=voxceleb.BT4VT_SHA256,
     )
+
+
+def small_bt4vt(folder, stranger=None):
+    """A bt4vt-shaped data folder: the metadata of four speakers (tab-separated, CRLF,
+    padded) and a few trials of each system; ``stranger`` puts an unknown speaker in the
+    second trial of the second system."""
+    folder.mkdir(exist_ok=True)
+    (folder / voxceleb.METADATA).write_bytes(
+        b"VoxCeleb1 ID\tVGGFace1 ID\tGender\tNationality\tSet\r\n"
+        b"id1\tA\tm\tIreland\tdev\r\nid2\tB\tf \tUSA\tdev\r\n"
+        b"id3\tC\tf\tIreland\ttest\r\nid4\tD\tm\t USA\tdev\r\n"
+    )
+    trials = {
+        "ResNetSE34L": [
+            ("id2/x/1.wav", "id2/y/2.wav", -0.5, 1),
+            ("id1/a/1.wav", "id3/b/1.wav", -1.5, 0),
+        ],
+        "ResNetSE34V2": [
+            ("id4/a/1.wav", "id4/c/9.wav", -0.25, 1),
+            (f"{stranger or 'id3'}/b/1.wav", "id1/a/1.wav", -2.0, 0),
+            ("id1/a/1.wav", "id1/a/2.wav", -0.75, 1),
+        ],
+    }
+    for system, rows in trials.items():
+        lines = ["ref_file,com_file,sc,lab"] + [",".join(map(str, row)) for row in rows]
+        (folder / voxceleb.SYSTEMS[system]).write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def literal_voxceleb(folder, attributes):
+    """The score table, one string per row and side, as the file format reads: the oracle."""
+    meta = voxceleb.read_metadata(folder)
+    frames = []
+    for system in voxceleb.SYSTEMS:
+        raw = voxceleb.raw_scores(system, folder)
+        frame = pd.DataFrame({"algorithm": system, "score": raw["sc"], "mated": raw["lab"]})
+        for side, column in (("1", "ref_file"), ("2", "com_file")):
+            speakers = [name.split("/")[0] for name in raw[column]]
+            for name in attributes:
+                frame[f"{name}_{side}"] = [meta.loc[s, name] for s in speakers]
+            frame[f"subject_{side}"] = speakers
+        frames.append(frame)
+    return read_scores(pd.concat(frames, ignore_index=True), attributes=list(attributes))
+
+
+@pytest.mark.parametrize("attributes", [("gender",), ("nationality",), ("gender", "nationality")])
+def test_load_voxceleb_reads_the_files_as_written(tmp_path, attributes):
+    folder = small_bt4vt(tmp_path / "data")
+    table = voxceleb.load_voxceleb(attributes, folder=folder)
+    oracle = literal_voxceleb(folder, attributes)
+    pd.testing.assert_frame_equal(table, oracle, check_exact=True)
+    assert table.attrs["attributes"] == attributes
+    assert table["subject_2"].tolist() == ["id2", "id3", "id4", "id1", "id1"]
+    every = voxceleb.load_voxceleb(("gender", "nationality"), folder=folder)
+    pd.testing.assert_frame_equal(regroup(every, attributes), table, check_exact=True)
+    assert regroup(every, attributes).attrs == table.attrs
+
+
+def test_load_voxceleb_names_an_unknown_speaker(tmp_path):
+    folder = small_bt4vt(tmp_path / "data", stranger="id9")
+    with pytest.raises(voxceleb.VoxCelebError) as raised:
+        voxceleb.load_voxceleb(folder=folder)
+    assert str(raised.value) == voxceleb.UNKNOWN_SPEAKER.format(
+        file=voxceleb.SYSTEMS["ResNetSE34V2"], speaker="id9", line=3, metadata=voxceleb.METADATA
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(voxceleb.CSV_ENGINE != "pyarrow", reason="pyarrow is not installed")
+def test_both_csv_readers_read_the_same_scores(folder):
+    """pyarrow's CSV reader, used when installed, reads the pinned files as pandas' own
+    does: the same text, the same flags, the same bits of every score."""
+    for system in voxceleb.SYSTEMS:
+        fast = voxceleb.raw_scores(system, folder)
+        plain = voxceleb.raw_scores(system, folder, engine="c")
+        pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+        np.testing.assert_array_equal(
+            fast["sc"].to_numpy().view(np.int64), plain["sc"].to_numpy().view(np.int64)
+        )
+
+
+@pytest.mark.slow
+def test_one_load_gives_every_grouping(folder):
+    """The report reads VoxCeleb once with both attributes and regroups it: the same
+    tables as reading it once per grouping."""
+    every = voxceleb.load_voxceleb(("gender", "nationality"), folder=folder)
+    for attributes in (("gender",), ("nationality",)):
+        alone = voxceleb.load_voxceleb(attributes, folder=folder)
+        pd.testing.assert_frame_equal(regroup(every, attributes), alone, check_exact=True)
+        assert regroup(every, attributes).attrs == alone.attrs
 
 
 @pytest.fixture(

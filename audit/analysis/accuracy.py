@@ -603,9 +603,10 @@ def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"), "-")
 
 
-def _loose(name: str) -> str:
-    """A name as :func:`join_accuracy` compares it for a near match (never for the join):
-    NFKC-normalised, every dash a hyphen-minus, case-folded, stripped."""
+def loose_name(name: str) -> str:
+    """A name as :func:`join_accuracy` (and :func:`audit.analysis.compare.match_algorithms`)
+    compares it for a near match, never for the join: NFKC-normalised, every dash a
+    hyphen-minus, case-folded, stripped."""
     return unicodedata.normalize("NFKC", name).translate(_DASHES).casefold().strip()
 
 
@@ -669,10 +670,10 @@ def join_accuracy(algorithms, accuracy: pd.Series) -> pd.DataFrame:
     loose: dict[str, dict[str, list[str]]] = {"rates": {}, "accuracy": {}}
     for side, side_names in (("rates", names), ("accuracy", index)):
         for name in side_names:
-            loose[side].setdefault(_loose(name), []).append(name)
+            loose[side].setdefault(loose_name(name), []).append(name)
     other = {NOT_IN_ACCURACY: "accuracy", NOT_IN_RATES: "rates"}
     out["near"] = [
-        ", ".join(loose[other[status]].get(_loose(name), [])) if status in other else ""
+        ", ".join(loose[other[status]].get(loose_name(name), [])) if status in other else ""
         for name, status in zip(out["algorithm"], out["status"], strict=True)
     ]
     for column in ("algorithm", "status", "near"):
@@ -683,6 +684,7 @@ def join_accuracy(algorithms, accuracy: pd.Series) -> pd.DataFrame:
 __all__ = [
     "WeightsError",
     "join_accuracy",
+    "loose_name",
     "group_weights",
     "overall_rates",
     "read_counts",

@@ -647,29 +647,24 @@ def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
         ``value``, ``fmr_term``, ``fnmr_term``, ``undefined``.
     """
     stats = score_stats(scores)
-    names = measures if measures is not None else measure_names(inputs="scores")
-    frames = []
+    names = list(measures) if measures is not None else measure_names(inputs="scores")
+    algorithms = [str(a) for a in stats.algorithms]
+    parts = {part: [] for part in ("value", "fmr_term", "fnmr_term", "undefined")}
     for name in names:
         measure = get_measure(name)
         if not isinstance(measure, ScoreMeasure):
             raise UsageError(NEEDS_RATES.format(name=measure.name))
         result = measure(stats, **options.get(name, {}))
-        frames.append(
-            pd.DataFrame(
-                {
-                    "algorithm": [str(a) for a in stats.algorithms],
-                    "measure": name,
-                    "value": result.value,
-                    "fmr_term": result.fmr_term,
-                    "fnmr_term": result.fnmr_term,
-                    "undefined": result.undefined,
-                }
-            )
-        )
-    out = pd.concat(frames, ignore_index=True)
-    out["algorithm"] = out["algorithm"].astype("string")
-    out["measure"] = out["measure"].astype("string")
-    return out
+        for part, values in parts.items():
+            values.append(getattr(result, part))
+    # one frame built once (the measures run once per bootstrap replicate)
+    return pd.DataFrame(
+        {
+            "algorithm": pd.array(algorithms * len(parts["value"]), dtype="string"),
+            "measure": pd.array([n for n in names for _ in algorithms], dtype="string"),
+            **{part: np.concatenate(values) for part, values in parts.items()},
+        }
+    )
 
 
 for _measure in BUILTINS:

@@ -119,41 +119,40 @@ def eer_table(scores) -> pd.DataFrame:
     0     F  0.5        0.6
     """
     stats = score_stats(scores)
-    rows = []
-    for a, algorithm in enumerate(stats.algorithms):
-        n_mated, n_nonmated = stats.n_mated(a), stats.n_nonmated(a)
-        for g, group in enumerate(stats.groups):
-            if n_mated[g] == 0 or n_nonmated[g] == 0:
-                eer, t, fmr, fnmr = np.nan, np.nan, np.nan, np.nan
-            else:
-                eer, t, fmr, fnmr = stats.equal_error(a, g)
-            rows.append(
-                (
-                    str(algorithm),
-                    str(group),
-                    eer,
-                    float(stats.to_external(t)),
-                    fmr,
-                    fnmr,
-                    int(n_mated[g]),
-                    int(n_nonmated[g]),
-                )
-            )
-    table = pd.DataFrame(
-        rows,
-        columns=["algorithm", "group", "eer", "threshold", "fmr", "fnmr", "n_mated", "n_nonmated"],
-    )
-    table["algorithm"] = table["algorithm"].astype("string")
-    table["group"] = table["group"].astype("string")
+    table = _table(stats, _equal_errors(stats))
+    algorithms = range(len(stats.algorithms))
+    table["n_mated"] = np.concatenate([stats.n_mated(a) for a in algorithms]).astype("int64")
+    table["n_nonmated"] = np.concatenate([stats.n_nonmated(a) for a in algorithms]).astype("int64")
     return table
 
 
-def _per_algorithm(table: pd.DataFrame, column: str, stats: SufficientStatistics) -> np.ndarray:
-    return (
-        table.pivot(index="algorithm", columns="group", values=column)
-        .loc[[str(a) for a in stats.algorithms], [str(g) for g in stats.groups]]
-        .to_numpy("float64")
-    )
+def _equal_errors(stats: SufficientStatistics) -> dict[str, np.ndarray]:
+    """``eer``, ``threshold`` (caller's units), ``fmr`` and ``fnmr`` at the equal-error
+    crossing of each group (:meth:`audit.scores.ScoreStats.equal_error`): arrays
+    (algorithms, groups), NaN for a group without mated or within-group non-mated
+    comparisons."""
+    shape = (len(stats.algorithms), len(stats.groups))
+    out = {name: np.full(shape, np.nan) for name in ("eer", "threshold", "fmr", "fnmr")}
+    for a in range(shape[0]):
+        present = (stats.n_mated(a) > 0) & (stats.n_nonmated(a) > 0)
+        for g in np.flatnonzero(present).tolist():
+            for name, value in zip(out, stats.equal_error(a, g), strict=True):
+                out[name][a, g] = value
+    out["threshold"] = stats.to_external(out["threshold"])
+    return out
+
+
+def _table(stats: SufficientStatistics, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """One row per (algorithm, group), in the order of ``stats``: ``algorithm``,
+    ``group``, then each array (algorithms, groups) of ``columns`` as a column."""
+    n_groups = len(stats.groups)
+    algorithms = [str(a) for a in stats.algorithms for _ in range(n_groups)]
+    table = {
+        "algorithm": pd.array(algorithms, dtype="string"),
+        "group": pd.array([str(g) for g in stats.groups] * len(stats.algorithms), dtype="string"),
+    }
+    table |= {name: np.asarray(values, dtype="float64").ravel() for name, values in columns.items()}
+    return pd.DataFrame(table)
 
 
 def std_eer(scores) -> MeasureResult:
@@ -178,8 +177,7 @@ def std_eer(scores) -> MeasureResult:
     """
     stats = score_stats(scores)
     _require_comparisons(stats, "std_eer")
-    eers = _per_algorithm(eer_table(stats), "eer", stats)
-    value = eers.std(axis=1, ddof=0)
+    value = _equal_errors(stats)["eer"].std(axis=1, ddof=0)
     nan = np.full(len(value), np.nan)
     return MeasureResult(value=value, fmr_term=nan, fnmr_term=nan.copy(), undefined=np.isnan(value))
 
@@ -225,11 +223,18 @@ def sed_table(scores) -> pd.DataFrame:
     within-group non-mated comparisons, which the measures refuse).
     """
     stats = score_stats(scores)
-    eers = eer_table(stats)
-    rows = []
-    for a, algorithm in enumerate(stats.algorithms):
-        mine = eers[eers["algorithm"] == str(algorithm)]
-        threshold = _mean_threshold(mine["threshold"])
+    return _table(stats, _sed_terms(stats))
+
+
+def _sed_terms(stats: SufficientStatistics) -> dict[str, np.ndarray]:
+    """The columns of :func:`sed_table` but ``algorithm`` and ``group``, as arrays
+    (algorithms, groups)."""
+    thresholds = _equal_errors(stats)["threshold"]
+    names = ["threshold", "fmr", "fnmr", "global_fmr", "global_fnmr"]
+    names += ["delta_fmr", "delta_fnmr", "sed"]
+    out = {name: np.empty(thresholds.shape) for name in names}
+    for a in range(len(stats.algorithms)):
+        threshold = _mean_threshold(thresholds[a])
         t = stats.to_internal([threshold])
         fm, fnm, cross = stats.counts(a, t)
         n_m, n_nm = stats.n_mated(a), stats.n_nonmated(a)
@@ -242,48 +247,17 @@ def sed_table(scores) -> pd.DataFrame:
             d_fnmr = (
                 np.abs(1.0 - fnmr / global_fnmr) if global_fnmr > 0 else np.full(len(fnmr), np.nan)
             )
-        for g, group in enumerate(stats.groups):
-            rows.append(
-                (
-                    str(algorithm),
-                    str(group),
-                    threshold,
-                    fmr[g],
-                    fnmr[g],
-                    global_fmr,
-                    global_fnmr,
-                    d_fmr[g],
-                    d_fnmr[g],
-                    d_fmr[g] + d_fnmr[g],
-                )
-            )
-    table = pd.DataFrame(
-        rows,
-        columns=[
-            "algorithm",
-            "group",
-            "threshold",
-            "fmr",
-            "fnmr",
-            "global_fmr",
-            "global_fnmr",
-            "delta_fmr",
-            "delta_fnmr",
-            "sed",
-        ],
-    )
-    table["algorithm"] = table["algorithm"].astype("string")
-    table["group"] = table["group"].astype("string")
-    return table
+        row = [threshold, fmr, fnmr, global_fmr, global_fnmr, d_fmr, d_fnmr, d_fmr + d_fnmr]
+        for name, value in zip(names, row, strict=True):
+            out[name][a] = value
+    return out
 
 
 def _sed(scores, statistic, measure: str) -> MeasureResult:
     stats = score_stats(scores)
     _require_comparisons(stats, measure)
-    table = sed_table(stats)
-    sed = _per_algorithm(table, "sed", stats)
-    d_fmr = _per_algorithm(table, "delta_fmr", stats)
-    d_fnmr = _per_algorithm(table, "delta_fnmr", stats)
+    terms = _sed_terms(stats)
+    sed, d_fmr, d_fnmr = terms["sed"], terms["delta_fmr"], terms["delta_fnmr"]
     undefined = np.isnan(sed).any(axis=1)
     if undefined.any():
         which = "FMR (eq. 8)" if np.isnan(d_fmr).any() else "FNMR (eq. 9)"

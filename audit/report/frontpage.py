@@ -19,6 +19,10 @@ each section reads the tables of its roles, whatever their file names:
 * **Calibration**: role ``calibration`` (:func:`audit.analysis.calibration.calibrated_cells`),
   the cells whose rate is fixed by how the thresholds were set; shown only when
   there is one;
+* **Group orderings**: roles ``group_extremes`` and ``group_orderings``
+  (:mod:`audit.analysis.orderings`): per rate, how often each group is the worst
+  and the best, and the most frequent orderings of the groups with how many
+  distinct ones there are (:func:`orderings_data`);
 * **Pareto frontier**: role ``pareto_all`` (``accuracy``, ``fairness``,
   ``on_frontier``, and ``accuracy_label``, ``calibration`` when written) with the
   same notebook's ``frontier_probability`` and, for an accuracy joined from
@@ -102,6 +106,8 @@ ROLES = {
     "measure_applicability": "table of the measures that apply",
     "measure_registry": "table of the measures' ISO/IEC 19795-10 terms",
     "calibration": "table of calibrated cells",
+    "group_extremes": "table of the groups served worst and best",
+    "group_orderings": "table of the orderings of the groups",
     "pareto_all": "Pareto frontier table",
     "frontier_probability": "frontier membership probabilities",
     "accuracy_join": "table of the accuracy join",
@@ -116,6 +122,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, str | None], ...]]] = {
     "ffmc": {
         "verdicts": (("tables", "ffmc_table"),),
         "calibration": (("tables", "calibration"),),
+        "orderings": (("tables", "group_extremes"), ("tables", "group_orderings")),
         "robustness": (("sentences", None),),
         "quality": (("tables", "data_quality"),),
         "warnings": (("tables", "warnings"),),
@@ -139,6 +146,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, str | None], ...]]] = {
 SECTIONS = (
     ("verdicts", "FFMC verdicts"),
     ("calibration", "Calibration"),
+    ("orderings", "Group orderings"),
     ("frontier", "Pareto frontier"),
     ("robustness", "How sure"),
     ("measures", "Measures"),
@@ -711,6 +719,103 @@ def calibration_section(folder: Path, declared: Declared) -> dict | None:
     }
 
 
+# ------------------------------------------------------------------ group orderings
+
+#: How many of the most frequent orderings the page shows, and how many of their algorithms.
+ORDERINGS_SHOWN = 5
+ORDERING_ALGORITHMS_NAMED = 6
+
+
+def orderings_data(folder: str | Path, declared: Declared | None = None) -> dict | None:
+    """What the group-orderings section shows, from the tables declared as
+    ``group_extremes`` and ``group_orderings`` (:mod:`audit.analysis.orderings`); None
+    when the report has neither. ``declared`` defaults to the report's manifest.
+
+    Returns ``{"rates": [...], "sources": [links]}``, one entry per rate: ``rate``
+    (``"FMR"``), ``algorithms``, ``distinct`` (orderings), ``groups`` (records of
+    ``group``, ``worst``, ``worst_tied``, ``best``, ``best_tied``) and ``top`` (the
+    :data:`ORDERINGS_SHOWN` most frequent orderings: ``ordering``, ``count``, ``share``,
+    ``algorithms`` as a list).
+    """
+    folder = Path(folder)
+    if declared is None:
+        manifest = folder / "manifest.json"
+        declared = Declared(folder, json.loads(manifest.read_text()) if manifest.is_file() else {})
+    extremes_found = declared.tables("orderings", "group_extremes")
+    counts_found = declared.tables("orderings", "group_orderings")
+    if not extremes_found or not counts_found:
+        return None
+    extremes_path, counts_path = extremes_found[0][1], counts_found[0][1]
+    extremes, counts = _read(extremes_path), _read(counts_path)
+    rates = []
+    for rate in dict.fromkeys(extremes["rate"].astype(str)):
+        groups = extremes[extremes["rate"].astype(str) == rate]
+        mine = counts[counts["rate"].astype(str) == rate].sort_values("rank")
+        top = [
+            {
+                "ordering": str(r.ordering),
+                "count": int(r.count),
+                "share": float(r.share),
+                "algorithms": [a for a in str(r.algorithms).split(", ") if a],
+            }
+            for r in mine.head(ORDERINGS_SHOWN).itertuples()
+        ]
+        rates.append(
+            {
+                "rate": rate.upper(),
+                "algorithms": int(groups["algorithms"].iloc[0]) if len(groups) else 0,
+                "distinct": len(mine),
+                "groups": groups[["group", "worst", "worst_tied", "best", "best_tied"]]
+                .astype({"group": str})
+                .to_dict("records"),
+                "top": top,
+            }
+        )
+    return {"rates": rates, "sources": _links([extremes_path, counts_path], folder)}
+
+
+def orderings_section(folder: Path, declared: Declared) -> dict | None:
+    """Which group fares worst and best, and in which order (:func:`orderings_data`)."""
+    data = orderings_data(folder, declared)
+    if data is None:
+        return None
+    rates = []
+    for rate in data["rates"]:
+        n = rate["algorithms"]
+        worst = max(rate["groups"], key=lambda g: g["worst"])
+        best = max(rate["groups"], key=lambda g: g["best"])
+        shown = ""
+        if rate["distinct"] > ORDERINGS_SHOWN:
+            nearly = "; nearly one per algorithm" if rate["distinct"] >= 0.9 * n else ""
+            shown = f" (the {ORDERINGS_SHOWN} most frequent are shown{nearly})"
+        top = []
+        for t in rate["top"]:
+            named = t["algorithms"][:ORDERING_ALGORITHMS_NAMED]
+            more = len(t["algorithms"]) - len(named)
+            top.append(
+                {
+                    "ordering": t["ordering"],
+                    "count": count(t["count"], "algorithm"),
+                    "named": ", ".join(named) + (f" and {more} more" if more else ""),
+                }
+            )
+        rates.append(
+            {
+                "rate": rate["rate"],
+                "worst": worst["group"],
+                "worst_text": f"has the highest {rate['rate']} alone for {worst['worst']} of {n} "
+                "algorithms,",
+                "best": best["group"],
+                "best_text": f"the lowest alone for {best['best']}. "
+                f"{count(rate['distinct'], 'distinct ordering')} of the groups among "
+                f"{count(n, 'algorithm')}{shown}.",
+                "groups": rate["groups"],
+                "top": top,
+            }
+        )
+    return {"rates": rates, "sources": data["sources"]}
+
+
 # ------------------------------------------------------------------ sentences, flags, warnings
 
 
@@ -831,6 +936,19 @@ def measures_section(folder: Path, declared: Declared) -> dict | None:
     return {"columns": keys, "rows": rows, "sources": _links([path], folder)}
 
 
+#: The builder of each section of :data:`SECTIONS`.
+_BUILDERS: dict[str, Callable[[Path, Declared], dict | None]] = {
+    "verdicts": verdicts_section,
+    "calibration": calibration_section,
+    "orderings": orderings_section,
+    "frontier": frontier_section,
+    "robustness": robustness_section,
+    "measures": measures_section,
+    "quality": quality_section,
+    "warnings": warnings_section,
+}
+
+
 # ------------------------------------------------------------------ links, figures, run
 
 
@@ -884,6 +1002,33 @@ def _guarded(
     return None if body is None else {"body": body}
 
 
+def guarded_html(key: str, build: Callable[[Path], str | None], folder: Path) -> str | None:
+    """A section's HTML built by ``build(folder)`` (a page assembled from fragments, as the
+    cross-dataset page is), or why it could not be built: a data condition as its
+    sentence, anything else as an internal error whose traceback goes to :data:`LOG`."""
+    from markupsafe import escape
+
+    try:
+        return build(folder)
+    except AuditError as error:
+        return f"<p>{escape(str(error))}</p>"
+    except Exception as error:  # a bug in audit: said as such, its traceback kept
+        return f'<p class="internal">{escape(_log_internal(key, error, folder))}</p>'
+
+
+def section_html(key: str, folder: str | Path, header: dict | None = None) -> str | None:
+    """One section of the front page (a key of :data:`SECTIONS`) as HTML, with its notices,
+    for a page that takes its other sections from elsewhere; None when it has nothing."""
+    folder = Path(folder)
+    declared = Declared(folder, header or {})
+    built = _guarded(key, _BUILDERS[key], folder, declared)
+    notices = list(dict.fromkeys(declared.notices.get(key, [])))
+    if built is None and not notices:
+        return None
+    template = _environment().get_template("frontpage.html.j2")
+    return str(template.module.section({"key": key, "notices": notices, **(built or {})}))
+
+
 def _log_internal(key: str, error: Exception, folder: Path) -> str:
     """Append ``error``'s traceback to the report's :data:`LOG`; the sentence to show."""
     text = "".join(traceback.format_exception(error))
@@ -914,36 +1059,42 @@ def front_page(
     title: str,
     header: dict | None = None,
     notebooks: Sequence[tuple[str, str]] = (),
+    sections: Sequence[tuple[str, str, str | None]] | None = None,
+    lead: str = "",
 ) -> str:
     """The HTML of ``folder/index.html``: the findings from the tables the notebooks
     declared (the manifest's ``outputs``), then links, figures, tables and the run.
 
     ``header`` is the run header (default: ``folder/manifest.json`` if there is one);
     ``notebooks`` are ``(stem, title)`` pairs, linked as ``<stem>.html`` and ``<stem>.ipynb``.
+    ``sections`` (``(id, title, html)``, None for one left out: HTML built and escaped by
+    the caller, e.g. with :func:`guarded_html` and :func:`section_html`) replace the
+    findings of a single-table report (the cross-dataset page:
+    :mod:`audit.report.comparepage`), and ``lead`` (HTML) stands under the title.
     """
+    from markupsafe import Markup
+
     folder = Path(folder)
     if header is None:
         manifest = folder / "manifest.json"
         header = json.loads(manifest.read_text()) if manifest.is_file() else {}
     declared = Declared(folder, header)
-    builders = {
-        "verdicts": verdicts_section,
-        "calibration": calibration_section,
-        "frontier": frontier_section,
-        "robustness": robustness_section,
-        "measures": measures_section,
-        "quality": quality_section,
-        "warnings": warnings_section,
-    }
-    built = {key: _guarded(key, builders[key], folder, declared) for key, _ in SECTIONS}
-    declared.expect()
     findings = []
-    for key, name in SECTIONS:
-        notices = list(dict.fromkeys(declared.notices.get(key, [])))
-        section = built[key]
-        if section is None and not notices:
-            continue
-        findings.append({"key": key, "title": name, "notices": notices, **(section or {})})
+    if sections is not None:
+        findings = [
+            {"key": key, "title": name, "notices": [], "html": Markup(html)}
+            for key, name, html in sections
+            if html is not None
+        ]
+    else:
+        built = {key: _guarded(key, _BUILDERS[key], folder, declared) for key, _ in SECTIONS}
+        declared.expect()
+        for key, name in SECTIONS:
+            notices = list(dict.fromkeys(declared.notices.get(key, [])))
+            section = built[key]
+            if section is None and not notices:
+                continue
+            findings.append({"key": key, "title": name, "notices": notices, **(section or {})})
     figures = [
         {"href": _href(p, folder), "name": p.stem, "svg": _href(p.with_suffix(".svg"), folder)}
         for p in declared.listed("figures")
@@ -959,6 +1110,7 @@ def front_page(
         .get_template("frontpage.html.j2")
         .render(
             title=title,
+            lead=Markup(lead),
             style=STYLE,
             meta=_meta(header),
             input_notes=_input_notes(header),
@@ -977,9 +1129,13 @@ __all__ = [
     "calibration_section",
     "front_page",
     "frontier_section",
+    "guarded_html",
     "measures_section",
+    "orderings_data",
+    "orderings_section",
     "quality_section",
     "robustness_section",
+    "section_html",
     "verdicts_section",
     "warnings_section",
 ]

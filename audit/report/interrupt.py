@@ -95,11 +95,20 @@ def _handler(signum, frame) -> None:
 
 @contextlib.contextmanager
 def handle_signals():
-    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block (main thread only)."""
+    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block (main thread only).
+
+    A signal the process was started ignoring stays ignored: a shell starts a
+    background job (``audit report &``, ``nohup``) with SIGINT ignored, so that a
+    Ctrl-C meant for the foreground does not stop it.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, _handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        s: signal.signal(s, _handler)
+        for s in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(s) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:

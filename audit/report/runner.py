@@ -40,6 +40,13 @@ the front page says.  ``"always"`` and ``"never"`` decide otherwise.  A file
 byte-identical to such a dataset counts as it.  A second input, the table an
 accuracy axis comes from (``accuracy_from``), is treated alike, under
 ``input/accuracy/``.
+
+A comparison of several datasets (the ``compare`` notebook, run alone) reads
+every table of ``data_paths`` and each accuracy table of ``accuracy_sources``:
+each is copied, or not, by the same rule, under ``input/<n>/`` (and
+``input/accuracy/<n>/``), ``n`` its place in ``data_paths``, and the manifest
+lists them all under ``inputs``; its front page is
+:func:`audit.report.comparepage.compare_page`.
 """
 
 from __future__ import annotations
@@ -75,17 +82,22 @@ NOTEBOOKS = {
     "pareto": "pareto_downselect.ipynb",
     "scores": "scores_audit.ipynb",
     "crossgroup": "crossgroup_audit.ipynb",
+    "compare": "compare_audit.ipynb",
 }
 TITLES = {
     "ffmc": "FFMC audit of the fairness measures",
     "pareto": "Accuracy / fairness Pareto down-select",
     "scores": "Fairness audit from comparison scores",
     "crossgroup": "Cross-group impostor FMR",
+    "compare": "The measures across datasets",
 }
 
 UNKNOWN_NOTEBOOK = "unknown notebook {name!r}; available: {names}"
 MIXED_INPUTS = (
     "notebooks {notebooks} read different inputs (a rates table and scores); run them apart"
+)
+COMPARE_ALONE = (
+    "notebook compare reads several tables (data_paths), the others {notebooks} one; run them apart"
 )
 UNKNOWN_PARAMETER = (
     "parameter {key!r} is not declared by notebook(s) {notebooks}; they take: {known}"
@@ -455,6 +467,80 @@ def _copies(path: str, input_copy: str) -> tuple[bool, datasets.Dataset | None, 
     return True, dataset, ""
 
 
+def _compared_inputs(parameters: dict, input_copy: str) -> list[dict]:
+    """The tables a comparison reads (``data_paths``, and ``accuracy_sources`` by label),
+    each resolved to a local file; ``parameters`` get their absolute paths and the
+    datasets' labels (:func:`audit.analysis.compare.dataset_labels`)."""
+    from audit.analysis.compare import check_accuracy_keys, dataset_labels
+
+    given = parameters.get("data_paths")
+    if given is None:
+        given = notebook_parameters(notebook_path("compare"))["data_paths"].default
+    given = check("data_paths", given)
+    labels = dataset_labels(given, parameters.get("data_labels"))
+    sources = dict(parameters.get("accuracy_sources") or {})
+    check_accuracy_keys(labels, sources, parameters.get("accuracy_columns"))
+    inputs = []
+    paths = []
+    for index, (label, text) in enumerate(zip(labels, given, strict=True), start=1):
+        path = str(datasets.resolve(text, kind="rates").path.resolve())
+        paths.append(path)
+        inputs.append({"label": label, "role": "rates", "index": index, "path": path})
+        if label in sources:
+            source = str(datasets.resolve(sources[label], kind="accuracy").path.resolve())
+            sources[label] = source
+            inputs.append({"label": label, "role": "accuracy", "index": index, "path": source})
+    parameters["data_paths"], parameters["data_labels"] = paths, labels
+    if sources:
+        parameters["accuracy_sources"] = sources
+    for item in inputs:
+        item["copy"], item["dataset"], item["said"] = _copies(item["path"], input_copy)
+    return inputs
+
+
+def _compared_header(
+    inputs: list[dict], staging: Path, parameters: dict, run_parameters: dict
+) -> dict:
+    """The run header of a comparison: every input (file, sha256, bytes, copy, source),
+    each copied under ``input/<n>/`` (``input/accuracy/<n>/``) unless its licence or
+    ``input_copy`` forbids; ``run_parameters`` then name the copies."""
+    header = run_header(inputs[0]["path"], parameters)
+    for key in ("input_file", "input_sha256", "input_bytes"):
+        header.pop(key)
+    header["inputs"] = []
+    paths = list(run_parameters["data_paths"])
+    sources = dict(run_parameters.get("accuracy_sources") or {})
+    for item in inputs:
+        folder = (
+            f"input/{item['index']}"
+            if item["role"] == "rates"
+            else (f"input/accuracy/{item['index']}")
+        )
+        kept = _copy_input(item["path"], staging, folder) if item["copy"] else None
+        read = run_header(kept if kept is not None else item["path"], {})
+        if kept is not None:
+            relative = str(kept.relative_to(staging))
+            if item["role"] == "rates":
+                paths[item["index"] - 1] = relative
+            else:
+                sources[item["label"]] = relative
+        header["inputs"].append(
+            {
+                "label": item["label"],
+                "role": item["role"],
+                "file": item["path"],
+                "sha256": read["input_sha256"],
+                "bytes": read["input_bytes"],
+                "copy": str(kept.relative_to(staging)) if kept is not None else item["said"],
+                "source": item["dataset"].source() if item["dataset"] is not None else None,
+            }
+        )
+    run_parameters["data_paths"] = paths
+    if sources:
+        run_parameters["accuracy_sources"] = sources
+    return header
+
+
 def _manifest(header: dict) -> str:
     for key, value in header["parameters"].items():
         try:
@@ -572,8 +658,12 @@ def write_report(
 def _write_index(
     folder: Path, name: str, header: dict | None = None, notebooks: Sequence[str] = ()
 ) -> Path:
-    """The report's front page, from the tables in ``folder`` (:mod:`audit.report.frontpage`)."""
-    page = front_page(
+    """The report's front page, from the tables in ``folder`` (:mod:`audit.report.frontpage`;
+    a comparison's, :mod:`audit.report.comparepage`)."""
+    make = front_page
+    if "compare" in notebooks:
+        from audit.report.comparepage import compare_page as make
+    page = make(
         folder,
         title=f"audit report: {name}",
         header=header,
@@ -676,7 +766,14 @@ def run_report(
                 UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known)
             )
     key = None
-    if "scores" in notebooks:
+    many = None
+    if "compare" in notebooks:
+        if len(notebooks) > 1:
+            raise UsageError(
+                COMPARE_ALONE.format(notebooks=[n for n in notebooks if n != "compare"])
+            )
+        many = _compared_inputs(parameters, input_copy)
+    elif "scores" in notebooks:
         if len(notebooks) > 1:
             raise UsageError(MIXED_INPUTS.format(notebooks=list(notebooks)))
         if parameters.get("scores_path"):
@@ -684,7 +781,7 @@ def run_report(
         else:
             voxceleb.fetch_bt4vt()  # pinned and verified by sha256: read in place
             input_file = str(voxceleb.bt4vt_dir() / voxceleb.BT4VT_WHEEL)
-    else:
+    elif many is None:
         key = "data_path"
         if not parameters.get("data_path"):
             parameters["data_path"] = str(annex15_path())
@@ -708,8 +805,11 @@ def run_report(
         if key is not None and copied:
             copy = _copy_input(input_file, staging)
             run_parameters[key] = str(copy.relative_to(staging))  # notebooks run in staging
-        header = run_header(copy if copy is not None else input_file, parameters)
-        header["input_file"] = input_file
+        if many is not None:
+            header = _compared_header(many, staging, parameters, run_parameters)
+        else:
+            header = run_header(copy if copy is not None else input_file, parameters)
+            header["input_file"] = input_file
         if key is not None:
             header["input_copy"] = str(copy.relative_to(staging)) if copy is not None else said
         if dataset is not None:

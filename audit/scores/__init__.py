@@ -92,7 +92,10 @@ higher_is_match=...)``, which reads them only through ``len``,
 (``tests/test_scores.py`` checks this with memory maps).
 :class:`audit.scores.streaming.StreamedStats` answers it from passes over
 data too large for memory (:class:`audit.scores.streaming.StreamingScores`),
-with the same values, bit for bit.
+with the same values, bit for bit.  :class:`audit.scores.weighted.CountedStats`
+answers it for a bootstrap replicate given as a count per subject (or
+comparison) over the segments sorted once (:func:`audit.scores.weighted.sorted_scores`):
+the values of the statistics of the resampled rows, at O(n) a replicate.
 """
 
 from audit.scores.stats import ScoreStats, score_stats, score_stats_from_arrays

@@ -59,6 +59,10 @@ class Run:
         i = np.searchsorted(self.values, t, "left")
         return self.values[i - 1] if i > 0 else None
 
+    def at_or_after(self, i: int) -> float:
+        """The first known score from position ``i`` of ``values`` on (``after`` past them)."""
+        return float(self.values[i]) if i < len(self.values) else self.after
+
 
 def equal_error(mated: Run, nonmated: Run) -> tuple[float, float, float, float]:
     """EER of one group: (eer, internal threshold, fmr, fnmr) at the crossing.
@@ -95,7 +99,7 @@ def equal_error(mated: Run, nonmated: Run) -> tuple[float, float, float, float]:
                 hi = mid
             else:
                 lo = mid + 1
-        return float(array[lo]) if lo < len(array) else run.after
+        return run.at_or_after(lo)
 
     def smallest(bound: float) -> float:
         return min(first(mated, bound), first(nonmated, bound))

@@ -207,7 +207,8 @@ def _factorize_small(array: np.ndarray, low: int, high: int) -> tuple[np.ndarray
         present = np.bincount(index, minlength=len(table)) > 0
         new = np.flatnonzero(present & (table < 0))
         if len(new):
-            first = [int(np.argmax(block == low + v)) for v in new.tolist()]
+            seen, first = np.unique(index, return_index=True)  # first position of each value
+            first = first[np.searchsorted(seen, new)]
             for v in new[np.argsort(first, kind="stable")].tolist():
                 table[v] = len(uniques)
                 uniques.append(low + v)

@@ -19,6 +19,10 @@ replicates feed one analysis:
   of a drawn subject coming along (a stratified cluster bootstrap), and the
   rates are recomputed by a caller-supplied function, threshold included.
   ``unit="comparison"`` resamples single comparisons instead, for contrast.
+  With ``replicate_as="statistics"`` the same resamples are not made as rows
+  but counted over the scores sorted once (:mod:`audit.scores.weighted`): the
+  same numbers, each replicate at about the cost of one build of the
+  statistics.
 
 A table of one error rate (FMR or FNMR only, or a cross-group table's pair
 matrix) redraws that rate alone, from its counts or by how it was printed

@@ -36,8 +36,13 @@ BAD_FLOOR_LOWER = (
 )
 MISSING_SCORE_COLUMN = "the score table has no column {column!r}; its columns are {columns}"
 BAD_UNIT = "unit must be 'subject' or 'comparison', got {unit!r}"
+NOT_READ_SCORES = (
+    "replicate_as='statistics' needs a score table as audit.scores.read_scores returns it "
+    "(categorical algorithm, group_1 and group_2, score, mated); column {column!r} is {problem}"
+)
 SCORE_MEASURE = "measure {name!r} needs scores, not rates; uncertainty covers rate measures"
 RATES_MISSING = "replicate {replicate}: the rates function returned no rate for {what}"
+RATES_TWICE = "replicate {replicate}: the rates function returned two rates for {what}"
 
 #: The robustness rule: a conclusion -- an FFMC verdict, an algorithm on (or off) the
 #: Pareto frontier, a ranking's stability, the fairest algorithm -- counts as robust when it

@@ -7,9 +7,11 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import InputError, ParameterError
+from audit.exceptions import InputError, ParameterError, ScoresError
 from audit.measures import onesided
 from audit.measures.kernels import MeasureResult
+from audit.scores.stats import score_stats
+from audit.scores.weighted import sorted_scores
 from audit.tables.layouts import RATES
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
@@ -21,7 +23,9 @@ from audit.uncertainty.checks import (
     MISSING_SCORE_COLUMN,
     NO_COMPARISONS,
     NOT_ON_GRID,
+    NOT_READ_SCORES,
     RATES_MISSING,
+    RATES_TWICE,
     _check_replicates,
     _rate_measures,
 )
@@ -253,28 +257,80 @@ def _strata_sampler(labels: np.ndarray) -> Callable[[np.random.Generator], np.nd
     return draw
 
 
-def _row_sampler(
+def _unit_sampler(
     scores: pd.DataFrame, *, unit: str, subject: str, group: str, mated: str, algorithm: str | None
-) -> Callable[[np.random.Generator], np.ndarray]:
-    """A function returning the row positions of one bootstrap resample (set up once)."""
+) -> tuple[np.ndarray, int, Callable[[np.random.Generator], np.ndarray]]:
+    """The unit of each row, the number of units and a function drawing how many times
+    each unit is in one bootstrap resample (set up once).
+
+    A unit is a subject (``unit="subject"``: subjects drawn with replacement within
+    their group, a subject's group that of its first row) or a comparison
+    (``unit="comparison"``: rows drawn with replacement within each (algorithm,
+    group, mated) stratum).
+    """
     if unit not in ("subject", "comparison"):
         raise ParameterError(BAD_UNIT.format(unit=unit))
     if unit == "comparison":
         keys = [c for c in (algorithm, group, mated) if c is not None]
         draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
-        return lambda rng: np.sort(draw(rng))
+        n = len(scores)
+        return np.arange(n), n, lambda rng: np.bincount(draw(rng), minlength=n)
     codes, _ = pd.factorize(scores[subject])
-    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-    subject_groups, _ = pd.factorize(scores[group].to_numpy()[first])
+    _, first = np.unique(codes, return_index=True)  # each subject's first row, by code
+    subject_groups, _ = pd.factorize(scores[group].take(first).to_numpy())
     draw = _strata_sampler(subject_groups)
-    order = np.argsort(codes, kind="stable")
-    codes_in_order = codes[order]
+    return codes, len(first), lambda rng: np.bincount(draw(rng), minlength=len(first))
 
-    def rows(rng: np.random.Generator) -> np.ndarray:
-        multiplicity = np.bincount(draw(rng), minlength=len(first))
-        return np.repeat(order, multiplicity[codes_in_order])
 
-    return rows
+def _row_sampler(
+    scores: pd.DataFrame, *, unit: str, subject: str, group: str, mated: str, algorithm: str | None
+) -> Callable[[np.random.Generator], np.ndarray]:
+    """A function returning the row positions of one bootstrap resample (set up once):
+    every row of a unit, once per draw of the unit, in order of the units."""
+    units, _, counts = _unit_sampler(
+        scores, unit=unit, subject=subject, group=group, mated=mated, algorithm=algorithm
+    )
+    order = np.argsort(units, kind="stable")
+    units_in_order = units[order]
+    return lambda rng: np.repeat(order, counts(rng)[units_in_order])
+
+
+def _replicates(
+    scores: pd.DataFrame,
+    *,
+    replicate_as: str,
+    unit: str,
+    subject: str,
+    group: str,
+    mated: str,
+    algorithm: str | None,
+) -> tuple[object, Callable[[np.random.Generator], object]]:
+    """What the rates and score-measure functions of a score bootstrap are given: for
+    the point estimate, and a function making each replicate (set up once).
+
+    ``replicate_as="table"``: ``scores`` itself and the resampled rows.
+    ``"statistics"``: ``score_stats(scores)`` and the statistics of the same
+    resample without its rows (:meth:`audit.scores.weighted.SortedScores.replicate`
+    of the counts of each unit).
+    """
+    if replicate_as == "table":
+        rows = _row_sampler(
+            scores, unit=unit, subject=subject, group=group, mated=mated, algorithm=algorithm
+        )
+        return scores, lambda rng: scores.iloc[rows(rng)].reset_index(drop=True)
+    for column in ("algorithm", "score", "mated", "group_1", "group_2"):
+        if column not in scores.columns:
+            raise ScoresError(NOT_READ_SCORES.format(column=column, problem="missing"))
+    for column in ("algorithm", "group_1", "group_2"):
+        dtype = scores[column].dtype
+        if not isinstance(dtype, pd.CategoricalDtype):
+            problem = f"of dtype {dtype}, not categorical"
+            raise ScoresError(NOT_READ_SCORES.format(column=column, problem=problem))
+    units, n_units, counts = _unit_sampler(
+        scores, unit=unit, subject=subject, group=group, mated=mated, algorithm=algorithm
+    )
+    base = sorted_scores(scores, units, n_units)
+    return score_stats(scores), lambda rng: base.replicate(counts(rng))
 
 
 def resample_scores(
@@ -313,14 +369,35 @@ def resample_scores(
     return scores.iloc[rows].reset_index(drop=True)
 
 
+def _positions(labels, column: pd.Series) -> np.ndarray:
+    """The position of each value of ``column`` among ``labels`` (-1 if absent): a
+    dictionary lookup, cheaper than an index for the few rows of a replicate."""
+    at = {label: i for i, label in enumerate(labels)}
+    return np.array([at.get(value, -1) for value in column.to_numpy(dtype=object)], dtype=np.intp)
+
+
 def _aligned(
     rates_table: pd.DataFrame, algorithms, groups, replicate
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The FMR and FNMR of a rates table as (algorithm x group) arrays in the order of
+    ``algorithms`` and ``groups``; rows of other labels are left out, a missing or NaN
+    rate and a pair given twice are refused."""
+    rows = _positions(algorithms, rates_table["algorithm"])
+    columns = _positions(groups, rates_table["group"])
+    known = np.flatnonzero((rows >= 0) & (columns >= 0))
+    cell = rows[known] * len(groups) + columns[known]
+    once = np.unique(cell)
+    if len(once) < len(cell):
+        twice = once[np.bincount(np.searchsorted(once, cell)) > 1][0]
+        i, j = divmod(int(twice), len(groups))
+        raise InputError(
+            RATES_TWICE.format(replicate=replicate, what=f"({algorithms[i]!r}, {groups[j]!r})")
+        )
     out = []
     for column in ("fmr", "fnmr"):
-        wide = rates_table.pivot(index="algorithm", columns="group", values=column)
-        wide = wide.reindex(index=algorithms, columns=groups)
-        values = wide.to_numpy(dtype="float64")
+        values = np.full(len(algorithms) * len(groups), np.nan)
+        values[cell] = rates_table[column].to_numpy(dtype="float64")[known]
+        values = values.reshape(len(algorithms), len(groups))
         if np.isnan(values).any():
             i, j = (int(x[0]) for x in np.nonzero(np.isnan(values)))
             raise InputError(
@@ -333,23 +410,39 @@ def _aligned(
 
 
 def _score_results(frame: pd.DataFrame, algorithms: pd.Index, replicate) -> dict[str, dict]:
-    """Tidy (algorithm, measure, value, ...) rows -> {measure: {part: array over algorithms}}."""
+    """Tidy (algorithm, measure, value, ...) rows -> {measure: {part: array over algorithms}}
+    (measures in order of first appearance; rows of other algorithms left out)."""
+    names, codes = np.unique(frame["measure"].to_numpy(dtype=object), return_inverse=True)
+    first = np.full(len(names), len(frame))
+    np.minimum.at(first, codes, np.arange(len(frame)))
+    position = _positions([str(a) for a in algorithms], frame["algorithm"].astype(str))
+    parts = {
+        part: frame[part].to_numpy(dtype="float64") if part in frame.columns else None
+        for part in ("value", "fmr_term", "fnmr_term")
+    }
+    undefined = (
+        frame["undefined"].fillna(False).to_numpy(dtype=bool)
+        if "undefined" in frame.columns
+        else None
+    )
     out = {}
-    for name, rows in frame.groupby("measure", sort=False):
-        rows = rows.set_index(rows["algorithm"].astype(str)).reindex(algorithms.astype(str))
-        if rows["measure"].isna().any():  # an algorithm without a row; NaN values are undefined
+    for code in np.argsort(first, kind="stable").tolist():
+        name = names[code]
+        mine = np.flatnonzero((codes == code) & (position >= 0))
+        at = position[mine]
+        if len(np.unique(at)) < len(at):
+            raise InputError(RATES_TWICE.format(replicate=replicate, what=f"measure {name!r}"))
+        if len(at) < len(algorithms):  # an algorithm without a row
             raise InputError(RATES_MISSING.format(replicate=replicate, what=f"measure {name!r}"))
-        out[str(name)] = {
-            part: (
-                rows[part].to_numpy(dtype="float64")
-                if part in rows.columns
-                else np.full(len(algorithms), np.nan)
-            )
-            for part in ("value", "fmr_term", "fnmr_term")
-        }
-        out[str(name)]["undefined"] = (
-            rows["undefined"].fillna(False).to_numpy(dtype=bool)
-            if "undefined" in rows.columns
-            else np.isnan(out[str(name)]["value"])
-        )
+        found = {}
+        for part, values in parts.items():
+            found[part] = np.full(len(algorithms), np.nan)
+            if values is not None:
+                found[part][at] = values[mine]
+        if undefined is None:
+            found["undefined"] = np.isnan(found["value"])
+        else:
+            found["undefined"] = np.zeros(len(algorithms), dtype=bool)
+            found["undefined"][at] = undefined[mine]
+        out[str(name)] = found
     return out

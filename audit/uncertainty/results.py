@@ -38,12 +38,13 @@ from audit.uncertainty.intervals import count_matrices
 from audit.uncertainty.replicates import (
     _aligned,
     _check_columns,
-    _row_sampler,
+    _replicates,
     _score_results,
     parametric_replicates,
     replicate_measures,
     transcription_redraws,
 )
+from audit.validation import Options, validate_params
 
 #: Replicates whose frontiers :func:`frontier_membership` finds in one call of
 #: :func:`audit.analysis.pareto.efficient` (its O(n log n) sweep is batched; the
@@ -651,6 +652,7 @@ def parametric_bootstrap(
     )
 
 
+@validate_params(replicate_as=Options(("table", "statistics")))
 def score_bootstrap(
     scores: pd.DataFrame,
     rates: Callable[[pd.DataFrame], pd.DataFrame],
@@ -658,6 +660,7 @@ def score_bootstrap(
     *,
     score_measures: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     unit: str = "subject",
+    replicate_as: str = "table",
     subject: str = "subject",
     group: str = "group",
     mated: str = "mated",
@@ -694,6 +697,22 @@ def score_bootstrap(
         registry, lower-is-fairer if unregistered).
     unit
         What is resampled, see :func:`resample_scores`.
+    replicate_as
+        What ``rates`` and ``score_measures`` are given.  ``"table"`` (default):
+        ``scores`` for the point estimate and the resampled rows for each
+        replicate, DataFrames like ``scores``.  ``"statistics"``: their
+        statistics, without making the rows; ``scores`` must be a validated
+        score table (:func:`audit.scores.read_scores`).  The point estimate gets
+        :func:`audit.scores.score_stats` of it; its segments are sorted once
+        (:func:`audit.scores.weighted.sorted_scores`) and each replicate, the
+        same draws as with ``"table"`` (same seed, same random numbers), is a
+        count per subject (or comparison) given as an
+        :class:`audit.scores.weighted.CountedStats`, equal to ``score_stats``
+        of the resampled rows.  Every function of :mod:`audit.scores` and
+        :mod:`audit.measures.scores` takes either and gives the same numbers
+        (e.g. ``lambda s: audit.scores.rates_at_fmr(s, 1e-3)`` and
+        :func:`audit.measures.registry.evaluate_scores`), at O(n) a replicate
+        instead of a resample and a sort.
 
     Returns
     -------
@@ -702,22 +721,26 @@ def score_bootstrap(
     """
     _check_columns(scores, [subject if unit == "subject" else None, group, mated, algorithm])
     n_replicates = _check_replicates(n_replicates)
+    point, replicate = _replicates(
+        scores,
+        replicate_as=replicate_as,
+        unit=unit,
+        subject=subject,
+        group=group,
+        mated=mated,
+        algorithm=algorithm,
+    )
     rng = np.random.default_rng(seed)
-    table = rates(scores)
+    table = rates(point)
     algorithms, groups, _, _ = rate_matrices(table)
     fmr_reps = np.empty((n_replicates, len(algorithms), len(groups)))
     fnmr_reps = np.empty_like(fmr_reps)
     score_point = (
-        {}
-        if score_measures is None
-        else _score_results(score_measures(scores), algorithms, "point")
+        {} if score_measures is None else _score_results(score_measures(point), algorithms, "point")
     )
     score_reps = {name: {part: [] for part in parts} for name, parts in score_point.items()}
-    sampler = _row_sampler(
-        scores, unit=unit, subject=subject, group=group, mated=mated, algorithm=algorithm
-    )
     for i in range(n_replicates):
-        sample = scores.iloc[sampler(rng)].reset_index(drop=True)
+        sample = replicate(rng)
         fmr_reps[i], fnmr_reps[i] = _aligned(rates(sample), algorithms, groups, i)
         if score_measures is not None:
             found = _score_results(score_measures(sample), algorithms, i)

@@ -1,0 +1,656 @@
+"""The cross-dataset audit (audit.analysis.compare, audit compare): matching by name with
+near misses named, what two tables are compared on, rank agreement across datasets by hand,
+the verdict summary and what holds on hand-made verdicts, the refusals of the command line;
+the notebook on small files and `audit compare annex15 frvt11` offline (slow)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_frontpage import CHROMIUM, NO_CHROMIUM, _chromium, _rows, _section, _text
+
+from audit import cli
+from audit.analysis import compare
+from audit.analysis.compare import (
+    FEW_GROUPS,
+    IN_BOTH,
+    PAIRS_ACROSS,
+    SAME_LABEL,
+    UNMATCHED,
+    PairComparison,
+    comparable_tables,
+    compare_pair,
+    dataset_labels,
+    holding,
+    holding_sentence,
+    match_algorithms,
+    measure_values,
+    read_datasets,
+    verdict_summary,
+)
+from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning, UsageError
+from audit.measures.registry import evaluate
+from audit.report import runner
+from audit.report.comparepage import compare_page, verdict_lines
+from audit.tables.rates import read_rates
+
+# ------------------------------------------------------------------ matching by name
+
+
+def test_names_match_exactly_and_near_misses_are_named_not_matched():
+    got = match_algorithms(
+        ["a-1", "B-1", "c\u22121", " d-1", "\uff45-1", "f-1"],
+        ["a-1", "b-1", "c-1", "d-1", "e-1", "g-1"],
+        ("one", "two"),
+    )
+    rows = got.values.tolist()
+    assert rows == [
+        ["a-1", IN_BOTH, "", ""],
+        ["B-1", "only in one", "b-1", "case"],
+        ["c\u22121", "only in one", "c-1", "the kind of dash"],
+        [" d-1", "only in one", "d-1", "surrounding spaces"],
+        ["\uff45-1", "only in one", "e-1", "Unicode normalisation"],
+        ["f-1", "only in one", "", ""],
+        ["b-1", "only in two", "B-1", "case"],
+        ["c-1", "only in two", "c\u22121", "the kind of dash"],
+        ["d-1", "only in two", " d-1", "surrounding spaces"],
+        ["e-1", "only in two", "\uff45-1", "Unicode normalisation"],
+        ["g-1", "only in two", "", ""],
+    ]
+
+
+def test_annex15_and_frvt11_share_83_algorithms_by_exact_name(annex15, frvt11):
+    got = match_algorithms(
+        pd.unique(annex15["algorithm"]), pd.unique(frvt11["algorithm"]), ("annex15", "frvt11")
+    )
+    assert got["status"].value_counts().to_dict() == {
+        "only in frvt11": 157,
+        IN_BOTH: 83,
+        "only in annex15": 43,
+    }
+    assert (got["near"] == "").all()  # FRVT 1:1's minus-sign names have no Annex 15 twin
+
+
+# ------------------------------------------------------------------ small tables
+
+
+def _two_sided(ratios, names=("a", "b", "c", "z")):
+    """Groups F, M, X; FMR of F over M given by ``ratios``, FNMR alike."""
+    n = len(ratios)
+    return read_rates(
+        pd.DataFrame(
+            {
+                "Algorithm": list(names[:n]),
+                "FMR.F": [1e-4 * r for r in ratios],
+                "FMR.M": [1e-4] * n,
+                "FMR.X": [3e-4] * n,
+                "FNMR.F": [0.01 * (1 + i) for i in range(n)],
+                "FNMR.M": [0.02] * n,
+                "FNMR.X": [0.03] * n,
+            }
+        )
+    )
+
+
+def _fmr_only(ratios, names=("a", "b", "c", "y")):
+    n = len(ratios)
+    return read_rates(
+        pd.DataFrame(
+            {
+                "Algorithm": list(names[:n]),
+                "FMR.F": [1e-3 * r for r in ratios],
+                "FMR.M": [1e-3] * n,
+            }
+        )
+    )
+
+
+def test_two_tables_are_compared_on_their_shared_rates_and_groups():
+    first, second, what = comparable_tables(_two_sided([2, 3, 4]), _fmr_only([1, 2]))
+    assert what == "FMR of F, M"
+    assert list(first.columns) == ["algorithm", "group", "fmr"]
+    assert list(pd.unique(first["group"])) == ["F", "M"] == list(pd.unique(second["group"]))
+    first, second, what = comparable_tables(
+        _two_sided([2, 3, 4]), _fmr_only([1, 2]), shared_groups=False
+    )
+    assert what == "FMR of each one's groups"
+    assert list(pd.unique(first["group"])) == ["F", "M", "X"]
+
+
+def test_tables_sharing_one_group_are_not_compared():
+    other = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FMR.Q": [2e-4]}))
+    base = _fmr_only([1, 2])
+    with pytest.raises(ParameterError) as error:
+        comparable_tables(base, other)
+    assert str(error.value) == FEW_GROUPS.format(
+        first="<DataFrame>", second="<DataFrame>", count=1, groups="F"
+    )
+
+
+def test_a_measures_ranks_across_two_datasets_by_hand():
+    """Max/min FMR over F and M is the F/M ratio here: 2, 3, 4 on the first table and 4, 3,
+    2 on the second for a, b, c: the reverse order, tau-b = rho = -1."""
+    first, second = _two_sided([2, 3, 4]), _fmr_only([4, 3, 2, 5])
+    with pytest.warns(UnmatchedAlgorithmsWarning) as caught:
+        pair = compare_pair(
+            ("one", first), ("two", second), ["nist_max_min_fmr", "std_fnmr"], n_replicates=50
+        )
+    assert str(caught[0].message) == UNMATCHED.format(
+        first="one", second="two", both=3, only_first=0, only_second=1, near=""
+    )
+    assert pair.shared == ["a", "b", "c"]
+    row = pair.agreement.set_index("measure").loc["nist_max_min_fmr"]
+    assert row["kendall"] == pytest.approx(-1.0) and row["spearman"] == pytest.approx(-1.0)
+    assert row["n"] == 3
+    ranks = pair.ranks[pair.ranks["measure"] == "nist_max_min_fmr"]
+    assert ranks[["algorithm", "rank_first", "rank_second"]].values.tolist() == [
+        ["a", 1.0, 3.0],
+        ["b", 2.0, 2.0],
+        ["c", 3.0, 1.0],
+    ]
+    assert list(pair.not_compared) == ["std_fnmr"]
+    assert "needs FNMR, which the table does not have" in pair.not_compared["std_fnmr"]
+
+
+def test_cross_group_measures_are_not_compared_across_datasets(frvt11):
+    pair = compare_pair(("a", frvt11), ("b", frvt11), ["cell_gini"], n_replicates=0)
+    assert pair.not_compared == {"cell_gini": PAIRS_ACROSS}
+
+
+def test_measure_values_are_oriented_so_that_higher_is_less_fair():
+    table = _two_sided([2, 3, 4])
+    values = measure_values(table, ["fdr", "garbe"], alpha=0.5)
+    assert values.attrs["negated"] == ["fdr"]
+    fdr = evaluate(table, "fdr", alpha=0.5)["value"]
+    assert values["fdr"].tolist() == pytest.approx((-fdr).tolist())
+
+
+def test_undefined_values_enter_no_ranking():
+    table = read_rates(
+        pd.DataFrame(
+            {"Algorithm": ["a", "b", "c"], "FMR.F": [1e-4, 0.0, 2e-4], "FMR.M": [1e-4] * 3}
+        )
+    )
+    values = measure_values(table, ["nist_max_min_fmr"])
+    assert np.isnan(values.loc["b", "nist_max_min_fmr"])
+    assert values.attrs["undefined"] == {"nist_max_min_fmr": 1}
+
+
+def test_labels_and_their_refusals(tmp_path):
+    assert dataset_labels(["annex15", str(tmp_path / "x.csv")]) == ["annex15", "x"]
+    with pytest.raises(ParameterError) as error:
+        dataset_labels([str(tmp_path / "a" / "t.csv"), str(tmp_path / "b" / "t.csv")])
+    assert str(error.value) == SAME_LABEL.format(
+        label="t", first=str(tmp_path / "a" / "t.csv"), second=str(tmp_path / "b" / "t.csv")
+    )
+    with pytest.raises(ParameterError) as error:
+        dataset_labels(["a", "b"], ["one"])
+    assert str(error.value) == (
+        "parameter data_labels: expected one label per dataset (2), each different, got ['one']"
+    )
+    with pytest.raises(ParameterError) as error:
+        read_datasets(["annex15"])
+    assert str(error.value) == (
+        "parameter data_paths: expected a list of at least 2 names, got ['annex15']"
+    )
+
+
+def test_reading_options_apply_to_files_not_to_built_in_datasets(tmp_path, frvt11):
+    path = tmp_path / "percent.csv"
+    pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1.0], "FMR.M": [2.0]}).to_csv(path, index=False)
+    tables = read_datasets(["frvt11", str(path)], units="percent")
+    assert tables["percent"]["fmr"].tolist() == [0.01, 0.02]
+    assert tables["frvt11"]["fmr"].tolist() == frvt11["fmr"].tolist()  # as published
+
+
+def test_accuracy_keys_must_be_labels():
+    with pytest.raises(ParameterError) as error:
+        compare.check_accuracy_keys(["a", "b"], {"c": "x.csv"}, {"c": "col"})
+    assert str(error.value) == (
+        "parameter accuracy_sources: expected keys among the dataset labels ['a', 'b'], "
+        "got {'c': 'x.csv'}"
+    )
+
+
+# ------------------------------------------------------------------ verdicts and what holds
+
+
+def _matrix():
+    rows = []
+
+    def add(dataset, measure, verdicts, agreement=1.0, status="computed"):
+        for criterion, passed in zip(("FFMC.1", "FFMC.2", "FFMC.3"), verdicts, strict=True):
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "measure": measure,
+                    "label": measure.upper(),
+                    "criterion": criterion,
+                    "status": status,
+                    "note": "",
+                    "passed": passed,
+                    "evidence": "",
+                    "agreement": agreement if passed is not None else np.nan,
+                }
+            )
+
+    add("d1", "m1", [True, True, False])
+    add("d2", "m1", [None, True, False], agreement=np.nan)
+    add("d1", "m2", [True, True, True])
+    add("d2", "m2", [None, False, True], agreement=np.nan)
+    add("d1", "m3", [None, True, True], agreement=0.8)
+    add("d2", "m3", [None, True, True], agreement=np.nan)
+    add("d1", "m4", [None, True, True])
+    add("d2", "m4", [None, None, None], status="not applicable")
+    add("d1", "m5", [None, True, True])
+    add("d2", "m5", [None, True, True], agreement=np.nan)
+    frame = pd.DataFrame(rows)
+    frame["passed"] = frame["passed"].astype("boolean")
+    return frame
+
+
+def test_verdict_summary_by_hand():
+    summary = verdict_summary(_matrix()).set_index("measure")
+    assert summary["verdicts_hold"].to_dict() == {
+        "m1": True,
+        "m2": False,
+        "m3": False,
+        "m4": False,
+        "m5": True,
+    }
+    assert summary.loc["m1", "compared"] == "FFMC.2, FFMC.3"
+    assert summary.loc["m2", "differs"] == "FFMC.2: pass on d1, FAIL on d2"
+    assert summary.loc["m3", "shaky"] == "d1 FFMC.2 (80%), d1 FFMC.3 (80%)"
+    assert summary.loc["m4", "applies"] == "d1" and not summary.loc["m4", "everywhere"]
+
+
+def _pair(rows):
+    agreement = pd.DataFrame(
+        rows, columns=["measure", "label", "n", "kendall", "kendall_low", "kendall_high"]
+    )
+    for column in ("spearman", "spearman_low", "spearman_high"):
+        agreement[column] = np.nan
+    agreement.attrs["level"] = 0.95
+    matched = pd.DataFrame(
+        {"algorithm": list("abcde"), "status": IN_BOTH, "near": "", "differs": ""}
+    )
+    return PairComparison("d1", "d2", "FMR of F, M", matched, agreement, pd.DataFrame())
+
+
+def test_what_holds_and_the_sentence_by_hand():
+    pair = _pair(
+        [
+            ("m1", "M1", 5, 0.6, 0.2, 0.9),
+            ("m2", "M2", 5, 0.6, 0.2, 0.9),
+            ("m3", "M3", 5, 0.6, 0.2, 0.9),
+            ("m4", "M4", 5, 0.6, 0.2, 0.9),
+            ("m5", "M5", 5, 0.3, -0.1, 0.6),
+            ("accuracy", "accuracy (error rate)", 5, 0.9, 0.8, 1.0),
+        ]
+    )
+    held = holding(verdict_summary(_matrix()), [pair])
+    assert held.set_index("measure")["holds"].to_dict() == {
+        "m1": True,
+        "m2": False,
+        "m3": False,
+        "m4": False,
+        "m5": False,
+    }
+    reasons = held.set_index("measure")["reason"]
+    assert reasons["m2"] == "its verdicts differ (FFMC.2: pass on d1, FAIL on d2)"
+    assert reasons["m4"] == "it does not apply to every dataset"
+    assert reasons["m5"] == (
+        "its rankings on d1 and d2 do not agree (Kendall's tau-b 0.30, interval from -0.10)"
+    )
+    assert held.set_index("measure").loc["m1", "rankings"] == "d1~d2: tau 0.60 [0.20, 0.90]"
+    assert holding_sentence(held, ["d1", "d2"], [pair]) == (
+        "1 of the 4 measures that apply to both d1 and d2 holds on both, with the same FFMC "
+        "verdicts wherever a criterion is judged on more than one dataset (FFMC.2 and FFMC.3) "
+        "and rankings of the 5 shared algorithms that agree beyond chance (the 95% interval of "
+        "Kendall's tau-b above 0): M1. Across the datasets, Kendall's tau-b of a measure's "
+        "rankings runs from 0.30 (M5) to 0.60 (M1), against 0.90 for the algorithms' accuracy."
+    )
+    stricter = holding(verdict_summary(_matrix()), [pair], min_tau=0.5)
+    assert not stricter["holds"].any()
+    assert holding_sentence(stricter, ["d1", "d2"], [pair]).startswith(
+        "No measure holds on d1 and d2: of the 4 that apply to both, none keeps"
+    )
+    assert holding_sentence(stricter, ["d1", "d2", "d3"], [pair]).startswith(
+        "No measure holds on d1, d2 and d3: of the 4 that apply to all of them, none keeps"
+    )
+    one = held[held["measure"] == "m1"]
+    assert holding_sentence(one, ["d1", "d2"], [pair]).startswith(
+        "The one measure that applies to both d1 and d2 holds on both, with the same FFMC"
+    )
+    assert holding_sentence(one, ["d1", "d2", "d3"], [pair]).startswith(
+        "The one measure that applies to all of d1, d2 and d3 holds on all of them, with"
+    )
+    two = pd.concat([one, one.assign(measure="m6", label="M6")], ignore_index=True)
+    two.attrs = held.attrs
+    assert holding_sentence(two, ["d1", "d2"], [pair]).startswith(
+        "Both measures that apply to both d1 and d2 hold on both, with the same FFMC"
+    )
+    three = pd.concat([two, one.assign(measure="m7", label="M7")], ignore_index=True)
+    three.attrs = held.attrs
+    assert holding_sentence(three, ["d1", "d2"], [pair]).startswith(
+        "All 3 measures that apply to both d1 and d2 hold on both, with the same FFMC"
+    )
+
+
+# ------------------------------------------------------------------ the command line
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("frvt11", cli.ACCURACY_FROM_FORM.format(value="frvt11", labels=["annex15", "frvt11"])),
+        (
+            "x=frvt11-accuracy:Wild, 1e-4",
+            cli.ACCURACY_FROM_DATA.format(
+                value="x=frvt11-accuracy:Wild, 1e-4", data="x", labels=["annex15", "frvt11"]
+            ),
+        ),
+        (
+            "frvt11=nowhere.csv:Wild, 1e-4",
+            cli.ACCURACY_FROM_SOURCE.format(
+                value="frvt11=nowhere.csv:Wild, 1e-4", rest="nowhere.csv:Wild, 1e-4"
+            ),
+        ),
+    ],
+)
+def test_accuracy_from_is_refused_before_any_work(option, message, capsys, tmp_path):
+    argv = ["compare", "annex15", "frvt11", "--accuracy-from", option]
+    assert cli.main([*argv, "--reports-dir", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit compare: error: {message}"
+    assert not (tmp_path / "r").exists()
+
+
+def test_accuracy_from_without_a_column_lists_the_columns(capsys, tmp_path, frvt11_accuracy_file):
+    argv = ["compare", "annex15", "frvt11", "--accuracy-from", "frvt11=frvt11-accuracy"]
+    assert cli.main([*argv, "--reports-dir", str(tmp_path / "r")]) == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(
+        "audit compare: error: --accuracy-from 'frvt11=frvt11-accuracy' names no column; "
+        "write frvt11=frvt11-accuracy:COLUMN, COLUMN one of ['VisaMC, 1e-4', "
+    )
+
+
+def test_one_dataset_is_not_a_comparison(capsys, tmp_path):
+    assert cli.main(["compare", "annex15", "--reports-dir", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "audit compare: error: parameter data_paths: expected a list of at least 2 names, "
+        "got ['annex15']"
+    )
+
+
+def test_compare_runs_alone():
+    with pytest.raises(UsageError) as error:
+        runner.run_report("x", notebooks=("compare", "ffmc"), progress=False)
+    assert str(error.value) == runner.COMPARE_ALONE.format(notebooks=["ffmc"])
+
+
+# ------------------------------------------------------------------ the notebook and the command
+
+
+def _small_files(tmp_path):
+    first = tmp_path / "lab-one.csv"
+    second = tmp_path / "lab-two.csv"
+    rng = np.random.default_rng(0)
+    names = [f"alg-{i}" for i in range(8)]
+    frame = pd.DataFrame({"Algorithm": names})
+    for group in ("F", "M", "X"):
+        frame[f"FMR.{group}"] = rng.uniform(1e-5, 1e-3, len(names)).round(7)
+        frame[f"FNMR.{group}"] = rng.uniform(0.001, 0.05, len(names)).round(4)
+    frame.to_csv(first, index=False)
+    other = pd.DataFrame({"Algorithm": [*names[2:], "ALG-0", "extra-1"]})
+    for group in ("F", "M"):
+        other[f"FMR.{group}"] = rng.uniform(1e-5, 1e-3, len(other)).round(7)
+    other.to_csv(second, index=False)
+    return first, second
+
+
+@pytest.mark.slow
+def test_notebook_on_small_files(tmp_path):
+    first, second = _small_files(tmp_path)
+    folder = runner.run_report(
+        "small",
+        notebooks=("compare",),
+        reports_root=tmp_path / "reports",
+        progress=False,
+        parameters={
+            "data_paths": [str(first), str(second)],
+            "n_random": 50,
+            "verdict_replicates": 5,
+            "rank_replicates": 50,
+        },
+    )
+    tables = folder / "tables"
+    matched = pd.read_csv(tables / "compare_algorithms.csv", keep_default_na=False)
+    assert matched["status"].value_counts().to_dict() == {
+        IN_BOTH: 6,
+        "only in lab-one": 2,
+        "only in lab-two": 2,
+    }
+    near = matched[matched["near"] != ""]
+    assert near[["algorithm", "near", "differs"]].values.tolist() == [
+        ["alg-0", "ALG-0", "case"],
+        ["ALG-0", "alg-0", "case"],
+    ]
+    verdicts = pd.read_csv(tables / "compare_verdicts.csv")
+    assert set(verdicts["dataset"]) == {"lab-one", "lab-two"}
+    cross = pd.read_csv(tables / "compare_cross_agreement.csv")
+    assert (cross["n"] == 6).all()
+    assert cross["compared_on"].unique().tolist() == ["FMR of F, M"]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert [i["label"] for i in manifest["inputs"]] == ["lab-one", "lab-two"]
+    assert [i["copy"] for i in manifest["inputs"]] == ["input/1/lab-one.csv", "input/2/lab-two.csv"]
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    assert "What holds." in page
+    assert "<strong>lab-one</strong>: Read: 8 algorithms" in page  # a file: nothing said it holds
+    assert sorted(p.name for p in (folder / "figures").glob("*.png")) == [
+        "compare_cross_agreement_lab-one_lab-two.png",
+        "compare_rank_agreement_lab-one.png",
+        "compare_rank_agreement_lab-two.png",
+        "compare_ranks_lab-one_lab-two.png",
+    ]
+
+
+@pytest.fixture(scope="module")
+def compared(annex15_file, frvt11_file, frvt11_accuracy_file, tmp_path_factory):
+    """`audit compare annex15 frvt11` from the command line, offline, with FRVT 1:1's
+    accuracy table: its exit status, what it printed and the report folder."""
+    root = tmp_path_factory.mktemp("reports")
+    argv = ["compare", "annex15", "frvt11", "--reports-dir", str(root), "--no-progress"]
+    argv += ["--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5", "--replicates", "200"]
+    argv += ["-p", "n_random", "300", "-p", "verdict_replicates", "10"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli.main(argv)
+    return status, out.getvalue(), root / "annex15-vs-frvt11"
+
+
+@pytest.mark.slow
+def test_compare_annex15_and_frvt11_from_the_command_line(compared):
+    status, printed, folder = compared
+    assert status == 0
+    lines = printed.splitlines()
+    assert lines[0].startswith("FFMC verdicts")
+    assert re.fullmatch(r"\s+annex15\s+frvt11", lines[1])
+    assert lines[2].split() == ["measure", *["FFMC.1", "FFMC.2", "FFMC.3", "stable"] * 2]
+    rows = {line[:26].strip(): line[26:].split() for line in lines[3:30]}
+    # FRVT 1:1 is FMR only, and its verdicts have their stability too (its FMRs redrawn
+    # within their last printed decimal)
+    assert rows["GARBE"] == ["pass", "pass", "pass", "100%", "n/a", "pass", "pass", "100%"]
+    assert rows["FDR"] == ["FAIL", "pass", "pass", "100%", "n/a", "pass", "pass", "100%"]
+    assert rows["Gini of pair FMRs"] == ["n/a", "n/a", "n/a", "-", "n/a", "pass", "pass", "100%"]
+    assert rows["STD(FNMR)"] == ["n/a", "pass", "pass", "100%", "n/a", "n/a", "n/a", "-"]
+    assert f"report written to {folder}" in printed
+    assert printed.startswith("\n".join(verdict_lines(folder)) + "\n")
+
+
+@pytest.mark.slow
+def test_compare_report_records_its_inputs_and_copies_none(compared, annex15_file, frvt11_file):
+    _, _, folder = compared
+    manifest = json.loads((folder / "manifest.json").read_text())
+    inputs = {(i["label"], i["role"]): i for i in manifest["inputs"]}
+    assert set(inputs) == {("annex15", "rates"), ("frvt11", "rates"), ("frvt11", "accuracy")}
+    assert all(i["copy"].startswith("not copied") for i in inputs.values())
+    assert inputs[("frvt11", "rates")]["source"]["dataset"] == "frvt11"
+    assert not (folder / "input").exists()
+
+
+@pytest.mark.slow
+def test_compare_front_page(compared):
+    _, _, folder = compared
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    lead = _text(re.search(r'<p class="answer lead">(.*?)</p>', page, re.DOTALL).group(1))
+    assert lead.startswith("What holds. ")
+    assert "83 shared algorithms" in lead
+    rows = _rows(page, "verdicts")
+    assert rows[0][:3] == ["Measure", "annex15", "frvt11"]
+    garbe = next(r for r in rows if r[0] == "GARBE")
+    assert garbe[1:] == ["pass", "pass", "pass", "n/a", "pass", "pass", "holds"]
+    agreement = " ".join(_text(_section(page, "agreement")).split())
+    assert (
+        "with the accuracy (an error rate), the strongest relation is FDR and accuracy "
+        "(Total FNMR), 0.80 ["
+    ) in agreement
+    assert "the less accurate algorithms are the less fair by it." in agreement
+    across = _text(_section(page, "across"))
+    assert "83 algorithms are in both, matched by name exactly" in across
+    assert "43 algorithms only in annex15" in across
+    assert "157 algorithms only in frvt11" in across
+    datasets = _text(_section(page, "datasets"))
+    assert "not copied into the report" in datasets.lower()
+    assert (
+        "annex15 : FMR and FNMR of 126 face recognition algorithms x 8 sex x race groups on the "
+        "Mugshot set, thresholds at an overall FMR of 1e-4 (a rates table). Read: 126 algorithms"
+    ) in datasets
+    assert page == compare_page(
+        folder,
+        title="audit report: annex15-vs-frvt11",
+        notebooks=[("compare", runner.TITLES["compare"])],
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_compare_front_page_fits_a_laptop_screen(compared, tmp_path):
+    _, _, folder = compared
+    probe = tmp_path / "probe.html"
+    width = (
+        '<script>addEventListener("load", () => { document.title = "W=" + '
+        'document.documentElement.scrollWidth + "," + innerWidth; });</script>'
+    )
+    base = f'<base href="{folder.resolve().as_uri()}/">'
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    probe.write_text(page.replace("<head>", f"<head>{base}{width}", 1), encoding="utf-8")
+    done = _chromium(
+        "--dump-dom", "--virtual-time-budget=5000", url=probe.as_uri(), profile=tmp_path / "p"
+    )
+    found = re.search(r"<title>W=(\d+),(\d+)</title>", done.stdout)
+    assert found is not None, done.stderr[-2000:]
+    scroll, inner = map(int, found.groups())
+    assert scroll <= inner
+
+
+# ------------------------------------------------------------------ the figures
+
+
+HOSTILE = r"vendor-$\frac$ <b>"
+
+
+def _drawn_as_written(fig, names):
+    """What a reader sees of ``fig`` (:mod:`figcheck`): no fault, and every name drawn
+    as written in the PNG and in the SVG."""
+    from figcheck import faults, record
+
+    data = record(fig)
+    assert all(found == [] for found in faults(data, names=names).values()), faults(
+        data, names=names
+    )
+    seen = " ".join(t["seen"] for t in data["texts"])
+    assert all(name in seen and name in " ".join(data["svg"]) for name in names)
+
+
+def test_figures_draw_names_as_written():
+    import matplotlib.pyplot as plt
+
+    from audit.analysis.ranks import agreement_matrix
+    from audit.report.plots.compare import agreement_heatmap, cross_agreement, rank_scatter
+
+    rng = np.random.default_rng(0)
+    values = pd.DataFrame(rng.normal(size=(12, 3)), columns=["a", "b_1^2", "c"])
+    pairs = agreement_matrix(values, n_replicates=20)
+    ax = agreement_heatmap(pairs, list(values.columns), labels={"a": HOSTILE}, title="t: 50%")
+    _drawn_as_written(ax.figure, [HOSTILE, "b_1^2", "t: 50%"])
+    plt.close(ax.figure)
+    agreement = pd.DataFrame(
+        {
+            "measure": ["m", "accuracy"],
+            "label": [HOSTILE, "accuracy (error rate)"],
+            "n": [12, 12],
+            **{
+                f"{m}{s}": [0.5, 0.8]
+                for m in ("kendall", "spearman")
+                for s in ("", "_low", "_high")
+            },
+        }
+    )
+    ranks = pd.DataFrame(
+        {
+            "measure": ["m"] * 3 + ["accuracy"] * 3,
+            "algorithm": list("abcabc"),
+            "rank_first": [1, 2, 3, 1, 2, 3],
+            "rank_second": [2, 1, 3, 1, 3, 2],
+        }
+    )
+    fig = rank_scatter(ranks, agreement, "$one$", "two_2")
+    _drawn_as_written(fig, [HOSTILE, "$one$", "two_2"])
+    plt.close(fig)
+    ax = cross_agreement(agreement, "$one$", "two_2")
+    _drawn_as_written(ax.figure, [HOSTILE, "$one$", "two_2"])
+    plt.close(ax.figure)
+
+
+def test_the_heat_map_says_what_its_dots_mark():
+    import matplotlib.pyplot as plt
+
+    from audit.analysis.ranks import agreement_matrix
+    from audit.report.plots.compare import agreement_heatmap
+
+    x = np.arange(12.0)
+    c = [5, 0, 9, 3, 11, 7, 1, 10, 2, 6, 8, 4]  # tau-b 0.06 with x
+    values = pd.DataFrame({"a": x, "b": x**2, "c": c})
+    pairs = agreement_matrix(values, n_replicates=200)
+    unsure = pairs[(pairs["low"] <= 0) & (pairs["high"] >= 0)]
+    assert sorted(unsure["second"]) == ["c", "c"]  # a and b rank alike, c unrelated to both
+    ax = agreement_heatmap(pairs, ["a", "b", "c"])
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert len(dots) == len(unsure)
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["the 95% interval of tau-b contains 0"]
+    plt.close(ax.figure)
+    sure = agreement_heatmap(pairs[pairs["first"] == "a"].query("second == 'b'"), ["a", "b"])
+    assert sure.get_legend() is None
+    plt.close(sure.figure)
+
+
+@pytest.mark.slow
+def test_readme_shows_the_verdict_matrix_as_the_command_prints_it(compared):
+    from pathlib import Path
+
+    _, printed, _ = compared
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Comparing datasets: `audit compare`", 1)[1]
+    block = section.split("```\nFFMC verdicts", 1)[1].split("```", 1)[0]
+    shown = ("FFMC verdicts" + block).rstrip("\n").splitlines()
+    assert shown == printed.splitlines()[: len(shown)]
+    answer = " ".join(printed.split("\n\n", 1)[1].split("report written")[0].split())
+    assert f"> {answer}" in section

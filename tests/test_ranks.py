@@ -1,0 +1,120 @@
+"""Rank agreement (audit.analysis.ranks): Kendall's tau-b and Spearman's rho counted by hand
+with ties, the vectorised bootstrap against scipy on every resample, seeded intervals, and
+undefined values left out of a pair only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import kendalltau
+
+from audit.analysis.ranks import _counts, agreement, agreement_matrix, square, tau_b_replicates
+from audit.exceptions import ParameterError
+
+
+def test_tau_b_with_ties_counted_by_hand():
+    """x = 1, 2, 2, 3 and y = 1, 3, 2, 3: of the 6 pairs 4 are concordant, none discordant,
+    one tied in x only (2, 3), one in y only (2, 4): tau-b = 4 / sqrt(5 * 5) = 0.8."""
+    got = agreement([1, 2, 2, 3], [1, 3, 2, 3], n_replicates=0)
+    assert got["value"] == pytest.approx(0.8)
+    assert got["n"] == 4 and np.isnan(got["low"]) and got["replicates"] == 0
+
+
+def test_spearman_counted_by_hand():
+    """x = 1..5, y = 2, 1, 3, 5, 4: sum d^2 = 4, rho = 1 - 6 * 4 / (5 * 24) = 0.8."""
+    got = agreement([1, 2, 3, 4, 5], [2, 1, 3, 5, 4], method="spearman", n_replicates=0)
+    assert got["value"] == pytest.approx(0.8)
+
+
+def test_reversed_order_is_minus_one_and_constant_is_undefined():
+    assert agreement([1, 2, 3], [3, 2, 1], n_replicates=0)["value"] == pytest.approx(-1.0)
+    assert np.isnan(agreement([1, 1, 1], [3, 2, 1], n_replicates=0)["value"])
+    assert np.isnan(agreement([1, 2], [1, 2], n_replicates=0)["value"])  # two algorithms
+
+
+def test_undefined_values_leave_their_algorithm_out_of_the_pair_only():
+    got = agreement([1, 2, np.nan, 3, 4], [1, 2, 5, np.inf, 4], n_replicates=0)
+    assert got["n"] == 3  # the third (x NaN) and the fourth (y infinite) are left out
+    assert got["value"] == pytest.approx(1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(3, 25).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 4), min_size=n, max_size=n),
+            st.lists(st.integers(0, 4), min_size=n, max_size=n),
+            st.integers(0, 2**31 - 1),
+        )
+    )
+)
+def test_vectorised_replicates_equal_scipy_on_each_resample(case):
+    """The bootstrap's tau-b of a resample (counts of each algorithm) is scipy's tau-b of the
+    resampled values, ties and repeated algorithms included."""
+    x, y, seed = (np.asarray(case[0], float), np.asarray(case[1], float), case[2])
+    counts = _counts(len(x), 5, np.random.default_rng(seed))
+    fast = tau_b_replicates(x, y, counts)
+    for b in range(5):
+        drawn = np.repeat(np.arange(len(x)), counts[b])
+        slow = kendalltau(x[drawn], y[drawn], variant="b").statistic
+        if np.isnan(slow):
+            assert np.isnan(fast[b])
+        else:
+            assert fast[b] == pytest.approx(slow, abs=1e-12)
+
+
+def test_counts_are_resamples_of_the_full_size():
+    counts = _counts(7, 100, np.random.default_rng(0))
+    assert counts.shape == (100, 7) and (counts.sum(axis=1) == 7).all()
+
+
+def test_interval_is_seeded_by_the_seed_and_the_names():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=40)
+    y = x + rng.normal(size=40)
+    one = agreement(x, y, n_replicates=300, seed=3, names=("a", "b"))
+    again = agreement(x, y, n_replicates=300, seed=3, names=("a", "b"))
+    other = agreement(x, y, n_replicates=300, seed=3, names=("a", "c"))
+    assert (one["low"], one["high"]) == (again["low"], again["high"])
+    assert (one["low"], one["high"]) != (other["low"], other["high"])
+    assert one["low"] < one["value"] < one["high"]
+    assert one["replicates"] == 300
+    spearman = agreement(x, y, method="spearman", n_replicates=300, seed=3)
+    assert spearman["low"] < spearman["value"] < spearman["high"]
+
+
+def test_a_pair_does_not_change_when_a_variable_is_added():
+    rng = np.random.default_rng(2)
+    values = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])
+    first = agreement_matrix(values, n_replicates=200, seed=0)
+    values["c"] = rng.normal(size=30)
+    second = agreement_matrix(values, n_replicates=200, seed=0)
+    assert first.iloc[0].to_dict() == second.iloc[0].to_dict()
+    assert len(second) == 3
+
+
+def test_square_is_symmetric_with_ones_on_the_diagonal():
+    pairs = pd.DataFrame(
+        {"first": ["a", "a", "b"], "second": ["b", "c", "c"], "tau": [0.5, -0.2, 0.1]}
+    )
+    matrix = square(pairs, ["a", "b", "c"])
+    assert np.allclose(matrix.to_numpy(), matrix.to_numpy().T)
+    assert np.diag(matrix.to_numpy()).tolist() == [1.0, 1.0, 1.0]
+    assert matrix.loc["c", "a"] == -0.2
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "expected"),
+    [
+        ("method", "pearson", "one of 'kendall', 'spearman'"),
+        ("n_replicates", -1, "a whole number of at least 0"),
+        ("level", 1.0, "a number in (0, 1)"),
+    ],
+)
+def test_options_are_checked_by_their_declaration(keyword, value, expected):
+    with pytest.raises(ParameterError) as error:
+        agreement([1, 2, 3], [1, 2, 3], **{keyword: value})
+    assert str(error.value) == f"parameter {keyword}: expected {expected}, got {value!r}"
