@@ -306,7 +306,8 @@ def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
     assert main([*argv, "--reports-dir", str(tmp_path / "r"), "--no-progress"]) == 0
     tables = tmp_path / "r" / "impostors" / "tables"
     assert {p.name for p in tables.iterdir()} == {
-        "rates_at_fmr.csv", "sweep.csv", "sweep_measures.csv", "measures.csv"
+        "rates_at_fmr.csv", "sweep.csv", "sweep_measures.csv", "measures.csv",
+        "robustness_streamed.csv",  # the sentence the front page's how sure shows
     }  # fmt: skip
     expected = rates_at_fmr(read_scores(frame), 0.01)
     rates = pd.read_csv(tables / "rates_at_fmr.csv")

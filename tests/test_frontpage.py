@@ -15,8 +15,18 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from markupsafe import escape
 
-from audit.report.frontpage import UNREADABLE, front_page
+from audit.report import frontpage
+from audit.report.frontpage import (
+    INTERNAL,
+    INTERNAL_UNKEPT,
+    LOG,
+    MISSING,
+    NOT_DECLARED,
+    UNREADABLE,
+    front_page,
+)
 from audit.report.runner import run_report
 
 CHROMIUM = shutil.which("chromium")
@@ -166,16 +176,32 @@ def test_annex15_frontier_members_and_probabilities(annex15_report, annex15_page
 
 @pytest.mark.slow
 def test_annex15_robustness_sentences_and_quality_flags(annex15_report, annex15_page):
-    said = pd.read_csv(annex15_report / "tables" / "robustness_ffmc.csv")["sentence"]
-    robustness = _text(_section(annex15_page, "robustness"))
-    assert said.iloc[0].startswith("Over 200 replicates")
-    for sentence in said:
+    said = pd.read_csv(annex15_report / "tables" / "robustness_ffmc.csv")
+    section = _section(annex15_page, "robustness")
+    robustness = _text(section)
+    assert said["sentence"].iloc[0].startswith("Every number here was recomputed on 200 redraws")
+    for sentence in said["sentence"]:
         assert " ".join(sentence.split()) in robustness
+    # a list's items under the sentence that introduces them
+    items = said.loc[said["item"], "sentence"]
+    # escaped as the template escapes (markupsafe: an apostrophe is &#39;)
+    assert len(items) and all(f"<li>{escape(s)}</li>" in section for s in items)
+    assert "Numbers of the paper that hold in 95% of the redraws" in robustness
+    assert "The Pareto frontier of GARBE and total FNMR holds 6 algorithms with the published" in (
+        robustness
+    )
+    # the sentences, without the links to their tables, name no code identifier
+    sentences = _text(re.sub(r'<p class="source">.*?</p>', "", section, flags=re.DOTALL))
+    for identifier in ("garbe.", "frontier.size", "algorithm(s)", "Spearman down to"):
+        assert identifier not in sentences
     quality = _text(_section(annex15_page, "quality"))
     # data README: 334 of 1,008 FMR cells on the 1e-5 floor; FMR on a 0.1-decade grid
     assert "334 of 1008 FMR cells sit on the floor 1e-05" in quality
     assert "0.1-decade grid" in quality
-    assert "1 FNMR cell(s) exactly 1" in quality
+    assert "1 FNMR cell is exactly 1" in quality
+    # the measures a flag affects by their labels, not their registry names
+    assert "Affects: IR, GARBE, NRB, NRB(FMR), STD(FMR), SER, Max/Min FMR (NIST)," in quality
+    assert "nrb_fmr" not in quality and "cell(s)" not in quality
     assert "distinct" not in quality  # a count, not a flag
 
 
@@ -245,9 +271,22 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
         "\N{EM DASH} needs the cross-group FMR matrix" in verdicts
     )
     frontier = _rows(page, "frontier")
-    assert frontier[0] == ["Algorithm", "Total FMR", "GARBE (FMR term alone)"]
-    assert "No membership probability" in _text(_section(page, "frontier"))
-    assert "not run on a one-sided table" in _text(_section(page, "robustness"))
+    assert frontier[0] == [
+        "Algorithm",
+        "Total FMR",
+        "GARBE (FMR term alone)",
+        "Membership probability",
+    ]
+    # an FMR-only table has its uncertainty: the FMRs redrawn, the frontier on total FMR
+    robustness = _text(_section(page, "robustness"))
+    assert robustness.startswith(
+        "FFMC audit and measures Every number here was recomputed on 1000 redraws of the "
+        "table: each FMR redrawn uniformly in log10 within its 0.1-decade bin"
+    )
+    assert "The Pareto frontier of GARBE (FMR term alone) and total FMR holds" in robustness
+    assert re.search(
+        r"FFMC verdicts (is|are) the same in (every one|at least 95%) of the", robustness
+    )
     assert "FMR" in _text(_section(page, "quality"))
     assert "FNMR:" not in _text(_section(page, "quality"))
 
@@ -296,9 +335,29 @@ SCRIPT, IMG = "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"
 RAW = re.compile(r"<script|<img src=x", re.IGNORECASE)
 
 
-def _write(folder: Path, name: str, frame: pd.DataFrame) -> None:
+def _write(
+    folder: Path,
+    name: str,
+    frame: pd.DataFrame,
+    role: str | None = None,
+    *,
+    notebook: str = "test",
+    kind: str = "tables",
+) -> None:
+    """Write ``tables/<name>`` and declare it in ``manifest.json`` as ``role`` (default: the
+    file's stem) of ``notebook``'s ``kind``, as a notebook's outputs list does; a notebook
+    of no name the page knows, so that it expects nothing else of it."""
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     frame.to_csv(folder / "tables" / name, index=False)
+    manifest = folder / "manifest.json"
+    header = json.loads(manifest.read_text()) if manifest.is_file() else {"parameters": {}}
+    outputs = header.setdefault("outputs", {}).setdefault(notebook, {})
+    outputs.setdefault(kind, {})[role or Path(name).stem] = f"tables/{name}"
+    manifest.write_text(json.dumps(header))
+
+
+def _outputs(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())["outputs"]
 
 
 def test_front_page_escapes_every_name_it_reads(tmp_path):
@@ -332,13 +391,21 @@ def test_front_page_escapes_every_name_it_reads(tmp_path):
                 "accuracy_axis": SCRIPT,
             }
         ),
+        "pareto_all",
     )
     _write(
         folder,
         "frontier_probability_x.csv",
         pd.DataFrame({"algorithm": [SCRIPT, IMG], "frontier_probability": [1.0, 0.5]}),
+        "frontier_probability",
     )
-    _write(folder, "robustness_x.csv", pd.DataFrame({"topic": [IMG], "sentence": [SCRIPT]}))
+    _write(
+        folder,
+        "robustness_x.csv",
+        pd.DataFrame({"topic": [IMG], "sentence": [SCRIPT]}),
+        "robustness",
+        kind="sentences",
+    )
     _write(
         folder,
         "data_quality.csv",
@@ -365,14 +432,16 @@ def test_front_page_escapes_every_name_it_reads(tmp_path):
                 "count": [2],
             }
         ),
+        "warnings",
     )
     _write(
         folder,
         "measures.csv",
         pd.DataFrame({"grouping": [IMG], "algorithm": [SCRIPT], "measure": [IMG], "value": [0.5]}),
     )
-    _write(folder, f"{IMG}.csv", pd.DataFrame({"a": [1]}))
+    _write(folder, f"{IMG}.csv", pd.DataFrame({"a": [1]}), IMG)
     header = {"input_file": f"{SCRIPT}.csv", "date": IMG, "parameters": {SCRIPT: IMG}}
+    header["outputs"] = _outputs(folder)
     page = front_page(
         folder, title=f"audit report: {SCRIPT}", header=header, notebooks=[(SCRIPT, IMG)]
     )
@@ -392,6 +461,89 @@ def test_front_page_without_tables_says_what_it_lacks(tmp_path):
     assert _text(_section(page, "frontier")) == "This report has no Pareto down-select."
     assert _text(_section(page, "warnings")) == "This report keeps no record of warnings."
     assert 'id="measures"' not in page
+
+
+def _ffmc_header(**tables: str) -> dict:
+    """A run header in which the FFMC notebook ran and declared ``tables`` (role: path)."""
+    return {"notebooks": ["ffmc"], "outputs": {"ffmc": {"tables": tables}}}
+
+
+def test_a_declared_table_that_is_missing_is_a_notice(tmp_path):
+    page = front_page(
+        tmp_path,
+        title="t",
+        header=_ffmc_header(ffmc_table="tables/ffmc_table.csv", data_quality="tables/dq.csv"),
+    )
+    verdicts = _section(page, "verdicts")
+    missing = MISSING.format(
+        path="tables/ffmc_table.csv",
+        notebook="ffmc",
+        what="FFMC verdict table",
+        role="ffmc_table",
+    )
+    assert f'<p class="notice">{escape(missing)}</p>' in verdicts
+    assert _text(verdicts) == "This report has no FFMC audit. " + missing
+    quality = _text(_section(page, "quality"))
+    assert (
+        MISSING.format(
+            path="tables/dq.csv", notebook="ffmc", what="data-quality table", role="data_quality"
+        )
+        in quality
+    )
+    # a role the notebook ran without declaring: a notice of its own, in its section
+    not_declared = NOT_DECLARED.format(notebook="ffmc", what="table of warnings", role="warnings")
+    assert f'<p class="notice">{escape(not_declared)}</p>' in _section(page, "warnings")
+    assert NOT_DECLARED.format(
+        notebook="ffmc", what="sentences on how sure the findings are", role="robustness"
+    ) in _text(_section(page, "robustness"))
+    assert not (tmp_path / LOG).exists()
+
+
+def test_a_table_that_cannot_be_read_is_a_sentence_not_a_bug(tmp_path):
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "dq.csv").write_bytes(b"")
+    page = front_page(tmp_path, title="t", header=_ffmc_header(data_quality="tables/dq.csv"))
+    quality = _section(page, "quality")
+    said = UNREADABLE.format(table="dq.csv", reason="No columns to parse from file")
+    assert quality == f"<p>{escape(said)}</p>"
+    assert "bug" not in quality and not (tmp_path / LOG).exists()
+
+
+def test_a_bug_in_a_section_is_an_internal_error_with_its_traceback_in_the_log(
+    tmp_path, monkeypatch
+):
+    def broken(folder, declared):
+        raise TypeError("boom_internal")
+
+    monkeypatch.setitem(frontpage._BUILDERS, "quality", broken)
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "w.csv").write_text("notebook,kind,message\n")
+    page = front_page(tmp_path, title="t", header=_ffmc_header(warnings="tables/w.csv"))
+    quality = _section(page, "quality")
+    assert quality.startswith(f'<p class="internal">{escape(INTERNAL.format(log=LOG))}</p>')
+    assert "boom_internal" not in page  # the page says where, the log says what
+    log = (tmp_path / LOG).read_text(encoding="utf-8")
+    assert log.startswith("front page, section 'quality':\nTraceback (most recent call last):")
+    assert "in broken" in log and log.rstrip().endswith("TypeError: boom_internal")
+    # the rest of the page stands
+    assert _text(_section(page, "warnings")) == (
+        "No warning was raised while the notebooks ran. From w.csv ."
+    )
+    # a second failure is appended, not written over
+    front_page(tmp_path, title="t", header=_ffmc_header(warnings="tables/w.csv"))
+    assert (tmp_path / LOG).read_text(encoding="utf-8").count("TypeError: boom_internal") == 2
+
+
+def test_an_internal_error_whose_traceback_cannot_be_kept_says_so(tmp_path, monkeypatch):
+    def broken(folder, declared):
+        raise AttributeError("boom_internal")
+
+    monkeypatch.setitem(frontpage._BUILDERS, "quality", broken)
+    (tmp_path / LOG).parent.write_text("a file where the logs folder goes")
+    page = front_page(tmp_path, title="t", header=_ffmc_header())
+    assert _text(_section(page, "quality")).startswith(
+        INTERNAL_UNKEPT.format(error="AttributeError", log=LOG, reason="File exists")
+    )
 
 
 # --- in a real browser --------------------------------------------------------------------
@@ -505,7 +657,7 @@ def test_verdicts_name_a_disagreement_with_the_paper_and_a_shaky_verdict(tmp_pat
 
 def test_calibration_section_only_when_a_cell_is_calibrated_and_escaped(tmp_path):
     tables = tmp_path / "tables"
-    tables.mkdir()
+    _write(tmp_path, "calibration.csv", pd.DataFrame())
     columns = "rate,kind,cell,group_1,group_2,value,algorithms,total_algorithms,share,lowest_for,sentence\n"
     (tables / "calibration.csv").write_text(columns)
     page = front_page(tmp_path, title="t")
@@ -536,7 +688,7 @@ def test_input_note_is_escaped_and_absent_for_a_copy(tmp_path):
     page = front_page(tmp_path, title="t", header=header)
     assert (
         '<p class="note input">Not copied into the report: &lt;licence&gt;. Source: &lt;T&gt;, '
-        f"r at commit c, p (sha256 {'ab' * 32}); &#x27;audit fetch d&#x27; fetches the same "
+        f"r at commit c, p (sha256 {'ab' * 32}); &#39;audit fetch d&#39; fetches the same "
         "bytes.</p>"
     ) in page
     header["input_copy"] = "input/frvt.csv"

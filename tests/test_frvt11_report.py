@@ -57,12 +57,14 @@ def test_frvt11_front_page_says_which_cell_is_a_calibration(frvt11_report):
 
 def test_frvt11_frontier_on_total_fmr_without_the_calibrated_cell(frvt11_report):
     page = _page(frvt11_report)
+    # FMR only, and still a membership probability: the FMRs redrawn within their decimals
     assert _rows(page, "frontier") == [
-        ["Algorithm", "Total FMR", "GARBE (FMR term alone)"],
-        ["bresee-000", "0.001467", "0.2099"],
-        ["intellifusion-002", "0.0017", "0.1694"],
+        ["Algorithm", "Total FMR", "GARBE (FMR term alone)", "Membership probability"],
+        ["bresee-000", "0.001467", "0.2099", "1.000"],
+        ["intellifusion-002", "0.0017", "0.1694", "1.000"],
     ]
     frontier = _text(_section(page, "frontier"))
+    assert "No other algorithm is on it in more than 5% of the replicates." in frontier
     assert (
         "Total FMR leaves out M.White: a calibrated cell (FMR 0.001 for 240 of 240 of the "
         "algorithms), not a measurement." in frontier
@@ -76,7 +78,7 @@ def test_frvt11_report_records_the_source_instead_of_a_copy(frvt11_report, frvt1
     assert manifest["input_source"]["commit"] == "388962501fa519fbc68618813b8242985d1c57f3"
     assert manifest["notebooks"] == ["ffmc", "pareto", "crossgroup"]
     page = _page(frvt11_report)
-    assert "Not copied into the report: built-in dataset &#x27;frvt11&#x27;" in page
+    assert "Not copied into the report: built-in dataset &#39;frvt11&#39;" in page
     ffmc = (frvt11_report / "ffmc.html").read_text(encoding="utf-8")
     assert "FMR of M.White is 0.001 for 240 of 240 algorithms" in ffmc
     crossgroup = (frvt11_report / "crossgroup.html").read_text(encoding="utf-8")

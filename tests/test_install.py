@@ -81,6 +81,7 @@ def test_wheel_holds_the_notebooks_and_every_module(wheel):
         if "__pycache__" not in path.parts
     }
     assert modules - names == set()  # a subpackage missing from pyproject's list shows here
+    assert "audit/report/templates/frontpage.html.j2" in names  # the front page's template
     metadata = zipfile.ZipFile(wheel).read(f"audit-{audit.__version__}.dist-info/METADATA").decode()
     assert f"\nVersion: {audit.__version__}\n" in metadata
     # a lean runtime: what a report runs on, the full Jupyter only as an extra
@@ -184,8 +185,10 @@ def test_installed_report_from_an_empty_folder(installed, annex15_file, small_sc
         cwd=work,
         env=env,
     )
-    assert (work / "reports" / "x" / "index.html").is_file()
+    page = (work / "reports" / "x" / "index.html").read_text(encoding="utf-8")
+    assert '<table class="verdicts">' in page  # drawn by the template the wheel carries
     manifest = json.loads((work / "reports" / "x" / "manifest.json").read_text())
+    assert manifest["outputs"]["ffmc"]["tables"]["ffmc_table"] == "tables/ffmc_table.csv"
     assert manifest["input_sha256"] == audit.sha256sum(annex15_file)
     assert sorted(os.listdir(work)) == ["reports"]  # nothing else written to the working folder
 

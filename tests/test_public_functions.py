@@ -37,7 +37,7 @@ DATA = {
     "points", "rates", "counts", "measure_result", "fmr_reps", "fnmr_reps", "claims",
     "verdicts", "downselected", "average", "fmr_pairs", "rng", "mask", "message", "score",
     "mated", "group_1", "group_2", "groups", "algorithms", "path", "spec", "function",
-    "values", "share", "algorithm",
+    "values", "share", "algorithm", "pairs",
 }  # fmt: skip
 #: Public functions that are themselves checks, or that take no parameter to declare.
 EXEMPT = {

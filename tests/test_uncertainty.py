@@ -14,9 +14,10 @@ from audit import uncertainty as U
 from audit.analysis import accuracy, pareto
 from audit.exceptions import InputError
 from audit.measures.kernels import UndefinedMeasureWarning
-from audit.measures.registry import evaluate_scores
+from audit.measures.registry import evaluate, evaluate_scores
 from audit.tables.rates import rate_matrices, read_rates
 from audit.uncertainty import checks as UC
+from audit.uncertainty import claims as UCL
 from audit.uncertainty import results
 from audit.uncertainty import summary as US
 
@@ -598,21 +599,42 @@ def test_annex15_ranking_stability(annex15_sensitivity):
 
 
 def test_robustness_summary_text(annex15_sensitivity):
+    """The paper's numbers in words, each with its interval; measures by their labels; the
+    rankings against their rule; the frontier's size as whole numbers."""
+    said = U.robustness_sentences(annex15_sensitivity, claims=U.HOWARD_2022_CLAIMS)
     text = U.robustness_summary(annex15_sensitivity, claims=U.HOWARD_2022_CLAIMS)
-    assert text.startswith("Over 400 replicates")
-    assert "Robust to the rounding" in text and "not robust" in text.lower()
-    assert "didiglobalface-001" in text
-    robust, rest = text.split("Robust to the rounding: ")[1].split(
-        "Reproduced on the point data but not robust"
-    )
-    fragile, missed = rest.split("Not reproduced on the point data")
+    assert said[0].startswith("Every number here was recomputed on 400 redraws of the table")
+    robust = said[said.index(UCL.CLAIM_GROUPS[True, True].format(level=95, reps="redraws")) + 1]
+    fragile = said[said.index(UCL.CLAIM_GROUPS[True, False].format(level=95, reps="redraws")) + 1]
+    missed = said[said.index(UCL.CLAIM_GROUPS[False, None].format(level=95, reps="redraws")) + 1]
     # FDR's crossing near 0.99 holds in every replicate; IR's practical maximum 63.1 does not
-    assert "fdr.crossing.median = 0.988 (paper 0.99; replicates 0.987 - 0.988)" in robust
-    assert "ir.fmr_term.max = 63.1 (paper 63.1;" in fragile
-    assert "ir.fmr_term.max" not in robust
-    assert "garbe.crossing.mean = 0.28 (paper 0.4;" in missed
-    assert "The ranking by ir is not stable" in text
-    assert "Frontier (garbe vs total FNMR): 6 algorithm(s) on it with the point rates" in text
+    assert (
+        "The FMR term of FDR takes over the measure (its median share over the algorithms "
+        "passes one half) at alpha 0.988 (paper, sec. 4.1: 0.99; 0.987 to 0.988 in 95% of the "
+        "redraws)."
+    ) in robust
+    assert (
+        "GARBE's FNMR term has a median of 0.333 (paper, sec. 4.3: 0.33; 0.332 to 0.334 in 95% of the redraws)."
+        in robust
+    )
+    assert any(
+        s.startswith("IR's FMR term reaches 63.1 (paper, sec. 4.2 / 4.4: 63.1;") for s in fragile
+    )
+    assert not any("IR's FMR term" in s for s in robust)
+    # a count as a whole number, and its range in whole numbers
+    assert (
+        "The Pareto frontier of GARBE and total FNMR holds 6 algorithms (paper, sec. 4.5: 9; "
+        "5 to 9 in 95% of the redraws)."
+    ) in missed
+    assert "Not stable (" in text and "IR (0%, median 0.80)" in text
+    assert (
+        "The Pareto frontier of GARBE and total FNMR holds 6 algorithms with the published rates"
+        in text
+    )
+    assert "didiglobalface-001" in text
+    # identifiers stay in the tables
+    for identifier in ("garbe.", "fdr.", "frontier.size", "algorithm(s)", "_fmr", "_fnmr"):
+        assert identifier not in text
 
 
 def test_verdict_stability_with_custom_criteria(annex15, annex15_sensitivity):
@@ -624,7 +646,57 @@ def test_verdict_stability_with_custom_criteria(annex15, annex15_sensitivity):
     assert not fdr1["passed"] and fdr1["agreement"] == 1.0
     assert verdicts.attrs["verdict_replicates"] == 20
     text = U.robustness_summary(annex15_sensitivity, verdicts=verdicts)
-    assert "FFMC: 3 of 3 verdicts hold" in text
+    assert (
+        "Each of the 3 FFMC verdicts is the same in every one of the 20 redraws on which "
+        "the whole FFMC audit was rerun."
+    ) in text
+
+
+@pytest.mark.parametrize(
+    ("agreement", "said"),
+    [
+        (
+            [1.0, 1.0, None],
+            "Each of the 2 FFMC verdicts is the same in every one of the 10 redraws on which "
+            "the whole FFMC audit was rerun.",
+        ),
+        (
+            [1.0, 0.97, None],
+            "Each of the 2 FFMC verdicts is the same in at least 95% of the 10 redraws on which "
+            "the whole FFMC audit was rerun.",
+        ),
+        (
+            [0.8, None, None],
+            "No FFMC verdict is the same in at least 95% of the 10 redraws on which the whole "
+            "FFMC audit was rerun: GARBE on FFMC.2 (the same in 80%).",
+        ),
+        (
+            [1.0, 0.5, 0.999],
+            "2 of the 3 FFMC verdicts are the same in at least 95% of the 10 redraws on which "
+            "the whole FFMC audit was rerun; the other is not: IR on FFMC.3 (the same in 50%).",
+        ),
+        (
+            [0.9, 0.5, 1.0],
+            "1 of the 3 FFMC verdicts is the same in at least 95% of the 10 redraws on which "
+            "the whole FFMC audit was rerun; the other 2 are not: GARBE on FFMC.2 (the same in "
+            "90%) and IR on FFMC.3 (the same in 50%).",
+        ),
+    ],
+)
+def test_verdict_stability_in_words(agreement, said):
+    """The verdicts in one sentence: every one, at least the rule's share, or which are not;
+    a criterion that does not apply (no agreement) is not counted."""
+    from audit.uncertainty.claims import _verdicts
+
+    verdicts = pd.DataFrame(
+        {
+            "measure": ["garbe", "ir", "fdr"],
+            "criterion": ["FFMC.2", "FFMC.3", "FFMC.1"],
+            "agreement": pd.array(agreement, dtype="Float64"),
+        }
+    )
+    verdicts.attrs["verdict_replicates"] = 10
+    assert _verdicts(verdicts, U.ROBUST, "redraws", None) == [said]
 
 
 def test_verdict_stability_with_the_ffmc_module(annex15, annex15_sensitivity):
@@ -905,11 +977,23 @@ def test_undefined_values_are_never_the_fairest():
 
 
 @pytest.mark.parametrize("kept", ["fmr", "fnmr"])
-@pytest.mark.parametrize("method", ["auto", "counts", "transcription"])
-def test_analyse_says_why_a_one_sided_table_gets_no_replicates(kept, method):
-    """A table of one error rate (counts or not) gets a sentence, not a KeyError."""
-    table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 100, 100_000)
+@pytest.mark.parametrize(
+    ("method", "kind"),
+    [("auto", "parametric"), ("counts", "parametric"), ("transcription", "transcription")],
+)
+def test_analyse_redraws_the_rate_of_a_one_sided_table(kept, method, kind):
+    """A table of one error rate (counts or not) redraws that rate: its measures are those
+    of the table (one term), the absent term is NaN, the frontier is on the total of the
+    rate present."""
+    table = _counts_table([[1e-4, 2e-4], [3e-4, 1e-4]], [[0.02, 0.05], [0.03, 0.03]], 100, 100_000)
     table = table.drop(columns=["fnmr" if kept == "fmr" else "fmr"])
-    result, how = U.analyse(table, ["garbe"], method=method, n_replicates=5)
-    assert result is None
-    assert how == US.ONE_SIDED.format(rate=kept.upper())
+    result, how = U.analyse(table, ["garbe"], method=method, n_replicates=50)
+    assert result.kind == kind and result.params["rates"] == [kept]
+    assert result.params["accuracy"] == f"total_{kept}"
+    point = evaluate(table, "garbe")
+    rows = result.intervals.set_index("algorithm")
+    np.testing.assert_allclose(rows["value"], point["value"])
+    assert rows[f"{'fnmr' if kept == 'fmr' else 'fmr'}_term"].isna().all()
+    assert f"total_{kept}" in result.frontier.columns
+    absent = result.fnmr if kept == "fmr" else result.fmr
+    assert np.isnan(absent).all()

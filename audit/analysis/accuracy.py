@@ -57,7 +57,7 @@ from audit.exceptions import ParameterError, WeightsError
 from audit.tables import common as tables
 from audit.tables.common import blank as _blank
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
-from audit.validation import Mapping_Any, optional, validate_params
+from audit.validation import Mapping_Any, Options, optional, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_WEIGHTS = (
@@ -491,6 +491,31 @@ def _left_out(leave_out, groups: pd.Index) -> dict[str, np.ndarray]:
     return masks
 
 
+def _kept_weights(arrays: dict, masks: dict, rate: str, shape) -> np.ndarray:
+    """A rate's group weights (its counts, or 1 each), 0 for the groups left out of it."""
+    column = {"fmr": "n_nonmated", "fnmr": "n_mated"}[rate]
+    w = arrays.get(column, np.ones(shape))
+    return w * ~masks[rate] if rate in masks else w
+
+
+@validate_params("weights", rate=Options(("fmr", "fnmr")), leave_out=optional(Mapping_Any()))
+def total_weights(table: pd.DataFrame, rate: str, *, weights="equal", leave_out=None) -> np.ndarray:
+    """The weights by which :func:`overall_rates` averages ``rate``'s groups (``"fmr"`` or
+    ``"fnmr"``) into its total, as an (algorithm x group) array in the order of
+    :func:`audit.tables.rates.rate_matrices`, 0 for a group left out: the total of rates of
+    any leading shape (e.g. replicates) is :func:`weighted_total` of them and these.
+
+    >>> import pandas as pd
+    >>> from audit.tables.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
+    ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
+    >>> total_weights(t, "fmr", leave_out={"fmr": ["M"]})
+    array([[1., 0.]])
+    """
+    _, groups, fmr, _, arrays, _ = _resolve(table, weights)
+    return _kept_weights(arrays, _left_out(leave_out, groups), rate, fmr.shape)
+
+
 @validate_params("weights", leave_out=optional(Mapping_Any()))
 def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd.DataFrame:
     r"""Total FMR and total FNMR of each algorithm: weighted averages of its group rates.
@@ -556,10 +581,9 @@ def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd
     masks = _left_out(leave_out, groups)
     totals = {}
     for column, rates in (("n_nonmated", fmr), ("n_mated", fnmr)):
-        w = arrays.get(column, np.ones(rates.shape))
         rate = _RATE_OF[column][0]
+        w = _kept_weights(arrays, masks, rate, rates.shape)
         if rate in masks:
-            w = w * ~masks[rate]
             names = ", ".join(str(g) for g in groups[masks[rate]])
             if column in arrays:
                 descriptions[column] += LEFT_OUT.format(rate=f"total_{rate}", groups=names)

@@ -585,6 +585,38 @@ def _calibrated(table: pd.DataFrame, accuracy, calibration: str) -> tuple[dict, 
 
 
 @validate_params(
+    "weights",
+    accuracy=Options(tuple(ACCURACY_LABELS)),
+    calibration=Options(("exclude", "keep")),
+)
+def accuracy_weights(
+    table: pd.DataFrame,
+    accuracy: str = "total_fnmr",
+    *,
+    weights="equal",
+    calibration: str = "exclude",
+) -> np.ndarray:
+    """The group weights of the total-rate accuracy axis ``accuracy`` (``"total_fnmr"`` or
+    ``"total_fmr"``) as :func:`frontier_frame` computes it -- ``weights`` as in
+    :func:`audit.analysis.accuracy.overall_rates`, a calibrated group left out unless
+    ``calibration="keep"`` -- as an (algorithm x group) array:
+    :func:`audit.analysis.accuracy.weighted_total` of rates of any leading shape (e.g.
+    replicates) and these is the axis.
+
+    >>> import pandas as pd
+    >>> from audit.tables.rates import read_rates
+    >>> t = read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01],
+    ...                              "FMR.M": [3e-4], "FNMR.M": [0.03]}))
+    >>> accuracy_weights(t, "total_fmr", weights={"F": 1, "M": 3})
+    array([[1., 3.]])
+    """
+    check_accuracy(table, accuracy)
+    rate = {"total_fmr": "fmr", "total_fnmr": "fnmr"}[accuracy]
+    calibrated, _ = _calibrated(table, accuracy, calibration)
+    return accuracies.total_weights(table, rate, weights=weights, leave_out=calibrated)
+
+
+@validate_params(
     "alpha",
     "weights",
     "undefined",

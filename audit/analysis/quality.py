@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from audit.analysis.text import count
 from audit.measures.onesided import NOT_APPLICABLE, applicability, one_term_inputs
 from audit.measures.registry import Measure, get_measure, measure_names
 from audit.tables.layouts import RATES, available_rates
@@ -72,6 +73,24 @@ def _decimals(values: np.ndarray) -> tuple[float, int]:
     if mode > MAX_DECIMALS:
         return np.nan, 0
     return float(mode), int((needed > mode).sum())
+
+
+def fixed_decimals(values) -> int | None:
+    """The fewest decimals that write every value exactly (as :func:`data_quality`
+    counts them), or None when some value needs more than :data:`MAX_DECIMALS`: the
+    last printed decimal of a transcribed rate.
+
+    >>> fixed_decimals([0.0044, 0.001, 0.0]), fixed_decimals([0.0044, 1 / 3])
+    (4, None)
+    """
+    values = np.asarray(values, dtype="float64").ravel()
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return None
+    for d in range(MAX_DECIMALS + 1):
+        if np.isclose(values, np.round(values, d), rtol=0.0, atol=1e-12).all():
+            return d
+    return None
 
 
 @validate_params("alpha", measures=MeasureRefs(), factor=Real(1, closed="neither"), rtol=Real(0))
@@ -286,7 +305,7 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
         if np.isfinite(decimals):
             more = np.isclose(matrix, np.round(matrix, int(decimals)), rtol=0.0, atol=1e-12)
             detail = f"{label} printed with {int(decimals)} decimals" + (
-                f", except {n_more} cell(s) with more" if n_more else ""
+                f", except {count(n_more, 'cell')} with more" if n_more else ""
             )
             rows.append(
                 dict(
@@ -345,7 +364,8 @@ def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) ->
                     value=target,
                     cells=int(hit.sum()),
                     algorithms=int(hit.any(axis=1).sum()),
-                    detail=f"{int(hit.sum())} {label} cell(s) exactly {target:g}",
+                    detail=f"{count(hit.sum(), f'{label} cell')} "
+                    f"{'is' if hit.sum() == 1 else 'are'} exactly {target:g}",
                     affects=not_at_zero[rate] if (check == "zero" and hit.any()) else "",
                 )
             )

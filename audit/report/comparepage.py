@@ -36,21 +36,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from audit.analysis.text import count as _count
 from audit.report.frontpage import (
+    _WORDS,
     ROBUST,
-    _badge,
-    _count,
     _float,
-    _guarded,
-    _href,
-    _list,
-    _names,
     _read,
-    _source,
     _truth,
     front_page,
-    warnings_section,
+    guarded_html,
+    section_html,
 )
+from audit.report.frontpage import _href as _quoted
 from audit.report.text import escape_html as e
 
 #: How many algorithms of one dataset only the page names, per pair.
@@ -64,6 +61,35 @@ CRITERIA = ("FFMC.1", "FFMC.2", "FFMC.3")
 def _table(folder: Path, name: str) -> pd.DataFrame | None:
     path = folder / "tables" / f"{name}.csv"
     return _read(path) if path.is_file() else None
+
+
+# ------------------------------------------------------------------ HTML fragments
+
+
+def _badge(passed: bool | None) -> str:
+    word, css = _WORDS[passed]
+    return f'<span class="badge {css}">{word}</span>'
+
+
+def _href(path: Path, folder: Path) -> str:
+    return e(_quoted(path, folder))
+
+
+def _list(items: Sequence[str]) -> str:
+    return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+
+
+def _names(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c`` (escaped)."""
+    items = [e(i) for i in items]
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _source(paths: Sequence[Path], folder: Path) -> str:
+    links = ", ".join(f'<a href="{_href(p, folder)}">{e(p.name)}</a>' for p in paths)
+    return f'<p class="source">From {links}.</p>'
 
 
 # ------------------------------------------------------------------ what holds
@@ -578,11 +604,19 @@ def compare_sections(folder: Path, header: dict) -> list[tuple[str, str, str | N
     """The findings of a cross-dataset report, as :func:`audit.report.frontpage.front_page`
     takes them."""
     return [
-        ("verdicts", "Verdicts across datasets", _guarded(verdicts_html, folder)),
-        ("agreement", "Rank agreement between measures", _guarded(agreement_html, folder)),
-        ("across", "Across datasets", _guarded(cross_html, folder)),
-        ("datasets", "Datasets", _guarded(lambda f: datasets_html(f, header), folder)),
-        ("warnings", "Warnings", _guarded(warnings_section, folder)),
+        ("verdicts", "Verdicts across datasets", guarded_html("verdicts", verdicts_html, folder)),
+        (
+            "agreement",
+            "Rank agreement between measures",
+            guarded_html("agreement", agreement_html, folder),
+        ),
+        ("across", "Across datasets", guarded_html("across", cross_html, folder)),
+        (
+            "datasets",
+            "Datasets",
+            guarded_html("datasets", lambda f: datasets_html(f, header), folder),
+        ),
+        ("warnings", "Warnings", section_html("warnings", folder, header)),
     ]
 
 
@@ -604,7 +638,7 @@ def compare_page(
         header=header,
         notebooks=notebooks,
         sections=compare_sections(folder, header),
-        lead=_guarded(answer_html, folder) or "",
+        lead=guarded_html("answer", answer_html, folder) or "",
     )
 
 

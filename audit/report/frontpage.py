@@ -1,62 +1,158 @@
 """The report's front page, ``index.html``: the findings first, then the notebooks,
 figures, tables and the run.
 
-The page is built after the notebooks have run, from the tables they wrote into
-``tables/``, so it shows what the report holds whatever the input (a two-sided
-table like Annex 15, FMR or FNMR only, comparison scores, streamed tables) and
+The page is built after the notebooks have run, from the tables they wrote, so it
+shows what the report holds whatever the input (a two-sided table like Annex 15,
+FMR or FNMR only, a cross-group table, comparison scores, streamed tables) and
 whichever notebooks ran, and it says plainly when a finding does not apply.
-Each section reads the tables of one kind, found by file name:
 
-* **FFMC verdicts**: ``ffmc_table*.csv`` (``measure``, ``label``, ``criterion``,
+**Where the sections come from.**  Each notebook declares what it wrote, each
+output with a role (:mod:`audit.report.outputs`; the manifest's ``outputs``), and
+each section reads the tables of its roles, whatever their file names:
+
+* **FFMC verdicts**: role ``ffmc_table`` (``measure``, ``label``, ``criterion``,
   ``passed``, ``paper``, ``evidence``, and ``grouping`` in a scores report), with
-  the matching ``ffmc_verdict_stability*.csv`` (``agreement`` over replicates),
-  ``measure_applicability*.csv`` (a one-sided table) and ``measure_registry.csv``
-  (each measure's ISO/IEC 19795-10 term: :func:`audit.measures.registry.measure_table`);
-* **Calibration**: ``calibration*.csv`` (:func:`audit.analysis.calibration.calibrated_cells`),
+  the same notebook's ``ffmc_verdict_stability`` (``agreement`` over
+  replicates), ``measure_applicability`` (a one-sided table) and
+  ``measure_registry`` (each measure's ISO/IEC 19795-10 term:
+  :func:`audit.measures.registry.measure_table`);
+* **Calibration**: role ``calibration`` (:func:`audit.analysis.calibration.calibrated_cells`),
   the cells whose rate is fixed by how the thresholds were set; shown only when
   there is one;
-* **Group orderings**: ``group_extremes.csv`` and ``group_orderings.csv``
+* **Group orderings**: roles ``group_extremes`` and ``group_orderings``
   (:mod:`audit.analysis.orderings`): per rate, how often each group is the worst
   and the best, and the most frequent orderings of the groups with how many
-  distinct ones there are (:func:`orderings_data` builds what the section shows);
-* **Pareto frontier**: ``pareto_all_<measure>.csv`` (``accuracy``, ``fairness``,
-  ``on_frontier``, and ``accuracy_label``, ``calibration`` when written) with
-  ``frontier_probability_<measure>.csv`` and, for an accuracy joined from
-  another table, ``accuracy_join_<measure>.csv`` (what was not joined, why);
-* **How sure**: ``robustness_*.csv`` (``topic``, ``sentence``:
+  distinct ones there are (:func:`orderings_data`);
+* **Pareto frontier**: role ``pareto_all`` (``accuracy``, ``fairness``,
+  ``on_frontier``, and ``accuracy_label``, ``calibration`` when written) with the
+  same notebook's ``frontier_probability`` and, for an accuracy joined from
+  another table, ``accuracy_join`` (what was not joined, why);
+* **How sure**: every notebook's ``sentences`` (``topic``, ``sentence``, ``item``:
   :func:`audit.report.outputs.save_sentences`);
-* **Measures** (reports from scores): ``measures.csv``;
-* **Data quality**: the ``flagged`` rows of ``data_quality*.csv``;
-* **Warnings**: ``warnings_*.csv`` (:mod:`audit.report.notices`).
+* **Measures** (reports from scores): role ``measures``;
+* **Data quality**: the ``flagged`` rows of role ``data_quality``;
+* **Warnings**: role ``warnings`` (:mod:`audit.report.notices`).
+
+A role a section expects from a notebook that ran (:data:`EXPECTED`) and that the
+notebook did not declare, or a declared file that is not in the report, is a
+notice in that section (:data:`NOT_DECLARED`, :data:`MISSING`), never a section
+silently gone.
+
+**When a section fails.**  A data condition -- a refusal of audit
+(:class:`~audit.exceptions.AuditError`), such as a table that cannot be read --
+is a sentence in its section (:data:`UNREADABLE`). Any other exception is a bug
+in audit: the section says so (:data:`INTERNAL`) and its traceback is appended
+to ``logs/frontpage.txt`` in the report folder (:data:`LOG`); the rest of the
+page stands.
 
 Under the title, the input: when a report does not carry a copy of it (a
 built-in dataset whose licence forbids redistribution), a note says so and
 where the same bytes come from (the manifest's ``input_copy`` and
 ``input_source``; ``accuracy_input`` for a second table).
 
-Every string taken from a table, a file name or the manifest is escaped; the
-page is self-contained (its style inline, no script, nothing fetched).
+The page is drawn by a jinja2 template (``templates/frontpage.html.j2``, shipped
+with the package) with autoescaping on: every string taken from a table, a file
+name or the manifest is escaped; the page is self-contained (its style inline,
+no script, nothing fetched).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
 import pandas as pd
 
-from audit.analysis.text import number
-from audit.report.text import escape_html as e
+from audit.analysis.pareto import ACCURACY_LABELS
+from audit.analysis.text import count, names, number
+from audit.exceptions import AuditError, ReportError
+from audit.report.outputs import LOGS
+from audit.uncertainty.checks import ROBUST
+from audit.uncertainty.claims import label
 
-#: Names of the accuracy axes of a down-select, as the notebooks write them.
-ACCURACY_LABELS = {"total_fnmr": "Total FNMR", "total_fmr": "Total FMR"}
-#: A verdict or a frontier membership counts as robust from this share of replicates.
-ROBUST = 0.95
-#: Shown when a section's table could not be read.
+#: Shown when a section's table could not be read (a data condition).
 UNREADABLE = "This section could not be built from {table}: {reason}."
+#: Shown instead of a section whose building raised anything but a data condition.
+INTERNAL = (
+    "This section could not be built because of a bug in audit; the traceback is in "
+    "{log}. Please report it with that file."
+)
+#: The same, when the traceback could not be written either.
+INTERNAL_UNKEPT = (
+    "This section could not be built because of a bug in audit ({error}); its traceback "
+    "could not be kept in {log}: {reason}."
+)
+#: The report's log of the front page's internal errors, under the report folder.
+LOG = f"{LOGS}/frontpage.txt"
+#: A role a section expects that a notebook which ran did not declare.
+NOT_DECLARED = (
+    "The {notebook} notebook ran but declared no {what} (role '{role}'), so this section "
+    "does not show it."
+)
+#: A declared output that is not in the report.
+MISSING = (
+    "{path}, declared by the {notebook} notebook as its {what} (role '{role}'), is not in "
+    "the report, so this section does not show it."
+)
+
+#: What each role is to a reader, for the notices.
+ROLES = {
+    "ffmc_table": "FFMC verdict table",
+    "ffmc_verdict_stability": "verdict stability table",
+    "measure_applicability": "table of the measures that apply",
+    "measure_registry": "table of the measures' ISO/IEC 19795-10 terms",
+    "calibration": "table of calibrated cells",
+    "group_extremes": "table of the groups served worst and best",
+    "group_orderings": "table of the orderings of the groups",
+    "pareto_all": "Pareto frontier table",
+    "frontier_probability": "frontier membership probabilities",
+    "accuracy_join": "table of the accuracy join",
+    "measures": "table of measures",
+    "data_quality": "data-quality table",
+    "warnings": "table of warnings",
+    "robustness": "sentences on how sure the findings are",
+}
+#: The roles each notebook is expected to declare, by section: ``(kind, role)``, a role
+#: of None standing for any output of that kind.
+EXPECTED: dict[str, dict[str, tuple[tuple[str, str | None], ...]]] = {
+    "ffmc": {
+        "verdicts": (("tables", "ffmc_table"),),
+        "calibration": (("tables", "calibration"),),
+        "orderings": (("tables", "group_extremes"), ("tables", "group_orderings")),
+        "robustness": (("sentences", None),),
+        "quality": (("tables", "data_quality"),),
+        "warnings": (("tables", "warnings"),),
+    },
+    "pareto": {
+        "frontier": (("tables", "pareto_all"),),
+        "robustness": (("sentences", None),),
+        "warnings": (("tables", "warnings"),),
+    },
+    "scores": {
+        "verdicts": (("tables", "ffmc_table"),),
+        "robustness": (("sentences", None),),
+        "measures": (("tables", "measures"),),
+        "warnings": (("tables", "warnings"),),
+    },
+    "crossgroup": {"warnings": (("tables", "warnings"),)},
+    "streamed": {"measures": (("tables", "measures"),), "robustness": (("sentences", None),)},
+}
+
+#: The findings, in the order of the page: (key, title).
+SECTIONS = (
+    ("verdicts", "FFMC verdicts"),
+    ("calibration", "Calibration"),
+    ("orderings", "Group orderings"),
+    ("frontier", "Pareto frontier"),
+    ("robustness", "How sure"),
+    ("measures", "Measures"),
+    ("quality", "Data quality"),
+    ("warnings", "Warnings"),
+)
 
 STYLE = """
 :root { color-scheme: light; }
@@ -73,6 +169,8 @@ nav a { margin-right: 0.9em; white-space: nowrap; }
 .answer { font-size: 1.05em; margin: 0.3em 0; }
 .note, .source { font-size: 0.88em; color: #57606a; }
 .source { margin: 0.2em 0 0.8em; }
+.notice { padding: 0.4em 0.8em; background: #fff8c5; border-left: 4px solid #d4a72c; }
+.internal { padding: 0.4em 0.8em; background: #ffebe9; border-left: 4px solid #cf222e; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 0.4em 0; }
 th, td { text-align: left; vertical-align: top; padding: 4px 10px; border-bottom: 1px solid #d8dee4; }
@@ -99,13 +197,105 @@ figcaption { font-size: 0.88em; color: #57606a; }
 """
 
 
+# ------------------------------------------------------------------ what the notebooks declared
+
+
+class Declared:
+    """The outputs the report's notebooks declared (the manifest's ``outputs``), found by
+    role; every role a section asks for that is not there becomes a notice of that section.
+    """
+
+    def __init__(self, folder: Path, header: dict):
+        self.folder = folder
+        outputs = header.get("outputs")
+        self.outputs: dict[str, dict] = outputs if isinstance(outputs, dict) else {}
+        ran = header.get("notebooks")
+        self.ran = [str(n) for n in ran] if isinstance(ran, list) else list(self.outputs)
+        for notebook in self.outputs:
+            if notebook not in self.ran:
+                self.ran.append(notebook)
+        self.notices: dict[str, list[str]] = {}
+
+    def _notice(self, section: str, text: str) -> None:
+        self.notices.setdefault(section, []).append(text)
+
+    def _path(self, section: str, notebook: str, kind: str, role: str) -> Path | None:
+        """The declared file of ``role``, or None (with a notice when it is missing)."""
+        relative = self.outputs.get(notebook, {}).get(kind, {}).get(role)
+        if not isinstance(relative, str):
+            return None
+        path = self.folder / relative
+        if not path.is_file():
+            what = ROLES.get(role, "output")
+            self._notice(
+                section, MISSING.format(path=relative, notebook=notebook, what=what, role=role)
+            )
+            return None
+        return path
+
+    def tables(self, section: str, role: str) -> list[tuple[str, Path]]:
+        """``(notebook, path)`` of every declared table of ``role`` that is in the report."""
+        found = []
+        for notebook in self.outputs:
+            path = self._path(section, notebook, "tables", role)
+            if path is not None:
+                found.append((notebook, path))
+        return found
+
+    def beside(self, section: str, notebook: str, role: str) -> Path | None:
+        """``notebook``'s table of ``role`` (e.g. the stability beside its verdicts), or None."""
+        return self._path(section, notebook, "tables", role)
+
+    def sentences(self, section: str) -> list[Path]:
+        """Every declared file of sentences in the report, notebook by notebook."""
+        found = []
+        for notebook, declared in self.outputs.items():
+            for role in declared.get("sentences", {}):
+                path = self._path(section, notebook, "sentences", role)
+                if path is not None:
+                    found.append(path)
+        return found
+
+    def expect(self) -> None:
+        """A notice for every role a section expects from a notebook that ran and that the
+        notebook did not declare (:data:`EXPECTED`)."""
+        for notebook in self.ran:
+            declared = self.outputs.get(notebook, {})
+            for section, wanted in EXPECTED.get(notebook, {}).items():
+                for kind, role in wanted:
+                    of_kind = declared.get(kind, {})
+                    if (role is None and not of_kind) or (role is not None and role not in of_kind):
+                        named = role or ("robustness" if kind == "sentences" else kind)
+                        self._notice(
+                            section,
+                            NOT_DECLARED.format(
+                                notebook=notebook, what=ROLES.get(named, kind), role=named
+                            ),
+                        )
+
+    def listed(self, kind: str) -> list[Path]:
+        """Every declared file of ``kind`` (for figures, the PNG) in the report, once, by name."""
+        paths = {
+            self.folder / relative
+            for declared in self.outputs.values()
+            for relative in declared.get(kind, {}).values()
+            if isinstance(relative, str)
+        }
+        return sorted((p for p in paths if p.is_file()), key=lambda p: p.name)
+
+
 # ------------------------------------------------------------------ reading the tables
 
 
 def _read(path: Path) -> pd.DataFrame:
     """A table as the notebooks wrote it: an empty cell is missing, any other text kept
-    (an algorithm called ``NA`` stays ``'NA'``)."""
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    (an algorithm called ``NA`` stays ``'NA'``); a file that cannot be read is a
+    :class:`~audit.exceptions.ReportError` (a data condition, said in its section)."""
+    try:
+        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        raise ReportError(UNREADABLE.format(table=path.name, reason=reason)) from None
 
 
 def _truth(value) -> bool | None:
@@ -128,29 +318,15 @@ def _float(value) -> float | None:
 
 
 def _href(path: Path, folder: Path) -> str:
-    return e(quote(path.relative_to(folder).as_posix()))
+    return quote(path.relative_to(folder).as_posix())
 
 
-def _source(paths: Sequence[Path], folder: Path) -> str:
-    links = ", ".join(f'<a href="{_href(p, folder)}">{e(p.name)}</a>' for p in paths)
-    return f'<p class="source">From {links}.</p>'
+def _links(paths: Sequence[Path], folder: Path) -> list[dict]:
+    return [{"href": _href(p, folder), "name": p.name} for p in paths]
 
 
-def _names(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c`` (escaped)."""
-    items = [e(i) for i in items]
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 measure``, ``2 measures``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _list(items: Sequence[str]) -> str:
-    return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 # ------------------------------------------------------------------ FFMC verdicts
@@ -158,31 +334,24 @@ def _list(items: Sequence[str]) -> str:
 _WORDS = {True: ("pass", "pass"), False: ("FAIL", "fail"), None: ("n/a", "na")}
 
 
-def _badge(passed: bool | None) -> str:
+def _verdict_cell(passed, paper, agreement, evidence) -> dict:
     word, css = _WORDS[passed]
-    return f'<span class="badge {css}">{word}</span>'
+    differs = paper is not None and passed is not None and passed != paper
+    shaky = agreement is not None and not math.isnan(agreement) and agreement < ROBUST
+    return {
+        "word": word,
+        "css": css,
+        "title": evidence if isinstance(evidence, str) and evidence else "",
+        "paper": ("pass" if paper else "fail") if paper is not None else "",
+        "differs": differs,
+        "share": f"holds in {100 * agreement:.0f}% of replicates" if shaky else "",
+    }
 
 
-def _verdict_cell(passed, paper, agreement, evidence) -> str:
-    title = f' title="{e(evidence)}"' if isinstance(evidence, str) and evidence else ""
-    html = _badge(passed)
-    if paper is not None:
-        word = "pass" if paper else "fail"
-        differs = passed is not None and passed != paper
-        html += (
-            f'<span class="paper{" differs" if differs else ""}">paper: {word}'
-            + (" (differs)" if differs else "")
-            + "</span>"
-        )
-    if agreement is not None and not math.isnan(agreement) and agreement < ROBUST:
-        html += f'<span class="share">holds in {100 * agreement:.0f}% of replicates</span>'
-    return f'<td class="cell"{title}>{html}</td>'
-
-
-def _verdict_answer(cells: pd.DataFrame, labels: dict[str, str]) -> str:
+def _verdict_answer(cells: pd.DataFrame, labels: dict[str, str]) -> dict:
     """The verdict table in sentences: who passes every criterion, who fails which, and how
-    the audit compares with the paper's Table 2."""
-    sentences = []
+    the audit compares with the paper's Table 2 (``bold``: the names the first sentence
+    opens with)."""
     passing, failing, unjudged = [], [], []
     for measure, part in cells.groupby("measure", sort=False):
         judged = part[part["passed"].notna()]
@@ -193,19 +362,19 @@ def _verdict_answer(cells: pd.DataFrame, labels: dict[str, str]) -> str:
         else:
             failing.append(labels[measure])
     n_measures = cells["measure"].nunique()
+    first, rest = {"bold": "", "text": ""}, []
     if passing:
-        text = f"<strong>{_names(passing)}</strong> " + ("passes" if len(passing) == 1 else "pass")
-        text += " every criterion that applies"
+        text = ("passes" if len(passing) == 1 else "pass") + " every criterion that applies"
         if failing:
             verb = "fails" if len(failing) == 1 else "fail"
-            text += f"; the other {_count(len(failing), 'measure')} {verb} at least one"
-        sentences.append(text + ".")
+            text += f"; the other {count(len(failing), 'measure')} {verb} at least one"
+        first = {"bold": names(passing), "text": text + "."}
     elif failing and n_measures == 1:
-        sentences.append(f"<strong>{_names(failing)}</strong> fails at least one criterion.")
+        first = {"bold": names(failing), "text": "fails at least one criterion."}
     elif failing:
-        sentences.append(f"None of the {n_measures} measures passes every criterion that applies.")
+        first["text"] = f"None of the {n_measures} measures passes every criterion that applies."
     if unjudged:
-        sentences.append(f"No criterion applies to {_names(unjudged)} on this table.")
+        rest.append(f"No criterion applies to {names(unjudged)} on this table.")
     paper = cells[cells["paper"].notna()]
     if len(paper):
         judged = paper[paper["passed"].notna()]
@@ -213,7 +382,7 @@ def _verdict_answer(cells: pd.DataFrame, labels: dict[str, str]) -> str:
         differ = judged[judged["passed"] != judged["paper"]]
         measures = [labels[m] for m in dict.fromkeys(paper["measure"])]
         text = (
-            f"Howard et al. (Table 2) judge {_names(measures)}: the audit agrees with "
+            f"Howard et al. (Table 2) judge {names(measures)}: the audit agrees with "
             + (
                 f"all {len(judged)} of their verdicts"
                 if len(agree) == len(judged) and len(judged)
@@ -223,7 +392,7 @@ def _verdict_answer(cells: pd.DataFrame, labels: dict[str, str]) -> str:
         )
         if len(differ):
             text += "; it differs on " + ", ".join(
-                f"{e(labels[r.measure])} {e(r.criterion)} (paper: "
+                f"{labels[r.measure]} {r.criterion} (paper: "
                 f"{'pass' if r.paper else 'fail'}, audit: {'pass' if r.passed else 'fail'})"
                 for r in differ.itertuples()
             )
@@ -231,30 +400,28 @@ def _verdict_answer(cells: pd.DataFrame, labels: dict[str, str]) -> str:
             text += (
                 f" ({len(paper) - len(judged)} concern a criterion not applicable to this table)"
             )
-        sentences.append(text + ".")
+        rest.append(text + ".")
     if cells["agreement"].notna().any():
         shaky = cells[cells["agreement"] < ROBUST]
         if len(shaky):
-            sentences.append(
-                f"{_count(len(shaky), 'verdict')} "
+            rest.append(
+                f"{count(len(shaky), 'verdict')} "
                 + ("holds" if len(shaky) == 1 else "hold")
-                + f" in fewer than {100 * ROBUST:.0f}% of the replicates "
-                "(marked in the table)."
+                + f" in fewer than {100 * ROBUST:.0f}% of the replicates (marked in the table)."
             )
         else:
-            sentences.append(
+            rest.append(
                 f"Every verdict holds in at least {100 * ROBUST:.0f}% of the replicates of the "
                 "uncertainty analysis."
             )
-    first, rest = sentences[0], sentences[1:]
-    return f'<p class="answer">{first}</p>' + (f"<p>{' '.join(rest)}</p>" if rest else "")
+    if not first["text"]:  # every measure unjudged: the first sentence is that
+        first, rest = {"bold": "", "text": rest[0]}, rest[1:]
+    return {**first, "rest": rest}
 
 
-def _not_applicable(cells: pd.DataFrame, labels: dict[str, str], criteria: list[str]) -> str:
+def _not_applicable(cells: pd.DataFrame, labels: dict[str, str], criteria: list[str]) -> list:
     """One line per reason a verdict is n/a, naming the cells it covers."""
     missing = cells[cells["passed"].isna()]
-    if not len(missing):
-        return ""
     lines = []
     for reason, part in missing.groupby("evidence", sort=False, dropna=False):
         reason = str(reason).removeprefix("not applicable: ") if isinstance(reason, str) else ""
@@ -262,57 +429,54 @@ def _not_applicable(cells: pd.DataFrame, labels: dict[str, str], criteria: list[
         for measure, rows in part.groupby("measure", sort=False):
             by_criteria.setdefault(tuple(rows["criterion"]), []).append(labels[measure])
         where = "; ".join(
-            ("every criterion" if list(c) == criteria else e(", ".join(c))) + " of " + _names(m)
+            ("every criterion" if list(c) == criteria else ", ".join(c)) + " of " + names(m)
             for c, m in by_criteria.items()
         )
-        lines.append(f"{where}: {e(reason) or 'no reason given'}")
-    return '<p class="note"><strong>n/a</strong> (not applicable): ' + "; ".join(lines) + ".</p>"
+        lines.append(f"{where}: {reason or 'no reason given'}")
+    return lines
 
 
-def _verdict_table(cells: pd.DataFrame, terms: dict[str, str] | None = None) -> str:
+def _verdict_block(cells: pd.DataFrame, terms: dict[str, str] | None = None) -> dict:
     """The verdicts, one row per measure, with each measure's ISO/IEC 19795-10 term when
     ``terms`` (measure to term) is given."""
     if not len(cells):
-        return "<p>The FFMC table is empty: no measure was audited.</p>"
+        return {"empty": "The FFMC table is empty: no measure was audited."}
     criteria = list(dict.fromkeys(cells["criterion"]))
     labels = dict(zip(cells["measure"], cells["label"], strict=False))
-    head = "".join(f"<th>{e(c)}</th>" for c in criteria)
-    if terms is not None:
-        head += "<th>ISO/IEC 19795-10 term</th>"
     rows = []
     for measure, part in cells.groupby("measure", sort=False):
         by = part.set_index("criterion")
-        tds = "".join(
-            _verdict_cell(
-                by.loc[c, "passed"],
-                by.loc[c, "paper"],
-                by.loc[c, "agreement"],
-                by.loc[c, "evidence"],
-            )
-            if c in by.index
-            else "<td></td>"
-            for c in criteria
-        )
         name = labels[measure]
-        extra = (
-            f' <span class="note">(<code>{e(measure)}</code>)</span>'
-            if name.lower() != str(measure).lower()
-            else ""
+        rows.append(
+            {
+                "label": name,
+                "code": measure if name.lower() != str(measure).lower() else "",
+                "cells": [
+                    _verdict_cell(
+                        by.loc[c, "passed"],
+                        by.loc[c, "paper"],
+                        by.loc[c, "agreement"],
+                        by.loc[c, "evidence"],
+                    )
+                    if c in by.index
+                    else None
+                    for c in criteria
+                ],
+                "term": (terms or {}).get(str(measure), ""),
+            }
         )
-        if terms is not None:
-            tds += f'<td class="note">{e(terms.get(str(measure), ""))}</td>'
-        rows.append(f"<tr><th>{e(name)}{extra}</th>{tds}</tr>")
-    table = (
-        '<div class="scroll"><table class="verdicts"><thead><tr><th>Measure</th>'
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
-    return _verdict_answer(cells, labels) + table + _not_applicable(cells, labels, criteria)
+    return {
+        "answer": _verdict_answer(cells, labels),
+        "criteria": criteria,
+        "terms": terms is not None,
+        "rows": rows,
+        "not_applicable": _not_applicable(cells, labels, criteria),
+    }
 
 
-def _iso_terms(tables: Path) -> dict[str, str] | None:
-    """Measure to ISO/IEC 19795-10 term, from ``measure_registry.csv`` (None without it)."""
-    path = tables / "measure_registry.csv"
-    if not path.is_file():
+def _iso_terms(path: Path | None) -> dict[str, str] | None:
+    """Measure to ISO/IEC 19795-10 term, from a registry table (None without one)."""
+    if path is None:
         return None
     frame = _read(path)
     if not {"measure", "iso_term"} <= set(frame.columns):
@@ -353,46 +517,36 @@ def _cells(frame: pd.DataFrame, stability: pd.DataFrame | None) -> pd.DataFrame:
     return cells
 
 
-def verdicts_section(folder: Path) -> str:
-    tables = folder / "tables"
-    paths = sorted(tables.glob("ffmc_table*.csv"))
-    if not paths:
-        return "<p>This report has no FFMC audit.</p>"
-    blocks = []
-    terms = _iso_terms(tables)
-    for path in paths:
-        suffix = path.stem.removeprefix("ffmc_table")
+def verdicts_section(folder: Path, declared: Declared) -> dict:
+    section = "verdicts"
+    found = declared.tables(section, "ffmc_table")
+    if not found:
+        return {"none": "This report has no FFMC audit."}
+    blocks, any_terms = [], False
+    for notebook, path in found:
         frame = _read(path)
-        stab_path = tables / f"ffmc_verdict_stability{suffix}.csv"
-        stability = _read(stab_path) if stab_path.is_file() else None
-        sources = [path] + ([stab_path] if stability is not None else [])
+        stab_path = declared.beside(section, notebook, "ffmc_verdict_stability")
+        stability = _read(stab_path) if stab_path is not None else None
+        registry = declared.beside(section, notebook, "measure_registry")
+        terms = _iso_terms(registry)
+        any_terms |= terms is not None
+        sources = [path, *([stab_path] if stability is not None else [])]
+        sources += [registry] if terms is not None else []
         if "grouping" in frame:
             groupings = frame.groupby("grouping", sort=False)
             for grouping, part in groupings:
-                title = f"<h3>Groups by {e(grouping)}</h3>" if groupings.ngroups > 1 else ""
-                blocks.append(title + _verdict_table(_cells(part, None), terms))
+                block = _verdict_block(_cells(part, None), terms)
+                block["title"] = f"Groups by {grouping}" if groupings.ngroups > 1 else ""
+                blocks.append(block)
         else:
-            blocks.append(_verdict_table(_cells(frame, stability), terms))
-        blocks.append(
-            _source(sources + ([tables / "measure_registry.csv"] if terms else []), folder)
-        )
-    applicability = sorted(tables.glob("measure_applicability*.csv"))
-    for path in applicability:
-        blocks.append(_applicability(_read(path)) + _source([path], folder))
-    legend = (
-        '<p class="note">Each criterion is a computation with a stated pass rule (Howard et al. '
-        "sec. 3.4; the rules are in the FFMC notebook); <em>paper</em> is the verdict of Howard et "
-        "al. Table 2 where the paper gives one. Hover over a verdict for its evidence."
-        + (
-            " The ISO/IEC 19795-10 term is the kind of measure the standard names that each "
-            "corresponds to, where the correspondence is clear (empty otherwise); it is not a "
-            "claim of conformance with the standard."
-            if terms
-            else ""
-        )
-        + "</p>"
-    )
-    return "".join(blocks) + legend
+            blocks.append(_verdict_block(_cells(frame, stability), terms))
+        blocks[-1]["sources"] = _links(list(dict.fromkeys(sources)), folder)
+    applicability = []
+    for _, path in declared.tables(section, "measure_applicability"):
+        text = _applicability(_read(path))
+        if text:
+            applicability.append({"text": text, "sources": _links([path], folder)})
+    return {"blocks": blocks, "applicability": applicability, "terms": any_terms}
 
 
 def _applicability(frame: pd.DataFrame) -> str:
@@ -405,12 +559,10 @@ def _applicability(frame: pd.DataFrame) -> str:
             continue
         status = _STATUS.get(str(status), str(status))
         parts.append(
-            f"{e(status[:1].upper() + status[1:])}: {_names(rows['label'].astype(str).tolist())}"
-            + (f" &mdash; {e(str(note))}" if note else "")
+            f"{_capital(status)}: {names(rows['label'].astype(str).tolist())}"
+            + (f" \N{EM DASH} {note}" if note else "")
         )
-    if not parts:
-        return ""
-    return '<p class="note"><strong>One-sided table.</strong> ' + ". ".join(parts) + ".</p>"
+    return ". ".join(parts) + "." if parts else ""
 
 
 _STATUS = {"one term": "computed on one term"}
@@ -419,12 +571,16 @@ _STATUS = {"one term": "computed on one term"}
 # ------------------------------------------------------------------ the frontier
 
 
-def frontier_section(folder: Path) -> str:
-    tables = folder / "tables"
-    paths = sorted(tables.glob("pareto_all_*.csv"))
-    if not paths:
-        return "<p>This report has no Pareto down-select.</p>"
-    return "".join(_frontier(path, folder) for path in paths)
+def frontier_section(folder: Path, declared: Declared) -> dict:
+    section = "frontier"
+    found = declared.tables(section, "pareto_all")
+    if not found:
+        return {"none": "This report has no Pareto down-select."}
+    return {
+        "frontiers": [
+            _frontier(path, folder, declared, section, notebook) for notebook, path in found
+        ]
+    }
 
 
 def _text(row, key: str) -> str:
@@ -433,56 +589,44 @@ def _text(row, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _frontier(path: Path, folder: Path) -> str:
-    name = path.stem.removeprefix("pareto_all_")
+def _frontier(path: Path, folder: Path, declared: Declared, section: str, notebook: str) -> dict:
     frame = _read(path)
     frame["algorithm"] = frame["algorithm"].astype(str)
     first = frame.iloc[0] if len(frame) else {}
-    label = str(first.get("measure_label", name)) if len(frame) else name
+    name = _text(first, "measure") or path.stem
+    label = _text(first, "measure_label") or name
     alpha = _float(first.get("alpha")) if len(frame) else None
-    axis = str(first.get("accuracy_axis", "")) if len(frame) else ""
+    axis = _text(first, "accuracy_axis")
     axis_label = _text(first, "accuracy_label") or ACCURACY_LABELS.get(axis, axis or "accuracy")
-    fairness_label = str(first.get("fairness_label", "")) if len(frame) else ""
-    if not fairness_label or fairness_label == "nan":  # a table written before the column
+    fairness_label = _text(first, "fairness_label")
+    if not fairness_label:  # a table written before the column
         fairness_label = label + (f" (alpha {alpha:g})" if alpha is not None else "")
     on = frame[[bool(_truth(v)) for v in frame["on_frontier"]]].sort_values("accuracy")
-    prob_path = path.with_name(f"frontier_probability_{name}.csv")
+    prob_path = declared.beside(section, notebook, "frontier_probability")
     probability = None
-    if prob_path.is_file():
+    if prob_path is not None:
         p = _read(prob_path)
         probability = dict(zip(p["algorithm"].astype(str), p["frontier_probability"], strict=True))
-    head = (
-        f'<tr><th>Algorithm</th><th class="num">{e(axis_label)}</th>'
-        f'<th class="num">{e(fairness_label)}</th>'
-        + ("<th>Membership probability</th>" if probability is not None else "")
-        + "</tr>"
-    )
     accuracy, fairness = _column(on["accuracy"]), _column(on["fairness"])
     rows = []
     for r, acc, fair in zip(on.itertuples(), accuracy, fairness, strict=True):
-        cells = (
-            f'<td>{e(r.algorithm)}</td><td class="num">{e(acc)}</td><td class="num">{e(fair)}</td>'
-        )
+        row = {"algorithm": r.algorithm, "accuracy": acc, "fairness": fair}
         if probability is not None:
-            cells += _probability(probability.get(r.algorithm))
-        rows.append(f"<tr>{cells}</tr>")
-    html = (
-        f'<p class="answer"><strong>{len(on)} of {len(frame)}</strong> algorithms are on the '
-        f"Pareto frontier of {e(axis_label)} and {e(fairness_label)}: any algorithm off it is "
-        "beaten by one on it that is at least as accurate and at least as fair.</p>"
-        f'<div class="scroll"><table class="frontier"><thead>{head}</thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
+            p = _float(probability.get(r.algorithm))
+            row["probability"] = None if p is None else f"{p:.3f}"
+            row["width"] = "" if p is None else f"{100 * p:.1f}"
+        rows.append(row)
+    notes = []
     calibration = _text(first, "calibration")
     if calibration:
-        html += f'<p class="note">{e(calibration[:1].upper() + calibration[1:])}.</p>'
-    join_path = path.with_name(f"accuracy_join_{name}.csv")
-    if join_path.is_file():
-        html += _join_note(join_path, axis_label)
+        notes.append(_capital(calibration) + ".")
+    join_path = declared.beside(section, notebook, "accuracy_join")
+    if join_path is not None:
+        notes.append(_join_note(join_path, axis_label))
     if probability is None:
-        html += (
-            '<p class="note">No membership probability: the uncertainty analysis did not run '
-            "for this down-select (How sure, below, says why).</p>"
+        notes.append(
+            "No membership probability: the uncertainty analysis did not run for this "
+            "down-select (How sure, below, says why)."
         )
     else:
         members = set(on["algorithm"])
@@ -490,50 +634,59 @@ def _frontier(path: Path, folder: Path) -> str:
             (
                 (p, a)
                 for a, p in probability.items()
-                if a not in members and (_float(p) or 0.0) >= 1 - ROBUST
+                if a not in members and (_float(p) or 0.0) > 1 - ROBUST  # robustly off: at most
             ),
             reverse=True,
         )
-        html += (
-            '<p class="note">Membership probability: the share of replicates of the uncertainty '
-            "analysis in which the algorithm is on the frontier. "
+        notes.append(
+            "Membership probability: the share of replicates of the uncertainty analysis in "
+            "which the algorithm is on the frontier. "
             + (
                 "Off the frontier with the point rates but on it in some replicates: "
-                + ", ".join(f"{e(a)} ({float(p):.3f})" for p, a in near)
+                + ", ".join(f"{a} ({float(p):.3f})" for p, a in near)
                 + "."
                 if near
-                else f"No other algorithm is on it in {100 * (1 - ROBUST):.0f}% of replicates or more."
+                else "No other algorithm is on it in more than "
+                f"{100 * (1 - ROBUST):.0f}% of the replicates."
             )
-            + "</p>"
         )
-    extra = [p for p in (prob_path, join_path) if p.is_file()]
-    return html + _source([path, *extra], folder)
+    extra = [p for p in (prob_path, join_path) if p is not None]
+    return {
+        "on": len(on),
+        "total": len(frame),
+        "axis": axis_label,
+        "fairness": fairness_label,
+        "probability": probability is not None,
+        "rows": rows,
+        "notes": notes,
+        "sources": _links([path, *extra], folder),
+    }
 
 
 def _join_note(path: Path, axis_label: str) -> str:
     """What the join of an accuracy from another table left out, by reason."""
     join = _read(path)
     status = join["status"].astype(str)
-    names = join["algorithm"].astype(str)
+    algorithms = join["algorithm"].astype(str)
     near = join["near"] if "near" in join else pd.Series([""] * len(join))
     joined = int((status == "joined").sum())
     parts = []
     for reason in dict.fromkeys(status[status != "joined"]):
         chosen = [
-            e(n) + (f" (~ {e(m)})" if isinstance(m, str) and m else "")
-            for n, m in zip(names[status == reason], near[status == reason], strict=True)
+            n + (f" (~ {m})" if isinstance(m, str) and m else "")
+            for n, m in zip(algorithms[status == reason], near[status == reason], strict=True)
         ]
         shown = ", ".join(chosen[:_JOIN_NAMED])
         if len(chosen) > _JOIN_NAMED:
             shown += f" and {len(chosen) - _JOIN_NAMED} more"
-        parts.append(f"{_count(len(chosen), 'algorithm')} {e(reason)}: {shown}")
+        parts.append(f"{count(len(chosen), 'algorithm')} {reason}: {shown}")
     if not parts:
-        return f'<p class="note">{e(axis_label)} joined by algorithm name: every algorithm has one.</p>'
+        return f"{axis_label} joined by algorithm name: every algorithm has one."
     return (
-        f'<p class="note">{e(axis_label)} joined by algorithm name, exactly: {joined} algorithms '
-        "on both sides; left out of the frontier or unused: "
+        f"{axis_label} joined by algorithm name, exactly: {joined} algorithms on both sides; "
+        "left out of the frontier or unused: "
         + "; ".join(parts)
-        + " (~: spelled alike there but for case or the kind of dash, not joined).</p>"
+        + " (~: spelled alike there but for case or the kind of dash, not joined)."
     )
 
 
@@ -541,25 +694,29 @@ def _join_note(path: Path, axis_label: str) -> str:
 _JOIN_NAMED = 8
 
 
+def _column(values) -> list[str]:
+    """Numbers of one column to 4 significant digits, all in scientific notation when the
+    smallest non-zero one is below 1e-3 (so the column reads at a glance)."""
+    x = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype="float64")
+    small = x[(x != 0) & ~pd.isna(x)]
+    plain = (0.0, 0.0) if len(small) and (abs(small) < 1e-3).any() else None
+    return [number(v, 4, undefined="", plain=plain) for v in x]
+
+
 # ------------------------------------------------------------------ calibration
 
 
-def calibration_section(folder: Path) -> str | None:
+def calibration_section(folder: Path, declared: Declared) -> dict | None:
     """The calibrated cells (:mod:`audit.analysis.calibration`); None when there is none."""
-    paths = sorted((folder / "tables").glob("calibration*.csv"))
-    frames = [(p, _read(p)) for p in paths]
+    frames = [(p, _read(p)) for _, p in declared.tables("calibration", "calibration")]
     frames = [(p, f) for p, f in frames if len(f)]
     if not frames:
         return None
     sentences = list(dict.fromkeys(str(s) for _, f in frames for s in f["sentence"]))
-    items = [e(s[:1].upper() + s[1:]) + "." for s in sentences]
-    return (
-        '<p class="answer">A cell of this table is a <strong>calibration, not a '
-        "measurement</strong>: each algorithm's threshold was set so that it holds one value. "
-        "It is kept out of what it would distort.</p>"
-        + _list(items)
-        + _source([p for p, _ in frames], folder)
-    )
+    return {
+        "sentences": [_capital(s) + "." for s in sentences],
+        "sources": _links([p for p, _ in frames], folder),
+    }
 
 
 # ------------------------------------------------------------------ group orderings
@@ -569,21 +726,26 @@ ORDERINGS_SHOWN = 5
 ORDERING_ALGORITHMS_NAMED = 6
 
 
-def orderings_data(folder: Path) -> dict | None:
-    """What the group-orderings section shows, from ``group_extremes.csv`` and
-    ``group_orderings.csv`` (:mod:`audit.analysis.orderings`); None when the report has
-    neither.
+def orderings_data(folder: str | Path, declared: Declared | None = None) -> dict | None:
+    """What the group-orderings section shows, from the tables declared as
+    ``group_extremes`` and ``group_orderings`` (:mod:`audit.analysis.orderings`); None
+    when the report has neither. ``declared`` defaults to the report's manifest.
 
-    Returns ``{"rates": [...], "sources": [paths]}``, one entry per rate: ``rate``
+    Returns ``{"rates": [...], "sources": [links]}``, one entry per rate: ``rate``
     (``"FMR"``), ``algorithms``, ``distinct`` (orderings), ``groups`` (records of
     ``group``, ``worst``, ``worst_tied``, ``best``, ``best_tied``) and ``top`` (the
     :data:`ORDERINGS_SHOWN` most frequent orderings: ``ordering``, ``count``, ``share``,
     ``algorithms`` as a list).
     """
-    tables = folder / "tables"
-    extremes_path, counts_path = tables / "group_extremes.csv", tables / "group_orderings.csv"
-    if not extremes_path.is_file() or not counts_path.is_file():
+    folder = Path(folder)
+    if declared is None:
+        manifest = folder / "manifest.json"
+        declared = Declared(folder, json.loads(manifest.read_text()) if manifest.is_file() else {})
+    extremes_found = declared.tables("orderings", "group_extremes")
+    counts_found = declared.tables("orderings", "group_orderings")
+    if not extremes_found or not counts_found:
         return None
+    extremes_path, counts_path = extremes_found[0][1], counts_found[0][1]
     extremes, counts = _read(extremes_path), _read(counts_path)
     rates = []
     for rate in dict.fromkeys(extremes["rate"].astype(str)):
@@ -609,155 +771,146 @@ def orderings_data(folder: Path) -> dict | None:
                 "top": top,
             }
         )
-    return {"rates": rates, "sources": [extremes_path, counts_path]}
+    return {"rates": rates, "sources": _links([extremes_path, counts_path], folder)}
 
 
-def orderings_section(folder: Path) -> str | None:
+def orderings_section(folder: Path, declared: Declared) -> dict | None:
     """Which group fares worst and best, and in which order (:func:`orderings_data`)."""
-    data = orderings_data(folder)
+    data = orderings_data(folder, declared)
     if data is None:
         return None
-    blocks = []
+    rates = []
     for rate in data["rates"]:
         n = rate["algorithms"]
         worst = max(rate["groups"], key=lambda g: g["worst"])
         best = max(rate["groups"], key=lambda g: g["best"])
-        blocks.append(
-            f"<h3>{e(rate['rate'])}</h3><p>"
-            f"<strong>{e(worst['group'])}</strong> has the highest {e(rate['rate'])} alone for "
-            f"{worst['worst']} of {n} algorithms, <strong>{e(best['group'])}</strong> the lowest "
-            f"alone for {best['best']}. {_count(rate['distinct'], 'distinct ordering')} of the "
-            f"groups among {_count(n, 'algorithm')}"
-            + (
-                f" (the {ORDERINGS_SHOWN} most frequent are shown"
-                + ("; nearly one per algorithm" if rate["distinct"] >= 0.9 * n else "")
-                + ")"
-                if rate["distinct"] > ORDERINGS_SHOWN
-                else ""
+        shown = ""
+        if rate["distinct"] > ORDERINGS_SHOWN:
+            nearly = "; nearly one per algorithm" if rate["distinct"] >= 0.9 * n else ""
+            shown = f" (the {ORDERINGS_SHOWN} most frequent are shown{nearly})"
+        top = []
+        for t in rate["top"]:
+            named = t["algorithms"][:ORDERING_ALGORITHMS_NAMED]
+            more = len(t["algorithms"]) - len(named)
+            top.append(
+                {
+                    "ordering": t["ordering"],
+                    "count": count(t["count"], "algorithm"),
+                    "named": ", ".join(named) + (f" and {more} more" if more else ""),
+                }
             )
-            + ".</p>"
+        rates.append(
+            {
+                "rate": rate["rate"],
+                "worst": worst["group"],
+                "worst_text": f"has the highest {rate['rate']} alone for {worst['worst']} of {n} "
+                "algorithms,",
+                "best": best["group"],
+                "best_text": f"the lowest alone for {best['best']}. "
+                f"{count(rate['distinct'], 'distinct ordering')} of the groups among "
+                f"{count(n, 'algorithm')}{shown}.",
+                "groups": rate["groups"],
+                "top": top,
+            }
         )
-        rows = "".join(
-            f'<tr><th>{e(g["group"])}</th><td class="num">{g["worst"]}</td>'
-            f'<td class="num">{g["worst_tied"]}</td><td class="num">{g["best"]}</td>'
-            f'<td class="num">{g["best_tied"]}</td></tr>'
-            for g in rate["groups"]
-        )
-        blocks.append(
-            '<div class="scroll"><table><thead><tr><th>Group</th><th class="num">Worst</th>'
-            '<th class="num">Worst, tied</th><th class="num">Best</th>'
-            f'<th class="num">Best, tied</th></tr></thead><tbody>{rows}</tbody></table></div>'
-        )
-        items = []
-        for top in rate["top"]:
-            named = top["algorithms"][:ORDERING_ALGORITHMS_NAMED]
-            more = len(top["algorithms"]) - len(named)
-            items.append(
-                f"<code>{e(top['ordering'])}</code>: {_count(top['count'], 'algorithm')} "
-                f'<span class="note">({e(", ".join(named))}'
-                + (f" and {more} more" if more else "")
-                + ")</span>"
-            )
-        blocks.append(f"<p>The most frequent orderings, worst first:</p>{_list(items)}")
-    return (
-        "".join(blocks)
-        + '<p class="note">For each algorithm the groups are sorted from the highest rate (the '
-        "worst-served) to the lowest; <code>=</code> joins groups whose rates are equal as read "
-        "(a rounded or floored transcription ties many). Worst and best count the algorithms "
-        "where the group is alone at that end; tied, where it shares it.</p>"
-        + _source(data["sources"], folder)
-    )
-
-
-def _column(values) -> list[str]:
-    """Numbers of one column to 4 significant digits, all in scientific notation when the
-    smallest non-zero one is below 1e-3 (so the column reads at a glance)."""
-    x = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype="float64")
-    small = x[(x != 0) & ~pd.isna(x)]
-    plain = (0.0, 0.0) if len(small) and (abs(small) < 1e-3).any() else None
-    return [number(v, 4, undefined="", plain=plain) for v in x]
-
-
-def _probability(value) -> str:
-    p = _float(value)
-    if p is None:
-        return "<td>not computed</td>"
-    return (
-        f'<td class="num"><span class="bar"><span style="width:{100 * p:.1f}%"></span></span>'
-        f"{p:.3f}</td>"
-    )
+    return {"rates": rates, "sources": data["sources"]}
 
 
 # ------------------------------------------------------------------ sentences, flags, warnings
 
 
-def robustness_section(folder: Path) -> str:
-    paths = sorted((folder / "tables").glob("robustness_*.csv"))
+def _parts(frame: pd.DataFrame) -> list[dict]:
+    """A topic's sentences as paragraphs and lists: the rows marked ``item`` are a list's
+    items, the others paragraphs (a table without the column: a first sentence ending in
+    a colon introduces the others, as a list)."""
+    sentences = [str(s) for s in frame["sentence"] if isinstance(s, str)]
+    if "item" in frame:
+        flags = [
+            bool(_truth(v))
+            for v, s in zip(frame["item"], frame["sentence"], strict=True)
+            if isinstance(s, str)
+        ]
+    else:
+        lead = bool(sentences) and sentences[0].endswith(":")
+        flags = [not (lead and i == 0) for i in range(len(sentences))]
+    parts: list[dict] = []
+    for sentence, item in zip(sentences, flags, strict=True):
+        if not item:
+            parts.append({"text": sentence})
+        elif parts and "list" in parts[-1]:
+            parts[-1]["list"].append(sentence)
+        else:
+            parts.append({"list": [sentence]})
+    return parts
+
+
+def robustness_section(folder: Path, declared: Declared) -> dict:
+    paths = declared.sentences("robustness")
     if not paths:
-        return "<p>This report has no uncertainty analysis.</p>"
-    blocks = []
+        return {"none": "This report has no uncertainty analysis."}
+    files = []
     for path in paths:
         frame = _read(path)
-        for topic, part in frame.groupby("topic", sort=False):
-            sentences = [str(s) for s in part["sentence"] if isinstance(s, str)]
-            body = ""
-            if sentences and sentences[0].endswith(":"):
-                body, sentences = f"<p>{e(sentences[0])}</p>", sentences[1:]
-            blocks.append(f"<h3>{e(topic)}</h3>{body}{_list([e(s) for s in sentences])}")
-        blocks.append(_source([path], folder))
-    return "".join(blocks)
+        topics = [
+            {"title": str(topic), "parts": _parts(part)}
+            for topic, part in frame.groupby("topic", sort=False)
+        ]
+        files.append({"topics": topics, "sources": _links([path], folder)})
+    return {"files": files}
 
 
-def quality_section(folder: Path) -> str:
-    paths = sorted((folder / "tables").glob("data_quality*.csv"))
-    if not paths:
-        return "<p>This report has no data-quality audit (it is made for rates tables).</p>"
-    blocks = []
-    for path in paths:
+def _measure_labels(listed: str) -> str:
+    """A table's comma-separated measure names as a reader reads them: their labels, as a
+    list in a sentence (a name the registry does not know, as written)."""
+    listed = [name.strip() for name in listed.split(",") if name.strip()]
+    return names(label(name) for name in listed)
+
+
+def quality_section(folder: Path, declared: Declared) -> dict:
+    found = declared.tables("quality", "data_quality")
+    if not found:
+        return {"none": "This report has no data-quality audit (it is made for rates tables)."}
+    files = []
+    for _, path in found:
         frame = _read(path)
         flagged = frame[[bool(_truth(v)) for v in frame["flagged"]]]
-        items = []
-        for r in flagged.itertuples():
-            detail = str(r.detail)
-            text = (
-                f"<strong>{e(str(r.rate).upper())}</strong>: {e(detail[:1].upper() + detail[1:])}."
-            )
-            if isinstance(r.affects, str) and r.affects:
-                text += f" Affects: {e(r.affects)}."
-            items.append(text)
-        if items:
-            blocks.append(_list(items))
-        else:
-            blocks.append(
-                "<p>No flag: the rates are not quantised on a decade grid or to a fixed number "
-                "of decimals, have no floor, and none is exactly 0 or 1.</p>"
-            )
-        blocks.append(_source([path], folder))
-    return "".join(blocks)
+        flags = [
+            {
+                "rate": str(r.rate).upper(),
+                "detail": _capital(str(r.detail)),
+                "affects": _measure_labels(r.affects) if isinstance(r.affects, str) else "",
+            }
+            for r in flagged.itertuples()
+        ]
+        files.append({"flags": flags, "sources": _links([path], folder)})
+    return {"files": files}
 
 
-def warnings_section(folder: Path) -> str:
-    paths = sorted((folder / "tables").glob("warnings_*.csv"))
-    if not paths:
-        return "<p>This report keeps no record of warnings.</p>"
+def warnings_section(folder: Path, declared: Declared) -> dict:
+    found = [path for _, path in declared.tables("warnings", "warnings")]
+    if not found:
+        return {"none": "This report keeps no record of warnings."}
     items = []
-    for path in paths:
-        frame = _read(path)
-        for r in frame.itertuples():
-            kind = f" ({e(r.kind)})" if isinstance(r.kind, str) and r.kind else ""
-            count = int(r.count) if _float(r.count) is not None else 1
-            times = f' <span class="note">({count} times)</span>' if count > 1 else ""
-            items.append(f"<strong>{e(r.notebook)}</strong>{kind}: {e(r.sentence)}{times}")
-    if not items:
-        return "<p>No warning was raised while the notebooks ran.</p>" + _source(paths, folder)
-    return _list(items) + _source(paths, folder)
+    for path in found:
+        for r in _read(path).itertuples():
+            items.append(
+                {
+                    "notebook": str(r.notebook),
+                    "kind": r.kind if isinstance(r.kind, str) else "",
+                    "sentence": str(r.sentence),
+                    "count": int(r.count) if _float(r.count) is not None else 1,
+                }
+            )
+    none = "" if items else "No warning was raised while the notebooks ran."
+    return {"none": none, "entries": items, "sources": _links(found, folder)}
 
 
-def measures_section(folder: Path) -> str | None:
+def measures_section(folder: Path, declared: Declared) -> dict | None:
     """Every measure's value per system (reports from scores); None when there is none."""
-    path = folder / "tables" / "measures.csv"
-    if not path.is_file():
+    found = declared.tables("measures", "measures")
+    if not found:
         return None
+    _, path = found[0]
     frame = _read(path)
     frame["algorithm"] = frame["algorithm"].astype(str)
     columns = ["grouping", "algorithm"] if "grouping" in frame else ["algorithm"]
@@ -773,53 +926,46 @@ def measures_section(folder: Path) -> str | None:
             strict=True,
         )
     }
-    head = "".join(f'<th class="num">{"<br>".join(e(x) for x in k)}</th>' for k in keys)
     rows = []
     for m in measures:
-        tds = ""
+        values = []
         for k in keys:
             v, undefined = value.get((m, *k), (None, None))
-            text = "" if v is None else number(v)
-            if undefined:
-                text += " (undefined)"
-            tds += f'<td class="num">{e(text)}</td>'
-        rows.append(f"<tr><th><code>{e(m)}</code></th>{tds}</tr>")
-    return (
-        '<p class="answer">Every measure on each system, at the operating point (rate measures) '
-        "or on the score distributions (score measures).</p>"
-        f'<div class="scroll"><table><thead><tr><th>Measure</th>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>" + _source([path], folder)
-    )
+            values.append(("" if v is None else number(v)) + (" (undefined)" if undefined else ""))
+        rows.append({"measure": m, "cells": values})
+    return {"columns": keys, "rows": rows, "sources": _links([path], folder)}
+
+
+#: The builder of each section of :data:`SECTIONS`.
+_BUILDERS: dict[str, Callable[[Path, Declared], dict | None]] = {
+    "verdicts": verdicts_section,
+    "calibration": calibration_section,
+    "orderings": orderings_section,
+    "frontier": frontier_section,
+    "robustness": robustness_section,
+    "measures": measures_section,
+    "quality": quality_section,
+    "warnings": warnings_section,
+}
 
 
 # ------------------------------------------------------------------ links, figures, run
 
 
-def _run_rows(header: dict) -> str:
-    rows = []
-    for key, value in header.items():
-        if key == "parameters":
-            continue
-        shown = value if isinstance(value, str) else json.dumps(value, default=str)
-        rows.append(f"<tr><th>{e(key)}</th><td>{e(shown)}</td></tr>")
-    return "".join(rows)
-
-
-def _meta(header: dict) -> str:
+def _meta(header: dict) -> list[dict]:
     parts = []
     if header.get("input_file"):
-        parts.append(f"Input <code>{e(Path(str(header['input_file'])).name)}</code>")
+        parts.append({"text": "Input", "code": Path(str(header["input_file"])).name})
     if header.get("input_sha256"):
-        parts.append(f"sha256 <code>{e(str(header['input_sha256'])[:12])}…</code>")
+        parts.append({"text": "sha256", "code": str(header["input_sha256"])[:12] + "…"})
     if header.get("audit_version"):
-        parts.append(f"audit {e(header['audit_version'])}")
+        parts.append({"text": f"audit {header['audit_version']}"})
     if header.get("date"):
-        parts.append(e(header["date"]))
-    meta = f'<p class="meta">{" · ".join(parts)}</p>' if parts else ""
-    return meta + _input_notes(header)
+        parts.append({"text": str(header["date"])})
+    return parts
 
 
-def _input_notes(header: dict) -> str:
+def _input_notes(header: dict) -> list[str]:
     """A note for each input the report does not carry a copy of: why, and where it is from."""
     notes = []
     inputs = [(header.get("input_copy"), header.get("input_source"), header.get("input_sha256"))]
@@ -829,7 +975,7 @@ def _input_notes(header: dict) -> str:
     for copy, source, sha256 in inputs:
         if not isinstance(copy, str) or not copy.startswith("not copied"):
             continue
-        text = f"{copy[:1].upper()}{copy[1:]}."
+        text = f"{_capital(copy)}."
         if isinstance(source, dict):
             commit = f" at commit {source.get('commit')}" if source.get("commit") else ""
             text += (
@@ -837,17 +983,74 @@ def _input_notes(header: dict) -> str:
                 f"{source.get('path')} (sha256 {sha256}); 'audit fetch {source.get('dataset')}' "
                 "fetches the same bytes."
             )
-        notes.append(f'<p class="note input">{e(text)}</p>')
-    return "".join(notes)
+        notes.append(text)
+    return notes
 
 
-def _guarded(build: Callable[[Path], str | None], folder: Path) -> str | None:
-    """A section, or a sentence saying why it could not be built (the rest of the page stands)."""
+def _guarded(
+    key: str, build: Callable[[Path, Declared], dict | None], folder: Path, declared: Declared
+) -> dict | None:
+    """A section's context, or why it could not be built (the rest of the page stands): a
+    data condition (an :class:`~audit.exceptions.AuditError`) as its sentence, anything
+    else as an internal error whose traceback goes to :data:`LOG`."""
+    try:
+        body = build(folder, declared)
+    except AuditError as error:
+        return {"condition": str(error)}
+    except Exception as error:  # a bug in audit: said as such, its traceback kept
+        return {"internal": _log_internal(key, error, folder)}
+    return None if body is None else {"body": body}
+
+
+def guarded_html(key: str, build: Callable[[Path], str | None], folder: Path) -> str | None:
+    """A section's HTML built by ``build(folder)`` (a page assembled from fragments, as the
+    cross-dataset page is), or why it could not be built: a data condition as its
+    sentence, anything else as an internal error whose traceback goes to :data:`LOG`."""
+    from markupsafe import escape
+
     try:
         return build(folder)
-    except (KeyError, ValueError, TypeError, AttributeError, OSError) as error:
-        reason = f"{type(error).__name__}: {error}"
-        return f"<p>{e(UNREADABLE.format(table='the report tables', reason=reason))}</p>"
+    except AuditError as error:
+        return f"<p>{escape(str(error))}</p>"
+    except Exception as error:  # a bug in audit: said as such, its traceback kept
+        return f'<p class="internal">{escape(_log_internal(key, error, folder))}</p>'
+
+
+def section_html(key: str, folder: str | Path, header: dict | None = None) -> str | None:
+    """One section of the front page (a key of :data:`SECTIONS`) as HTML, with its notices,
+    for a page that takes its other sections from elsewhere; None when it has nothing."""
+    folder = Path(folder)
+    declared = Declared(folder, header or {})
+    built = _guarded(key, _BUILDERS[key], folder, declared)
+    notices = list(dict.fromkeys(declared.notices.get(key, [])))
+    if built is None and not notices:
+        return None
+    template = _environment().get_template("frontpage.html.j2")
+    return str(template.module.section({"key": key, "notices": notices, **(built or {})}))
+
+
+def _log_internal(key: str, error: Exception, folder: Path) -> str:
+    """Append ``error``'s traceback to the report's :data:`LOG`; the sentence to show."""
+    text = "".join(traceback.format_exception(error))
+    log = folder / LOG
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"front page, section {key!r}:\n{text}\n")
+    except OSError as failure:
+        return INTERNAL_UNKEPT.format(
+            error=type(error).__name__, log=LOG, reason=failure.strerror or failure
+        )
+    return INTERNAL.format(log=LOG)
+
+
+def _environment():
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("audit.report", "templates"),
+        autoescape=True,
+    )
 
 
 def front_page(
@@ -859,97 +1062,80 @@ def front_page(
     sections: Sequence[tuple[str, str, str | None]] | None = None,
     lead: str = "",
 ) -> str:
-    """The HTML of ``folder/index.html``: findings from ``folder/tables``, then links, figures,
-    tables and the run.
+    """The HTML of ``folder/index.html``: the findings from the tables the notebooks
+    declared (the manifest's ``outputs``), then links, figures, tables and the run.
 
     ``header`` is the run header (default: ``folder/manifest.json`` if there is one);
     ``notebooks`` are ``(stem, title)`` pairs, linked as ``<stem>.html`` and ``<stem>.ipynb``.
-    ``sections`` (``(id, title, html)``, None for one left out) replace the findings of a
-    single-table report (the cross-dataset page: :mod:`audit.report.comparepage`), and
-    ``lead`` (HTML) stands under the title, before everything else.
+    ``sections`` (``(id, title, html)``, None for one left out: HTML built and escaped by
+    the caller, e.g. with :func:`guarded_html` and :func:`section_html`) replace the
+    findings of a single-table report (the cross-dataset page:
+    :mod:`audit.report.comparepage`), and ``lead`` (HTML) stands under the title.
     """
+    from markupsafe import Markup
+
     folder = Path(folder)
     if header is None:
         manifest = folder / "manifest.json"
         header = json.loads(manifest.read_text()) if manifest.is_file() else {}
-    if sections is None:
-        sections = [
-            ("verdicts", "FFMC verdicts", _guarded(verdicts_section, folder)),
-            ("calibration", "Calibration", _guarded(calibration_section, folder)),
-            ("orderings", "Group orderings", _guarded(orderings_section, folder)),
-            ("frontier", "Pareto frontier", _guarded(frontier_section, folder)),
-            ("robustness", "How sure", _guarded(robustness_section, folder)),
-            ("measures", "Measures", _guarded(measures_section, folder)),
-            ("quality", "Data quality", _guarded(quality_section, folder)),
-            ("warnings", "Warnings", _guarded(warnings_section, folder)),
+    declared = Declared(folder, header)
+    findings = []
+    if sections is not None:
+        findings = [
+            {"key": key, "title": name, "notices": [], "html": Markup(html)}
+            for key, name, html in sections
+            if html is not None
         ]
-    findings = [(k, t, body) for k, t, body in sections if body is not None]
-    figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
-    tables = sorted((folder / "tables").glob("*.csv")) if (folder / "tables").is_dir() else []
-    links = "".join(
-        f'<li><a href="{e(quote(stem))}.html">{e(name)}</a> '
-        f'(<a href="{e(quote(stem))}.ipynb">notebook</a>)</li>'
-        for stem, name in notebooks
-    )
-    figure_html = "".join(
-        f'<figure><a href="{_href(p, folder)}"><img src="{_href(p, folder)}" alt="{e(p.stem)}" '
-        f'loading="lazy"></a><figcaption>{e(p.stem)} '
-        f'(<a href="{_href(p.with_suffix(".svg"), folder)}">SVG</a>)</figcaption></figure>'
-        for p in figures
-    )
-    table_html = "".join(f'<li><a href="{_href(p, folder)}">{e(p.name)}</a></li>' for p in tables)
-    params = "".join(
-        f"<tr><th>{e(k)}</th><td>{e(repr(v))}</td></tr>"
-        for k, v in (header.get("parameters") or {}).items()
-    )
-    rest = [
-        (
-            "notebooks",
-            "Notebooks",
-            f"<ul>{links}</ul>"
-            if links
-            else "<p>No notebook: this report was written without notebooks.</p>",
-        ),
-        ("figures", "Figures", figure_html or "<p>No figures.</p>"),
-        ("tables", "Tables", f"<ul>{table_html}</ul>" if table_html else "<p>No tables.</p>"),
-        (
-            "run",
-            "Run",
-            f'<div class="scroll"><table class="run">{_run_rows(header)}</table></div>'
-            + (
-                f'<h3>Parameters</h3><div class="scroll"><table class="run">{params}</table></div>'
-                if params
-                else ""
-            ),
-        ),
+    else:
+        built = {key: _guarded(key, _BUILDERS[key], folder, declared) for key, _ in SECTIONS}
+        declared.expect()
+        for key, name in SECTIONS:
+            notices = list(dict.fromkeys(declared.notices.get(key, [])))
+            section = built[key]
+            if section is None and not notices:
+                continue
+            findings.append({"key": key, "title": name, "notices": notices, **(section or {})})
+    figures = [
+        {"href": _href(p, folder), "name": p.stem, "svg": _href(p.with_suffix(".svg"), folder)}
+        for p in declared.listed("figures")
     ]
-    nav = " ".join(f'<a href="#{k}">{e(t)}</a>' for k, t, _ in findings + rest)
-    body = "".join(
-        f'<section id="{k}"><h2>{e(t)}</h2>{html}</section>' for k, t, html in findings + rest
+    tables = sorted(declared.listed("tables") + declared.listed("sentences"), key=lambda p: p.name)
+    run = [
+        (key, value if isinstance(value, str) else json.dumps(value, default=str))
+        for key, value in header.items()
+        if key not in ("parameters", "outputs")
+    ]
+    return (
+        _environment()
+        .get_template("frontpage.html.j2")
+        .render(
+            title=title,
+            lead=Markup(lead),
+            style=STYLE,
+            meta=_meta(header),
+            input_notes=_input_notes(header),
+            findings=findings,
+            notebooks=[{"href": quote(stem), "title": name} for stem, name in notebooks],
+            figures=figures,
+            tables=_links(tables, folder),
+            run=run,
+            parameters=[(k, repr(v)) for k, v in (header.get("parameters") or {}).items()],
+        )
     )
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{e(title)}</title>
-<style>{STYLE}</style></head><body>
-<h1>{e(title)}</h1>
-{_meta(header)}
-{lead}
-<nav>{nav}</nav>
-{body}
-</body></html>
-"""
 
 
 __all__ = [
+    "Declared",
     "calibration_section",
     "front_page",
     "frontier_section",
+    "guarded_html",
     "measures_section",
     "orderings_data",
     "orderings_section",
     "quality_section",
     "robustness_section",
+    "section_html",
     "verdicts_section",
     "warnings_section",
 ]

@@ -26,8 +26,10 @@ import pandas as pd
 from audit.report.outputs import save_table
 from audit.report.text import escape_markdown
 
-#: The table of a notebook's warnings, under ``tables/``.
+#: The table of a notebook's warnings, under ``tables/``, and its role in the notebook's
+#: outputs (:func:`audit.report.outputs.record_outputs`).
 TABLE = "warnings_{notebook}"
+ROLE = "warnings"
 COLUMNS = ["notebook", "cell", "kind", "category", "sentence", "count"]
 
 #: A code location as Python prints it: ``some/file.py:17`` (with an optional colon).
@@ -119,7 +121,11 @@ class WarningRecord:
 
     def save(self) -> Path:
         return save_table(
-            self.table(), TABLE.format(notebook=self.notebook), self.output_dir, index=False
+            self.table(),
+            TABLE.format(notebook=self.notebook),
+            self.output_dir,
+            index=False,
+            role=ROLE,
         )
 
     def close(self) -> None:

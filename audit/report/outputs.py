@@ -1,9 +1,30 @@
 """Where a notebook puts what it makes: figures as PNG and SVG, tables as CSV, and the
-header (input checksum, parameters, version, date) that every report carries."""
+header (input checksum, parameters, version, date) that every report carries.
+
+**What each notebook wrote.**  After :func:`record_outputs` (the first cell of every
+notebook calls it; the streamed scores report, which has no notebook, uses
+:func:`recording`), :func:`save_table`, :func:`save_figure` and
+:func:`save_sentences` record each output they write with a *role* (what it is
+to a reader of the report: ``"ffmc_table"``, ``"pareto_all"``, ...; the file's
+name by default) in the notebook's outputs list, ``logs/outputs_<notebook>.json``.
+When the notebooks have run, :func:`merge_outputs` gathers the lists into
+``manifest.json``::
+
+    "outputs": {"ffmc": {"tables": {"ffmc_table": "tables/ffmc_table.csv", ...},
+                         "figures": {"ffmc_panels_fdr": "figures/ffmc_panels_fdr.png", ...},
+                         "sentences": {"robustness": "tables/robustness_ffmc.csv"}}, ...}
+
+and the front page (:mod:`audit.report.frontpage`) finds its sections there, by
+role, never by a file name: a table renamed in a notebook keeps its section, and
+a role a section expects that a notebook did not declare, or a declared file
+that is missing, shows on the page as a notice.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import json
 import os
 import platform
 from pathlib import Path
@@ -11,12 +32,102 @@ from pathlib import Path
 import pandas as pd
 
 from audit import __version__
+from audit.exceptions import UsageError
 from audit.report.plots import theme
 from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 
 #: Salt of the SVG element ids: fixed, so that identical figures give identical files.
 SVG_HASHSALT = "audit"
+#: The folder of a report's logs, and a notebook's outputs list in it while the report runs.
+LOGS = "logs"
+OUTPUTS_LIST = "outputs_{notebook}.json"
+#: The kinds of output a notebook declares, as the manifest's ``outputs`` names them.
+KINDS = ("tables", "figures", "sentences")
+ROLE_TAKEN = (
+    "notebook {notebook!r} declared role {role!r} of its {kind} twice: {first} and {second}; "
+    "give each output its own role"
+)
+
+#: The notebook recording its outputs into each report folder (resolved path -> name).
+_RECORDING: dict[str, str] = {}
+
+
+def record_outputs(notebook: str, output_dir: str | os.PathLike) -> Path:
+    """Record, from now on, every output saved into ``output_dir`` in ``notebook``'s
+    outputs list (``logs/outputs_<notebook>.json``); return the list's path.
+
+    A notebook calls it once, in its first cell, beside
+    :func:`audit.report.notices.record_warnings`; it records for the rest of the
+    kernel's life.
+    """
+    path = _outputs_list(output_dir, notebook)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({kind: {} for kind in KINDS}, indent=2) + "\n")
+    _RECORDING[str(Path(output_dir).resolve())] = notebook
+    return path
+
+
+@contextlib.contextmanager
+def recording(notebook: str, output_dir: str | os.PathLike):
+    """:func:`record_outputs` for the length of a ``with`` block (a report written without
+    notebooks, in this process)."""
+    key = str(Path(output_dir).resolve())
+    before = _RECORDING.get(key)
+    record_outputs(notebook, output_dir)
+    try:
+        yield
+    finally:
+        if before is None:
+            _RECORDING.pop(key, None)
+        else:
+            _RECORDING[key] = before
+
+
+def _outputs_list(output_dir: str | os.PathLike, notebook: str) -> Path:
+    return Path(output_dir) / LOGS / OUTPUTS_LIST.format(notebook=_slug(notebook))
+
+
+def _record(output_dir: str | os.PathLike, kind: str, role: str, path: Path) -> None:
+    """Add ``path`` (under ``output_dir``) to the outputs list of the notebook recording
+    there, as the ``role`` of its ``kind``; nothing when none records."""
+    notebook = _RECORDING.get(str(Path(output_dir).resolve()))
+    if notebook is None:
+        return
+    listed = _outputs_list(output_dir, notebook)
+    declared = json.loads(listed.read_text())
+    relative = Path(path).relative_to(Path(output_dir)).as_posix()
+    first = declared[kind].setdefault(role, relative)
+    if first != relative:
+        raise UsageError(
+            ROLE_TAKEN.format(notebook=notebook, role=role, kind=kind, first=first, second=relative)
+        )
+    listed.write_text(json.dumps(declared, indent=2) + "\n")
+
+
+def merge_outputs(folder: str | os.PathLike, notebooks=()) -> dict:
+    """The outputs lists of a report's notebooks, as the manifest's ``outputs``: each list
+    file read (``notebooks`` first, in their order, then any other) and removed, and
+    ``manifest.json`` rewritten with them when it exists. The ``logs`` folder goes too
+    when nothing else is in it."""
+    folder = Path(folder)
+    logs = folder / LOGS
+    found = sorted(logs.glob(OUTPUTS_LIST.format(notebook="*"))) if logs.is_dir() else []
+    by_name = {p.name: p for p in found}
+    order = [OUTPUTS_LIST.format(notebook=_slug(n)) for n in notebooks]
+    outputs = {}
+    for name in [*[n for n in order if n in by_name], *sorted(set(by_name) - set(order))]:
+        notebook = name.removeprefix("outputs_").removesuffix(".json")
+        outputs[notebook] = json.loads(by_name[name].read_text())
+        by_name[name].unlink()
+    if logs.is_dir() and not any(logs.iterdir()):
+        logs.rmdir()
+    manifest = folder / "manifest.json"
+    if manifest.is_file():
+        header = json.loads(manifest.read_text())
+        header["outputs"] = outputs
+        manifest.write_text(json.dumps(header, indent=2, allow_nan=False) + "\n")
+    return outputs
 
 
 def _slug(name: str) -> str:
@@ -24,8 +135,11 @@ def _slug(name: str) -> str:
     return "".join(keep).strip("_") or "output"
 
 
-def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150) -> list[Path]:
-    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``.
+def save_figure(
+    fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150, role: str | None = None
+) -> list[Path]:
+    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``, recorded
+    as ``role`` (default: ``name``) in the outputs list (:func:`record_outputs`).
 
     The same figure gives the same bytes every time: no date in either file and
     a fixed ``svg.hashsalt`` for the SVG's element ids.  It is drawn under the
@@ -62,6 +176,7 @@ def save_figure(fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150
     finally:
         if engine is not None:
             fig.set_layout_engine(engine)
+    _record(output_dir, "figures", role or name, paths[0])
     return paths
 
 
@@ -78,15 +193,24 @@ def saved_image(paths):
 
 
 def save_table(
-    frame: pd.DataFrame, name: str, output_dir: str | os.PathLike, *, index: bool | None = None
+    frame: pd.DataFrame,
+    name: str,
+    output_dir: str | os.PathLike,
+    *,
+    index: bool | None = None,
+    role: str | None = None,
+    kind: str = "tables",
 ) -> Path:
-    """Write ``frame`` as ``tables/<name>.csv`` under ``output_dir`` (full precision)."""
+    """Write ``frame`` as ``tables/<name>.csv`` under ``output_dir`` (full precision),
+    recorded as ``role`` (default: ``name``) of the outputs ``kind`` in the outputs list
+    (:func:`record_outputs`)."""
     folder = Path(output_dir) / "tables"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{_slug(name)}.csv"
     if index is None:
         index = not isinstance(frame.index, pd.RangeIndex)
     frame.to_csv(path, index=index, float_format="%.10g")
+    _record(output_dir, kind, role or name, path)
     return path
 
 
@@ -128,10 +252,58 @@ def header_markdown(header: dict) -> str:
     )
 
 
-def save_sentences(sentences, name: str, output_dir: str | os.PathLike, *, topic: str) -> Path:
-    """Write what a notebook says in words as ``tables/<name>.csv``: one row per sentence,
-    columns ``topic`` and ``sentence``, so the report's front page can repeat it."""
+def flat_sentences(said) -> list[tuple[str, bool]]:
+    """``said`` -- sentences, each a string, or a list of strings: the items of a list that
+    the sentence before it introduces -- as ``(sentence, item)`` pairs, ``item`` True for a
+    list's items.
+
+    >>> flat_sentences(["Over 10 redraws:", ["a.", "b."], "c."])
+    [('Over 10 redraws:', False), ('a.', True), ('b.', True), ('c.', False)]
+    """
+    out = []
+    for part in said:
+        if isinstance(part, str):
+            out.append((part, False))
+        else:
+            out.extend((str(item), True) for item in part)
+    return out
+
+
+def said_markdown(said) -> str:
+    """``said`` (as :func:`flat_sentences` reads it) as escaped Markdown: sentences as
+    paragraphs, a list's items as a bulleted list.
+
+    >>> print(said_markdown(["Stable:", ["FDR (1*2).", "IR."], "Done."]))
+    Stable\\:
+    <BLANKLINE>
+    - FDR \\(1\\*2\\)\\.
+    - IR\\.
+    <BLANKLINE>
+    Done\\.
+    """
+    blocks: list[list[str]] = []
+    for sentence, item in flat_sentences(said):
+        text = escape_markdown(sentence)
+        if item and blocks and blocks[-1][0].startswith("- "):
+            blocks[-1].append(f"- {text}")
+        else:
+            blocks.append([f"- {text}" if item else text])
+    return "\n\n".join("\n".join(block) for block in blocks)
+
+
+def save_sentences(
+    said, name: str, output_dir: str | os.PathLike, *, topic: str, role: str | None = None
+) -> Path:
+    """Write what a notebook says in words as ``tables/<name>.csv``, so the report's
+    front page can repeat it: one row per sentence, columns ``topic``, ``sentence`` and
+    ``item`` (True for the items of a list: ``said`` as :func:`flat_sentences` reads it);
+    recorded as ``role`` (default: ``name``) of the notebook's ``sentences``."""
+    rows = flat_sentences(said)
     frame = pd.DataFrame(
-        {"topic": [str(topic)] * len(sentences), "sentence": [str(s) for s in sentences]}
+        {
+            "topic": [str(topic)] * len(rows),
+            "sentence": [sentence for sentence, _ in rows],
+            "item": [item for _, item in rows],
+        }
     )
-    return save_table(frame, name, output_dir, index=False)
+    return save_table(frame, name, output_dir, index=False, role=role, kind="sentences")

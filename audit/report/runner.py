@@ -16,12 +16,14 @@ report's place is refused before any notebook runs::
     reports/<name>/
         index.html            the front page: findings (verdicts, frontier, robustness,
                               data quality, warnings), then links, figures, tables, run
-        manifest.json         input sha256, parameters, versions, date
+        manifest.json         input sha256, parameters, versions, date, and what each
+                              notebook wrote (``outputs``: :mod:`audit.report.outputs`)
         <notebook>.ipynb      executed notebooks
         <notebook>.html       their HTML rendering, code hidden, nothing fetched
         figures/*.png|svg     every figure
         tables/*.csv          every table
         input/<file>          the bytes audited (the notebooks read this copy)
+        logs/frontpage.txt    only when a section of the front page failed: its traceback
         .audit-report         the marker: this folder was made by audit
 
 The notebooks' kernels talk to this process over IPC sockets and stop with it:
@@ -68,7 +70,7 @@ from audit import config
 from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
 from audit.report import interrupt, ownership
 from audit.report.frontpage import front_page
-from audit.report.outputs import run_header
+from audit.report.outputs import merge_outputs, run_header
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
 from audit.sources import datasets, voxceleb
 from audit.sources.annex15 import annex15_path
@@ -647,6 +649,7 @@ def write_report(
 
     def fill(folder: Path) -> None:
         write(folder)
+        merge_outputs(folder)
         _write_index(folder, name)
 
     return _build(check_reports_root(reports_root), name, notify, fill)
@@ -845,6 +848,7 @@ def run_report(
         try:
             _run_all(run, notebooks)
             shown.stage(FRONT_PAGE)
+            header["outputs"] = merge_outputs(staging, notebooks)
             _write_index(staging, name, header, notebooks)
         finally:
             shown.close()

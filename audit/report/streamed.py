@@ -17,6 +17,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+#: The name its outputs are declared under in the manifest (:mod:`audit.report.outputs`).
+NOTEBOOK = "streamed"
+TOPIC = "Bootstrap"
+NO_BOOTSTRAP = (
+    "No bootstrap: scores read in streaming passes are not resampled (the scores notebook "
+    "resamples subjects when the scores fit in memory)."
+)
+
 
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
     """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
@@ -55,7 +63,7 @@ def streamed_report(
     from audit.analysis.sweeps import sweep_measures
     from audit.measures.registry import evaluate_many, evaluate_scores
     from audit.measures.scores import eer_table
-    from audit.report.outputs import save_table
+    from audit.report.outputs import recording, save_sentences, save_table
     from audit.report.runner import write_report
     from audit.scores import det_points, sweep
     from audit.scores.streaming import StreamingScores, parquet_files
@@ -125,10 +133,14 @@ def streamed_report(
     }
 
     def write(folder: Path) -> None:
-        save_table(rates, "rates_at_fmr", folder)
-        save_table(measures, "measures", folder)
-        for table_name, table in tables.items():
-            save_table(table, table_name, folder)
+        with recording(NOTEBOOK, folder):  # declared, by role, as a notebook declares them
+            save_table(rates, "rates_at_fmr", folder)
+            save_table(measures, "measures", folder)
+            for table_name, table in tables.items():
+                save_table(table, table_name, folder)
+            save_sentences(
+                [NO_BOOTSTRAP], "robustness_streamed", folder, topic=TOPIC, role="robustness"
+            )
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
 
     return write_report(name, write, reports_root=reports_root)

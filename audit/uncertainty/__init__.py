@@ -24,6 +24,11 @@ replicates feed one analysis:
   same numbers, each replicate at about the cost of one build of the
   statistics.
 
+A table of one error rate (FMR or FNMR only, or a cross-group table's pair
+matrix) redraws that rate alone, from its counts or by how it was printed
+(:mod:`~audit.uncertainty.onerate`: a decade grid, or a fixed number of
+decimals), a calibrated cell kept as written.
+
 Each gives arrays of replicate rates of shape ``(n_replicates, n_algorithms,
 n_groups)``; every registered rate measure is evaluated on all replicates at
 once (stacked as ``(n_replicates * n_algorithms, n_groups)``), then summarised
@@ -40,17 +45,30 @@ score or Clopper-Pearson) via :func:`rate_intervals`.
 All randomness comes from ``numpy.random.default_rng(seed)``; results record
 their parameters in ``attrs`` (frames) or ``params`` (results).
 
-Modules: :mod:`~audit.uncertainty.checks` (messages, defaults, argument checks),
-:mod:`~audit.uncertainty.intervals` (binomial intervals),
+Modules: :mod:`~audit.uncertainty.checks` (messages, defaults, the robustness
+rule, argument checks), :mod:`~audit.uncertainty.intervals` (binomial intervals),
 :mod:`~audit.uncertainty.replicates` (making replicate rates),
+:mod:`~audit.uncertainty.onerate` (the replicates of a table of one rate),
 :mod:`~audit.uncertainty.results` (measures, rankings, statistics and frontier
-over replicates), :mod:`~audit.uncertainty.claims` (the paper's claims and the
-plain-language paragraph), :mod:`~audit.uncertainty.summary` (verdict
+over replicates), :mod:`~audit.uncertainty.claims` (the paper's claims and how sure the
+findings are, in words), :mod:`~audit.uncertainty.summary` (verdict
 stability and :func:`analyse`, the entry point of the reports).
 """
 
-from audit.uncertainty.checks import CROSSING_GRID, FLOOR_LOWER, HOWARD_2022_CLAIMS
-from audit.uncertainty.claims import check_claims, robustness_sentences, robustness_summary
+from audit.uncertainty.checks import (
+    CROSSING_GRID,
+    FLOOR_LOWER,
+    HOWARD_2022_CLAIMS,
+    ROBUST,
+    STABLE_SPEARMAN,
+)
+from audit.uncertainty.claims import (
+    NO_FRONTIER,
+    check_claims,
+    frontier_sentences,
+    robustness_sentences,
+    robustness_summary,
+)
 from audit.uncertainty.intervals import binomial_interval, count_matrices, rate_intervals
 from audit.uncertainty.replicates import (
     parametric_replicates,
@@ -74,6 +92,9 @@ __all__ = [
     "CROSSING_GRID",
     "FLOOR_LOWER",
     "HOWARD_2022_CLAIMS",
+    "NO_FRONTIER",
+    "ROBUST",
+    "STABLE_SPEARMAN",
     "UncertaintyResult",
     "analyse",
     "binomial_interval",
@@ -81,6 +102,7 @@ __all__ = [
     "count_matrices",
     "fnmr_weights",
     "frontier_membership",
+    "frontier_sentences",
     "join_frontier_probability",
     "parametric_bootstrap",
     "parametric_replicates",

@@ -49,6 +49,15 @@ SCORE_MEASURE = "measure {name!r} needs scores, not rates; uncertainty covers ra
 RATES_MISSING = "replicate {replicate}: the rates function returned no rate for {what}"
 RATES_TWICE = "replicate {replicate}: the rates function returned two rates for {what}"
 
+#: The robustness rule: a conclusion -- an FFMC verdict, an algorithm on (or off) the
+#: Pareto frontier, a ranking's stability, the fairest algorithm -- counts as robust when it
+#: holds in at least this share of the replicates (and as robustly not, for frontier
+#: membership, when it holds in at most ``1 - ROBUST`` of them).
+ROBUST = 0.95
+#: A replicate ranking agrees with the point ranking when their Spearman correlation is at
+#: least this; a ranking is stable when that holds in at least :data:`ROBUST` of the replicates.
+STABLE_SPEARMAN = 0.9
+
 #: Default lower limit (log10) for an FMR transcribed at the 1e-5 floor: one decade
 #: below the floor.  See :func:`transcription_redraws` for the reasoning.
 FLOOR_LOWER = 1e-6
@@ -105,6 +114,8 @@ SCORE_COLUMNS = {
 FRONTIER = {"higher_is_fairer": Boolean(), "weak": Boolean(), "tie_rtol": Real(0)}
 ROBUSTNESS = {"threshold": Real(0, 1, closed="neither")}
 OPTIONAL_FUNCTION = optional(Function())
+#: The total-rate accuracy axis of a frontier (:data:`audit.analysis.pareto.ACCURACY_LABELS`).
+ACCURACY_AXIS = Options(("total_fnmr", "total_fmr"))
 
 
 def _rate_measures(measures, table=None) -> list[RateMeasure]:

@@ -8,9 +8,11 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import InputError, ParameterError, ScoresError
+from audit.measures import onesided
 from audit.measures.kernels import MeasureResult
 from audit.scores.stats import score_stats
 from audit.scores.weighted import sorted_scores
+from audit.tables.layouts import RATES
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
@@ -178,7 +180,7 @@ def transcription_redraws(
 
 @validate_params("alpha", measures=MeasureRefs())
 def replicate_measures(
-    fmr_reps, fnmr_reps, measures=None, *, alpha: float = 0.5
+    fmr_reps, fnmr_reps, measures=None, *, alpha: float = 0.5, rates=RATES
 ) -> dict[str, MeasureResult]:
     """Every registered rate measure on every replicate, in one call per measure.
 
@@ -187,6 +189,13 @@ def replicate_measures(
     reshaped back.  Undefined cases follow each measure's documented
     convention (their warnings are silenced here and counted instead, in the
     ``undefined`` masks).
+
+    ``rates`` are the rates the table holds: of a one-sided table (``("fmr",)``
+    or ``("fnmr",)``) the measures are computed as
+    :func:`audit.measures.registry.evaluate` computes them
+    (:mod:`audit.measures.onesided`): the absent rate equal in every group, a
+    two-term measure at the alpha of its present term alone, the absent term
+    NaN; a measure that does not apply is left out.
 
     Returns
     -------
@@ -202,19 +211,37 @@ def replicate_measures(
     """
     fmr_reps = np.asarray(fmr_reps, dtype="float64")
     fnmr_reps = np.asarray(fnmr_reps, dtype="float64")
+    rates = tuple(rates)
+    one_alpha = None
+    if rates != RATES:
+        fmr_reps, fnmr_reps, one_alpha = onesided.one_term_inputs(fmr_reps, fnmr_reps, rates)
     shape = fmr_reps.shape[:-1]
     flat_fmr = fmr_reps.reshape(-1, fmr_reps.shape[-1])
     flat_fnmr = fnmr_reps.reshape(-1, fnmr_reps.shape[-1])
     out = {}
     for measure in _rate_measures(measures):
-        result = measure(flat_fmr, flat_fnmr, alpha=alpha, zero_division="flag")
-        out[measure.name] = MeasureResult(
-            *(
-                np.asarray(getattr(result, part)).reshape(shape)
-                for part in ("value", "fmr_term", "fnmr_term", "undefined")
-            )
-        )
+        at = alpha
+        if one_alpha is not None:
+            status, _ = onesided.applicability(measure, rates)
+            if status == onesided.NOT_APPLICABLE:
+                continue
+            if status == onesided.ONE_TERM:
+                at = one_alpha
+        result = measure(flat_fmr, flat_fnmr, alpha=at, zero_division="flag")
+        parts = {
+            part: np.asarray(getattr(result, part)).reshape(shape)
+            for part in ("value", "fmr_term", "fnmr_term", "undefined")
+        }
+        for rate in RATES:
+            if rate not in rates:  # the absent rate's term, as evaluate reports it
+                parts[f"{rate}_term"] = np.full(shape, np.nan)
+        out[measure.name] = MeasureResult(**parts)
     return out
+
+
+#: :func:`replicate_measures` without the check of its arguments, for the analyses that
+#: pass it measures already chosen (an empty list: no rate measure, only pair measures).
+_replicate_measures = replicate_measures.__wrapped__
 
 
 def _check_columns(scores: pd.DataFrame, columns) -> None:

@@ -14,18 +14,25 @@ from audit.analysis.accuracy import weight_matrices, weighted_total
 from audit.analysis.ffmc import first_crossing
 from audit.analysis.pareto import (  # one tie tolerance for every frontier
     TIE_RTOL,
+    accuracy_weights,
     efficient,
 )
 from audit.analysis.quantiles import nanmedian, nanpercentile
+from audit.exceptions import UsageError
+from audit.measures import onesided
+from audit.measures.contract import PairMeasure
 from audit.measures.kernels import MeasureResult
 from audit.measures.registry import Measure, bound_measures, get_measure
+from audit.tables.layouts import RATES, available_rates
 from audit.tables.rates import rate_matrices
 from audit.uncertainty.checks import (
+    ACCURACY_AXIS,
     CROSSING_GRID,
     FLOOR_LOWER,
     FRONTIER,
     OPTIONAL_FUNCTION,
     SCORE_COLUMNS,
+    STABLE_SPEARMAN,
     SUMMARY,
     TRANSCRIPTION,
     _rate_measures,
@@ -35,10 +42,10 @@ from audit.uncertainty.intervals import count_matrices
 from audit.uncertainty.replicates import (
     _aligned,
     _check_columns,
+    _replicate_measures,
     _replicates,
     _score_results,
     parametric_replicates,
-    replicate_measures,
     transcription_redraws,
 )
 from audit.validation import Numbers, Options, validate_params
@@ -176,9 +183,15 @@ def _crossing(measure: Measure, fmr_term, fnmr_term, grid) -> dict[str, np.ndarr
 
 
 def _statistics(
-    results: dict[str, MeasureResult], measures: Sequence[Measure], frontier, grid
+    results: dict[str, MeasureResult],
+    measures: Sequence[Measure],
+    frontier,
+    grid,
+    rates: tuple[str, ...] = RATES,
 ) -> dict[str, np.ndarray]:
-    """Dataset-level statistics (over algorithms) per replicate."""
+    """Dataset-level statistics (over algorithms) per replicate: of a one-sided table
+    (``rates`` of one rate) the terms of the rate present only, and no crossing (there is
+    no second term for alpha to weigh)."""
     out: dict[str, np.ndarray] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -192,11 +205,14 @@ def _statistics(
             out[f"{name}.median"] = nanmedian(values, axis=-1)
             out[f"{name}.q95"] = q95
             out[f"{name}.max"] = np.nanmax(values, axis=-1)
-            for term in ("fmr_term", "fnmr_term"):
+            for rate in rates:
+                term = f"{rate}_term"
                 terms = np.asarray(getattr(r, term), dtype="float64")
                 out[f"{name}.{term}.median"] = nanmedian(terms, axis=-1)
                 out[f"{name}.{term}.max"] = np.nanmax(terms, axis=-1)
             out[f"{name}.undefined"] = r.undefined.sum(axis=-1).astype("float64")
+            if rates != RATES:
+                continue
             crossing = _crossing(measure, r.fmr_term, r.fnmr_term, grid)
             out[f"{name}.crossing.median"] = crossing["median"]
             out[f"{name}.crossing.mean"] = crossing["mean"]
@@ -224,7 +240,9 @@ class UncertaintyResult:
         the point rank) and ``p_fairest`` (share where it is fairest).
     ranking_summary
         One row per measure: Spearman correlation of the replicate ranking with
-        the point ranking (median and lower percentile), the share of
+        the point ranking (median and lower percentile, and ``spearman_share``,
+        the share of replicates in which it is at least
+        :data:`~audit.uncertainty.checks.STABLE_SPEARMAN`), the share of
         replicates in which the point-fairest algorithm stays fairest, and the
         mean overlap of the top ``top`` algorithms.
     statistics
@@ -232,15 +250,21 @@ class UncertaintyResult:
         ``fdr.crossing.median``, ``frontier.size``): point value, percentile
         interval, replicate median.
     frontier
-        One row per algorithm: ``total_fnmr`` and the fairness ``value`` with
-        their intervals, ``on_frontier`` (point data) and
+        One row per algorithm: the accuracy (``total_fnmr``, or ``total_fmr``
+        when that is the axis: ``params["accuracy"]``) and the fairness
+        ``value`` with their intervals, ``on_frontier`` (point data) and
         ``frontier_probability`` (share of replicates on the frontier).
     replicate_statistics
         The statistics of every replicate (one row each).
     fmr, fnmr
-        The replicate rates, (n_replicates, n_algorithms, n_groups).
+        The replicate rates, (n_replicates, n_algorithms, n_groups) (the absent rate
+        of a one-sided table NaN).
     params
-        Every parameter of the run (seed, replicates, level, ...).
+        Every parameter of the run (seed, replicates, level, the ``rates`` redrawn,
+        the ``accuracy`` axis, ...).
+    pairs
+        Of a cross-group table, the replicate pair matrices (n_replicates,
+        n_algorithms, n_groups, n_groups); else None.
     """
 
     kind: str
@@ -253,6 +277,7 @@ class UncertaintyResult:
     fmr: np.ndarray = field(repr=False)
     fnmr: np.ndarray = field(repr=False)
     params: dict = field(default_factory=dict)
+    pairs: np.ndarray | None = field(default=None, repr=False)
 
     def summary(self, **options) -> str:
         """The plain-language paragraph of :func:`robustness_summary`."""
@@ -280,16 +305,36 @@ def _analyse(
     params,
     extra: Mapping[str, tuple[bool, MeasureResult, MeasureResult]] | None = None,
     matrices: tuple | None = None,
+    accuracy: str = "total_fnmr",
+    pairs: np.ndarray | None = None,
 ) -> UncertaintyResult:
+    """Summarise replicate rates (``extra``: measures already computed on them, e.g. score
+    or pair measures, by name: (higher is fairer, point, replicates)).  A one-sided table
+    has its measures computed as on the table (:func:`replicate_measures` with its
+    ``rates``); the frontier is that of ``fairness`` and the total-rate axis ``accuracy``."""
+    rates = available_rates(table)
     chosen = _rate_measures(measures, table)
+    if rates != RATES:  # a measure that does not apply to a one-sided table is left out
+        chosen = [m for m in chosen if onesided.applicability(m, rates)[0] != _NOT_APPLICABLE]
     # a table measure judges the frontier bound to the table, as it is audited
     (fair_measure,) = bound_measures(table, [fairness])
-    if fair_measure.name not in {m.name for m in chosen}:
+    if isinstance(fair_measure, PairMeasure):
+        if fair_measure.name not in (extra or {}):
+            raise UsageError(_FAIRNESS_PAIRS.format(name=fair_measure.name))
+    elif rates != RATES and onesided.applicability(fair_measure, rates)[0] == _NOT_APPLICABLE:
+        raise UsageError(
+            onesided.NOT_APPLICABLE_HERE.format(
+                name=fair_measure.name,
+                source=table.attrs.get("source", "the table"),
+                reason=onesided.applicability(fair_measure, rates)[1],
+            )
+        )
+    elif fair_measure.name not in {m.name for m in chosen}:
         chosen.append(fair_measure)
     grid = CROSSING_GRID if alpha_grid is None else np.asarray(alpha_grid, dtype="float64")
     algorithms, groups, fmr0, fnmr0 = rate_matrices(table) if matrices is None else matrices
-    point = replicate_measures(fmr0[None], fnmr0[None], chosen, alpha=alpha)
-    reps = replicate_measures(fmr_reps, fnmr_reps, chosen, alpha=alpha)
+    point = _replicate_measures(fmr0[None], fnmr0[None], chosen, alpha=alpha, rates=rates)
+    reps = _replicate_measures(fmr_reps, fnmr_reps, chosen, alpha=alpha, rates=rates)
     n_rep = fmr_reps.shape[0]
 
     rows, rank_rows, rank_summary = [], [], []
@@ -349,15 +394,24 @@ def _analyse(
                 "measure": name,
                 "spearman_median": spearman_median,
                 "spearman_low": spearman_low,
+                "spearman_share": float((spearman >= STABLE_SPEARMAN).mean()),
                 "fairest": algorithms[best0],
                 "p_fairest_kept": float(fairest[:, best0].mean()),
                 f"top{top}_overlap": float(overlap.mean()),
             }
         )
 
-    w = fnmr_weights(table, weights)
-    fair_point, fair_reps = point[fair_measure.name].value, reps[fair_measure.name].value
-    acc_point, acc_reps = weighted_total(fnmr0, w)[None], weighted_total(fnmr_reps, w)
+    if isinstance(weights, np.ndarray):  # given as they are, for the axis in use
+        w = fnmr_weights(table, weights)
+    else:
+        w = accuracy_weights(table, accuracy, weights=weights)
+    if isinstance(fair_measure, PairMeasure):
+        _, fair_p, fair_r = extra[fair_measure.name]
+        fair_point, fair_reps = fair_p.value, fair_r.value
+    else:
+        fair_point, fair_reps = point[fair_measure.name].value, reps[fair_measure.name].value
+    rate0, rate_reps = (fmr0, fmr_reps) if accuracy == "total_fmr" else (fnmr0, fnmr_reps)
+    acc_point, acc_reps = weighted_total(rate0, w)[None], weighted_total(rate_reps, w)
     on_point = frontier_membership(
         fair_point, acc_point, higher_is_fairer=fair_measure.higher_is_fairer
     )[0]
@@ -369,9 +423,9 @@ def _analyse(
     frontier = pd.DataFrame(
         {
             "algorithm": algorithms.to_numpy(),
-            "total_fnmr": acc_point[0],
-            "total_fnmr_low": acc_low,
-            "total_fnmr_high": acc_high,
+            accuracy: acc_point[0],
+            f"{accuracy}_low": acc_low,
+            f"{accuracy}_high": acc_high,
             "measure": fair_measure.name,
             "value": fair_point[0],
             "low": fair_low,
@@ -381,8 +435,8 @@ def _analyse(
         }
     )
 
-    stat_point = _statistics(point, chosen, on_point[None], grid)
-    stat_reps = _statistics(reps, chosen, on_reps, grid)
+    stat_point = _statistics(point, chosen, on_point[None], grid, rates)
+    stat_reps = _statistics(reps, chosen, on_reps, grid, rates)
     replicate_statistics = pd.DataFrame(stat_reps)
     stat_rows = []
     for name, values in stat_reps.items():
@@ -406,8 +460,15 @@ def _analyse(
         "n_replicates": int(n_rep),
         "level": level,
         "alpha": alpha,
-        "measures": [m.name for m in chosen] + list(extra or {}),
+        "measures": [m.name for m in chosen] + [n for n in extra or {} if n not in point],
         "fairness": fair_measure.name,
+        "labels": {
+            **{m.name: m.label for m in chosen},
+            **{n: _label(n) for n in extra or {}},
+            fair_measure.name: fair_measure.label,
+        },
+        "rates": list(rates),
+        "accuracy": accuracy,
         "weights": weights if isinstance(weights, str) else "custom",
         "within": within,
         "top": top,
@@ -425,13 +486,35 @@ def _analyse(
     for frame in frames:
         frame.attrs.update(params)
     return UncertaintyResult(
-        kind, *frames, fmr=np.asarray(fmr_reps), fnmr=np.asarray(fnmr_reps), params=params
+        kind,
+        *frames,
+        fmr=np.asarray(fmr_reps),
+        fnmr=np.asarray(fnmr_reps),
+        params=params,
+        pairs=pairs,
     )
+
+
+_NOT_APPLICABLE = onesided.NOT_APPLICABLE
+
+
+def _label(name: str) -> str:
+    """A measure's label from the registry (its name when it is not registered)."""
+    try:
+        return get_measure(name).label
+    except KeyError:
+        return name
+
+
+_FAIRNESS_PAIRS = (
+    "the frontier's measure {name!r} reads a cross-group FMR matrix, which these replicates "
+    "do not redraw"
+)
 
 
 @validate_params(
     "n_replicates", "seed", "floor_lower", "alpha", "level", "weights", "alpha_grid",
-    **TRANSCRIPTION, **SUMMARY,
+    accuracy=ACCURACY_AXIS, **TRANSCRIPTION, **SUMMARY,
 )  # fmt: skip
 def transcription_sensitivity(
     table: pd.DataFrame,
@@ -450,6 +533,7 @@ def transcription_sensitivity(
     within: int = 5,
     top: int = 10,
     alpha_grid=None,
+    accuracy: str = "total_fnmr",
 ) -> UncertaintyResult:
     """Sensitivity of every measure, ranking, statistic and the frontier to Annex 15 rounding.
 
@@ -505,10 +589,14 @@ def transcription_sensitivity(
         alpha_grid=alpha_grid,
         params=params,
         matrices=matrices,
+        accuracy=accuracy,
     )
 
 
-@validate_params("n_replicates", "seed", "alpha", "level", "weights", "alpha_grid", **SUMMARY)
+@validate_params(
+    "n_replicates", "seed", "alpha", "level", "weights", "alpha_grid",
+    accuracy=ACCURACY_AXIS, **SUMMARY,
+)  # fmt: skip
 def parametric_bootstrap(
     table: pd.DataFrame,
     measures=None,
@@ -523,6 +611,7 @@ def parametric_bootstrap(
     within: int = 5,
     top: int = 10,
     alpha_grid=None,
+    accuracy: str = "total_fnmr",
 ) -> UncertaintyResult:
     """Parametric (binomial) bootstrap of every measure from comparison counts.
 
@@ -572,6 +661,7 @@ def parametric_bootstrap(
         weights=weights,
         alpha_grid=alpha_grid,
         params=params,
+        accuracy=accuracy,
     )
 
 
@@ -719,7 +809,8 @@ def join_frontier_probability(frame: pd.DataFrame, result: UncertaintyResult) ->
     ``frame`` is indexed by algorithm or has an ``algorithm`` column (e.g. the
     down-select table of :func:`audit.analysis.pareto.downselect`).  Added columns:
     ``frontier_probability``, ``fairness_low``/``fairness_high`` (interval of
-    the frontier's fairness measure) and ``total_fnmr_low``/``total_fnmr_high``;
+    the frontier's fairness measure) and ``total_fnmr_low``/``total_fnmr_high``
+    (``total_fmr_...`` on a total-FMR axis);
     ``attrs["uncertainty"]`` records how the replicates were made.
 
     Examples
@@ -732,8 +823,9 @@ def join_frontier_probability(frame: pd.DataFrame, result: UncertaintyResult) ->
     >>> join_frontier_probability(table, r)["frontier_probability"].tolist()
     [1.0]
     """
+    axis = result.params.get("accuracy", "total_fnmr")
     extra = result.frontier.set_index("algorithm")[
-        ["frontier_probability", "low", "high", "total_fnmr_low", "total_fnmr_high"]
+        ["frontier_probability", "low", "high", f"{axis}_low", f"{axis}_high"]
     ].rename(columns={"low": "fairness_low", "high": "fairness_high"})
     extra.index = extra.index.astype(str)
     if "algorithm" in frame.columns:

@@ -11,27 +11,39 @@ import pandas as pd
 from audit.analysis.ffmc import ffmc_table, ffmc_verdicts
 from audit.analysis.quality import FLOOR_FRACTION, decade_grid, floor_of
 from audit.measures.registry import bound_measures
+from audit.tables.crossgroup import CrossGroupRates, cross_group
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
-from audit.uncertainty.checks import FLOOR_LOWER, OPTIONAL_FUNCTION
+from audit.uncertainty.checks import ACCURACY_AXIS, FLOOR_LOWER, OPTIONAL_FUNCTION
+from audit.uncertainty.onerate import one_rate_analysis
 from audit.uncertainty.results import (
     UncertaintyResult,
     parametric_bootstrap,
     transcription_sensitivity,
 )
-from audit.validation import MeasureRef, MeasureRefs, constraint_of, validate_params
+from audit.validation import MeasureRef, MeasureRefs, constraint_of, optional, validate_params
 
 # ---------------------------------------------------------------- verdict stability
 
 
-def replicate_table(table: pd.DataFrame, fmr: np.ndarray, fnmr: np.ndarray) -> pd.DataFrame:
-    """A copy of ``table`` with its rates replaced by one replicate's (algorithm x group) arrays."""
+def replicate_table(
+    table: pd.DataFrame, fmr: np.ndarray, fnmr: np.ndarray, pairs: np.ndarray | None = None
+) -> pd.DataFrame:
+    """A copy of ``table`` with its rates replaced by one replicate's (algorithm x group)
+    arrays (the rates it holds: the other is ignored), and with ``pairs`` its cross-group
+    matrices (:func:`audit.tables.crossgroup.cross_group`) by the replicate's."""
     algorithms, groups, _, _ = rate_matrices(table)
     alg_pos = algorithms.get_indexer(table["algorithm"])
     grp_pos = groups.get_indexer(table["group"])
     out = table.copy()
-    out["fmr"] = fmr[alg_pos, grp_pos]
-    out["fnmr"] = fnmr[alg_pos, grp_pos]
+    for rate, values in (("fmr", fmr), ("fnmr", fnmr)):
+        if rate in available_rates(table):
+            out[rate] = values[alg_pos, grp_pos]
+    cross = cross_group(table)
+    if pairs is not None and cross is not None:
+        out.attrs["cross_group"] = CrossGroupRates(
+            cross.algorithms, cross.groups, np.array(pairs, dtype="float64"), cross.n_nonmated
+        )
     return out
 
 
@@ -69,13 +81,20 @@ def verdict_stability(
         # the measures it audited (a table measure bound to the table)
         audited = bound_measures(table, list(dict.fromkeys(point["measure"])))
         passed = ffmc_verdicts(
-            result.fmr[:n], result.fnmr[:n], audited, alpha_grid=alpha_grid, seed=seed
+            result.fmr[:n],
+            result.fnmr[:n],
+            audited,
+            alpha_grid=alpha_grid,
+            seed=seed,
+            rates=available_rates(table),
+            pairs=None if result.pairs is None else result.pairs[:n],
         )
     else:
         verdicts = []
         for i in range(n):
+            pairs = None if result.pairs is None else result.pairs[i]
             replicate = criteria(
-                replicate_table(table, result.fmr[i], result.fnmr[i]),
+                replicate_table(table, result.fmr[i], result.fnmr[i], pairs),
                 measures,
                 alpha_grid=alpha_grid,
                 seed=seed,
@@ -114,15 +133,12 @@ NO_FLOOR = (
     "of the cells and by two)"
 )
 FLOOR_BELOW_LOWER = "their floor {floor!r} is below floor_lower {value!r}"
-ONE_SIDED = (
-    "no uncertainty analysis: the table holds {rate} only, and the bootstrap and the "
-    "transcription redraw draw FMR and FNMR together"
-)
 
 
 @validate_params(
     "n_replicates", "seed", "alpha", "weights", "floor_lower",
     method=constraint_of("uncertainty_method"), measures=MeasureRefs(), fairness=MeasureRef(),
+    accuracy=optional(ACCURACY_AXIS),
 )  # fmt: skip
 def analyse(
     table: pd.DataFrame,
@@ -135,6 +151,7 @@ def analyse(
     fairness: str = "garbe",
     weights="equal",
     floor_lower: float | None = FLOOR_LOWER,
+    accuracy: str | None = None,
 ) -> tuple[UncertaintyResult | None, str]:
     """The uncertainty analysis a rates table supports, and a sentence saying which.
 
@@ -147,9 +164,13 @@ def analyse(
     description saying which condition failed. ``"counts"`` and
     ``"transcription"`` force one (a forced transcription raises
     ``ValueError`` on an FMR of 0 or a ``floor_lower`` above the floor);
-    ``"none"`` skips it, and so does a table of one error rate (FMR or FNMR
-    only), the description saying so.  ``weights`` (as in
-    :func:`audit.analysis.accuracy.overall_rates`) weights the total FNMR of the frontier
+    ``"none"`` skips it.  A table of one error rate (FMR or FNMR only, or a
+    cross-group table) redraws that rate alone, from its counts or by how it
+    was printed (:func:`audit.uncertainty.onerate.one_rate_analysis`: a decade
+    grid, or a fixed number of decimals), with its pair measures when it has
+    pairs.  ``weights`` (as in :func:`audit.analysis.accuracy.overall_rates`)
+    weights the total of the frontier's ``accuracy`` axis (``"total_fnmr"`` or
+    ``"total_fmr"``; default: the table's, :func:`audit.tables.layouts.default_accuracy`)
     whichever method runs, so the frontier probabilities match a down-select
     made with the same ``weights``; pass ``weights="counts"`` to weight by the
     table's comparison counts.
@@ -165,7 +186,19 @@ def analyse(
         return None, "no uncertainty analysis (method='none')"
     rates = available_rates(table)
     if len(rates) == 1:
-        return None, ONE_SIDED.format(rate=rates[0].upper())
+        return one_rate_analysis(
+            table,
+            measures,
+            method=method,
+            n_replicates=n_replicates,
+            seed=seed,
+            alpha=alpha,
+            fairness=fairness,
+            weights=weights,
+            floor_lower=floor_lower,
+            accuracy=accuracy,
+        )
+    accuracy = accuracy or "total_fnmr"
     has_counts = {"n_mated", "n_nonmated"} <= set(table.columns)
     step = decade_grid(table["fmr"].to_numpy())
     if method == "counts" or (method == "auto" and has_counts):
@@ -177,6 +210,7 @@ def analyse(
             alpha=alpha,
             fairness=fairness,
             weights=weights,
+            accuracy=accuracy,
         )
         return result, (
             f"binomial (parametric) bootstrap from the comparison counts: {n_replicates} "
@@ -210,6 +244,7 @@ def analyse(
             alpha=alpha,
             fairness=fairness,
             weights=weights,
+            accuracy=accuracy,
         )
         below = (
             "the floor's own bin"

@@ -34,6 +34,8 @@ SCALES = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 MAX_SPLITS = 16
 #: Largest number of rate values (cases x groups) evaluated at once in the FFMC.2 search.
 CHUNK_VALUES = 2**20
+#: The alpha at which FFMC.3 computes a measure with a group's errors at 0.
+FFMC3_ALPHA = 0.5
 #: Tolerance for "within the bounds" and "bound attained".
 TOLERANCE = 1e-9
 CRITERIA = ("FFMC.1", "FFMC.2", "FFMC.3")

@@ -15,12 +15,14 @@ from audit.analysis.ffmc.bounds import (
     _synthetic_search,
     ffmc2,
 )
+from audit.analysis.ffmc.cells import _cells_view
 from audit.analysis.ffmc.common import (
     BOUNDS_ALPHAS,
     CRITERIA,
     CROSSING_WINDOW,
     FFMC1_ONE_TERM,
     FFMC1_PAIRS,
+    FFMC3_ALPHA,
     NOT_CROSS,
     NOT_RATES,
     PAPER_TABLE2,
@@ -30,7 +32,7 @@ from audit.analysis.ffmc.common import (
     one_term,
 )
 from audit.analysis.ffmc.intuitive import _ffmc1, _ffmc1_arrays, _ffmc1_verdict
-from audit.analysis.ffmc.zeros import _ffmc3, _ffmc3_counts, _pair_ffmc3, ffmc3
+from audit.analysis.ffmc.zeros import _ffmc3, _ffmc3_counts, _pair_ffmc3, _pair_ffmc3_counts, ffmc3
 from audit.analysis.quality import data_quality, floor_sensitivity
 from audit.measures import onesided
 from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
@@ -135,7 +137,7 @@ def _criteria(
                     else (_ffmc1(m, algorithms, fmr, fnmr, grid, keep_detail=keep_detail),)
                 ),
                 _ffmc2(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS, seed=seed),
-                _ffmc3(m, fmr, fnmr, 0.5),
+                _ffmc3(m, fmr, fnmr, FFMC3_ALPHA),
             )
         for result in criteria:
             results[(m.name, result.criterion)] = result
@@ -144,7 +146,15 @@ def _criteria(
 
 @validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs())
 def ffmc_verdicts(
-    fmr, fnmr, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
+    fmr,
+    fnmr,
+    measures=None,
+    *,
+    alpha_grid=None,
+    seed: int = 0,
+    n_random: int = 2000,
+    rates=RATE_COLUMNS,
+    pairs=None,
 ) -> pd.DataFrame:
     """The FFMC verdicts of many rate tables at once (e.g. replicates), without the evidence.
 
@@ -160,12 +170,19 @@ def ffmc_verdicts(
         of :class:`audit.uncertainty.UncertaintyResult`.
     measures, alpha_grid, seed, n_random
         As for :func:`ffmc_table`.
+    rates
+        The rates the tables hold: of one-sided tables (``("fmr",)``), FFMC.2-3 of the
+        measures that apply, on the rate present with the absent one equal in every
+        group (:func:`audit.measures.onesided.completed_table`), FFMC.1 not applicable.
+    pairs
+        The cross-group FMR matrices of the tables, (n_tables, n_algorithms, n, n), for
+        the pairs measures' FFMC.2-3 (without them, a pairs measure is not applicable).
 
     Returns
     -------
     pandas.DataFrame
         Indexed by (``measure``, ``criterion``), one float column per table:
-        1.0 passed, 0.0 failed, NaN not applicable (a scores measure).
+        1.0 passed, 0.0 failed, NaN not applicable.
 
     Examples
     --------
@@ -178,10 +195,38 @@ def ffmc_verdicts(
     fmr = np.asarray(fmr, dtype="float64")
     fnmr = np.asarray(fnmr, dtype="float64")
     n_tables = fmr.shape[0]
+    rates = tuple(rates)
+    if rates != RATE_COLUMNS:
+        fmr, fnmr, _ = onesided.one_term_inputs(fmr, fnmr, rates)
+    none = np.full(n_tables, np.nan)
     rows, index = [], []
     for m in chosen:
-        if not isinstance(m, RateMeasure):
-            rows += [np.full(n_tables, np.nan)] * len(CRITERIA)
+        if isinstance(m, PairMeasure) and pairs is not None:
+            pairs = np.asarray(pairs, dtype="float64")
+            view = _cells_view(m)
+            cells = pairs.reshape(*pairs.shape[:2], -1)
+            placeholder = np.full_like(cells, 0.5)
+            synthetic = _synthetic_search(
+                view, cells.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
+            )
+            rows += [
+                none,
+                _ffmc2_bounds(view, synthetic, cells, placeholder, BOUNDS_ALPHAS)["passed"],
+                _pair_ffmc3_counts(m, pairs)["passed"],
+            ]
+        elif not isinstance(m, RateMeasure) or (
+            rates != RATE_COLUMNS and onesided.applicability(m, rates)[0] == onesided.NOT_APPLICABLE
+        ):
+            rows += [none] * len(CRITERIA)
+        elif rates != RATE_COLUMNS:  # one-sided: FFMC.2-3, as ffmc_table runs them
+            synthetic = _synthetic_search(
+                m, fmr.shape[-1], BOUNDS_ALPHAS, seed=seed, n_random=n_random
+            )
+            rows += [
+                none,
+                _ffmc2_bounds(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS)["passed"],
+                _ffmc3_counts(m, fmr, fnmr, FFMC3_ALPHA)["passed"],
+            ]
         else:
             _, share, _ = _ffmc1_arrays(m, fmr, fnmr, grid)
             synthetic = _synthetic_search(
@@ -190,7 +235,7 @@ def ffmc_verdicts(
             rows += [
                 np.full(n_tables, np.nan) if one_term(m) else _ffmc1_verdict(grid, share)["passed"],
                 _ffmc2_bounds(m, synthetic, fmr, fnmr, BOUNDS_ALPHAS)["passed"],
-                _ffmc3_counts(m, fmr, fnmr, 0.5)["passed"],
+                _ffmc3_counts(m, fmr, fnmr, FFMC3_ALPHA)["passed"],
             ]
         index += [(m.name, criterion) for criterion in CRITERIA]
     return pd.DataFrame(
@@ -287,7 +332,7 @@ def _assemble(
             "alpha_grid": [float(a) for a in _grid(alpha_grid)],
             "bounds_alphas": list(BOUNDS_ALPHAS),
             "crossing_window": list(CROSSING_WINDOW),
-            "ffmc3_alpha": 0.5,
+            "ffmc3_alpha": FFMC3_ALPHA,
             "source": table.attrs.get("source", ""),
         }
     )

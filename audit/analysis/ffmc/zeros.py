@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 
 from audit.analysis.ffmc.cells import _cells_view, _pairs_of
-from audit.analysis.ffmc.common import CHUNK_VALUES, CriterionResult, _call, _measure
+from audit.analysis.ffmc.common import (
+    CHUNK_VALUES,
+    FFMC3_ALPHA,
+    CriterionResult,
+    _call,
+    _measure,
+)
 from audit.measures.contract import PairMeasure
 from audit.measures.registry import Measure
 from audit.tables.crossgroup import CrossGroupRates
@@ -34,7 +40,9 @@ def _zero_cases(fmr: np.ndarray, fnmr: np.ndarray) -> Iterable[tuple[str, np.nda
 
 
 @validate_params("alpha", measure=MeasureRef())
-def ffmc3(table: pd.DataFrame, measure: str | Measure, *, alpha: float = 0.5) -> CriterionResult:
+def ffmc3(
+    table: pd.DataFrame, measure: str | Measure, *, alpha: float = FFMC3_ALPHA
+) -> CriterionResult:
     """FFMC.3: is the measure still a number when a group (or every group) has no errors?
 
     Returns
@@ -137,27 +145,47 @@ def _pair_zero_cases(pairs: np.ndarray) -> Iterable[tuple[str, np.ndarray]]:
         yield case, zeroed
 
 
-def _pair_ffmc3(m: PairMeasure, cross: CrossGroupRates) -> CriterionResult:
-    """FFMC.3 of a pairs measure: is it still a number when a pair (or every pair of a
-    kind) shows no false match?"""
+def _pair_ffmc3_counts(m: PairMeasure, pairs: np.ndarray) -> dict:
+    """FFMC.3's counts per case for matrices of shape (..., n_algorithms, n, n), per leading
+    batch (e.g. replicate), and the verdict ``passed`` (every one-pair case computed by
+    the formula)."""
+    pairs = np.asarray(pairs, dtype="float64")
+    batch, n = pairs.shape[:-3], pairs.shape[-1]
     view = _cells_view(m)
     counts = {
         case: dict(n=0, n_finite=0, n_flagged=0, n_computed=0, n_warnings=0) for case in PAIR_CASES
     }
-    for case, pairs in _pair_zero_cases(cross.fmr):
-        if not len(pairs):  # no cell of this kind is measured
+    flat = pairs.reshape(-1, n, n)  # the batches' algorithms one after another
+    per_batch = flat.shape[0] // max(1, int(np.prod(batch)))
+    for case, stacked in _pair_zero_cases(flat):
+        if not len(stacked):  # no cell of this kind is measured
             continue
-        cells = pairs.reshape(len(pairs), -1)
-        result, n_warnings = _call(view, cells, np.full_like(cells, 0.5), 0.5)
-        value = np.asarray(result.value, dtype="float64")
-        flagged = np.asarray(result.undefined, dtype=bool)
+        cells = stacked.reshape(len(stacked), -1)
+        result, n_warnings = _call(view, cells, np.full_like(cells, 0.5), FFMC3_ALPHA)
+        # the cases of a chunk come as (cells zeroed, batch x algorithms): back per batch
+        shape = (-1, *batch, per_batch)
+        value = np.asarray(result.value, dtype="float64").reshape(shape)
+        flagged = np.asarray(result.undefined, dtype=bool).reshape(shape)
         finite = np.isfinite(value)
         c = counts[case]
-        c["n"] += len(value)
-        c["n_finite"] += int(finite.sum())
-        c["n_flagged"] += int(flagged.sum())
-        c["n_computed"] += int((finite & ~flagged).sum())
+        c["n"] += value.shape[0] * value.shape[-1]
+        c["n_finite"] += finite.sum(axis=(0, -1))
+        c["n_flagged"] += flagged.sum(axis=(0, -1))
+        c["n_computed"] += (finite & ~flagged).sum(axis=(0, -1))
         c["n_warnings"] += int(n_warnings)
+    one = [counts[case] for case in ("one_within_zero", "one_cross_zero")]
+    counts["passed"] = np.logical_and.reduce(
+        [np.broadcast_to(c["n_computed"] == c["n"], batch) for c in one]
+    )
+    return counts
+
+
+def _pair_ffmc3(m: PairMeasure, cross: CrossGroupRates) -> CriterionResult:
+    """FFMC.3 of a pairs measure: is it still a number when a pair (or every pair of a
+    kind) shows no false match?"""
+    counts = _pair_ffmc3_counts(m, cross.fmr)
+    counts.pop("passed")
+    counts = {case: {k: int(v) for k, v in c.items()} for case, c in counts.items()}
     rows = [{"case": case, **c} for case, c in counts.items()]
     detail = pd.DataFrame(rows)
     detail["case"] = detail["case"].astype("string")

@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.analysis.pareto import ACCURACY_LABELS
 from audit.exceptions import UsageError
 from audit.measures.registry import get_measure
 from audit.report.plots import BLUE, PAGE_WIDTH, VERMILION, colour, themed, wrap
 from audit.report.plots.pareto import LABEL_ALL_UP_TO, frontier_colour, log_accuracy, place_labels
 from audit.report.text import escape_mathtext
+from audit.uncertainty.claims import fairness_words
 
 NO_ROWS = "no intervals for measure {measure!r}; measures present: {present}"
 NO_STATISTICS = "none of the statistics {names} is in the replicate table"
@@ -251,12 +253,19 @@ def plot_frontier_probability(
         ax.set_xscale("log")
     measure = str(frontier["measure"].iloc[0]) if "measure" in frontier.columns else "fairness"
     weights = escape_mathtext(frontier.attrs.get("weights", "equal"))
-    ax.set_xlabel(f"Total FNMR ({weights} weights; lower is better{', log scale' if log else ''})")
+    axis = escape_mathtext(ACCURACY_LABELS.get(x, x))
+    ax.set_xlabel(f"{axis} ({weights} weights; lower is better{', log scale' if log else ''})")
+    # the measure as computed: its FMR term alone on an FMR-only table
+    shown = (
+        escape_mathtext(fairness_words(frontier.attrs))
+        if frontier.attrs.get("fairness") == measure
+        else _label(measure)
+    )
     try:
         fairer = "higher" if get_measure(measure).higher_is_fairer else "lower"
-        ax.set_ylabel(f"{_label(measure)}, {fairer} is fairer")
+        ax.set_ylabel(f"{shown}, {fairer} is fairer")
     except KeyError:
-        ax.set_ylabel(_label(measure))
+        ax.set_ylabel(shown)
     kind = frontier.attrs.get("kind")
     n = frontier.attrs.get("n_replicates")
     level = int(round(100 * frontier.attrs.get("level", 0.95)))
