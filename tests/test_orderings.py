@@ -160,7 +160,7 @@ def test_front_page_section_from_the_tables(tmp_path, hand):
     text = _text(_section(front_page(folder, title="t"), "orderings"))
     assert text.startswith(
         "FMR F has the highest FMR alone for 2 of 3 algorithms, M the lowest alone for 2. "
-        "2 distinct orderings of the groups among 3 algorithms."
+        "The 3 algorithms order the groups in 2 distinct ways."
     )
     assert "F > X > M : 2 algorithms (a, c)" in text
 
@@ -187,8 +187,8 @@ def test_many_groups_give_nearly_one_ordering_each(tmp_path):
     assert len(data["rates"][0]["top"]) == 5
     text = _text(_section(front_page(folder, title="t"), "orderings"))
     assert (
-        "30 distinct orderings of the groups among 30 algorithms (the 5 most frequent are shown; nearly one per algorithm)."
-        in text
+        "The 30 algorithms order the groups in 30 distinct ways (the 5 most frequent are "
+        "shown; nearly one per algorithm)." in text
     )
 
 

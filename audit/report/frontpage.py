@@ -806,9 +806,9 @@ def orderings_section(folder: Path, declared: Declared) -> dict | None:
                 "worst_text": f"has the highest {rate['rate']} alone for {worst['worst']} of {n} "
                 "algorithms,",
                 "best": best["group"],
-                "best_text": f"the lowest alone for {best['best']}. "
-                f"{count(rate['distinct'], 'distinct ordering')} of the groups among "
-                f"{count(n, 'algorithm')}{shown}.",
+                "best_text": f"the lowest alone for {best['best']}. The "
+                f"{count(n, 'algorithm')} {'orders' if n == 1 else 'order'} the groups in "
+                f"{count(rate['distinct'], 'distinct way')}{shown}.",
                 "groups": rate["groups"],
                 "top": top,
             }
