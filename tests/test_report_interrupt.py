@@ -75,7 +75,14 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
     command = [sys.executable, "-m", "audit", "report", str(small_table)]
     command += ["--name", "x", "--reports-dir", str(root), "--no-progress"]
     command += ["-p", "n_replicates", "200000", "-p", "verdict_replicates", "500"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    # started as from a terminal, with Ctrl-C's default action, whatever started the tests
+    # (a script's background job starts with SIGINT ignored, and audit keeps it ignored)
+    process = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     kernels: dict[int, str] = {}
     side_by_side = min(2, os.cpu_count() or 1)  # ffmc and pareto, each with its kernel
     deadline = time.monotonic() + 120
