@@ -36,7 +36,6 @@ is positive.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from audit.measures.kernels import MeasureResult, inequity_rate
 from audit.measures.merg import merg
@@ -62,6 +61,8 @@ def zero_error_bound(n, *, level: float = CLOPPER_PEARSON_LEVEL) -> np.ndarray:
     >>> float(zero_error_bound(1))  # one comparison: the bound is 1 - a
     0.95
     """
+    from scipy import stats  # imported here: scipy.stats costs more to import than the registry
+
     return stats.beta.ppf(1.0 - level, 1.0, np.asarray(n, dtype="float64"))
 
 
