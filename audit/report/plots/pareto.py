@@ -325,6 +325,14 @@ def _along(segment: np.ndarray, step: float) -> np.ndarray:
 
 def _inside(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """Which of ``points`` fall strictly inside any of ``boxes`` (n, 4)."""
+    if len(boxes) and len(points):  # only the boxes that reach the points' span can hold one
+        low, high = points.min(axis=0), points.max(axis=0)
+        boxes = boxes[
+            (boxes[:, 0] < high[0])
+            & (low[0] < boxes[:, 2])
+            & (boxes[:, 1] < high[1])
+            & (low[1] < boxes[:, 3])
+        ]
     if not len(boxes):
         return np.zeros(len(points), dtype=bool)
     x, y = points[:, :1], points[:, 1:]
