@@ -6,9 +6,9 @@ what the two notebooks (``notebooks/ffmc_audit.ipynb``,
 ``notebooks/pareto_downselect.ipynb``) compute, call for call:
 
 - FFMC notebook: the table read and checked, its calibrated cells, the applicable
-  measures, the FFMC report (FFMC.1-3 of every registered rate measure, its table
-  and verdicts, the data quality and floor sensitivity), the measure registry table,
-  every audited measure at ``alpha``, the uncertainty analysis (1000 replicates),
+  measures, the group orderings, the FFMC report (FFMC.1-3 of every registered rate
+  measure, its table and verdicts, the data quality and floor sensitivity), the
+  measure registry table, every audited measure at ``alpha``, the uncertainty analysis (1000 replicates),
   the verdict stability (50 replicates), the claims check and its sentences;
 - Pareto notebook: the frontier frame of GARBE, the down-select with and without
   the accuracy cut-off, the frontier membership probability (1000 replicates) and
@@ -45,6 +45,7 @@ import audit
 from audit import uncertainty
 from audit.analysis import ffmc, pareto
 from audit.analysis.calibration import calibrated_cells, label_ratios
+from audit.analysis.orderings import group_extremes, group_orderings, ordering_counts
 from audit.config import ANNEX15_SHA256
 from audit.measures.registry import applicable_measures, evaluate_many, measure_table
 from audit.report.outputs import run_header
@@ -57,6 +58,8 @@ table = read_data(data_file)
 header = run_header(data_file, {})
 calibration = calibrated_cells(table)
 applicability = applicable_measures(table, None)
+by_algorithm = group_orderings(table)
+extremes, ordering_table = group_extremes(table), ordering_counts(by_algorithm)
 alpha_grid = np.round(np.arange(0.0, 1.0 + 0.01 / 2, 0.01), 10)
 report = ffmc.ffmc_report(table, None, alpha_grid=alpha_grid, seed=0, n_random=2000)
 audited = [n for n in dict.fromkeys(report.table["measure"]) if (n, "FFMC.2") in report.results]
