@@ -8,8 +8,9 @@ what the two notebooks (``notebooks/ffmc_audit.ipynb``,
 - FFMC notebook: the table read and checked, its calibrated cells, the applicable
   measures, the group orderings, the FFMC report (FFMC.1-3 of every registered rate
   measure, its table and verdicts, the data quality and floor sensitivity), the
-  measure registry table, every audited measure at ``alpha``, the uncertainty analysis (1000 replicates),
-  the verdict stability (50 replicates), the claims check and its sentences;
+  measure registry table, every audited measure at ``alpha``, the uncertainty
+  analysis (1000 replicates), the verdict stability (50 replicates), the claims
+  check and its sentences;
 - Pareto notebook: the frontier frame of GARBE, the down-select with and without
   the accuracy cut-off, the frontier membership probability (1000 replicates) and
   the summary.
