@@ -72,18 +72,19 @@ result, how = uncertainty.analyse(table, audited, method="auto", n_replicates=10
                                   alpha=0.5, floor_lower=1e-6)
 claims = uncertainty.HOWARD_2022_CLAIMS if header["input_sha256"] == ANNEX15_SHA256 else None
 stability = uncertainty.verdict_stability(table, result, audited, n_replicates=50, seed=0)
-said = result.sentences(claims=claims, verdicts=stability)
+said = result.sentences(claims=claims, verdicts=stability, parts=("claims", "rankings", "verdicts"))
 if claims is not None:
     uncertainty.check_claims(result, claims)
 
 # the Pareto notebook
-options = dict(alpha=0.5, weights="equal", undefined="raise", accuracy=default_accuracy(table),
-               unmatched="exclude")
+axis = default_accuracy(table)
+options = dict(alpha=0.5, weights="equal", undefined="raise", accuracy=axis, unmatched="exclude")
 frame = pareto.frontier_frame(table, "garbe", **options)
 short = pareto.downselect(table, "garbe", **options)
 inset = pareto.downselect(table, "garbe", max_accuracy=0.01, **options)
 result, how = uncertainty.analyse(table, ["garbe"], method="auto", n_replicates=1000, seed=0,
-                                  alpha=0.5, fairness="garbe", weights="equal", floor_lower=1e-6)
+                                  alpha=0.5, fairness="garbe", weights="equal", floor_lower=1e-6,
+                                  accuracy=axis)
 short = uncertainty.join_frontier_probability(short, result)
 said = [pareto.summary(short)]
 print(time.perf_counter() - start)
