@@ -20,9 +20,14 @@ process (both notebooks, their HTML, the front page).  The two alternate, best o
 ``--repeat``, so the load of a shared machine hits both alike; the machine's load
 (:func:`os.getloadavg`) is printed with each timing.
 
+With ``--baseline`` (a checkout with its own ``.venv``, e.g. a git worktree of main),
+that checkout's report alternates with these two, so a change is measured against
+the same floor in the same run.
+
 Run from the repository root, with the offline data the tests use::
 
-    AUDIT_DATA_DIR=/path/to/data .venv/bin/python benchmarks/bench_report_floor.py [--repeat 3]
+    AUDIT_DATA_DIR=/path/to/data .venv/bin/python benchmarks/bench_report_floor.py \\
+        [--repeat 3] [--baseline /path/to/worktree]
 """
 
 from __future__ import annotations
