@@ -148,3 +148,29 @@ def test_no_page_loads_anything_from_outside_the_report(report):
         assert external_fetches(page.read_text(encoding="utf-8")) == [], page.name
     notebook_page = (folder / "pareto.html").read_text(encoding="utf-8")
     assert "<script" not in notebook_page and "mathjax" not in notebook_page.lower()
+
+
+def test_the_stage_lines_of_notebooks_running_side_by_side_come_whole():
+    """Two notebooks' threads say their stages at once: each line is written whole (a
+    ``print`` writes a line and its end apart, so two could run into one line)."""
+    import threading
+    import time
+
+    written: list[str] = []
+
+    def notify(message: str) -> None:  # as print does: the text, then the end
+        written.append(message)
+        time.sleep(0.005)
+        written.append("\n")
+
+    shown = runner._Progress("x", 0, False, notify)
+    threads = [
+        threading.Thread(target=lambda n=n: [shown.stage(f"running {n}", n) for _ in range(20)])
+        for n in ("ffmc", "pareto")
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    lines = "".join(written).splitlines()
+    assert sorted(set(lines)) == ["running ffmc", "running pareto"] and len(lines) == 40

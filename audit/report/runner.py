@@ -569,7 +569,8 @@ class _Progress:
     def stage(self, text: str, notebook: str | None = None) -> None:
         """``text`` is what the run (or ``notebook``, a short name) does now."""
         if self.bar is None:
-            self.notify(text)
+            with self.lock:  # one line at a time: print writes a line and its end apart
+                self.notify(text)
             return
         with self.lock:
             if notebook is None:
