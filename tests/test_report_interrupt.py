@@ -149,8 +149,8 @@ def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
 
 
 def test_a_background_job_keeps_ignoring_ctrl_c(monkeypatch, capsys):
-    """Started with SIGINT ignored (``audit ... &`` from a script, ``nohup``), audit does
-    not take it back: a Ctrl-C for the foreground does not stop it."""
+    """Started with SIGINT ignored (``audit ... &`` in a shell script), audit does not
+    take it back: a Ctrl-C for the foreground does not stop it."""
     from audit import cli
 
     seen = []

@@ -97,9 +97,9 @@ def _handler(signum, frame) -> None:
 def handle_signals():
     """SIGINT and SIGTERM raise :class:`Interrupted` inside the block (main thread only).
 
-    A signal the process was started ignoring stays ignored: a shell starts a
-    background job (``audit report &``, ``nohup``) with SIGINT ignored, so that a
-    Ctrl-C meant for the foreground does not stop it.
+    A signal the process was started ignoring stays ignored: a shell script starts
+    its background jobs (``audit report &`` in a script) with SIGINT ignored, so that
+    a Ctrl-C meant for the foreground does not stop them.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
