@@ -57,6 +57,31 @@ def _is_bool(value) -> bool:
     return isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))
 
 
+def _float_array(value, *, at_least_1d: bool = False):
+    """``value`` as a float64 array, or None when it is not numbers (a string, a
+    mapping, None, a bool, or what numpy cannot read as floats)."""
+    if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
+        return None
+    import numpy as np
+
+    try:
+        a = np.asarray(value, dtype="float64")
+    except (TypeError, ValueError):
+        return None
+    return np.atleast_1d(a) if at_least_1d else a
+
+
+def _items(value) -> list | None:
+    """The items of a sequence, or None when ``value`` is a string, a mapping or not
+    iterable."""
+    if isinstance(value, (str, bytes, Mapping)):
+        return None
+    try:
+        return list(value)
+    except TypeError:
+        return None
+
+
 def _shown(value):
     """A value as the message shows it: a NumPy scalar as the Python number it holds."""
     np = _numpy()
@@ -505,13 +530,8 @@ class PairList(Constraint):
     expected = "a list of (enrolment, probe) pairs of labels"
 
     def accepts(self, value) -> bool:
-        if isinstance(value, (str, bytes, Mapping)):
-            return False
-        try:
-            items = list(value)
-        except TypeError:
-            return False
-        return len(items) > 0 and all(
+        items = _items(value)
+        return bool(items) and all(
             isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(x, str) for x in p)
             for p in items
         )
@@ -540,15 +560,10 @@ class Grid(Constraint):
         return f"{what} in {_interval(self.low, self.high, self.closed)}"
 
     def accepts(self, value) -> bool:
-        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
-            return False
         import numpy as np
 
-        try:
-            a = np.atleast_1d(np.asarray(value, dtype="float64"))
-        except (TypeError, ValueError):
-            return False
-        if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all():
+        a = _float_array(value, at_least_1d=True)
+        if a is None or a.ndim != 1 or a.size == 0 or not np.isfinite(a).all():
             return False
         if self.increasing and (np.diff(a) <= 0).any():
             return False
@@ -571,15 +586,8 @@ class Numbers(Constraint):
     expected = "an array of numbers"
 
     def accepts(self, value) -> bool:
-        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
-            return False
-        import numpy as np
-
-        try:
-            a = np.asarray(value, dtype="float64")
-        except (TypeError, ValueError):
-            return False
-        return a.ndim >= 1 and a.size > 0
+        a = _float_array(value)
+        return a is not None and a.ndim >= 1 and a.size > 0
 
     def invalid(self) -> list:
         return ["0.5", [], [["a"]]]
@@ -598,15 +606,10 @@ class Thresholds(Constraint):
 
     @staticmethod
     def _numbers(value) -> bool:
-        if isinstance(value, (str, bytes, Mapping)) or value is None or _is_bool(value):
-            return False
         import numpy as np
 
-        try:
-            a = np.atleast_1d(np.asarray(value, dtype="float64"))
-        except (TypeError, ValueError):
-            return False
-        return a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all())
+        a = _float_array(value, at_least_1d=True)
+        return a is not None and a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all())
 
     def accepts(self, value) -> bool:
         if isinstance(value, Mapping):
@@ -626,13 +629,8 @@ class Booleans(Constraint):
     expected = "a non-empty sequence of true or false"
 
     def accepts(self, value) -> bool:
-        if isinstance(value, (str, bytes, Mapping)):
-            return False
-        try:
-            items = list(value)
-        except TypeError:
-            return False
-        return len(items) > 0 and all(_is_bool(v) for v in items)
+        items = _items(value)
+        return bool(items) and all(_is_bool(v) for v in items)
 
     def invalid(self) -> list:
         return [[], ["yes"], True]
@@ -745,13 +743,8 @@ class MeasureRefs(Constraint):
     def accepts(self, value) -> bool:
         if value is None or MeasureRef().accepts(value):
             return True
-        if isinstance(value, (str, bytes, Mapping)):
-            return False
-        try:
-            items = list(value)
-        except TypeError:
-            return False
-        return len(items) > 0 and all(MeasureRef().accepts(v) for v in items)
+        items = _items(value)
+        return bool(items) and all(MeasureRef().accepts(v) for v in items)
 
     def convert(self, value):
         if value is None or MeasureRef().accepts(value):
