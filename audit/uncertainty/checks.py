@@ -15,7 +15,9 @@ from audit.validation import (
     Options,
     Real,
     Text,
+    constraint_of,
     optional,
+    validate_params,
 )
 
 # Error messages: constants, so that tests can check them exactly.
@@ -116,6 +118,13 @@ ROBUSTNESS = {"threshold": Real(0, 1, closed="neither")}
 OPTIONAL_FUNCTION = optional(Function())
 #: The total-rate accuracy axis of a frontier (:data:`audit.analysis.pareto.ACCURACY_LABELS`).
 ACCURACY_AXIS = Options(("total_fnmr", "total_fmr"))
+#: The parameters of an uncertainty analysis of a table (:func:`audit.uncertainty.analyse`
+#: and the one-rate analysis it hands a table of one rate to), declared once.
+ANALYSIS = validate_params(
+    "n_replicates", "seed", "alpha", "weights", "floor_lower",
+    method=constraint_of("uncertainty_method"), measures=MeasureRefs(), fairness=MeasureRef(),
+    accuracy=optional(ACCURACY_AXIS),
+)  # fmt: skip
 
 
 def _rate_measures(measures, table=None) -> list[RateMeasure]:

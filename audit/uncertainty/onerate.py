@@ -46,14 +46,11 @@ from audit.measures.registry import get_measure, measure_names
 from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import available_rates, default_accuracy
 from audit.tables.rates import rate_matrices
-from audit.uncertainty.checks import ACCURACY_AXIS, BAD_COUNTS, FLOOR_LOWER, NO_COMPARISONS
+from audit.uncertainty.checks import ANALYSIS, BAD_COUNTS, FLOOR_LOWER, NO_COMPARISONS
 from audit.uncertainty.replicates import transcription_bins
 from audit.validation import (
     Integer,
-    MeasureRef,
-    MeasureRefs,
     Real,
-    constraint_of,
     optional,
     validate_params,
 )
@@ -320,11 +317,7 @@ def describe(plan: dict, *, n_replicates: int, seed: int, floor_lower=FLOOR_LOWE
 # ------------------------------------------------------------------ the analysis
 
 
-@validate_params(
-    "n_replicates", "seed", "alpha", "weights", "floor_lower",
-    method=constraint_of("uncertainty_method"), measures=MeasureRefs(), fairness=MeasureRef(),
-    accuracy=optional(ACCURACY_AXIS),
-)  # fmt: skip
+@ANALYSIS
 def one_rate_analysis(
     table: pd.DataFrame,
     measures=None,

@@ -37,7 +37,7 @@ from audit.uncertainty.checks import (
     TRANSCRIPTION,
     _rate_measures,
 )
-from audit.uncertainty.claims import robustness_sentences, robustness_summary
+from audit.uncertainty.claims import label, robustness_sentences, robustness_summary
 from audit.uncertainty.intervals import count_matrices
 from audit.uncertainty.replicates import (
     _aligned,
@@ -464,7 +464,7 @@ def _analyse(
         "fairness": fair_measure.name,
         "labels": {
             **{m.name: m.label for m in chosen},
-            **{n: _label(n) for n in extra or {}},
+            **{n: label(n) for n in extra or {}},
             fair_measure.name: fair_measure.label,
         },
         "rates": list(rates),
@@ -496,14 +496,6 @@ def _analyse(
 
 
 _NOT_APPLICABLE = onesided.NOT_APPLICABLE
-
-
-def _label(name: str) -> str:
-    """A measure's label from the registry (its name when it is not registered)."""
-    try:
-        return get_measure(name).label
-    except KeyError:
-        return name
 
 
 _FAIRNESS_PAIRS = (

@@ -14,14 +14,14 @@ from audit.measures.registry import bound_measures
 from audit.tables.crossgroup import CrossGroupRates, cross_group
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
-from audit.uncertainty.checks import ACCURACY_AXIS, FLOOR_LOWER, OPTIONAL_FUNCTION
+from audit.uncertainty.checks import ANALYSIS, FLOOR_LOWER, OPTIONAL_FUNCTION
 from audit.uncertainty.onerate import one_rate_analysis
 from audit.uncertainty.results import (
     UncertaintyResult,
     parametric_bootstrap,
     transcription_sensitivity,
 )
-from audit.validation import MeasureRef, MeasureRefs, constraint_of, optional, validate_params
+from audit.validation import MeasureRefs, validate_params
 
 # ---------------------------------------------------------------- verdict stability
 
@@ -135,11 +135,7 @@ NO_FLOOR = (
 FLOOR_BELOW_LOWER = "their floor {floor!r} is below floor_lower {value!r}"
 
 
-@validate_params(
-    "n_replicates", "seed", "alpha", "weights", "floor_lower",
-    method=constraint_of("uncertainty_method"), measures=MeasureRefs(), fairness=MeasureRef(),
-    accuracy=optional(ACCURACY_AXIS),
-)  # fmt: skip
+@ANALYSIS
 def analyse(
     table: pd.DataFrame,
     measures=None,
