@@ -8,6 +8,7 @@ reports to ``reports/`` under the working folder.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.resources
 import os
 import warnings
@@ -34,23 +35,28 @@ ANNEX15_SHA256 = "aa04815a53692f313d847f273b51290fba2649322d5b7b28e424d1e24afce9
 ANNEX15_SIZE = 24_068
 
 
-def import_pooch():
-    """:mod:`pooch`, imported without the warning its optional progress bar raises
-    inside a Jupyter kernel that has no ``ipywidgets`` ("IProgress not found"):
-    pooch imports ``tqdm.auto`` when it is loaded, and a report's kernel would
-    print that warning, a path into tqdm, on the page."""
+@contextlib.contextmanager
+def _without_widget_warning():
+    """Silence tqdm's "IProgress not found" warning: ``tqdm.auto`` raises it when it is
+    imported inside a Jupyter kernel that has no ``ipywidgets`` (a report's kernel), and
+    falls back to its text bar; the warning would print a path into tqdm on the page."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found")
+        yield
+
+
+def import_pooch():
+    """:mod:`pooch`, which imports ``tqdm.auto`` when it is loaded, imported without
+    tqdm's widget warning."""
+    with _without_widget_warning():
         import pooch
     return pooch
 
 
 def progress_bar(*args, **kwargs):
-    """A ``tqdm.auto`` progress bar (a widget in a notebook that has ``ipywidgets``,
-    text elsewhere), made without tqdm's "IProgress not found" warning where the
-    widget cannot be drawn: the text bar is drawn instead."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="IProgress not found")
+    """A ``tqdm.auto`` progress bar (a widget in a notebook that has ``ipywidgets``, text
+    elsewhere), made without tqdm's widget warning where the widget cannot be drawn."""
+    with _without_widget_warning():
         from tqdm.auto import tqdm
 
         return tqdm(*args, **kwargs)
