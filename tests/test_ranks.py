@@ -9,9 +9,17 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import kendalltau
+from hypothesis.extra import numpy as hnp
+from scipy.stats import kendalltau, rankdata
 
-from audit.analysis.ranks import _counts, agreement, agreement_matrix, square, tau_b_replicates
+from audit.analysis.ranks import (
+    _counts,
+    agreement,
+    agreement_matrix,
+    average_ranks,
+    square,
+    tau_b_replicates,
+)
 from audit.exceptions import ParameterError
 
 
@@ -64,6 +72,28 @@ def test_vectorised_replicates_equal_scipy_on_each_resample(case):
             assert np.isnan(fast[b])
         else:
             assert fast[b] == pytest.approx(slow, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(
+        "float64",
+        hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6),
+        elements=st.sampled_from([-np.inf, -1.5, 0.0, 0.0, 2.0, 3.25, np.inf]),
+    ),
+    st.integers(0, 2),
+)
+def test_average_ranks_are_scipys_mid_ranks(values, axis):
+    """Ties (runs of any length, infinities included) averaged as scipy's rankdata does,
+    along any axis."""
+    axis = axis % values.ndim
+    expected = rankdata(values, axis=axis, method="average")
+    np.testing.assert_array_equal(average_ranks(values, axis=axis), expected)
+
+
+def test_average_ranks_by_hand():
+    got = average_ranks(np.array([[2.0, 2.0, 2.0, 1.0], [np.inf, 0.0, np.inf, 5.0]]))
+    np.testing.assert_array_equal(got, [[3.0, 3.0, 3.0, 1.0], [3.5, 1.0, 3.5, 2.0]])
 
 
 def test_counts_are_resamples_of_the_full_size():

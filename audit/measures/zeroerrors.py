@@ -61,9 +61,10 @@ def zero_error_bound(n, *, level: float = CLOPPER_PEARSON_LEVEL) -> np.ndarray:
     >>> float(zero_error_bound(1))  # one comparison: the bound is 1 - a
     0.95
     """
-    from scipy import stats  # imported here: scipy.stats costs more to import than the registry
+    from scipy import special  # imported here: scipy costs more to import than the registry
 
-    return stats.beta.ppf(1.0 - level, 1.0, np.asarray(n, dtype="float64"))
+    # the beta distribution's quantile (scipy.stats.beta.ppf) is betaincinv
+    return special.betaincinv(1.0, np.asarray(n, dtype="float64"), 1.0 - level)
 
 
 def adjust_zero_rates(rates, counts, *, level: float = CLOPPER_PEARSON_LEVEL) -> np.ndarray:

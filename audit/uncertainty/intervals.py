@@ -6,7 +6,6 @@ import os
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
 
 from audit.analysis.accuracy import _from_table, read_counts
 from audit.exceptions import InputError
@@ -59,6 +58,8 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
         raise InputError(BAD_COUNTS.format(problem="got a fractional count"))
     if np.any(n <= 0) or np.any(k < 0) or np.any(k > n):
         raise InputError(BAD_COUNTS.format(problem="got k < 0, k > n or n <= 0"))
+    from scipy import special  # here: not every report needs scipy
+
     tail = (1.0 - level) / 2.0
     if method == "wilson":
         z = special.ndtri(1.0 - tail)
@@ -70,9 +71,10 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
         high = np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0))
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
-            low = np.where(k == 0, 0.0, stats.beta.ppf(tail, np.maximum(k, 1.0), n - k + 1.0))
+            # the beta distribution's quantile (scipy.stats.beta.ppf) is betaincinv
+            low = np.where(k == 0, 0.0, special.betaincinv(np.maximum(k, 1.0), n - k + 1.0, tail))
             high = np.where(
-                k == n, 1.0, stats.beta.ppf(1.0 - tail, k + 1.0, np.maximum(n - k, 1.0))
+                k == n, 1.0, special.betaincinv(k + 1.0, np.maximum(n - k, 1.0), 1.0 - tail)
             )
     return low, high
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from audit.analysis.accuracy import weight_matrices, weighted_total
 from audit.analysis.ffmc import first_crossing
@@ -18,6 +17,7 @@ from audit.analysis.pareto import (  # one tie tolerance for every frontier
     efficient,
 )
 from audit.analysis.quantiles import nanmedian, nanpercentile
+from audit.analysis.ranks import average_ranks
 from audit.exceptions import UsageError
 from audit.measures import onesided
 from audit.measures.contract import PairMeasure
@@ -134,7 +134,7 @@ def _ranks(values: np.ndarray, higher_is_fairer: bool) -> np.ndarray:
     """Rank 1 = fairest, ties averaged, undefined (NaN) last."""
     key = -values if higher_is_fairer else values
     key = np.where(np.isnan(key), np.inf, key)
-    return stats.rankdata(key, axis=-1, method="average")
+    return average_ranks(key, axis=-1)
 
 
 #: Alphas whose shares are computed together when looking for the crossings.
