@@ -172,24 +172,21 @@ def _report(tmp_path_factory, argv, name):
     return root / "reports" / name, read_records(folder)
 
 
-@pytest.fixture(scope="module")
-def annex15_report(tmp_path_factory, annex15_file):
-    argv = ["report", "--data", str(annex15_file), "-p", "n_random", "200"]
-    argv += ["-p", "n_replicates", "50", "-p", "verdict_replicates", "5"]
-    folder, records = _report(tmp_path_factory, argv, "annex15")
-    return folder, records, read_rates(annex15_file)
+def _built(built):
+    """The folder and figure records of a report built once in the run (conftest)."""
+    assert built.status == 0, built.printed
+    return built.report, read_records(built.records)
 
 
 @pytest.fixture(scope="module")
-def fmr_only_report(tmp_path_factory, annex15_file):
+def annex15_report(annex15_built, annex15_file):
+    return (*_built(annex15_built), read_rates(annex15_file))
+
+
+@pytest.fixture(scope="module")
+def fmr_only_report(fmr_only_built, fmr_only_file):
     """The Annex 15 FMRs alone (126 algorithms): the most common published shape."""
-    frame = pd.read_csv(annex15_file)
-    frame = frame[[c for c in frame.columns if not c.upper().startswith("FNMR")]]
-    path = tmp_path_factory.mktemp("fmr-only") / "fmr_only.csv"
-    frame.to_csv(path, index=False)
-    argv = ["report", "--data", str(path), "-p", "n_random", "200"]
-    folder, records = _report(tmp_path_factory, argv, "fmr_only")
-    return folder, records, read_rates(path)
+    return (*_built(fmr_only_built), read_rates(fmr_only_file))
 
 
 @pytest.fixture(scope="module")
@@ -210,13 +207,10 @@ def crossgroup_report(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def compare_report(tmp_path_factory, annex15_file, frvt11_file, frvt11_accuracy_file):
+def compare_report(compare_built):
     """Annex 15 beside FRVT 1:1 with its accuracy table: two heat maps of 28 and 20
     measures, the rank scatter and the agreement across the datasets."""
-    argv = ["compare", "annex15", "frvt11", "--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5",
-            "--replicates", "50", "-p", "n_random", "100", "-p", "verdict_replicates", "3"]  # fmt: skip
-    folder, records = _report(tmp_path_factory, argv, "compare")
-    return folder, records, None
+    return (*_built(compare_built), None)
 
 
 REPORTS = ["annex15_report", "fmr_only_report", "scores_report", "crossgroup_report",
