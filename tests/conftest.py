@@ -276,6 +276,29 @@ def compare_built(tmp_path_factory, annex15_file, frvt11_file, frvt11_accuracy_f
     return build_once(tmp_path_factory, "compare", argv, "annex15-vs-frvt11")
 
 
+@pytest.fixture(scope="session")
+def cross_file(tmp_path_factory):
+    """:func:`cross_long` as a CSV file named ``cross.csv``."""
+    path = tmp_path_factory.mktemp("cross") / "cross.csv"
+    cross_long().to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def crossgroup_built(tmp_path_factory, cross_file):
+    """``audit report`` on the 4 x 4 cross-group table (:func:`cross_long`)."""
+    argv = ["report", str(cross_file), "-p", "n_random", "200"]
+    return build_once(tmp_path_factory, "crossgroup", argv, "cross")
+
+
+@pytest.fixture(scope="session")
+def scores_built(tmp_path_factory, small_scores):
+    """``audit scores`` on :func:`small_scores` (distances, subjects, cross-group pairs)."""
+    argv = ["scores", str(small_scores), "--distance", "--target-fmr", "0.01", "--name", "scores"]
+    argv += ["-p", "sweep_points", "5", "-p", "bootstrap_replicates", "20"]
+    return build_once(tmp_path_factory, "scores", argv, "scores")
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield

@@ -10,7 +10,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import cross_long
 from figcheck import faults, kernel_hook, named, read_records, record
 from hypothesis import given
 from hypothesis import strategies as st
@@ -190,20 +189,13 @@ def fmr_only_report(fmr_only_built, fmr_only_file):
 
 
 @pytest.fixture(scope="module")
-def scores_report(tmp_path_factory, small_scores):
-    argv = ["scores", "--scores", str(small_scores), "--distance", "--target-fmr", "0.01"]
-    argv += ["-p", "sweep_points", "5", "-p", "bootstrap_replicates", "20"]
-    folder, records = _report(tmp_path_factory, argv, "scores")
-    return folder, records, None
+def scores_report(scores_built):
+    return (*_built(scores_built), None)
 
 
 @pytest.fixture(scope="module")
-def crossgroup_report(tmp_path_factory):
-    path = tmp_path_factory.mktemp("cross") / "cross.csv"
-    cross_long().to_csv(path, index=False)
-    argv = ["report", "--data", str(path), "-p", "n_random", "200"]
-    folder, records = _report(tmp_path_factory, argv, "cross")
-    return folder, records, read_rates(path)
+def crossgroup_report(crossgroup_built, cross_file):
+    return (*_built(crossgroup_built), read_rates(cross_file))
 
 
 @pytest.fixture(scope="module")

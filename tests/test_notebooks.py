@@ -172,33 +172,14 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     assert "user_ncv" in set(intervals["measure"])
 
 
-def test_scores_report_on_synthetic_distances(small_scores, tmp_path):
-    """The scores notebook on a small table of distance scores with cross-group impostor pairs."""
+def test_scores_report_on_synthetic_distances(small_scores, scores_built):
+    """The scores notebook on a small table of distance scores with cross-group impostor
+    pairs (the report built once in the run, conftest)."""
     from audit.scores import rates_at_fmr, read_scores
 
     path = small_scores
-    code = main(
-        [
-            "scores",
-            str(path),
-            "--distance",
-            "--target-fmr",
-            "0.01",
-            "--reports-dir",
-            str(tmp_path / "reports"),
-            "--name",
-            "scores",
-            "--no-progress",
-            "-p",
-            "sweep_points",
-            "5",
-            "-p",
-            "bootstrap_replicates",
-            "20",
-        ]
-    )
-    assert code == 0
-    folder = tmp_path / "reports" / "scores"
+    assert scores_built.status == 0, scores_built.printed
+    folder = scores_built.report
     for name in (
         "scores.html",
         "manifest.json",
