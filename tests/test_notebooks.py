@@ -8,6 +8,7 @@ they should; the replicate statistics are tested in test_uncertainty.py.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +204,26 @@ def test_scores_report_on_synthetic_distances(small_scores, scores_built):
     assert set(measures["measure"]) >= {"fdr", "ir", "garbe", "std_eer", "sed_mean", "dfi", "cei"}
     intervals = pd.read_csv(folder / "tables" / "bootstrap_intervals.csv")
     assert set(intervals["measure"]) == set(measures["measure"])  # every measure has an interval
+    # computed in a second process while the notebook went on: the bootstrap of this process
+    from audit.measures.registry import evaluate_scores
+    from audit.uncertainty import score_bootstrap
+
+    here = score_bootstrap(
+        read_scores(path, higher_is_match=False),
+        partial(rates_at_fmr, target_fmr=0.01),
+        score_measures=evaluate_scores,
+        unit="subject",
+        replicate_as="statistics",
+        subject="subject_1",
+        group="group_1",
+        n_replicates=20,
+        seed=0,
+    ).intervals
+    assert list(intervals["measure"]) == list(here["measure"])
+    for column in ("value", "low", "high"):
+        np.testing.assert_allclose(
+            intervals[column], here[column], rtol=1e-9, equal_nan=True
+        )  # 10 digits
     html = (folder / "scores.html").read_text()
     assert (
         "subjects (&#x27;subject_1&#x27;) with replacement" in html

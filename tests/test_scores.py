@@ -519,6 +519,37 @@ def test_sweep_measures_covers_rate_measures():
     np.testing.assert_allclose(garbe["value"].to_numpy(), direct["value"].to_numpy())
 
 
+def _sweep_point_by_point(table, targets):
+    """The oracle of :func:`sweep_measures`: the measures on each point's rates table alone."""
+    from audit.measures.registry import evaluate_many
+    from audit.scores.thresholds import sweep
+
+    frames = []
+    for target, block in sweep(table, targets).groupby("target_fmr", sort=False):
+        points = block.drop_duplicates("algorithm").set_index("algorithm")
+        result = evaluate_many(block, alpha=0.3, zero_division="flag").drop(columns="alpha")
+        algorithms = result["algorithm"].astype(str)
+        result.insert(1, "target_fmr", target)
+        result.insert(2, "attained_fmr", points.loc[algorithms, "attained_fmr"].to_numpy())
+        result.insert(3, "threshold", points.loc[algorithms, "threshold"].to_numpy())
+        frames.append(result)
+    return pd.concat(frames, ignore_index=True).astype({"algorithm": "string"})
+
+
+@pytest.mark.parametrize("mated", [True, False], ids=["both rates", "non-mated only"])
+def test_sweep_measures_equal_the_measures_point_by_point(mated):
+    """All points in one evaluation give each point's values, rows and order exactly (the
+    zero-error-adjusted measures read each point's counts; three algorithms keep the keys of
+    point and algorithm apart)."""
+    frame = synthetic(4000, algorithms=("a", "b", "c"))
+    if not mated:
+        frame = frame[~frame["mated"]]
+    table = read_scores(frame)
+    targets = [3e-3, 1e-2, 3e-2, 1e-1]
+    got = sweep_measures(table, targets=targets, alpha=0.3)
+    pd.testing.assert_frame_equal(got, _sweep_point_by_point(table, targets), check_exact=True)
+
+
 # -------------------------------------------------------------------------- figures
 
 

@@ -69,7 +69,6 @@ from pathlib import Path
 from audit import config
 from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
 from audit.report import interrupt, ownership
-from audit.report.frontpage import front_page
 from audit.report.outputs import merge_outputs, run_header
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
 from audit.sources import datasets, voxceleb
@@ -589,9 +588,14 @@ class _Progress:
             self.bar.close()
 
 
-def _run_all(run: Callable[[str], None], notebooks: Sequence[str]) -> None:
+def _run_all(
+    run: Callable[[str], None],
+    notebooks: Sequence[str],
+    meanwhile: Callable[[], object] | None = None,
+) -> None:
     """``run`` each notebook in worker threads, side by side when there are several and
-    cores to spare; the main thread only waits, so Ctrl-C or SIGTERM reach it at once.
+    cores to spare; the main thread calls ``meanwhile()`` (if given) while the kernels
+    start, then only waits, so Ctrl-C or SIGTERM reach it at once.
 
     Each notebook has its own kernel and writes its own files; the first failure
     (in notebook order) is raised once every notebook has stopped. An interruption
@@ -607,6 +611,8 @@ def _run_all(run: Callable[[str], None], notebooks: Sequence[str]) -> None:
     pool = ThreadPoolExecutor(max_workers=max(workers, 1))
     futures = [pool.submit(_in_thread, task) for task in tasks]
     try:
+        if meanwhile is not None:
+            meanwhile()
         wait(futures)
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
@@ -656,14 +662,23 @@ def write_report(
     return _build(check_reports_root(reports_root), name, notify, fill)
 
 
+def _page_maker(notebooks: Sequence[str]) -> None:
+    """Import the module that writes the front page of ``notebooks`` (:func:`_write_index`)."""
+    if "compare" in notebooks:
+        import audit.report.comparepage  # noqa: F401
+    else:
+        import audit.report.frontpage  # noqa: F401
+
+
 def _write_index(
     folder: Path, name: str, header: dict | None = None, notebooks: Sequence[str] = ()
 ) -> Path:
     """The report's front page, from the tables in ``folder`` (:mod:`audit.report.frontpage`;
     a comparison's, :mod:`audit.report.comparepage`)."""
-    make = front_page
     if "compare" in notebooks:
         from audit.report.comparepage import compare_page as make
+    else:
+        from audit.report.frontpage import front_page as make
     page = make(
         folder,
         title=f"audit report: {name}",
@@ -847,7 +862,8 @@ def run_report(
             export_html(executed, staging / f"{notebook}.html")
 
         try:
-            _run_all(run, notebooks)
+            # the front page's modules are imported while the kernels start, not after
+            _run_all(run, notebooks, meanwhile=lambda: _page_maker(notebooks))
             shown.stage(FRONT_PAGE)
             header["outputs"] = merge_outputs(staging, notebooks)
             _write_index(staging, name, header, notebooks)
