@@ -205,20 +205,34 @@ def test_scores_report_on_synthetic_distances(small_scores, scores_built):
     intervals = pd.read_csv(folder / "tables" / "bootstrap_intervals.csv")
     assert set(intervals["measure"]) == set(measures["measure"])  # every measure has an interval
     # computed in a second process while the notebook went on: the bootstrap of this process
-    from audit.measures.registry import evaluate_scores
+    from audit.measures.registry import (
+        evaluate_scores,
+        get_measure,
+        measure_names,
+        register,
+        unregister,
+    )
     from audit.uncertainty import score_bootstrap
 
-    here = score_bootstrap(
-        read_scores(path, higher_is_match=False),
-        partial(rates_at_fmr, target_fmr=0.01),
-        score_measures=evaluate_scores,
-        unit="subject",
-        replicate_as="statistics",
-        subject="subject_1",
-        group="group_1",
-        n_replicates=20,
-        seed=0,
-    ).intervals
+    # with the kernel's measures: the built-in ones (tests/test_properties.py registers the
+    # tests' own measures in every process that collects it)
+    own = [n for n in measure_names() if not get_measure(n).module.startswith("audit.")]
+    own = [unregister(name) for name in own]
+    try:
+        here = score_bootstrap(
+            read_scores(path, higher_is_match=False),
+            partial(rates_at_fmr, target_fmr=0.01),
+            score_measures=evaluate_scores,
+            unit="subject",
+            replicate_as="statistics",
+            subject="subject_1",
+            group="group_1",
+            n_replicates=20,
+            seed=0,
+        ).intervals
+    finally:
+        for spec in own:
+            register(spec, check=False)
     assert list(intervals["measure"]) == list(here["measure"])
     for column in ("value", "low", "high"):
         np.testing.assert_allclose(
