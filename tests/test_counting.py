@@ -172,6 +172,27 @@ def test_both_kernels_give_the_same_partial(seed, dtype, bits):
             assert x.dtype == y.dtype
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_usual_chunk_is_counted_by_the_lean_loop(monkeypatch, dtype, seed):
+    """A chunk whose algorithms are all in the plan (its groups need not be) is counted
+    by the loop made for it, with the counts, kept rows and sub-zone counts of the
+    literal transcription; the general loop is not called."""
+    from audit.scores import _compiled
+
+    def general(*args):
+        raise AssertionError("the general loop counted a usual chunk")
+
+    monkeypatch.setattr(_compiled, "zones", general)
+    frame = frame_of(seed, dtype=dtype, algorithms=("b", "a"), groups=("M", "F", "X"))
+    before = counting.use("compiled")
+    try:
+        for keep_new in (False, True):
+            assert_literal(chunk_of(frame), plan_of(frame, seed, bits=3, keep_new=keep_new))
+    finally:
+        counting.use(before)
+
+
 def test_a_tiny_negative_score_on_a_bound_lies_above_it():
     """-1e-50 rounds to -0.0 in float32: its key is the bound's key, not below it (the
     rounding comes first, then the zeros share a key)."""

@@ -93,6 +93,68 @@ def zones(
 
 
 @numba.njit(nogil=True, cache=True)
+def zones_known(
+    score, algorithm, group_1, group_2, mated,  # the rows
+    a_plan, table, n_codes,  # codes to the plan's algorithms, and to segments
+    lut, lut_bits, fine, bounds, bound_start, zone_start, ids,  # the plan's zones
+    first_split, split_low, split_shift, n_bits,  # its SPLIT zones
+    first_keep, width,
+    counts, split, kept_at, kept_zone, kept_segment,
+):  # fmt: skip
+    """:func:`zones` for the usual chunk, its algorithms all in the plan and its groups
+    few enough for a table of segments: one tight loop finds each row's zone and
+    segment, counts it, and marks the rows of SPLIT and KEEP zones; a second loop
+    over the marked rows counts the sub-zones and keeps the others' places, zones
+    and segments (in ``kept_at``, ``kept_zone``, ``kept_segment``, in the order of
+    the rows).  Returns how many rows are kept.  About 1.5x faster than
+    :func:`zones`, whose rarer cases cost the usual one in every row."""
+    coarse = np.uint32(32 - lut_bits)
+    finer = np.uint32(32 - lut_bits - FINE_BITS)
+    top32 = np.uint32(1 << 31)
+    top64 = np.uint64(1 << 63)
+    marked = 0
+    for i in range(len(score)):
+        segment = np.int64(table[((np.int64(group_1[i]) * n_codes + group_2[i]) << 1) + mated[i]])
+        a = a_plan[algorithm[i]]
+        key = bits(np.float32(score[i]) + np.float32(0.0))  # one key for both zeros
+        key ^= np.uint32(np.int32(key) >> 31) | top32
+        z = np.int64(lut[(a << lut_bits) + np.int64(key >> coarse)])
+        if z < 0:
+            z = np.int64(fine[((-1 - z) << FINE_BITS) + np.int64((key >> finer) & FINE_MASK)])
+            if z < 0:  # a bound in this entry too: search the bounds
+                x = np.float64(score[i])
+                lo, hi = bound_start[a], bound_start[a + 1]
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if bounds[mid] <= x:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                z = np.int64(ids[zone_start[a] + lo - bound_start[a]])
+        counts[z * width + segment] += 1
+        if z >= first_split:
+            kept_at[marked] = i
+            kept_zone[marked] = z
+            kept_segment[marked] = segment
+            marked += 1
+    kept = 0
+    for j in range(marked):
+        z = np.int64(kept_zone[j])
+        if z < first_keep:  # a SPLIT zone: its sub-zone
+            slot = z - first_split
+            key64 = bits(np.float64(score[kept_at[j]]) + 0.0)
+            key64 ^= np.uint64(np.int64(key64) >> 63) | top64
+            step = (key64 - split_low[slot]) >> split_shift[slot]
+            split[((slot << n_bits) + np.int64(step)) * width + kept_segment[j]] += 1
+        else:
+            kept_at[kept] = kept_at[j]
+            kept_zone[kept] = kept_zone[j]
+            kept_segment[kept] = kept_segment[j]
+            kept += 1
+    return kept
+
+
+@numba.njit(nogil=True, cache=True)
 def kept_rows(
     score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment,
 ):  # fmt: skip

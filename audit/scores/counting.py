@@ -181,37 +181,51 @@ def group(cell: np.ndarray, score: np.ndarray, cells: int) -> tuple[np.ndarray, 
 
 
 class _Buffer(threading.local):
-    """The places and zones of kept rows (up to one per row), reused chunk after chunk
-    by each thread."""
+    """The places, zones and segments of kept rows (up to one per row), reused chunk
+    after chunk by each thread."""
 
     def __init__(self):
-        self.rows = self.zones = np.empty(0, np.int32)
+        self.rows = self.zones = self.segments = np.empty(0, np.int32)
 
-    def get(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def get(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if len(self.rows) < n:
-            self.rows, self.zones = np.empty(n, np.int32), np.empty(n, np.int32)
-        return self.rows[:n], self.zones[:n]
+            self.rows, self.zones, self.segments = (np.empty(n, np.int32) for _ in range(3))
+        return self.rows[:n], self.zones[:n], self.segments[:n]
 
 
 _BUFFER = _Buffer()
 
 
 def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
-    from audit.scores._compiled import kept_rows, zones
+    from audit.scores._compiled import kept_rows, zones, zones_known
 
     n_plan = len(plan.algorithms)
     a_map = np.asarray(a_map, dtype=np.int64)
-    a_new = np.where(a_map >= n_plan, plan.zones + a_map - n_plan, -1).astype(np.int64)
-    a_plan = np.minimum(a_map, max(n_plan - 1, 0)).astype(np.int64)
-    g_map = np.asarray(g_map, dtype=np.int64)
-    if not len(a_new):  # no rows
+    if not len(a_map):  # no rows
         return []
+    g_map = np.asarray(g_map, dtype=np.int64)
     n_groups = (width - 1) // 2
     table = _segment_table(g_map, n_groups)
+    mated = chunk.mated.view(np.uint8)
+    kept_at, kept_zone, kept_segment = _BUFFER.get(len(chunk))
+    if table is not None and int(a_map.max()) < n_plan:  # the usual chunk
+        kept = zones_known(
+            chunk.score, chunk.algorithm, chunk.group_1, chunk.group_2, mated,
+            a_map, table, len(g_map),
+            plan.lut, plan._lut_bits, plan.fine, plan.flat_bounds, plan.bound_start,
+            plan.offsets, plan.ids,
+            plan.first_split, plan.split_low, plan.split_shift, plan.bits,
+            plan.first_keep, width,
+            counts, split.reshape(-1), kept_at, kept_zone, kept_segment,
+        )  # fmt: skip
+        if not kept:
+            return []
+        score = np.asarray(chunk.score.take(kept_at[:kept]), dtype=np.float64)
+        return [(kept_zone[:kept].copy(), score, kept_segment[:kept].copy())]
+    a_new = np.where(a_map >= n_plan, plan.zones + a_map - n_plan, -1).astype(np.int64)
+    a_plan = np.minimum(a_map, max(n_plan - 1, 0)).astype(np.int64)
     n_codes = 0 if table is None else len(g_map)
     table = table if table is not None else np.zeros(2, np.int16)
-    mated = chunk.mated.view(np.uint8)
-    kept_at, kept_zone = _BUFFER.get(len(chunk))
     kept = zones(
         chunk.score, chunk.algorithm, chunk.group_1, chunk.group_2, mated,
         a_plan, a_new, g_map, n_groups, table, n_codes,
