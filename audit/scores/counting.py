@@ -30,6 +30,8 @@ non-mated) or ``2G`` (cross-group non-mated).
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import threading
 
 import numpy as np
@@ -86,6 +88,14 @@ def _compiled_available() -> bool:
     return True
 
 
+def _compiled_installed() -> bool:
+    """Whether numba is installed: found, not imported (its import takes a tenth of a
+    second, which :func:`prepare` leaves to the background)."""
+    if "numba" in sys.modules:
+        return sys.modules["numba"] is not None
+    return importlib.util.find_spec("numba") is not None
+
+
 #: The kernel in use: ``"auto"`` (the default) counts with the compiled loop once
 #: numba has started in this process -- :func:`prepare` starts it in the background,
 #: as a pass over a large score set does (``Plan.compiled``) -- and with NumPy until
@@ -122,7 +132,7 @@ def prepare() -> None:
     call in a process loads its registries (about a second, even with the loops
     cached on disk), which then overlaps the reading and counting of the first
     chunks."""
-    if KERNEL == "numpy" or _STARTED or not _compiled_available():
+    if KERNEL == "numpy" or _STARTED or not _compiled_installed():
         return
     thread = threading.Thread(target=_first_calls, daemon=True, name="audit-numba")
     _STARTED.append(thread)
@@ -132,6 +142,11 @@ def prepare() -> None:
 def _first_calls() -> None:
     from audit.scores.zones import KEEP, Plan, partial
     from audit.tables.chunks import Chunk
+
+    try:
+        import audit.scores._compiled  # noqa: F401
+    except ImportError:  # numba found but broken: NumPy keeps counting
+        return
 
     plan = Plan(("a",), ("g",), (np.array([0.0]),), (np.array([KEEP, KEEP]),))
     _LOCAL.compiled = True
