@@ -4,8 +4,6 @@ the memory budget."""
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -305,50 +303,6 @@ def test_a_bad_chunk_is_refused_with_the_message_of_read_scores(kind):
     with pytest.raises(ScoresError) as got:
         StreamingScores(chunks(frame, 700)).sweep([0.01])
     assert str(got.value) == str(expected.value)
-
-
-def _reading_threads(monkeypatch) -> list:
-    """(offset, thread name) of every chunk the sample and the first pass read."""
-    readers = []
-    original = CH.read_chunk
-
-    def spying(piece, options):
-        readers.append((piece.offset, threading.current_thread().name))
-        return original(piece, options)
-
-    monkeypatch.setattr(ST, "read_chunk", spying)
-    return readers
-
-
-def test_the_first_pass_reads_ahead_while_the_sample_plans_it(monkeypatch):
-    """The chunks after the sample's are read in a thread of their own while the sample
-    plans the first pass, which takes them from there: every chunk read once, the
-    same values; with a budget too small to hold them, none is read ahead."""
-    frame = synthetic(3000, round_to=2).reset_index(drop=True)
-    expected = sweep(read_scores(frame), TARGETS)
-    readers = _reading_threads(monkeypatch)
-    streamed = StreamingScores(chunks(frame, 200))
-    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), expected, check_exact=True)
-    assert sorted(offset for offset, _ in readers) == list(range(0, 6000, 200))
-    ahead = [offset for offset, name in readers if name.startswith("audit-read-ahead")]
-    # 30 chunks: 8 in the sample, the first 16 of the others read ahead
-    assert len(ahead) == ST._READ_AHEAD == 16
-    readers.clear()
-    streamed = StreamingScores(chunks(frame, 200), memory="40kB")
-    pd.testing.assert_frame_equal(streamed.sweep(TARGETS), expected, check_exact=True)
-    assert readers and not any(name.startswith("audit-read-ahead") for _, name in readers)
-
-
-@pytest.mark.parametrize("kind", ["NaN score", "mated across groups", "empty group"])
-def test_a_bad_chunk_read_ahead_is_refused_in_its_turn(monkeypatch, kind):
-    frame = _broken(kind)
-    with pytest.raises(ScoresError) as expected:
-        read_scores(frame)
-    readers = _reading_threads(monkeypatch)
-    with pytest.raises(ScoresError) as got:
-        StreamingScores(chunks(frame, 100)).sweep([0.01])
-    assert str(got.value) == str(expected.value)
-    assert (1300, "audit-read-ahead_0") in readers  # the bad row's chunk was read ahead
 
 
 def test_chunk_errors_name_the_file_and_its_row(tmp_path):

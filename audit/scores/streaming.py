@@ -48,7 +48,6 @@ import math
 import os
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -110,8 +109,6 @@ _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
-#: Chunks read ahead for the first pass while the sample plans it, at most.
-_READ_AHEAD = 16
 #: Rows from which numba (if installed) is started to count the passes.
 _LARGE = 1 << 24
 
@@ -309,42 +306,19 @@ class StreamingScores:
             _read_pass, merge, chosen, self.options, plan, cache, label="sample"
         )
         self._sample_rows = sample.rows
+        labels, lines = self._learnt(plan, sample, ordered=True)
+        self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         if plan.stride == 1 and len(chosen) == len(self.pieces):
-            labels, lines = self._learnt(plan, sample, ordered=True)
-            self._stats = self._sample = StreamedStats(
-                *labels, lines, self.options.higher_is_match, self.attributes
-            )  # the sample is the data
+            self._stats = self._sample  # the sample is the data
             return
-        with _ReadAhead(self._ahead(chosen, cache), self.options, cache):
-            # the first chunks of the pass are read while the sample plans it
-            labels, lines = self._learnt(plan, sample, ordered=True)
-            self._sample = StreamedStats(
-                *labels, lines, self.options.higher_is_match, self.attributes
-            )
-            plan = self._plan_from_sample(function)
-            self.passes += 1
-            first = self.engine.map_reduce(
-                _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
-            )
+        plan = self._plan_from_sample(function)
+        self.passes += 1
+        first = self.engine.map_reduce(
+            _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
+        )
         labels, lines = self._learnt(plan, first)
         self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         self._sample = aligned(self._sample, *labels)
-
-    def _ahead(self, chosen: list[Piece], cache: dict | None) -> list[Piece]:
-        """The chunks the first pass reads first, beside the sample's, that the memory
-        set aside for chunks in hand (a quarter of the budget) holds: at most
-        :data:`_READ_AHEAD` of them."""
-        if cache is None:
-            return []
-        room = self.memory // 4 // _BYTES_PER_ROW - sum(p.rows for p in chosen)
-        ahead = []
-        for piece in self.pieces:
-            if len(ahead) == _READ_AHEAD or piece.rows > room:
-                break
-            if piece not in cache:
-                ahead.append(piece)
-                room -= piece.rows
-        return ahead
 
     def _plan_from_sample(self, function) -> Plan:
         """KEEP windows around every order statistic ``function`` reads on the sample,
@@ -529,37 +503,10 @@ class StreamingScores:
         )
 
 
-class _ReadAhead:
-    """Reads ``pieces`` in order in a thread of its own into ``cache`` (as futures, which
-    :func:`_read_pass` takes), while the main thread does other work; on leaving, the
-    reads not yet started are cancelled."""
-
-    def __init__(self, pieces: list[Piece], options: Options, cache: dict | None):
-        self.pieces, self.options, self.cache = pieces, options, cache
-        self.pool = None
-
-    def __enter__(self):
-        if self.pieces:
-            self.pool = ThreadPoolExecutor(1, thread_name_prefix="audit-read-ahead")
-            for piece in self.pieces:
-                self.cache[piece] = self.pool.submit(read_chunk, piece, self.options)
-        return self
-
-    def __exit__(self, *exc):
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        for piece in self.pieces:  # what the pass did not take (it stopped on an error)
-            self.cache.pop(piece, None)
-        return False
-
-
 def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -> Partial:
     """:func:`audit.scores.zones.zones_pass`, keeping the chunks a sample reads in
-    ``cache`` (a dict, in this process) for the next pass, which takes them from it
-    (or the futures of chunks read ahead, :class:`_ReadAhead`)."""
+    ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
     chunk = None if cache is None else cache.pop(piece, None)
-    if isinstance(chunk, Future):
-        chunk = chunk.result()
     if chunk is None:
         chunk = read_chunk(piece, options)
         if cache is not None and plan.keep_new:
