@@ -264,3 +264,33 @@ def test_an_unknown_kernel_is_refused():
     assert str(error.value) == REFUSED.format(
         name="kernel", expected="one of 'auto', 'compiled', 'numpy'", value="fortran"
     )
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+@pytest.mark.parametrize("remap", [False, True])
+def test_kept_rows_are_grouped_by_cell_in_the_order_of_the_rows(kernel, remap):
+    """The kept rows of a pass, chunk after chunk, grouped by (zone, segment): a stable
+    sort of all the rows by cell (ties, both zeros, empty chunks and empty cells
+    included), whichever kernel places them; the list is emptied."""
+    rng = np.random.default_rng(5)
+    width, zones = 7, 6
+    kept = []
+    for n in (0, 500, 1, 0, 2000, 37):
+        zone = rng.integers(1, zones, n).astype(np.int32)  # zone 0 keeps nothing
+        score = rng.choice([-0.0, 0.0, 1.5, -2.25, np.nextafter(1.5, 2)], n)
+        score[: n // 2] = rng.normal(size=n // 2)
+        segment = rng.integers(0, width, n).astype(np.int32)
+        kept.append((zone, score, segment))
+    columns = rng.permutation(width) if remap else None
+    segment = np.concatenate([k[2] for k in kept])
+    cell = np.concatenate([k[0] for k in kept]).astype(np.int64) * width
+    cell += segment if columns is None else columns[segment]
+    score = np.concatenate([k[1] for k in kept])
+    order = np.argsort(cell, kind="stable")
+    expected = score[order]
+    starts, got = counting.group(kept, columns, width, zones * width)
+    assert kept == []
+    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))  # zeros' signs
+    np.testing.assert_array_equal(
+        starts, np.concatenate([[0], np.cumsum(np.bincount(cell, minlength=zones * width))])
+    )

@@ -176,20 +176,53 @@ def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts,
     return _count_numpy(chunk, plan, a_map, g_map, width, counts, split)
 
 
-def group(cell: np.ndarray, score: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """The scores grouped by cell (``0 <= cell < cells``), in their order within a
-    cell, and where each cell starts (``cells + 1`` bounds): a counting sort."""
-    starts = np.zeros(cells + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cell, minlength=cells), out=starts[1:])
-    if compiled_now():
-        from audit.scores._compiled import scatter
+def group(kept: list, columns: np.ndarray, width: int, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kept rows of a pass -- (zone, float64 score, segment) arrays, chunk after
+    chunk -- as their scores grouped by cell ``zone * width + columns[segment]``
+    (``0 <= cell < cells``), in the order of the rows within a cell, and where each
+    cell starts (``cells + 1`` bounds).
 
-        out = np.empty_like(score)
-        scatter(cell, score, starts[:-1].copy(), out)
-        return starts, out
+    A counting sort, chunk by chunk, into the one array of the result: no copy of
+    all the rows is made beside it, and ``kept`` is emptied as it is read, so that
+    each chunk's arrays are freed once placed (fresh memory is what a large pass
+    pays for most, here)."""
+    sizes = np.zeros(cells, dtype=np.int64)
+    for zone, _, segment in kept:
+        sizes += np.bincount(_cells(zone, segment, columns, width), minlength=cells)
+    starts = np.zeros(cells + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    out = np.empty(int(starts[-1]), dtype=np.float64)
+    at = starts[:-1].copy()  # the next place of each cell
+    compiled = compiled_now()
+    if compiled:
+        from audit.scores._compiled import scatter
     small = np.int16 if cells < 1 << 15 else np.int32
-    order = np.argsort(cell.astype(small), kind="stable")  # a radix sort when small
-    return starts, score.take(order)
+    for i in range(len(kept)):
+        zone, score, segment = kept[i]
+        kept[i] = None
+        cell = _cells(zone, segment, columns, width)
+        if compiled:
+            scatter(cell, score, at, out)
+            continue
+        order = np.argsort(cell.astype(small), kind="stable")  # a radix sort when small
+        cell = cell.take(order)
+        here = np.bincount(cell, minlength=cells)
+        first = np.cumsum(here) - here  # where each cell starts among the chunk's rows
+        place = at.take(cell)
+        place += np.arange(len(cell))
+        place -= first.take(cell)
+        out[place] = score.take(order)
+        at += here
+    kept.clear()
+    return starts, out
+
+
+def _cells(zone: np.ndarray, segment: np.ndarray, columns: np.ndarray, width: int) -> np.ndarray:
+    """The cell ``zone * width + columns[segment]`` of each kept row."""
+    cell = zone.astype(np.int64)
+    cell *= width
+    cell += segment if columns is None else columns.take(segment)
+    return cell
 
 
 # ---------------------------------------------------------------- the compiled loop

@@ -304,7 +304,8 @@ class StreamedStats(SufficientStatistics):
 def learnt(plan: Plan, partial: Partial, *, ordered: bool = False) -> tuple[tuple, list[Line]]:
     """Labels (in order of first appearance) and lines of what one pass learnt; the
     windows' scores sorted when ``ordered`` (a sample, which answers many questions),
-    else left in no order (see :class:`Window`)."""
+    else left in no order (see :class:`Window`).  The partial's kept rows are
+    consumed (:func:`audit.scores.counting.group` frees them as it places them)."""
     algorithms = list(partial.first[0])
     groups = list(dict.fromkeys([*partial.first[1], *partial.first[2]]))
     columns = np.array(
@@ -316,19 +317,12 @@ def learnt(plan: Plan, partial: Partial, *, ordered: bool = False) -> tuple[tupl
     width = 2 * len(groups) + 1
     counts = np.zeros((len(partial.counts), width), dtype=np.int64)
     counts[:, columns] = partial.counts
-    # kept scores grouped by (zone, segment)
+    # kept scores grouped by (zone, segment); the partial's kept rows are consumed
     cuts = np.zeros(len(counts) * width + 1, dtype=np.int64)
     if partial.kept:
-        cell = np.concatenate([k[0] for k in partial.kept]).astype(np.int64)
-        cell *= width
-        segment = np.concatenate([k[2] for k in partial.kept])
-        if not (columns == np.arange(width)).all():  # the groups were found in another order
-            segment = columns.take(segment)
-        cell += segment
-        del segment
-        score = np.concatenate([k[1] for k in partial.kept])
-        cuts, score = counting.group(cell, score, len(counts) * width)
-        del cell
+        # the groups may have been found in another order
+        order = None if (columns == np.arange(width)).all() else columns
+        cuts, score = counting.group(partial.kept, order, width, len(counts) * width)
     split = np.zeros((*partial.split.shape[:2], width), dtype=np.int64)
     split[:, :, columns] = partial.split
     n_plan = partial.plan_algorithms
