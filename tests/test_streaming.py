@@ -337,6 +337,33 @@ def test_fast_reading_of_a_chunk_equals_validation():
         np.testing.assert_array_equal(chunk.score, frame["score"].to_numpy())
 
 
+@pytest.mark.parametrize("offset", [0, 1, 3, 8, 13])
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 1000])
+def test_mated_flags_unpacked_as_arrow_converts_them(n, offset):
+    """The fast path unpacks a boolean column's bits itself: Arrow's own conversion,
+    whatever the slice's offset into its bitmap."""
+    import pyarrow as pa
+
+    values = np.random.default_rng(n + offset).random(n + offset + 5) < 0.3
+    array = pa.array(values).slice(offset, n)
+    got = CH._flags(array)
+    assert got.dtype == bool
+    np.testing.assert_array_equal(got, array.to_numpy(zero_copy_only=False))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_chunk_with_a_score_not_finite_leaves_the_fast_path(dtype):
+    import pyarrow as pa
+
+    for bad in (np.nan, np.inf, -np.inf):
+        for at in (0, 5, 9):
+            values = np.linspace(-1, 1, 10).astype(dtype)
+            values[at] = bad
+            assert CH._scores(pa.array(values), True) is None
+    values = np.linspace(-1, 1, 10).astype(dtype)
+    np.testing.assert_array_equal(CH._scores(pa.array(values), False), -values)
+
+
 def test_memory_sizes():
     assert ST.parse_memory("4GB") == 4 * 10**9
     assert ST.parse_memory("512MiB") == 512 * 2**20
