@@ -158,7 +158,7 @@ def zones_known(
 def kept_rows(
     score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment,
 ):  # fmt: skip
-    """The float64 score and the segment of each kept row (at places ``rows``)."""
+    """The score and the segment of each kept row (at places ``rows``)."""
     for j in range(len(rows)):
         i = rows[j]
         g1 = g_map[group_1[i]]

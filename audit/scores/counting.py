@@ -166,7 +166,9 @@ def compiled_now() -> bool:
 def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts, split) -> list:
     """Add the rows of ``chunk`` to ``counts`` (zone ids x ``width`` segments, flat) and
     ``split`` (SPLIT slots, sub-zones, segments); return the kept rows as a list of
-    (zone id, float64 score, int32 segment) arrays, in the order of the rows.
+    (zone id, score, int32 segment) arrays, in the order of the rows, the scores as the
+    chunk holds them (float32 or float64: a float32 score kept takes half the memory,
+    and widens exactly).
 
     ``a_map`` and ``g_map`` map the chunk's algorithm and group codes to the
     indices of the partial (the plan's labels first, new ones after).
@@ -177,7 +179,7 @@ def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts,
 
 
 def group(kept: list, columns: np.ndarray, width: int, cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """The kept rows of a pass -- (zone, float64 score, segment) arrays, chunk after
+    """The kept rows of a pass -- (zone, score, segment) arrays, chunk after
     chunk -- as their scores grouped by cell ``zone * width + columns[segment]``
     (``0 <= cell < cells``), in the order of the rows within a cell, and where each
     cell starts (``cells + 1`` bounds).
@@ -268,7 +270,7 @@ def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
         )  # fmt: skip
         if not kept:
             return []
-        score = np.asarray(chunk.score.take(kept_at[:kept]), dtype=np.float64)
+        score = chunk.score.take(kept_at[:kept])
         return [(kept_zone[:kept].copy(), score, kept_segment[:kept].copy())]
     a_new = np.where(a_map >= n_plan, plan.zones + a_map - n_plan, -1).astype(np.int64)
     a_plan = np.minimum(a_map, max(n_plan - 1, 0)).astype(np.int64)
@@ -285,7 +287,7 @@ def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
     )  # fmt: skip
     if not kept:
         return []
-    out = (kept_zone[:kept].copy(), np.empty(kept, np.float64), np.empty(kept, np.int32))
+    out = (kept_zone[:kept].copy(), np.empty(kept, chunk.score.dtype), np.empty(kept, np.int32))
     kept_rows(
         chunk.score, chunk.group_1, chunk.group_2, mated, g_map, n_groups, kept_at[:kept],
         out[1], out[2],
@@ -385,9 +387,7 @@ def _count_block(
     if new is not None and not plan.keep_new:
         rows = rows[zone[rows] < plan.zones]
     if len(rows):
-        kept.append(
-            (zone[rows], block.score[rows].astype(np.float64), segment[rows].astype(np.int32))
-        )
+        kept.append((zone[rows], block.score[rows], segment[rows].astype(np.int32)))
     slots = len(plan.split_low)
     if slots:
         rows = np.flatnonzero(zone >= plan.first_split)

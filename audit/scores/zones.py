@@ -173,8 +173,8 @@ class Partial:
     groups on side 1, groups on side 2).  ``counts``: (zones, 2G + 1) -- the
     ``plan_zones`` zones of the plan's ``plan_algorithms`` algorithms, then one
     zone per new algorithm.  ``kept``: (zone, score, segment) arrays of the rows
-    of KEEP zones, scores as float64.  ``split``: (SPLIT zones, 2**bits, 2G + 1)
-    counts in sub-zones.
+    of KEEP zones, scores as the chunks hold them (float32 or float64).
+    ``split``: (SPLIT zones, 2**bits, 2G + 1) counts in sub-zones.
     """
 
     algorithms: list
