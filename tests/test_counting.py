@@ -268,11 +268,13 @@ def test_an_unknown_kernel_is_refused():
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("remap", [False, True])
-def test_kept_rows_are_grouped_by_cell_in_the_order_of_the_rows(kernel, remap):
+@pytest.mark.parametrize("split", [1 << 20, 1, 2600])
+def test_kept_rows_are_grouped_by_cell_in_the_order_of_the_rows(monkeypatch, kernel, remap, split):
     """The kept rows of a pass, chunk after chunk, grouped by (zone, segment): a stable
     sort of all the rows by cell (ties, both zeros, empty chunks and empty cells,
-    float32 and float64 chunks included), as float64, whichever kernel places them;
-    the list is emptied."""
+    float32 and float64 chunks included), as float64, whichever kernel places them,
+    in one thread or two (from ``split`` rows); the list is emptied."""
+    monkeypatch.setattr(counting, "_GROUP_SPLIT", split)
     rng = np.random.default_rng(5)
     width, zones = 7, 6
     kept = []

@@ -33,6 +33,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -76,6 +77,8 @@ WITHOUT_NUMBA = "'auto' or 'numpy' ('compiled' needs numba: pip install 'audit[f
 
 #: Rows per block of the NumPy path: the temporaries of a block stay in cache.
 _BLOCK = 1 << 17
+#: Kept rows from which :func:`group` places them with two threads.
+_GROUP_SPLIT = 1 << 20
 #: Groups up to which the NumPy path reads a chunk's segments from a table of its codes.
 _TABLE_GROUPS = 64
 
@@ -181,25 +184,49 @@ def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts,
 def group(kept: list, columns: np.ndarray, width: int, cells: int) -> tuple[np.ndarray, np.ndarray]:
     """The kept rows of a pass -- (zone, score, segment) arrays, chunk after
     chunk -- as their scores grouped by cell ``zone * width + columns[segment]``
-    (``0 <= cell < cells``), in the order of the rows within a cell, and where each
-    cell starts (``cells + 1`` bounds).
+    (``0 <= cell < cells``), in the order of the rows within a cell, as float64, and
+    where each cell starts (``cells + 1`` bounds).
 
     A counting sort, chunk by chunk, into the one array of the result: no copy of
     all the rows is made beside it, and ``kept`` is emptied as it is read, so that
     each chunk's arrays are freed once placed (fresh memory is what a large pass
-    pays for most, here)."""
+    pays for most, here).  From :data:`_GROUP_SPLIT` rows the chunks are placed by
+    two threads, the first half's and the second half's, each from where its
+    rows of a cell start."""
+    total = sum(len(k[1]) for k in kept)
     sizes = np.zeros(cells, dtype=np.int64)
-    for zone, _, segment in kept:
+    half, seen, before_half = len(kept), 0, None
+    for i, (zone, _, segment) in enumerate(kept):
+        if before_half is None and seen >= total // 2 and total >= _GROUP_SPLIT:
+            half, before_half = i, sizes.copy()
         sizes += np.bincount(_cells(zone, segment, columns, width), minlength=cells)
+        seen += len(segment)
     starts = np.zeros(cells + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
     out = np.empty(int(starts[-1]), dtype=np.float64)
-    at = starts[:-1].copy()  # the next place of each cell
     compiled = compiled_now()
+    if half == len(kept):
+        _place(kept, range(len(kept)), columns, width, starts[:-1].copy(), out, compiled)
+    else:
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(
+                _place, kept, range(half), columns, width, starts[:-1].copy(), out, compiled
+            )
+            at = starts[:-1] + before_half  # where the second half's rows of a cell start
+            _place(kept, range(half, len(kept)), columns, width, at, out, compiled)
+            first.result()
+    kept.clear()
+    return starts, out
+
+
+def _place(kept: list, chunks: range, columns, width: int, at, out, compiled: bool) -> None:
+    """The rows of some chunks of ``kept`` into ``out`` from the places ``at`` (advanced
+    per cell); each chunk's arrays let go once placed."""
     if compiled:
         from audit.scores._compiled import scatter
+    cells = len(at)
     small = np.int16 if cells < 1 << 15 else np.int32
-    for i in range(len(kept)):
+    for i in chunks:
         zone, score, segment = kept[i]
         kept[i] = None
         cell = _cells(zone, segment, columns, width)
@@ -215,8 +242,6 @@ def group(kept: list, columns: np.ndarray, width: int, cells: int) -> tuple[np.n
         place -= first.take(cell)
         out[place] = score.take(order)
         at += here
-    kept.clear()
-    return starts, out
 
 
 def _cells(zone: np.ndarray, segment: np.ndarray, columns: np.ndarray, width: int) -> np.ndarray:
