@@ -364,6 +364,20 @@ def test_a_chunk_with_a_score_not_finite_leaves_the_fast_path(dtype):
     np.testing.assert_array_equal(CH._scores(pa.array(values), False), -values)
 
 
+def test_a_file_rewritten_is_read_with_its_new_footer(tmp_path):
+    """The footer of a Parquet file is parsed once for its row groups, and again once
+    the file has changed."""
+    path = tmp_path / "scores.parquet"
+    frame = synthetic(200).reset_index(drop=True)
+    frame.to_parquet(path, row_group_size=100)
+    first = StreamingScores(path).sweep([0.1])
+    pd.testing.assert_frame_equal(first, sweep(read_scores(frame), [0.1]), check_exact=True)
+    other = synthetic(300, seed=1).reset_index(drop=True)
+    other.to_parquet(path, row_group_size=250)
+    second = StreamingScores(path).sweep([0.1])
+    pd.testing.assert_frame_equal(second, sweep(read_scores(other), [0.1]), check_exact=True)
+
+
 def test_memory_sizes():
     assert ST.parse_memory("4GB") == 4 * 10**9
     assert ST.parse_memory("512MiB") == 512 * 2**20

@@ -38,8 +38,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 #: Bits of the float32 order key resolved by the lookup table of zones, and by its
-#: second level, for the entries holding a bound.
-LUT_BITS = 20
+#: second level, for the entries holding a bound.  18 bits count a chunk as fast as
+#: 20 (4.2 ms against 4.4 for 2^20 rows of two algorithms) and build a plan's table
+#: in 4 ms instead of 20.
+LUT_BITS = 18
 FINE_BITS = 8
 
 

@@ -216,12 +216,23 @@ def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
     at once."""
     import pyarrow.parquet as pq
 
+    stat = os.stat(piece.path)
     file = pq.ParquetFile(
         piece.path,
+        metadata=_footer(piece.path, stat.st_mtime_ns, stat.st_size),
         read_dictionary=_text_columns(piece.path),
         **({"pre_buffer": False, "buffer_size": 1 << 20} if stream else {}),
     )
     return file, _columns(list(file.schema_arrow.names), piece.path, options)
+
+
+@lru_cache(maxsize=256)
+def _footer(path: str, mtime_ns: int, size: int):
+    """The metadata of a Parquet file, read once for all its row groups (as long as the
+    file keeps its time and size): its footer is otherwise parsed again for each."""
+    import pyarrow.parquet as pq
+
+    return pq.read_metadata(path)
 
 
 def _chunk(piece: Piece, frame, name: str, columns: list[str], table, options: Options) -> Chunk:
