@@ -445,19 +445,22 @@ def test_dask_without_a_cluster_uses_the_default_scheduler():
     assert str(error.value) == ST.UNKNOWN_ENGINE.format(name="spark")
 
 
-def test_a_window_in_no_order_answers_as_a_sorted_one():
-    """Scans and selections while few questions come, a sort after that."""
+def test_a_window_in_no_order_answers_as_a_sorted_one(kernel):
+    """Scans and selections while few questions come, a sort after that; the scans
+    give the same answers whichever kernel counts."""
     from audit.scores.streamed import _SCANS, Window
 
     rng = np.random.default_rng(2)
     segments = [rng.normal(size=n).round(2) for n in (300, 0, 500)]
     window = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
     everything = np.sort(np.concatenate(segments))
-    for t in (-0.5, 0.0, 0.013, 9.0):
-        assert window.below(t) == [int((s < t).sum()) for s in segments]
+    for t in (-0.5, 0.0, -0.0, 0.013, 0.01, 9.0, -9.0, float(everything[0])):
+        fresh = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
+        assert fresh.below(t) == [int((s < t).sum()) for s in segments]
         above = everything[everything >= t]
         expected = float(above[0]) if len(above) else None
-        assert window.smallest_at_or_above((0, 1, 2), t) == expected
+        assert fresh.smallest_at_or_above((0, 1, 2), t) == expected
+        assert fresh.smallest_at_or_above((1,), t) is None  # an empty segment
     ranks = np.array([0, 17, 17, 799])
     np.testing.assert_array_equal(window.select((0, 1, 2), ranks), everything[ranks])
     assert not window.ordered

@@ -179,3 +179,16 @@ def scatter(cell, score, at, out):
         c = cell[i]
         out[at[c]] = score[i]
         at[c] += 1
+
+
+@numba.njit(nogil=True, cache=True)
+def least_at_or_above(values, t):
+    """Whether some value is at least ``t``, and the least of them (a scan)."""
+    found = False
+    least = values.dtype.type(0)
+    for i in range(len(values)):
+        v = values[i]
+        if v >= t and (not found or v < least):
+            least = v
+            found = True
+    return found, least

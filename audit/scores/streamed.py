@@ -86,9 +86,15 @@ class Window:
 
     def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments at or above ``t`` (None when none is), by
-        a scan of a window in no order."""
-        found = [s[s >= t] for s in (self.by_segment[c] for c in columns)]
-        found = [f.min() for f in found if len(f)]
+        a scan of a window in no order (one compiled loop when numba counts, a
+        comparison and a copy of the scores at or above ``t`` otherwise)."""
+        segments = [self.by_segment[c] for c in columns]
+        if counting.compiled_now():
+            from audit.scores._compiled import least_at_or_above
+
+            found = [v for ok, v in (least_at_or_above(s, t) for s in segments) if ok]
+        else:
+            found = [f.min() for f in (s[s >= t] for s in segments) if len(f)]
         return float(min(found)) if found else None
 
 
