@@ -183,12 +183,11 @@ def scatter(cell, score, at, out):
 
 @numba.njit(nogil=True, cache=True)
 def least_at_or_above(values, t):
-    """Whether some value is at least ``t``, and the least of them (a scan)."""
-    found = False
-    least = values.dtype.type(0)
+    """Whether some value (finite, as every score is) is at least ``t``, and the least
+    of them: a scan without a branch to mispredict."""
+    least = np.inf
     for i in range(len(values)):
         v = values[i]
-        if v >= t and (not found or v < least):
-            least = v
-            found = True
-    return found, least
+        w = v if v >= t else np.inf
+        least = w if w < least else least
+    return least < np.inf, least
