@@ -1,0 +1,307 @@
+"""Figures drawn and saved by a second process while a notebook computes on.
+
+Drawing a report's figures (building them, laying them out, rendering the PNG
+and the SVG) can cost as much as computing what they show. A :class:`Drawing`
+hands each figure to a worker process: the notebook's kernel goes on to its next
+cell meanwhile, and the machine's other core draws::
+
+    drawing = Drawing(output_dir, start=("audit.report.plots.ffmc",))
+    ...
+    drawing.show(ffmc_panels, detail, by_alpha, name="ffmc_panels_fdr", label="FDR")
+    ...
+    drawing.wait()  # every figure written; each shown where it was asked for
+
+The figure is ``function(*args, **kwargs)``, a package function called in the
+worker with the arguments as they were when the figure was asked for (pickled
+then); its files are :func:`audit.report.outputs.render_figure`'s bytes, the
+bytes :func:`audit.report.outputs.save_figure` writes in the kernel.
+
+- **Where it shows.** :meth:`Drawing.show` leaves a placeholder in the cell's
+  output, which :meth:`Drawing.wait` replaces with the saved PNG (an IPython
+  display update, which the executed notebook keeps in that cell), so a figure
+  appears where it was asked for.
+- **What the report lists.** The kernel declares each figure in the notebook's
+  outputs list (:func:`audit.report.outputs.declare_figure`) when it asks for it,
+  in that order, and creates ``figures/``; the worker writes no list.
+- **Warnings and errors.** A warning raised while a figure is drawn is raised
+  again in the kernel by :meth:`Drawing.wait`, where the notebook's warning
+  record (:mod:`audit.report.notices`) and its filters see it; a figure that
+  fails raises its error there, with the worker's traceback as its cause, once
+  every other figure is written.
+- **The worker.** A fresh interpreter (multiprocessing's ``spawn``: a kernel
+  runs threads, and a forked copy of a threaded process may hold locks no
+  thread will release), started by :meth:`Drawing.start` or by the first figure,
+  so that its imports overlap the kernel's work; it draws with matplotlib's Agg
+  backend whatever the kernel's environment says. It writes into the folders the
+  kernel created and no other, and only while the kernel that started it is its
+  parent: a worker whose kernel has died writes nothing (its report folder may
+  have been tidied away) and ends. It is in the kernel's process group, so what
+  stops the kernel (:func:`audit.report.interrupt.stop_kernels`) stops it, and
+  it ends with the kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import pickle
+import queue
+import threading
+import traceback
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import wait as wait_all
+
+from audit.exceptions import ReportFailed
+
+#: Worker processes of a :class:`Drawing`, by default.
+WORKERS = 1
+
+#: What a figure shows until it is drawn (replaced by the figure in the saved notebook).
+PLACEHOLDER = "*(figure {name}: being drawn)*"
+WORKER_ENDED = (
+    "the process drawing the figures ended (exit status {status}) before figure {name!r} "
+    "was written"
+)
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an error raised in a drawing worker, as text (the cause of the
+    error :meth:`Drawing.wait` raises)."""
+
+    def __str__(self) -> str:
+        return f'\n"""\n{self.args[0]}"""'
+
+
+# --- in the worker -------------------------------------------------------------------------
+
+
+class _KernelGone(Exception):
+    """The kernel that started this worker is no longer its parent."""
+
+
+def _serve(connection, kernel: int, modules: Sequence[str]) -> None:
+    """A worker's life: draw each figure sent until told to stop, or until the kernel
+    (process ``kernel``) is gone."""
+    import matplotlib
+
+    matplotlib.use("agg")  # before pyplot: the kernel's MPLBACKEND names its inline backend
+    for module in ("matplotlib.pyplot", "audit.report.outputs", *modules):
+        importlib.import_module(module)
+    while True:
+        try:
+            job = connection.recv_bytes()
+        except (EOFError, OSError):
+            return  # the kernel closed its end, or ended
+        if not job:
+            return
+        try:
+            reply = ("done", _draw(*pickle.loads(job), kernel=kernel))
+        except _KernelGone:
+            return
+        except Exception as error:
+            reply = ("error", _portable(error))
+        try:
+            connection.send(reply)
+        except OSError:
+            return
+
+
+def _portable(error: Exception) -> tuple[Exception, str]:
+    """``error`` and its traceback's text, the error replaced by a :class:`ReportFailed`
+    of its words when it cannot be pickled."""
+    text = "".join(traceback.format_exception(error))
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        error = ReportFailed(f"{type(error).__name__}: {error}")
+    return error, text
+
+
+def _draw(function, args, kwargs, title, paths, dpi, *, kernel):
+    """Build the figure, render it, and write it to ``paths`` if the kernel is still this
+    process's parent; return the warnings raised meanwhile as (category, message)."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.outputs import render_figure
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # the kernel's filters decide, when raised again
+        made = function(*args, **kwargs)
+        fig = getattr(made, "figure", made)
+        try:
+            if title is not None:
+                fig.suptitle(title)
+            rendered = render_figure(fig, dpi=dpi)
+        finally:
+            plt.close(fig)
+    if os.getppid() != kernel:
+        raise _KernelGone
+    for path, data in zip(paths, rendered, strict=True):
+        with open(path, "wb") as file:  # the folder is the kernel's: never created here
+            file.write(data)
+    return [(w.category, str(w.message)) for w in caught]
+
+
+# --- in the kernel -------------------------------------------------------------------------
+
+
+class _Worker:
+    """One worker process and the kernel's thread that feeds it jobs from ``jobs``."""
+
+    def __init__(self, jobs: queue.Queue, modules: Sequence[str]):
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(
+            target=_serve,
+            args=(theirs, os.getpid(), tuple(modules)),
+            name="audit-drawing",
+            daemon=True,  # ended at the kernel's exit, even with figures pending
+        )
+        self.process.start()
+        theirs.close()
+        self.jobs = jobs
+        self.thread = threading.Thread(target=self._feed, name="audit-drawing", daemon=True)
+        self.thread.start()
+
+    def _feed(self) -> None:
+        while True:
+            item = self.jobs.get()
+            if item is None:
+                with contextlib.suppress(OSError):
+                    self.connection.send_bytes(b"")
+                return
+            future, job, name, paths = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                self.connection.send_bytes(job)
+                outcome, value = self.connection.recv()
+            except (EOFError, OSError):
+                self.process.join(1.0)
+                future.set_exception(
+                    ReportFailed(WORKER_ENDED.format(status=self.process.exitcode, name=name))
+                )
+                continue
+            if outcome == "done":
+                future.set_result((paths, value))
+            else:
+                error, text = value
+                error.__cause__ = WorkerTraceback(text)
+                future.set_exception(error)
+
+    def stop(self) -> None:
+        """Wait for the worker to finish its jobs and end."""
+        self.thread.join()
+        self.process.join()
+        self.connection.close()
+
+
+class Drawing:
+    """The figures of one notebook, drawn and saved by worker processes.
+
+    ``output_dir`` is where ``figures/`` goes (:func:`audit.report.outputs.save_figure`);
+    ``workers``: how many figures are drawn at once (default :data:`WORKERS`, at most
+    the machine's cores); ``start``: modules the figures need (e.g.
+    ``"audit.report.plots.ffmc"``), given to start the workers now, so that they import
+    them while the notebook computes; without it they start with the first figure.
+    """
+
+    def __init__(
+        self,
+        output_dir: str | os.PathLike = ".",
+        *,
+        workers: int | None = None,
+        start: Sequence[str] | None = None,
+    ):
+        self.output_dir = str(output_dir)
+        self.workers = max(1, min(WORKERS if workers is None else workers, os.cpu_count() or 1))
+        self._jobs: queue.Queue = queue.Queue()
+        self._running: list[_Worker] = []
+        self._pending: list[tuple[Future, object]] = []
+        if start is not None:
+            self.start(start)
+
+    def start(self, modules: Sequence[str] = ()) -> None:
+        """Start the workers now (if not yet), each importing ``modules``."""
+        while len(self._running) < self.workers:
+            self._running.append(_Worker(self._jobs, modules))
+
+    def _submit(self, function, args, kwargs, name, role, title, dpi) -> Future:
+        from audit.report.outputs import declare_figure
+
+        # declared here, in the order asked for, as save_figure in the kernel would
+        paths = declare_figure(name, self.output_dir, role=role)
+        job = pickle.dumps((function, args, kwargs, title, paths, dpi), pickle.HIGHEST_PROTOCOL)
+        self.start()
+        future: Future = Future()
+        self._jobs.put((future, job, name, paths))
+        return future
+
+    def save(
+        self,
+        function: Callable,
+        *args,
+        name: str,
+        role: str | None = None,
+        title: str | None = None,
+        dpi: int = 150,
+        **kwargs,
+    ) -> Future:
+        """Draw ``function(*args, **kwargs)`` (a Figure, or an Axes of one), titled
+        ``title`` if given, and save it as ``figures/<name>.png`` and ``.svg`` at ``dpi``,
+        recorded as ``role`` (:func:`audit.report.outputs.save_figure`); shown nowhere.
+        The future's result: the paths written (PNG, SVG) and the warnings raised while
+        drawing, as (category, message) pairs."""
+        future = self._submit(function, args, kwargs, name, role, title, dpi)
+        self._pending.append((future, None))
+        return future
+
+    def show(
+        self,
+        function: Callable,
+        *args,
+        name: str,
+        role: str | None = None,
+        title: str | None = None,
+        dpi: int = 150,
+        **kwargs,
+    ) -> Future:
+        """As :meth:`save`, and show the saved PNG here, in the current cell's output."""
+        from IPython.display import Markdown, display
+
+        future = self._submit(function, args, kwargs, name, role, title, dpi)
+        handle = display(Markdown(PLACEHOLDER.format(name=name)), display_id=True)
+        self._pending.append((future, handle))
+        return future
+
+    def wait(self) -> None:
+        """Wait for every figure asked for and end the workers; show each figure where it
+        was asked for, raise the warnings raised while drawing, then the error of the
+        first figure that failed."""
+        from audit.report.outputs import saved_image
+
+        pending, self._pending = self._pending, []
+        running, self._running = self._running, []
+        for _ in running:
+            self._jobs.put(None)
+        wait_all([future for future, _ in pending])
+        for worker in running:
+            worker.stop()
+        failed = None
+        for future, handle in pending:
+            error = future.exception()
+            if error is not None:
+                failed = failed or error
+                continue
+            paths, caught = future.result()
+            for category, message in caught:
+                warnings.warn(message, category, stacklevel=2)
+            if handle is not None:
+                handle.update(saved_image(paths))
+        if failed is not None:
+            raise failed
