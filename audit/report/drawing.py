@@ -125,7 +125,7 @@ def _draw(function, args, kwargs, title, paths, dpi, *, kernel):
     process's parent; return the warnings raised meanwhile as (category, message)."""
     import matplotlib.pyplot as plt
 
-    from audit.report.outputs import render_figure
+    from audit.report import outputs
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")  # the kernel's filters decide, when raised again
@@ -134,7 +134,7 @@ def _draw(function, args, kwargs, title, paths, dpi, *, kernel):
         try:
             if title is not None:
                 fig.suptitle(title)
-            rendered = render_figure(fig, dpi=dpi)
+            rendered = outputs.render_figure(fig, dpi=dpi)
         finally:
             plt.close(fig)
     if os.getppid() != kernel:
