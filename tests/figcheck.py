@@ -270,7 +270,9 @@ def install(folder: str | os.PathLike) -> None:
     submit = drawing.Drawing._submit
 
     def _submit(self, function, args, kwargs, name, *rest):
-        return submit(self, Recorded(function, str(folder), name), args, kwargs, name, *rest)
+        if self.workers:  # else drawn here, by save_figure
+            function = Recorded(function, str(folder), name)
+        return submit(self, function, args, kwargs, name, *rest)
 
     drawing.Drawing._submit = _submit
 

@@ -124,7 +124,7 @@ def test_a_warning_raised_while_drawing_reaches_the_warning_record(tmp_path):
         warnings.simplefilter("always")
         record = WarningRecord("nb", tmp_path)
         try:
-            figures = Drawing(tmp_path)
+            figures = Drawing(tmp_path, workers=1)
             future = figures.save(_warning_figure, name="warned")
             figures.wait()
             assert record.collect(cell=3) == [("", "The figure function warned.")]
@@ -149,7 +149,7 @@ def test_a_failing_figure_raises_its_error_in_wait_once_the_others_are_written(t
 
 def test_the_worker_creates_no_folder(tmp_path):
     """The folders are the kernel's: a figure whose folder is gone is not written."""
-    figures = Drawing(tmp_path / "report")
+    figures = Drawing(tmp_path / "report", workers=1)
     release = tmp_path / "release"
     figures.save(_figure_once, str(release), name="late")
     (tmp_path / "report" / "figures").rmdir()
@@ -160,16 +160,42 @@ def test_the_worker_creates_no_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["release"]
 
 
-def test_the_workers_are_at_most_the_cores(monkeypatch):
+def test_the_workers_are_at_most_the_cores_and_by_default_the_spare_ones(monkeypatch):
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 1)
     assert Drawing(workers=2).workers == 1
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 8)
-    assert Drawing().workers == drawing.WORKERS and Drawing(workers=0).workers == 1
+    assert Drawing(workers=3).workers == 3 and Drawing(workers=0).workers == 0
+    monkeypatch.setattr(drawing.os, "cpu_count", lambda: 2)
+    for load, spare in [(0.2, 1), (0.99, 1), (1.01, 0), (3.5, 0)]:
+        monkeypatch.setattr(drawing.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert drawing.spare_cores() == spare
+        assert Drawing().workers == min(drawing.WORKERS, spare)
+
+    def unknown():
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(drawing.os, "getloadavg", unknown)
+    assert drawing.spare_cores() == 0 and Drawing().workers == 0
 
 
-def test_the_kernel_declares_each_figure_in_the_order_asked_and_the_workers_none(tmp_path):
+def test_without_workers_each_figure_is_drawn_here_when_asked(tmp_path):
+    figures = Drawing(tmp_path, workers=0, start=["audit.report.plots.ffmc"])
+    future = figures.save(plot_alpha_share, BY_ALPHA, name="share", title="T", crossing=0.5)
+    assert future.done() and figures._running == []
+    paths, caught = future.result()
+    assert [p.read_bytes() for p in paths] == _here(
+        tmp_path / "here", plot_alpha_share, BY_ALPHA, title="T", crossing=0.5
+    )
+    with pytest.raises(RuntimeError, match=FAILED):
+        figures.save(_failing_figure, name="failed")
+    figures.wait()
+    assert not (tmp_path / "figures" / "failed.png").exists() and not plt.get_fignums()
+
+
+@pytest.mark.parametrize("workers", [2, 0])
+def test_the_kernel_declares_each_figure_in_the_order_asked_and_the_workers_none(tmp_path, workers):
     with recording("nb", tmp_path):
-        figures = Drawing(tmp_path, workers=2)
+        figures = Drawing(tmp_path, workers=workers)
         for name in ("c", "a", "b"):
             figures.save(plot_alpha_share, BY_ALPHA, name=name, role=f"role_{name}")
         figures.save(plot_alpha_share, BY_ALPHA, name="d")
@@ -191,7 +217,7 @@ KERNEL = textwrap.dedent(
     from audit.report.drawing import Drawing
     from test_drawing import _figure_once
 
-    figures = Drawing(sys.argv[1])
+    figures = Drawing(sys.argv[1], workers=1)
     figures.save(_figure_once, sys.argv[2], name="orphan")
     print(figures._running[0].process.pid, flush=True)
     sys.stdin.readline()
@@ -259,7 +285,7 @@ def _notebook(folder: Path, cells: list[str]) -> Path:
         "import figures_for_test as f\n"
         f"record_outputs('t', {str(folder)!r})\n"
         f"record_warnings('t', {str(folder)!r})\n"
-        f"drawing = Drawing({str(folder)!r}, start=['audit.report.plots.ffmc'])"
+        f"drawing = Drawing({str(folder)!r}, workers=1, start=['audit.report.plots.ffmc'])"
     )
     notebook = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(source) for source in [setup, *cells]]

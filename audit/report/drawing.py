@@ -56,7 +56,8 @@ from concurrent.futures import wait as wait_all
 
 from audit.exceptions import ReportFailed
 
-#: Worker processes of a :class:`Drawing`, by default.
+#: Worker processes of a :class:`Drawing` at most, by default (fewer when fewer cores
+#: are spare: :func:`spare_cores`).
 WORKERS = 1
 
 #: What a figure shows until it is drawn (replaced by the figure in the saved notebook).
@@ -148,6 +149,26 @@ def _draw(function, args, kwargs, title, paths, dpi, *, kernel):
 # --- in the kernel -------------------------------------------------------------------------
 
 
+def _drawn_here(function, args, kwargs, name, role, title, dpi, output_dir) -> Future:
+    """A figure drawn and saved in this process (:func:`audit.report.outputs.save_figure`),
+    as a finished future."""
+    import matplotlib.pyplot as plt
+
+    from audit.report import outputs
+
+    made = function(*args, **kwargs)
+    fig = getattr(made, "figure", made)
+    try:
+        if title is not None:
+            fig.suptitle(title)
+        paths = outputs.save_figure(fig, name, output_dir, dpi=dpi, role=role)
+    finally:
+        plt.close(fig)
+    future: Future = Future()
+    future.set_result((paths, []))
+    return future
+
+
 class _Worker:
     """One worker process and the kernel's thread that feeds it jobs from ``jobs``."""
 
@@ -201,14 +222,28 @@ class _Worker:
         self.connection.close()
 
 
+def spare_cores() -> int:
+    """The cores the machine left idle over the last minute: its cores less its 1-minute
+    load average, rounded down; 0 where the load is not known."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0
+    return max(0, int((os.cpu_count() or 1) - load))
+
+
 class Drawing:
     """The figures of one notebook, drawn and saved by worker processes.
 
     ``output_dir`` is where ``figures/`` goes (:func:`audit.report.outputs.save_figure`);
-    ``workers``: how many figures are drawn at once (default :data:`WORKERS`, at most
-    the machine's cores); ``start``: modules the figures need (e.g.
-    ``"audit.report.plots.ffmc"``), given to start the workers now, so that they import
-    them while the notebook computes; without it they start with the first figure.
+    ``workers``: how many worker processes draw (at most the machine's cores; default:
+    :data:`WORKERS`, at most the cores the machine has spare, :func:`spare_cores`).
+    With none, each figure is drawn in this process, in order, when it is asked for
+    (its warnings and errors raised there and then): a worker costs the imports of
+    a second interpreter, which pay only where a core would otherwise idle.
+    ``start``: modules the figures need (e.g. ``"audit.report.plots.ffmc"``), given to
+    start the workers now, so that they import them while the notebook computes;
+    without it they start with the first figure.
     """
 
     def __init__(
@@ -219,7 +254,8 @@ class Drawing:
         start: Sequence[str] | None = None,
     ):
         self.output_dir = str(output_dir)
-        self.workers = max(1, min(WORKERS if workers is None else workers, os.cpu_count() or 1))
+        wanted = min(WORKERS, spare_cores()) if workers is None else workers
+        self.workers = max(0, min(wanted, os.cpu_count() or 1))
         self._jobs: queue.Queue = queue.Queue()
         self._running: list[_Worker] = []
         self._pending: list[tuple[Future, object]] = []
@@ -234,6 +270,8 @@ class Drawing:
     def _submit(self, function, args, kwargs, name, role, title, dpi) -> Future:
         from audit.report.outputs import declare_figure
 
+        if not self.workers:
+            return _drawn_here(function, args, kwargs, name, role, title, dpi, self.output_dir)
         # declared here, in the order asked for, as save_figure in the kernel would
         paths = declare_figure(name, self.output_dir, role=role)
         job = pickle.dumps((function, args, kwargs, title, paths, dpi), pickle.HIGHEST_PROTOCOL)
@@ -274,7 +312,12 @@ class Drawing:
         """As :meth:`save`, and show the saved PNG here, in the current cell's output."""
         from IPython.display import Markdown, display
 
+        from audit.report.outputs import saved_image
+
         future = self._submit(function, args, kwargs, name, role, title, dpi)
+        if future.done():  # drawn here
+            display(saved_image(future.result()[0]))
+            return future
         handle = display(Markdown(PLACEHOLDER.format(name=name)), display_id=True)
         self._pending.append((future, handle))
         return future
