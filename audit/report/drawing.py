@@ -28,11 +28,19 @@ bytes :func:`audit.report.outputs.save_figure` writes in the kernel.
   record (:mod:`audit.report.notices`) and its filters see it; a figure that
   fails raises its error there, with the worker's traceback as its cause, once
   every other figure is written.
-- **The worker.** A fresh interpreter (multiprocessing's ``spawn``: a kernel
-  runs threads, and a forked copy of a threaded process may hold locks no
-  thread will release), started by :meth:`Drawing.start` or by the first figure,
-  so that its imports overlap the kernel's work; it draws with matplotlib's Agg
-  backend whatever the kernel's environment says. It writes into the folders the
+- **Only where it pays.** A worker costs the start and the imports of a second
+  interpreter, which pay only where a core would otherwise idle: by
+  default a :class:`Drawing` starts one only when the machine has a core to spare
+  (:func:`spare_cores`: the last minute's load left one idle), and otherwise
+  draws each figure in the kernel, when it is asked for, to the same bytes.
+- **The worker.** A fresh interpreter with the kernel's module search path,
+  started (never forked: a kernel runs threads, and a forked copy of a threaded
+  process may hold locks no thread will release) by :meth:`Drawing.start` or by
+  the first figure, so that its imports overlap the kernel's work; it takes its
+  figures over a pipe, and draws with matplotlib's Agg backend whatever the
+  kernel's environment says. It is a plain child process, not one of
+  :mod:`multiprocessing`'s, whose start also starts a resource tracker that
+  ignores SIGTERM and holds up a kernel's shutdown by seconds. It writes into the folders the
   kernel created and no other, and only while the kernel that started it is its
   parent: a worker whose kernel has died writes nothing (its report folder may
   have been tidied away) and ends. It is in the kernel's process group, so what
@@ -44,9 +52,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import os
 import pickle
 import queue
+import subprocess
+import sys
 import threading
 import traceback
 import warnings
@@ -76,6 +87,41 @@ class WorkerTraceback(Exception):
         return f'\n"""\n{self.args[0]}"""'
 
 
+#: How the kernel starts a worker: a fresh interpreter with the kernel's module search
+#: path (the first argument), running :func:`_main` with the rest.
+WORKER_COMMAND = (
+    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "from audit.report.drawing import _main; _main(*sys.argv[2:])"
+)
+
+
+class _Channel:
+    """Messages (byte strings) in over one pipe and out over another: each its length in
+    8 bytes, then its bytes."""
+
+    def __init__(self, read_fd: int, write_fd: int):
+        self._in = os.fdopen(read_fd, "rb")
+        self._out = os.fdopen(write_fd, "wb")
+
+    def send(self, message: bytes) -> None:
+        self._out.write(len(message).to_bytes(8, "big") + message)
+        self._out.flush()
+
+    def receive(self) -> bytes:
+        """The next message; EOFError when the other side has closed its end."""
+        head = self._in.read(8)
+        size = int.from_bytes(head, "big") if len(head) == 8 else -1
+        message = self._in.read(size) if size >= 0 else b""
+        if size < 0 or len(message) < size:
+            raise EOFError
+        return message
+
+    def close(self) -> None:
+        for stream in (self._in, self._out):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
 # --- in the worker -------------------------------------------------------------------------
 
 
@@ -83,29 +129,30 @@ class _KernelGone(Exception):
     """The kernel that started this worker is no longer its parent."""
 
 
-def _serve(connection, kernel: int, modules: Sequence[str]) -> None:
-    """A worker's life: draw each figure sent until told to stop, or until the kernel
-    (process ``kernel``) is gone."""
+def _main(jobs: str, replies: str, kernel: str, *modules: str) -> None:
+    """A worker's life: draw each figure sent over the pipe ``jobs`` and answer over
+    ``replies``, until told to stop or until the kernel (process ``kernel``) is gone."""
     import matplotlib
 
     matplotlib.use("agg")  # before pyplot: the kernel's MPLBACKEND names its inline backend
     for module in ("matplotlib.pyplot", "audit.report.outputs", *modules):
         importlib.import_module(module)
+    channel = _Channel(int(jobs), int(replies))
     while True:
         try:
-            job = connection.recv_bytes()
+            job = channel.receive()
         except (EOFError, OSError):
             return  # the kernel closed its end, or ended
         if not job:
             return
         try:
-            reply = ("done", _draw(*pickle.loads(job), kernel=kernel))
+            reply = ("done", _draw(*pickle.loads(job), kernel=int(kernel)))
         except _KernelGone:
             return
         except Exception as error:
             reply = ("error", _portable(error))
         try:
-            connection.send(reply)
+            channel.send(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
         except OSError:
             return
 
@@ -173,18 +220,19 @@ class _Worker:
     """One worker process and the kernel's thread that feeds it jobs from ``jobs``."""
 
     def __init__(self, jobs: queue.Queue, modules: Sequence[str]):
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")
-        self.connection, theirs = context.Pipe()
-        self.process = context.Process(
-            target=_serve,
-            args=(theirs, os.getpid(), tuple(modules)),
-            name="audit-drawing",
-            daemon=True,  # ended at the kernel's exit, even with figures pending
-        )
-        self.process.start()
-        theirs.close()
+        jobs_in, jobs_out = os.pipe()
+        replies_in, replies_out = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", WORKER_COMMAND, json.dumps(sys.path)]
+                + [str(jobs_in), str(replies_out), str(os.getpid()), *modules],
+                pass_fds=(jobs_in, replies_out),
+                stdin=subprocess.DEVNULL,
+            )
+        finally:
+            os.close(jobs_in)
+            os.close(replies_out)
+        self.channel = _Channel(replies_in, jobs_out)
         self.jobs = jobs
         self.thread = threading.Thread(target=self._feed, name="audit-drawing", daemon=True)
         self.thread.start()
@@ -194,19 +242,19 @@ class _Worker:
             item = self.jobs.get()
             if item is None:
                 with contextlib.suppress(OSError):
-                    self.connection.send_bytes(b"")
+                    self.channel.send(b"")
                 return
             future, job, name, paths = item
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                self.connection.send_bytes(job)
-                outcome, value = self.connection.recv()
+                self.channel.send(job)
+                outcome, value = pickle.loads(self.channel.receive())
             except (EOFError, OSError):
-                self.process.join(1.0)
-                future.set_exception(
-                    ReportFailed(WORKER_ENDED.format(status=self.process.exitcode, name=name))
-                )
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(1.0)
+                ended = WORKER_ENDED.format(status=self.process.returncode, name=name)
+                future.set_exception(ReportFailed(ended))
                 continue
             if outcome == "done":
                 future.set_result((paths, value))
@@ -218,8 +266,8 @@ class _Worker:
     def stop(self) -> None:
         """Wait for the worker to finish its jobs and end."""
         self.thread.join()
-        self.process.join()
-        self.connection.close()
+        self.process.wait()
+        self.channel.close()
 
 
 def spare_cores() -> int:
