@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
+from audit.exceptions import ReportFailed
 from audit.report import drawing
 from audit.report.drawing import Drawing, WorkerTraceback
 from audit.report.notices import WarningRecord
@@ -77,6 +78,10 @@ def _warning_figure():
 
 def _failing_figure():
     raise RuntimeError(FAILED)
+
+
+def _dying_figure():
+    os._exit(3)
 
 
 def _figure_once(release: str):
@@ -145,6 +150,15 @@ def test_a_failing_figure_raises_its_error_in_wait_once_the_others_are_written(t
     assert (tmp_path / "figures" / "share.svg").is_file()
     assert not (tmp_path / "figures" / "failed.png").exists()
     assert figures._running == []
+
+
+def test_a_worker_that_dies_fails_its_figure_in_plain_words(tmp_path):
+    figures = Drawing(tmp_path, workers=1)
+    figures.save(_dying_figure, name="dying")
+    with pytest.raises(ReportFailed) as raised:
+        figures.wait()
+    assert str(raised.value) == drawing.WORKER_ENDED.format(status=3, name="dying")
+    assert list((tmp_path / "figures").iterdir()) == []
 
 
 def test_the_worker_creates_no_folder(tmp_path):
