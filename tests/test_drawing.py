@@ -180,16 +180,27 @@ def test_the_workers_are_at_most_the_cores_and_by_default_the_spare_ones(monkeyp
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 8)
     assert Drawing(workers=3).workers == 3 and Drawing(workers=0).workers == 0
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 2)
-    for load, spare in [(0.2, 1), (0.99, 1), (1.01, 0), (3.5, 0)]:
-        monkeypatch.setattr(drawing.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+    # the threads running, this one included: the fewest of the readings count
+    for readings, spare in [([2, 3, 2, 4, 2], 1), ([1, 2, 2, 2, 2], 2), ([3, 3, 5, 3, 4], 0)]:
+        monkeypatch.setattr(drawing, "_running_threads", iter(readings).__next__)
         assert drawing.spare_cores() == spare
+        monkeypatch.setattr(drawing, "_running_threads", iter(readings).__next__)
         assert Drawing().workers == min(drawing.WORKERS, spare)
 
     def unknown():
-        raise OSError("no load average here")
+        raise OSError("no /proc here")
 
+    monkeypatch.setattr(drawing, "_running_threads", unknown)
+    for load, spare in [(0.2, 1), (0.99, 1), (1.01, 0), (3.5, 0)]:
+        monkeypatch.setattr(drawing.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert drawing.spare_cores() == spare
     monkeypatch.setattr(drawing.os, "getloadavg", unknown)
     assert drawing.spare_cores() == 0 and Drawing().workers == 0
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="reads /proc")
+def test_the_running_threads_include_this_one():
+    assert drawing._running_threads() >= 1
 
 
 def test_without_workers_each_figure_is_drawn_here_when_asked(tmp_path):

@@ -30,9 +30,9 @@ bytes :func:`audit.report.outputs.save_figure` writes in the kernel.
   every other figure is written.
 - **Only where it pays.** A worker costs the start and the imports of a second
   interpreter, which pay only where a core would otherwise idle: by
-  default a :class:`Drawing` starts one only when the machine has a core to spare
-  (:func:`spare_cores`: the last minute's load left one idle), and otherwise
-  draws each figure in the kernel, when it is asked for, to the same bytes.
+  default a :class:`Drawing` starts one only when the machine has a core that no
+  other process needs (:func:`spare_cores`), and otherwise draws each figure in
+  the kernel, when it is asked for, to the same bytes.
 - **The worker.** A fresh interpreter with the kernel's module search path,
   started (never forked: a kernel runs threads, and a forked copy of a threaded
   process may hold locks no thread will release) by :meth:`Drawing.start` or by
@@ -59,6 +59,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -70,6 +71,11 @@ from audit.exceptions import ReportFailed
 #: Worker processes of a :class:`Drawing` at most, by default (fewer when fewer cores
 #: are spare: :func:`spare_cores`).
 WORKERS = 1
+
+#: Readings of the machine's running threads that :func:`spare_cores` takes, and the
+#: seconds between them.
+READINGS = 5
+READING_GAP = 0.005
 
 #: What a figure shows until it is drawn (replaced by the figure in the saved notebook).
 PLACEHOLDER = "*(figure {name}: being drawn)*"
@@ -270,14 +276,32 @@ class _Worker:
         self.channel.close()
 
 
+def _running_threads() -> int:
+    """How many threads of the whole machine are running or ready to run now, this one
+    included (Linux: ``/proc/loadavg``); OSError elsewhere."""
+    with open("/proc/loadavg") as file:
+        return int(file.read().split()[3].split("/")[0])
+
+
 def spare_cores() -> int:
-    """The cores the machine left idle over the last minute: its cores less its 1-minute
-    load average, rounded down; 0 where the load is not known."""
+    """The cores no other thread needs now: the machine's cores less the threads running
+    or ready to run besides this one, the fewest of :data:`READINGS` readings
+    :data:`READING_GAP` seconds apart (so that a passing process does not count); where
+    that is not known, the cores less the 1-minute load average. Rounded down; 0 where
+    neither is known."""
     try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return 0
-    return max(0, int((os.cpu_count() or 1) - load))
+        readings = []
+        for reading in range(READINGS):
+            if reading:
+                time.sleep(READING_GAP)
+            readings.append(_running_threads())
+        busy = min(readings) - 1.0
+    except (OSError, ValueError, IndexError):
+        try:
+            busy = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 0
+    return max(0, int((os.cpu_count() or 1) - busy))
 
 
 class Drawing:
