@@ -387,7 +387,7 @@ class Drawing:
         from audit.report.outputs import saved_image
 
         future = self._submit(function, args, kwargs, name, role, title, dpi)
-        if future.done():  # drawn here
+        if not self.workers:  # drawn here, now
             display(saved_image(future.result()[0]))
             return future
         handle = display(Markdown(PLACEHOLDER.format(name=name)), display_id=True)
