@@ -1,17 +1,24 @@
 """Shared fixtures and builders: the real Annex 15 and FRVT 1:1 tables, located offline
-through AUDIT_DATA_DIR; small synthetic rates and score tables; a loopback HTTP server for
-the download tests."""
+through AUDIT_DATA_DIR; small synthetic rates and score tables; the reports several test
+files read, built once in a run; a loopback HTTP server for the download tests."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
+import io
+import os
+import shutil
 import threading
+from dataclasses import dataclass
+from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from filelock import FileLock
 from hypothesis import settings
 
 matplotlib.use("Agg")
@@ -183,6 +190,158 @@ def small_scores(tmp_path_factory):
     path = tmp_path_factory.mktemp("scores") / "small.csv"
     frame.to_csv(path, index=False)
     return path
+
+
+# --- the order of the files --------------------------------------------------------------
+
+#: The test files that take longest, longest first (seconds of --durations=0 summed by
+#: file, measured on 2 cores; a file building a report the others share comes first, one
+#: reading it late). pytest-xdist hands whole files to its workers (``--dist loadfile``)
+#: in the order collected (``--no-loadscope-reorder``): started first, no long file is
+#: left to run alone on one core at the end. The other files follow in their own order.
+LONGEST_FIRST = (
+    "tests/test_figures.py",
+    "tests/test_streaming.py",
+    "tests/test_compare.py",
+    "tests/test_properties.py",
+    "tests/test_crossgroup_reports.py",
+    "tests/test_report_safety.py",
+    "tests/test_install.py",
+    "tests/test_hostile_reports.py",
+    "tests/test_notebooks.py",
+    "tests/test_frvt11_report.py",
+    "tests/test_cli.py",
+    "tests/test_uncertainty.py",
+    "tests/test_voxceleb.py",
+    "tests/test_report_ownership.py",
+    "tests/test_report_pages.py",
+    "tests/test_frontpage.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+# --- reports several files read, built once in a run ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Built:
+    """A report built once in a test run by ``audit <argv>``: its folder, the folder of its
+    figures' records (:func:`figcheck.kernel_hook`), the command's exit status and what it
+    printed. The tests that read it share it: none may change it (copy it first)."""
+
+    report: Path
+    records: Path
+    status: int
+    printed: str
+
+
+#: In a built folder, once the build has finished (and what it printed, or how it failed).
+DONE, FAILED = "done.txt", "failed.txt"
+
+
+def build_once(tmp_path_factory, key: str, argv: list[str], name: str) -> Built:
+    """``audit <argv>`` into the report ``name``, run once in a test run, whichever worker
+    asks first: the other workers wait for it under a file lock and read its folder
+    (pytest-xdist's pattern for a session fixture run once). The figures of its notebooks
+    are recorded as :mod:`figcheck` reads them."""
+    from figcheck import kernel_hook
+
+    from audit.cli import main
+
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "built-once"
+    root.mkdir(exist_ok=True)
+    folder = root / key
+    with FileLock(str(root / f"{key}.lock")):
+        if (folder / FAILED).is_file():
+            pytest.fail(f"the shared report {key!r} failed in another worker:\n"
+                        + (folder / FAILED).read_text())  # fmt: skip
+        if not (folder / DONE).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            printed = io.StringIO()
+            try:
+                with (
+                    pytest.MonkeyPatch.context() as monkeypatch,
+                    contextlib.redirect_stdout(printed),
+                ):
+                    kernel_hook(folder, monkeypatch)
+                    status = main(
+                        [*argv, "--reports-dir", str(folder / "reports"), "--no-progress"]
+                    )
+            except BaseException as error:
+                (folder / FAILED).write_text(f"{type(error).__name__}: {error}")
+                raise
+            (folder / "status.txt").write_text(str(status))
+            (folder / DONE).write_text(printed.getvalue())
+    return Built(
+        report=folder / "reports" / name,
+        records=folder / "figure-records",
+        status=int((folder / "status.txt").read_text()),
+        printed=(folder / DONE).read_text(),
+    )
+
+
+@pytest.fixture(scope="session")
+def annex15_built(tmp_path_factory, annex15_file):
+    """``audit report`` on the real Annex 15 table (the front page's tests and the figures'
+    read it)."""
+    argv = ["report", "--data", str(annex15_file), "--name", "annex15"]
+    argv += ["-p", "n_replicates", "200", "-p", "verdict_replicates", "10"]
+    return build_once(tmp_path_factory, "annex15", argv, "annex15")
+
+
+@pytest.fixture(scope="session")
+def fmr_only_file(tmp_path_factory, annex15_file):
+    """The Annex 15 FMRs alone (126 algorithms): the most common published shape."""
+    frame = pd.read_csv(annex15_file)
+    path = tmp_path_factory.mktemp("fmr-only") / "fmr_only.csv"
+    frame[[c for c in frame.columns if not c.startswith("FNMR.")]].to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def fmr_only_built(tmp_path_factory, fmr_only_file):
+    """``audit report`` on the Annex 15 FMRs alone."""
+    argv = ["report", "--data", str(fmr_only_file), "--name", "fmr", "-p", "n_random", "200"]
+    return build_once(tmp_path_factory, "fmr-only", argv, "fmr")
+
+
+@pytest.fixture(scope="session")
+def compare_built(tmp_path_factory, annex15_file, frvt11_file, frvt11_accuracy_file):
+    """``audit compare annex15 frvt11`` offline, with FRVT 1:1's accuracy table: two heat
+    maps of 28 and 20 measures, the rank scatter and the agreement across the datasets."""
+    argv = ["compare", "annex15", "frvt11", "--replicates", "200"]
+    argv += ["--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5"]
+    argv += ["-p", "n_random", "300", "-p", "verdict_replicates", "10"]
+    return build_once(tmp_path_factory, "compare", argv, "annex15-vs-frvt11")
+
+
+@pytest.fixture(scope="session")
+def cross_file(tmp_path_factory):
+    """:func:`cross_long` as a CSV file named ``cross.csv``."""
+    path = tmp_path_factory.mktemp("cross") / "cross.csv"
+    cross_long().to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def crossgroup_built(tmp_path_factory, cross_file):
+    """``audit report`` on the 4 x 4 cross-group table (:func:`cross_long`)."""
+    argv = ["report", str(cross_file), "-p", "n_random", "200"]
+    return build_once(tmp_path_factory, "crossgroup", argv, "cross")
+
+
+@pytest.fixture(scope="session")
+def scores_built(tmp_path_factory, small_scores):
+    """``audit scores`` on :func:`small_scores` (distances, subjects, cross-group pairs)."""
+    argv = ["scores", str(small_scores), "--distance", "--target-fmr", "0.01", "--name", "scores"]
+    argv += ["-p", "sweep_points", "5", "-p", "bootstrap_replicates", "20"]
+    return build_once(tmp_path_factory, "scores", argv, "scores")
 
 
 @pytest.fixture(autouse=True)

@@ -5,8 +5,6 @@ the notebook on small files and `audit compare annex15 frvt11` offline (slow).""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 
@@ -462,17 +460,11 @@ def test_notebook_on_small_files(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def compared(annex15_file, frvt11_file, frvt11_accuracy_file, tmp_path_factory):
+def compared(compare_built):
     """`audit compare annex15 frvt11` from the command line, offline, with FRVT 1:1's
-    accuracy table: its exit status, what it printed and the report folder."""
-    root = tmp_path_factory.mktemp("reports")
-    argv = ["compare", "annex15", "frvt11", "--reports-dir", str(root), "--no-progress"]
-    argv += ["--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5", "--replicates", "200"]
-    argv += ["-p", "n_random", "300", "-p", "verdict_replicates", "10"]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        status = cli.main(argv)
-    return status, out.getvalue(), root / "annex15-vs-frvt11"
+    accuracy table (built once in the run: read it, never change it): its exit status,
+    what it printed and the report folder."""
+    return compare_built.status, compare_built.printed, compare_built.report
 
 
 @pytest.mark.slow

@@ -230,14 +230,10 @@ def test_the_algorithms_a_report_draws():
 
 
 @pytest.mark.slow
-def test_report_on_a_4x4_cross_group_table(cross_csv, tmp_path):
-    reports = tmp_path / "reports"
-    code = main(
-        ["report", str(cross_csv), "--reports-dir", str(reports), "--no-progress",
-         "-p", "n_random", "200"]
-    )  # fmt: skip
-    assert code == 0
-    folder = reports / "cross"
+def test_report_on_a_4x4_cross_group_table(crossgroup_built, cross_file):
+    """``audit report cross.csv -p n_random 200`` (built once in the run, conftest)."""
+    assert crossgroup_built.status == 0, crossgroup_built.printed
+    folder = crossgroup_built.report
     for name in (
         "index.html",
         "ffmc.html",
@@ -260,7 +256,7 @@ def test_report_on_a_4x4_cross_group_table(cross_csv, tmp_path):
     assert 'Gini of pair FMRs <span class="note">(<code>cell_gini</code>' in front  # a verdict row
     for page in ("index.html", "ffmc.html", "pareto.html", "crossgroup.html"):
         assert ".py:" not in (folder / page).read_text(), page
-    table = read_rates(cross_csv)
+    table = read_rates(cross_file)
     measures = pd.read_csv(folder / "tables" / "crossgroup_measures.csv")
     for name in ("within_cross_ratio", "cell_gini"):
         expected = evaluate(table, name)["value"]

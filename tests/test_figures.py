@@ -10,7 +10,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import cross_long
 from figcheck import faults, kernel_hook, named, read_records, record
 from hypothesis import given
 from hypothesis import strategies as st
@@ -172,55 +171,44 @@ def _report(tmp_path_factory, argv, name):
     return root / "reports" / name, read_records(folder)
 
 
-@pytest.fixture(scope="module")
-def annex15_report(tmp_path_factory, annex15_file):
-    argv = ["report", "--data", str(annex15_file), "-p", "n_random", "200"]
-    argv += ["-p", "n_replicates", "50", "-p", "verdict_replicates", "5"]
-    folder, records = _report(tmp_path_factory, argv, "annex15")
-    return folder, records, read_rates(annex15_file)
+def _built(built):
+    """The folder and figure records of a report built once in the run (conftest)."""
+    assert built.status == 0, built.printed
+    return built.report, read_records(built.records)
 
 
 @pytest.fixture(scope="module")
-def fmr_only_report(tmp_path_factory, annex15_file):
+def annex15_report(annex15_built, annex15_file):
+    return (*_built(annex15_built), read_rates(annex15_file))
+
+
+@pytest.fixture(scope="module")
+def fmr_only_report(fmr_only_built, fmr_only_file):
     """The Annex 15 FMRs alone (126 algorithms): the most common published shape."""
-    frame = pd.read_csv(annex15_file)
-    frame = frame[[c for c in frame.columns if not c.upper().startswith("FNMR")]]
-    path = tmp_path_factory.mktemp("fmr-only") / "fmr_only.csv"
-    frame.to_csv(path, index=False)
-    argv = ["report", "--data", str(path), "-p", "n_random", "200"]
-    folder, records = _report(tmp_path_factory, argv, "fmr_only")
-    return folder, records, read_rates(path)
+    return (*_built(fmr_only_built), read_rates(fmr_only_file))
 
 
 @pytest.fixture(scope="module")
-def scores_report(tmp_path_factory, small_scores):
-    argv = ["scores", "--scores", str(small_scores), "--distance", "--target-fmr", "0.01"]
-    argv += ["-p", "sweep_points", "5", "-p", "bootstrap_replicates", "20"]
-    folder, records = _report(tmp_path_factory, argv, "scores")
-    return folder, records, None
+def scores_report(scores_built):
+    return (*_built(scores_built), None)
 
 
 @pytest.fixture(scope="module")
-def crossgroup_report(tmp_path_factory):
-    path = tmp_path_factory.mktemp("cross") / "cross.csv"
-    cross_long().to_csv(path, index=False)
-    argv = ["report", "--data", str(path), "-p", "n_random", "200"]
-    folder, records = _report(tmp_path_factory, argv, "cross")
-    return folder, records, read_rates(path)
+def crossgroup_report(crossgroup_built, cross_file):
+    return (*_built(crossgroup_built), read_rates(cross_file))
 
 
 @pytest.fixture(scope="module")
-def compare_report(tmp_path_factory, annex15_file, frvt11_file, frvt11_accuracy_file):
+def compare_report(compare_built):
     """Annex 15 beside FRVT 1:1 with its accuracy table: two heat maps of 28 and 20
     measures, the rank scatter and the agreement across the datasets."""
-    argv = ["compare", "annex15", "frvt11", "--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5",
-            "--replicates", "50", "-p", "n_random", "100", "-p", "verdict_replicates", "3"]  # fmt: skip
-    folder, records = _report(tmp_path_factory, argv, "compare")
-    return folder, records, None
+    return (*_built(compare_built), None)
 
 
-REPORTS = ["annex15_report", "fmr_only_report", "scores_report", "crossgroup_report",
-           "compare_report"]  # fmt: skip
+#: In the order other files read them (conftest.LONGEST_FIRST): each is built here, this
+#: file starting first, before another worker asks for it and waits.
+REPORTS = ["compare_report", "crossgroup_report", "annex15_report", "fmr_only_report",
+           "scores_report"]  # fmt: skip
 KINDS = ["raw markup", "tick overlap", "outside canvas", "unnamed"]
 
 

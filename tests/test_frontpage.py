@@ -93,15 +93,10 @@ def _text(fragment: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def annex15_report(annex15_file, tmp_path_factory):
-    root = tmp_path_factory.mktemp("reports")
-    return run_report(
-        "annex15",
-        notebooks=("ffmc", "pareto"),
-        reports_root=root,
-        progress=False,
-        parameters={"data_path": str(annex15_file), "n_replicates": 200, "verdict_replicates": 10},
-    )
+def annex15_report(annex15_built):
+    """The report's folder (built once in the run: read it, never change it)."""
+    assert annex15_built.status == 0, annex15_built.printed
+    return annex15_built.report
 
 
 @pytest.fixture(scope="module")
@@ -229,17 +224,9 @@ def test_annex15_page_is_self_contained(annex15_page):
 
 
 @pytest.mark.slow
-def test_fmr_only_report_says_ffmc1_does_not_apply(annex15_file, tmp_path):
-    wide = pd.read_csv(annex15_file)
-    path = tmp_path / "fmr_only.csv"
-    wide[[c for c in wide.columns if not c.startswith("FNMR.")]].to_csv(path, index=False)
-    folder = run_report(
-        "fmr",
-        notebooks=("ffmc", "pareto"),
-        reports_root=tmp_path / "reports",
-        progress=False,
-        parameters={"data_path": str(path), "n_random": 200},
-    )
+def test_fmr_only_report_says_ffmc1_does_not_apply(fmr_only_built):
+    assert fmr_only_built.status == 0, fmr_only_built.printed
+    folder = fmr_only_built.report
     page = (folder / "index.html").read_text(encoding="utf-8")
     rows = {row[0].split(" ( ")[0]: row[1:4] for row in _rows(page, "verdicts")[1:]}
     assert all(cells[0].startswith("n/a") for cells in rows.values())

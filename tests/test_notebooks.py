@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -190,33 +191,14 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch, dra
     assert not any("being drawn" in json.dumps(data) for data in shown)
 
 
-def test_scores_report_on_synthetic_distances(small_scores, tmp_path):
-    """The scores notebook on a small table of distance scores with cross-group impostor pairs."""
+def test_scores_report_on_synthetic_distances(small_scores, scores_built):
+    """The scores notebook on a small table of distance scores with cross-group impostor
+    pairs (the report built once in the run, conftest)."""
     from audit.scores import rates_at_fmr, read_scores
 
     path = small_scores
-    code = main(
-        [
-            "scores",
-            str(path),
-            "--distance",
-            "--target-fmr",
-            "0.01",
-            "--reports-dir",
-            str(tmp_path / "reports"),
-            "--name",
-            "scores",
-            "--no-progress",
-            "-p",
-            "sweep_points",
-            "5",
-            "-p",
-            "bootstrap_replicates",
-            "20",
-        ]
-    )
-    assert code == 0
-    folder = tmp_path / "reports" / "scores"
+    assert scores_built.status == 0, scores_built.printed
+    folder = scores_built.report
     for name in (
         "scores.html",
         "manifest.json",
@@ -240,6 +222,40 @@ def test_scores_report_on_synthetic_distances(small_scores, tmp_path):
     assert set(measures["measure"]) >= {"fdr", "ir", "garbe", "std_eer", "sed_mean", "dfi", "cei"}
     intervals = pd.read_csv(folder / "tables" / "bootstrap_intervals.csv")
     assert set(intervals["measure"]) == set(measures["measure"])  # every measure has an interval
+    # computed in a second process while the notebook went on: the bootstrap of this process
+    from audit.measures.registry import (
+        evaluate_scores,
+        get_measure,
+        measure_names,
+        register,
+        unregister,
+    )
+    from audit.uncertainty import score_bootstrap
+
+    # with the kernel's measures: the built-in ones (tests/test_properties.py registers the
+    # tests' own measures in every process that collects it)
+    own = [n for n in measure_names() if not get_measure(n).module.startswith("audit.")]
+    own = [unregister(name) for name in own]
+    try:
+        here = score_bootstrap(
+            read_scores(path, higher_is_match=False),
+            partial(rates_at_fmr, target_fmr=0.01),
+            score_measures=evaluate_scores,
+            unit="subject",
+            replicate_as="statistics",
+            subject="subject_1",
+            group="group_1",
+            n_replicates=20,
+            seed=0,
+        ).intervals
+    finally:
+        for spec in own:
+            register(spec, check=False)
+    assert list(intervals["measure"]) == list(here["measure"])
+    for column in ("value", "low", "high"):
+        np.testing.assert_allclose(
+            intervals[column], here[column], rtol=1e-9, equal_nan=True
+        )  # 10 digits
     html = (folder / "scores.html").read_text()
     assert (
         "subjects (&#x27;subject_1&#x27;) with replacement" in html

@@ -9,5 +9,7 @@ papermill notebooks into a report folder, helped by
 :mod:`~audit.report.parameters` (a notebook's declared parameters, read without
 papermill), :mod:`~audit.report.ownership` (what audit made in a reports folder:
 the only things it removes or replaces) and :mod:`~audit.report.interrupt`
-(Ctrl-C and SIGTERM: kernels stopped, the earlier report kept).
+(Ctrl-C and SIGTERM: kernels stopped, the earlier report kept);
+:mod:`~audit.report.background` computes a notebook's long work in a second
+process while the notebook goes on.
 """
