@@ -4,14 +4,16 @@ kernel, its warnings and errors raised where the result is taken."""
 from __future__ import annotations
 
 import os
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from audit.exceptions import ScoresError
-from audit.report.background import Background
+from audit.exceptions import ReportFailed, ScoresError
+from audit.report.background import WORKER_ENDED, Background, WorkerTraceback
 
 
 def seeded_draws(n: int, *, seed: int) -> np.ndarray:
@@ -30,6 +32,30 @@ def refuses(value):
 
 def worker_pid() -> int:
     return os.getpid()
+
+
+def backend_and_modules(*names: str) -> tuple[str, list[bool]]:
+    import matplotlib
+
+    return matplotlib.get_backend(), [name in sys.modules for name in names]
+
+
+def ends(status: int):
+    os._exit(status)
+
+
+def _children() -> dict[int, str]:
+    """This process's children, with their command lines (Linux /proc)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+            found[int(entry.name)] = command
+    return found
 
 
 @pytest.fixture
@@ -70,8 +96,35 @@ def test_warnings_are_raised_where_the_result_is_taken(background):
 
 def test_an_error_is_raised_where_the_result_is_taken(background):
     job = background.submit(refuses, "x")
-    with pytest.raises(ScoresError, match="refused 'x'"):
+    with pytest.raises(ScoresError, match="refused 'x'") as raised:
         job.result()
+    assert isinstance(raised.value.__cause__, WorkerTraceback)
+    assert "in refuses" in str(raised.value.__cause__)  # the worker's traceback
+
+
+def test_the_worker_draws_with_agg_and_imports_what_it_was_started_with(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    background = Background(workers=1)
+    background.start(["audit.report.plots.ffmc"])
+    try:
+        got = background.submit(backend_and_modules, "audit.report.plots.ffmc").result()
+    finally:
+        background.close()
+    assert got == ("agg", [True])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_worker_is_the_only_process_started(background):
+    before = set(_children())
+    pid = background.submit(worker_pid).result()
+    started = {p: c for p, c in _children().items() if p not in before}
+    assert list(started) == [pid]  # no resource tracker beside it
+
+
+def test_a_worker_that_ends_fails_its_job_in_plain_words(background):
+    with pytest.raises(ReportFailed) as raised:
+        background.submit(ends, 3).result()
+    assert str(raised.value) == WORKER_ENDED.format(status=3, job="ends")
 
 
 def test_without_a_worker_the_function_runs_when_asked_for():

@@ -22,7 +22,8 @@ import pytest
 
 from audit.exceptions import ReportFailed
 from audit.report import drawing
-from audit.report.drawing import Drawing, WorkerTraceback
+from audit.report.background import WORKER_ENDED, WorkerTraceback
+from audit.report.drawing import Drawing
 from audit.report.notices import WarningRecord
 from audit.report.outputs import merge_outputs, recording, save_figure
 from audit.report.plots.ffmc import ffmc_panels, plot_alpha_share
@@ -108,12 +109,12 @@ def test_a_figure_drawn_apart_has_the_bytes_drawn_here(tmp_path):
     panels = figures.save(ffmc_panels, detail, by_alpha, name="panels", label="M", alpha=0.5)
     share = figures.save(plot_alpha_share, BY_ALPHA, name="share", title="T", crossing=0.5)
     figures.wait()
-    for future, name, expected in [
+    for job, name, expected in [
         (panels, "panels", _here(tmp_path, ffmc_panels, detail, by_alpha, label="M", alpha=0.5)),
         (share, "share", _here(tmp_path, plot_alpha_share, BY_ALPHA, title="T", crossing=0.5)),
     ]:
-        paths, caught = future.result()
-        assert [p.name for p in paths] == [f"{name}.png", f"{name}.svg"] and caught == []
+        paths = job.result()
+        assert [p.name for p in paths] == [f"{name}.png", f"{name}.svg"]
         assert [p.read_bytes() for p in paths] == expected
     assert sorted(p.name for p in (tmp_path / "apart" / "figures").iterdir()) == [
         "panels.png",
@@ -130,12 +131,11 @@ def test_a_warning_raised_while_drawing_reaches_the_warning_record(tmp_path):
         record = WarningRecord("nb", tmp_path)
         try:
             figures = Drawing(tmp_path, workers=1)
-            future = figures.save(_warning_figure, name="warned")
+            figures.save(_warning_figure, name="warned")
             figures.wait()
             assert record.collect(cell=3) == [("", "The figure function warned.")]
         finally:
             record.close()
-    assert future.result()[1] == [(UserWarning, WARNED)]
     assert (tmp_path / "figures" / "warned.png").is_file()
 
 
@@ -149,7 +149,7 @@ def test_a_failing_figure_raises_its_error_in_wait_once_the_others_are_written(t
     assert "_failing_figure" in str(raised.value.__cause__)
     assert (tmp_path / "figures" / "share.svg").is_file()
     assert not (tmp_path / "figures" / "failed.png").exists()
-    assert figures._running == []
+    assert figures._background._running == []
 
 
 def test_a_worker_that_dies_fails_its_figure_in_plain_words(tmp_path):
@@ -157,7 +157,7 @@ def test_a_worker_that_dies_fails_its_figure_in_plain_words(tmp_path):
     figures.save(_dying_figure, name="dying")
     with pytest.raises(ReportFailed) as raised:
         figures.wait()
-    assert str(raised.value) == drawing.WORKER_ENDED.format(status=3, name="dying")
+    assert str(raised.value) == WORKER_ENDED.format(status=3, job="figure 'dying'")
     assert list((tmp_path / "figures").iterdir()) == []
 
 
@@ -205,9 +205,9 @@ def test_the_running_threads_include_this_one():
 
 def test_without_workers_each_figure_is_drawn_here_when_asked(tmp_path):
     figures = Drawing(tmp_path, workers=0, start=["audit.report.plots.ffmc"])
-    future = figures.save(plot_alpha_share, BY_ALPHA, name="share", title="T", crossing=0.5)
-    assert future.done() and figures._running == []
-    paths, caught = future.result()
+    figures.save(plot_alpha_share, BY_ALPHA, name="share", title="T", crossing=0.5)
+    assert figures._background._running == []  # no process started
+    paths = [tmp_path / "figures" / "share.png", tmp_path / "figures" / "share.svg"]
     assert [p.read_bytes() for p in paths] == _here(
         tmp_path / "here", plot_alpha_share, BY_ALPHA, title="T", crossing=0.5
     )
@@ -244,7 +244,7 @@ KERNEL = textwrap.dedent(
 
     figures = Drawing(sys.argv[1], workers=1)
     figures.save(_figure_once, sys.argv[2], name="orphan")
-    print(figures._running[0].process.pid, flush=True)
+    print(figures._background._running[0].process.pid, flush=True)
     sys.stdin.readline()
     os.kill(os.getpid(), signal.SIGKILL)
     """

@@ -103,7 +103,7 @@ def test_a_signal_during_the_notebooks(
     while (
         len(kernels) < side_by_side
         or not list(root.glob(".x.partial-*/*.ipynb"))
-        or not any("audit.report.drawing" in cmd for cmd in below.values())
+        or not any("audit.report.background" in cmd for cmd in below.values())
     ):
         assert process.poll() is None, process.communicate()[1]
         assert time.monotonic() < deadline, "the kernels did not start"
