@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -42,6 +43,24 @@ def backend_and_modules(*names: str) -> tuple[str, list[bool]]:
 
 def ends(status: int):
     os._exit(status)
+
+
+def holds(started: str, release: str) -> int:
+    """Say it started (the file ``started``), then wait for the file ``release``."""
+    Path(started).write_text("")
+    deadline = time.monotonic() + 60
+    while not os.path.exists(release):
+        if time.monotonic() > deadline:
+            raise TimeoutError("never released")
+        time.sleep(0.01)
+    return os.getpid()
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.01)
 
 
 def _children() -> dict[int, str]:
@@ -134,3 +153,35 @@ def test_without_a_worker_the_function_runs_when_asked_for():
     with pytest.raises(ScoresError, match="refused 1"):
         background.submit(refuses, 1).result()
     background.close()
+
+
+def test_while_the_worker_is_busy_the_jobs_it_has_not_taken_run_here_alike(background, tmp_path):
+    started, release = tmp_path / "started", tmp_path / "release"
+    held = background.submit(holds, str(started), str(release))
+    _wait_for(started)  # the worker is busy with it
+    here = background.submit(worker_pid)
+    warned = background.submit(warns_twice, 5)
+    refused = background.submit(refuses, "y")
+    assert background.run_queued() == 3
+    assert here.result() == os.getpid()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert warned.result() == 5
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (RuntimeWarning, "first of two"),
+        (UserWarning, "second of two"),
+    ]
+    assert {os.path.basename(w.filename) for w in caught} == {"test_background.py"}
+    with pytest.raises(ScoresError, match="refused 'y'") as raised:
+        refused.result()
+    assert not isinstance(raised.value.__cause__, WorkerTraceback)  # raised here
+    release.write_text("")
+    assert held.result() != os.getpid()
+    assert background.run_queued() == 0
+
+
+def test_a_free_worker_takes_the_next_job_itself(background):
+    job = background.submit(worker_pid)
+    assert background.run_queued() == 0
+    assert job.result() != os.getpid()
+    assert Background(workers=0).run_queued() == 0

@@ -92,6 +92,16 @@ def _figure_once(release: str):
     return plot_alpha_share(BY_ALPHA)
 
 
+def _figure_after(paths: list[str]):
+    """A figure built once the files ``paths`` exist (within a minute)."""
+    deadline = time.monotonic() + 60
+    while not all(os.path.exists(p) for p in paths):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{paths} never written")
+        time.sleep(0.01)
+    return plot_alpha_share(BY_ALPHA)
+
+
 def _here(folder: Path, function, *args, title=None, **kwargs) -> list[bytes]:
     """The bytes of the figure drawn and saved in this process."""
     made = function(*args, **kwargs)
@@ -122,6 +132,22 @@ def test_a_figure_drawn_apart_has_the_bytes_drawn_here(tmp_path):
         "share.png",
         "share.svg",
     ]
+    assert not plt.get_fignums()
+
+
+def test_wait_draws_here_the_figures_a_busy_worker_has_not_started(tmp_path):
+    """The worker holds its figure until the kernel has drawn the next one, in ``wait``:
+    the kernel draws beside it, to the bytes the worker would have written."""
+    figures = Drawing(tmp_path / "report", workers=1)
+    later = tmp_path / "report" / "figures" / "share.svg"
+    held = figures.save(_figure_after, [str(later)], name="held")
+    share = figures.save(plot_alpha_share, BY_ALPHA, name="share", title="T", crossing=0.5)
+    figures.wait()
+    assert [p.read_bytes() for p in share.result()] == _here(
+        tmp_path, plot_alpha_share, BY_ALPHA, title="T", crossing=0.5
+    )
+    assert [p.name for p in held.result()] == ["held.png", "held.svg"]
+    assert all(p.stat().st_size > 1000 for p in held.result())
     assert not plt.get_fignums()
 
 

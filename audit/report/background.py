@@ -22,6 +22,12 @@ them; an error is raised there too, with the worker's traceback as its cause.
 With one core, or ``workers=0``, the function runs in the kernel when the
 result is asked for.
 
+**Nobody idles.** A kernel with nothing left to do but wait can run the jobs
+no worker has taken itself, while its workers are busy with others
+(:meth:`Background.run_queued`): work handed over early then goes to whichever
+process is free.  The
+value, the warnings and the errors are the same wherever a job ran.
+
 **The worker** is a fresh interpreter with the kernel's module search path and
 matplotlib's Agg backend (a kernel's environment names its inline backend),
 started when the first function is submitted or by :meth:`Background.start`,
@@ -55,6 +61,10 @@ from concurrent.futures import Future
 from audit.exceptions import ReportFailed
 
 WORKER_ENDED = "the worker process ended (exit status {status}) before it finished {job}"
+
+#: Seconds :meth:`Background.run_queued` waits at most, at a time, for a free worker to
+#: take the next job.
+TAKE_WAIT = 0.05
 
 #: How the kernel starts a worker: a fresh interpreter with the kernel's module search
 #: path (the first argument), running :func:`_serve` with the rest.
@@ -152,7 +162,9 @@ class _Worker:
     """One worker process, and the kernel's thread that hands it jobs from ``jobs`` one
     at a time."""
 
-    def __init__(self, jobs: queue.Queue, modules: Sequence[str]):
+    def __init__(self, jobs: queue.Queue, modules: Sequence[str], taken: threading.Condition):
+        self.busy = False  # with a job it took from ``jobs``
+        self._taken = taken  # notified when it takes one
         jobs_in, jobs_out = os.pipe()
         replies_in, replies_out = os.pipe()
         try:
@@ -178,6 +190,9 @@ class _Worker:
                 with contextlib.suppress(OSError):
                     self.channel.send(b"")
                 return
+            with self._taken:
+                self.busy = True
+                self._taken.notify_all()
             future, job, name = item
             try:
                 self.channel.send(job)
@@ -186,8 +201,10 @@ class _Worker:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self.process.wait(1.0)
                 ended = WORKER_ENDED.format(status=self.process.returncode, job=name)
+                self.busy = False
                 future.set_exception(ReportFailed(ended))
                 continue
+            self.busy = False
             if outcome == "done":
                 future.set_result(value)
             else:
@@ -200,6 +217,17 @@ class _Worker:
         self.thread.join()
         self.process.wait()
         self.channel.close()
+
+
+def _run_here(item: tuple) -> None:
+    """Run a queued job in this process and settle its future as its worker would."""
+    future, job, _ = item
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        future.set_result(_call(*pickle.loads(job)))
+    except Exception as error:
+        future.set_exception(error)
 
 
 class Job:
@@ -230,6 +258,7 @@ class Background:
         cores = os.cpu_count() or 1
         self.workers = (1 if cores > 1 else 0) if workers is None else max(0, int(workers))
         self._jobs: queue.Queue = queue.Queue()
+        self._taken = threading.Condition()  # a worker took a job
         self._running: list[_Worker] = []
         self._registry: dict = {}
 
@@ -237,7 +266,7 @@ class Background:
         """Start the workers now (those not yet running), each importing ``modules``
         before its first job."""
         while len(self._running) < self.workers:
-            self._running.append(_Worker(self._jobs, modules))
+            self._running.append(_Worker(self._jobs, modules, self._taken))
 
     def submit(self, function: Callable, /, *args, **kwargs) -> Job:
         """Start ``function(*args, **kwargs)`` in a worker; return its :class:`Job`."""
@@ -254,6 +283,35 @@ class Background:
         future: Future = Future()
         self._jobs.put((future, job, name))
         return Job(future, None, self._registry)
+
+    def run_queued(self) -> int:
+        """Run here, one after the other in the order submitted, the jobs no worker has
+        taken, while every worker is busy with another; return how many ran here.  A
+        worker that is free takes the next job itself (this process waits for it to do
+        so), so a job is never taken from a worker about to run it.  Each job's
+        :meth:`Job.result` is then what a worker would have given: its value, its
+        warnings, its error (without a worker's traceback as its cause)."""
+        ran = 0
+        while self._running:
+            with self._taken:
+                self._taken.wait_for(
+                    lambda: self._jobs.empty() or all(w.busy for w in self._running),
+                    timeout=TAKE_WAIT,
+                )
+                if self._jobs.empty():
+                    return ran
+                if not all(w.busy for w in self._running):
+                    continue  # a free worker is taking it
+                try:
+                    item = self._jobs.get_nowait()
+                except queue.Empty:
+                    return ran
+            if item is None:  # the workers are told to stop: theirs to see
+                self._jobs.put(None)
+                return ran
+            _run_here(item)
+            ran += 1
+        return ran
 
     def close(self) -> None:
         """Stop the workers once their jobs are done."""

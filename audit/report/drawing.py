@@ -32,6 +32,9 @@ are :func:`audit.report.outputs.render_figure`'s bytes, the bytes
   (it creates none), and only while the kernel that started it is its parent:
   a worker whose kernel has died writes nothing (its report folder may have been
   tidied away), and ends with its kernel.
+- **Both cores to the end.** :meth:`Drawing.wait` does not idle while the worker
+  draws: the kernel draws the figures no worker has started yet, in the order
+  asked for, to the same bytes.
 - **Only where it pays.** A worker costs the start and the imports of a second
   interpreter, which pay only where a core would otherwise idle: by default a
   :class:`Drawing` starts one only when the machine has a core that no other
@@ -64,7 +67,8 @@ KERNEL_GONE = "the kernel that asked for figure {path} has ended: it is not writ
 
 def _draw(function, args, kwargs, title, paths, dpi, kernel: int | None) -> list[Path]:
     """Build the figure, render it, close it, and write it to ``paths`` if the process
-    ``kernel`` is still this one's parent (None: this is the kernel); return ``paths``."""
+    ``kernel`` is this one or still its parent (None: this is the kernel); return
+    ``paths``."""
     import matplotlib.pyplot as plt
 
     from audit.report import outputs  # looked up now: a test may have wrapped render_figure
@@ -77,7 +81,7 @@ def _draw(function, args, kwargs, title, paths, dpi, kernel: int | None) -> list
         rendered = outputs.render_figure(fig, dpi=dpi)
     finally:
         plt.close(fig)
-    if kernel is not None and os.getppid() != kernel:
+    if kernel is not None and kernel not in (os.getpid(), os.getppid()):
         raise ProcessLookupError(KERNEL_GONE.format(path=paths[0]))
     for path, data in zip(paths, rendered, strict=True):
         with open(path, "wb") as file:  # the folder is the kernel's: never created here
@@ -213,6 +217,7 @@ class Drawing:
         pending, self._pending = self._pending, []
         failed = None
         try:
+            self._background.run_queued()  # the figures no worker has started: drawn here
             for job, paths, handle in pending:
                 try:
                     job.result()
