@@ -35,19 +35,6 @@ from audit.tables.datasets import read_frvt11  # noqa: E402
 from audit.tables.rates import rate_matrices, read_rates  # noqa: E402
 
 
-@pytest.fixture
-def drawing_apart(tmp_path, monkeypatch):
-    """The notebook kernels started in this test draw their figures in a worker process
-    (:mod:`audit.report.drawing`) however busy the machine: an IPython startup file tells
-    them a core is spare."""
-    startup = tmp_path / "ipython-drawing" / "profile_default" / "startup"
-    startup.mkdir(parents=True)
-    (startup / "00-drawing.py").write_text(
-        "import audit.report.drawing\naudit.report.drawing.spare_cores = lambda: 1\n"
-    )
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython-drawing"))
-
-
 @pytest.fixture(scope="session")
 def annex15_file():
     """The verified Annex 15 CSV: the copy named by AUDIT_DATA_DIR (as .ci/run sets it),

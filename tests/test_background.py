@@ -185,3 +185,42 @@ def test_a_free_worker_takes_the_next_job_itself(background):
     assert background.run_queued() == 0
     assert job.result() != os.getpid()
     assert Background(workers=0).run_queued() == 0
+
+
+def evaluates(name: str, table: pd.DataFrame) -> pd.Series:
+    from audit.measures.registry import evaluate
+
+    return evaluate(table, name, alpha=0.5)["value"]
+
+
+def test_the_worker_knows_the_measures_of_the_modules_the_kernel_imported(monkeypatch):
+    """A user's measure module imported here is imported by the worker before the job."""
+    from audit.measures.modules import import_measure_modules
+    from audit.measures.registry import measure_names, unregister
+    from audit.tables.rates import read_rates
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures importable
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent))
+    table = read_rates(
+        pd.DataFrame(
+            {
+                "Algorithm": ["a", "b"],
+                "FMR.F": [1e-4, 2e-4],
+                "FMR.M": [2e-4, 2e-4],
+                "FNMR.F": [0.01, 0.03],
+                "FNMR.M": [0.02, 0.03],
+            }
+        )
+    )
+    before = set(measure_names())
+    background = Background(workers=1)
+    try:
+        import_measure_modules(["tests.user_measures.my_measure"])
+        got = background.submit(evaluates, "user_ncv", table).result()
+        expected = evaluates("user_ncv", table)
+    finally:
+        background.close()
+        for name in set(measure_names()) - before:
+            unregister(name)
+    pd.testing.assert_series_equal(got, expected)
+    assert got.notna().all() and len(got) == 2

@@ -200,33 +200,17 @@ def test_the_worker_creates_no_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["release"]
 
 
-def test_the_workers_are_at_most_the_cores_and_by_default_the_spare_ones(monkeypatch):
+def test_the_workers_are_at_most_the_cores_and_by_default_one_beside_the_kernel(monkeypatch):
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 1)
     assert Drawing(workers=2).workers == 1
+    assert Drawing().workers == 0  # one core: drawn in the kernel
+    monkeypatch.setattr(drawing.os, "cpu_count", lambda: None)
+    assert Drawing().workers == 0
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 8)
     assert Drawing(workers=3).workers == 3 and Drawing(workers=0).workers == 0
+    assert Drawing().workers == drawing.WORKERS == 1
     monkeypatch.setattr(drawing.os, "cpu_count", lambda: 2)
-    # the threads running, this one included: the fewest of the readings count
-    for readings, spare in [([2, 3, 2, 4, 2], 1), ([1, 2, 2, 2, 2], 2), ([3, 3, 5, 3, 4], 0)]:
-        monkeypatch.setattr(drawing, "_running_threads", iter(readings).__next__)
-        assert drawing.spare_cores() == spare
-        monkeypatch.setattr(drawing, "_running_threads", iter(readings).__next__)
-        assert Drawing().workers == min(drawing.WORKERS, spare)
-
-    def unknown():
-        raise OSError("no /proc here")
-
-    monkeypatch.setattr(drawing, "_running_threads", unknown)
-    for load, spare in [(0.2, 1), (0.99, 1), (1.01, 0), (3.5, 0)]:
-        monkeypatch.setattr(drawing.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
-        assert drawing.spare_cores() == spare
-    monkeypatch.setattr(drawing.os, "getloadavg", unknown)
-    assert drawing.spare_cores() == 0 and Drawing().workers == 0
-
-
-@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="reads /proc")
-def test_the_running_threads_include_this_one():
-    assert drawing._running_threads() >= 1
+    assert Drawing().workers == 1
 
 
 def test_without_workers_each_figure_is_drawn_here_when_asked(tmp_path):

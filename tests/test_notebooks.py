@@ -111,7 +111,7 @@ def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
     assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
 
 
-def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch, drawing_apart):
+def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     """A measure module outside the package, passed by dotted name, goes through the audit."""
     from audit.measures.registry import measure_names, unregister
 

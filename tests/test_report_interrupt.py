@@ -79,9 +79,7 @@ def earlier_report(small_table, tmp_path, monkeypatch):
     [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_TERMINATED)],
     ids=["SIGINT", "SIGTERM"],
 )
-def test_a_signal_during_the_notebooks(
-    small_table, tmp_path, earlier_report, signum, status, drawing_apart
-):
+def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, signum, status):
     version, files = earlier_report
     root = tmp_path / "r"
     command = [sys.executable, "-m", "audit", "report", str(small_table)]

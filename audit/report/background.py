@@ -13,7 +13,9 @@ notebook computes on, and later takes the result with :meth:`Job.result`::
 
 The function and its arguments are pickled when submitted, so the function must
 be importable (defined in a module, not in the notebook) and later changes to
-the arguments do not reach it; the result is the value the function returns,
+the arguments do not reach it; the worker imports the user modules of measures
+the kernel had imported by then (:func:`audit.measures.registry.measure_modules`),
+so that it knows the same measures; the result is the value the function returns,
 computed by the same code on the same data -- seeded work gives the same
 numbers as in the kernel.  The warnings the function raises are raised again
 in the kernel by :meth:`Job.result`, at the place they were raised in the
@@ -91,6 +93,18 @@ def _call(function: Callable, args: tuple, kwargs: dict):
     return value, [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
 
 
+def _unpack_and_call(job: bytes):
+    """Import the measure modules the job names (those the kernel had imported when it
+    submitted the job, so that its measures are known here too), then :func:`_call`
+    its function."""
+    modules, call = pickle.loads(job)
+    if modules:
+        from audit.measures.modules import import_measure_modules
+
+        import_measure_modules(modules)
+    return _call(*pickle.loads(call))
+
+
 class _Channel:
     """Messages (byte strings) in over one pipe and out over another: each its length in
     8 bytes, then its bytes."""
@@ -135,7 +149,7 @@ def _serve(jobs: str, replies: str, *modules: str) -> None:
         if not job:
             return
         try:
-            reply = ("done", _call(*pickle.loads(job)))
+            reply = ("done", _unpack_and_call(job))
         except Exception as error:
             reply = ("error", _portable(error))
         try:
@@ -225,7 +239,7 @@ def _run_here(item: tuple) -> None:
     if not future.set_running_or_notify_cancel():
         return
     try:
-        future.set_result(_call(*pickle.loads(job)))
+        future.set_result(_unpack_and_call(job))
     except Exception as error:
         future.set_exception(error)
 
@@ -278,7 +292,10 @@ class Background:
         worker that ended before it finished the job)."""
         if self.workers == 0:
             return Job(None, lambda: _call(function, args, kwargs), self._registry)
-        job = pickle.dumps((function, args, kwargs), pickle.HIGHEST_PROTOCOL)
+        from audit.measures.registry import measure_modules
+
+        call = pickle.dumps((function, args, kwargs), pickle.HIGHEST_PROTOCOL)
+        job = pickle.dumps((measure_modules(), call), pickle.HIGHEST_PROTOCOL)
         self.start()
         future: Future = Future()
         self._jobs.put((future, job, name))

@@ -35,33 +35,29 @@ are :func:`audit.report.outputs.render_figure`'s bytes, the bytes
 - **Both cores to the end.** :meth:`Drawing.wait` does not idle while the worker
   draws: the kernel draws the figures no worker has started yet, in the order
   asked for, to the same bytes.
-- **Only where it pays.** A worker costs the start and the imports of a second
-  interpreter, which pay only where a core would otherwise idle: by default a
-  :class:`Drawing` starts one only when the machine has a core that no other
-  process needs (:func:`spare_cores`), and otherwise draws each figure in the
-  kernel, when it is asked for, to the same bytes.
+- **Where there is a second core.** By default a :class:`Drawing` starts one
+  worker where the machine has more than one core, and otherwise draws each
+  figure in the kernel, when it is asked for, to the same bytes.  On a machine
+  busy with other work the worker costs its start (about 0.7 CPU-seconds) and
+  no more: whatever it has not started by :meth:`Drawing.wait`, the kernel
+  draws.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from audit.exceptions import UsageError
 from audit.report.background import Background, Job
 
-#: Worker processes of a :class:`Drawing` at most, by default (fewer when fewer cores
-#: are spare: :func:`spare_cores`).
+#: Worker processes of a :class:`Drawing`, by default (none on a machine of one core).
 WORKERS = 1
-
-#: Readings of the machine's running threads that :func:`spare_cores` takes, and the
-#: seconds between them.
-READINGS = 5
-READING_GAP = 0.005
 
 #: What a figure shows until it is drawn (replaced by the figure in the saved notebook).
 PLACEHOLDER = "*(figure {name}: being drawn)*"
+NOT_PENDING = "Drawing.display: that job is not a figure of this Drawing still to be shown"
 KERNEL_GONE = "the kernel that asked for figure {path} has ended: it is not written"
 
 
@@ -89,40 +85,12 @@ def _draw(function, args, kwargs, title, paths, dpi, kernel: int | None) -> list
     return paths
 
 
-def _running_threads() -> int:
-    """How many threads of the whole machine are running or ready to run now, this one
-    included (Linux: ``/proc/loadavg``); OSError elsewhere."""
-    with open("/proc/loadavg") as file:
-        return int(file.read().split()[3].split("/")[0])
-
-
-def spare_cores() -> int:
-    """The cores no other thread needs now: the machine's cores less the threads running
-    or ready to run besides this one, the fewest of :data:`READINGS` readings
-    :data:`READING_GAP` seconds apart (so that a passing process does not count); where
-    that is not known, the cores less the 1-minute load average. Rounded down; 0 where
-    neither is known."""
-    try:
-        readings = []
-        for reading in range(READINGS):
-            if reading:
-                time.sleep(READING_GAP)
-            readings.append(_running_threads())
-        busy = min(readings) - 1.0
-    except (OSError, ValueError, IndexError):
-        try:
-            busy = os.getloadavg()[0]
-        except (AttributeError, OSError):
-            return 0
-    return max(0, int((os.cpu_count() or 1) - busy))
-
-
 class Drawing:
     """The figures of one notebook, drawn and saved by worker processes.
 
     ``output_dir`` is where ``figures/`` goes (:func:`audit.report.outputs.save_figure`);
     ``workers``: how many worker processes draw (at most the machine's cores; default:
-    :data:`WORKERS`, at most the cores the machine has spare, :func:`spare_cores`).
+    :data:`WORKERS` where the machine has more than one core, else none).
     With none, each figure is drawn in this process, in order, when it is asked for
     (its warnings and errors raised there and then). ``start``: modules the figures
     need (e.g. ``"audit.report.plots.ffmc"``), given to start the workers now, so that
@@ -138,10 +106,11 @@ class Drawing:
         start: Sequence[str] | None = None,
     ):
         self.output_dir = str(output_dir)
-        wanted = min(WORKERS, spare_cores()) if workers is None else workers
-        self.workers = max(0, min(wanted, os.cpu_count() or 1))
+        cores = os.cpu_count() or 1
+        wanted = min(WORKERS, cores - 1) if workers is None else workers
+        self.workers = max(0, min(wanted, cores))
         self._background = Background(self.workers)
-        self._pending: list[tuple[Job, list[Path], object]] = []
+        self._pending: list[list] = []  # [job, paths, display handle or None]
         if start is not None:
             self._background.start(["matplotlib.pyplot", "audit.report.outputs", *start])
 
@@ -182,7 +151,7 @@ class Drawing:
         recorded as ``role`` (:func:`audit.report.outputs.save_figure`); shown nowhere.
         The job's result: the paths written (PNG, SVG)."""
         job, paths = self._submit(function, args, kwargs, name, role, title, dpi)
-        self._pending.append((job, paths, None))
+        self._pending.append([job, paths, None])
         return job
 
     def show(
@@ -205,8 +174,40 @@ class Drawing:
             display(saved_image(paths))
             return job
         handle = display(Markdown(PLACEHOLDER.format(name=name)), display_id=True)
-        self._pending.append((job, paths, handle))
+        self._pending.append([job, paths, handle])
         return job
+
+    def display(self, job: Job) -> None:
+        """Show here, in the current cell's output, the figure of ``job`` (from
+        :meth:`save`, asked for in an earlier cell so that it is drawn while the notebook
+        computes on): its PNG once :meth:`wait` has it, as :meth:`show` would."""
+        from IPython.display import Markdown, display
+
+        from audit.report.outputs import saved_image
+
+        for entry in self._pending:
+            if entry[0] is job:
+                if not self.workers:  # drawn already, here
+                    display(saved_image(entry[1]))
+                    return
+                name = entry[1][0].stem
+                entry[2] = display(Markdown(PLACEHOLDER.format(name=name)), display_id=True)
+                return
+        raise UsageError(NOT_PENDING)
+
+    def submit(self, function: Callable, /, *args, **kwargs) -> Job:
+        """Hand ``function(*args, **kwargs)``, a computation (not a figure), to the worker
+        that draws, ahead of the figures asked for later; its :class:`Job` gives the
+        value, warnings and error as :class:`audit.report.background.Background` does.
+        Without a worker, it runs when its result is asked for."""
+        return self._background.submit(function, *args, **kwargs)
+
+    def run_queued(self) -> int:
+        """Draw (or compute) here the jobs the busy worker has not started, while it works
+        on its own (:meth:`audit.report.background.Background.run_queued`); return how many
+        ran here.  Call it before waiting for a computation handed over with
+        :meth:`submit`, so that this process draws meanwhile."""
+        return self._background.run_queued()
 
     def wait(self) -> None:
         """Wait for every figure asked for and end the workers; show each figure where it
