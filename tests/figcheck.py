@@ -23,8 +23,10 @@ tick label, a point label such as ``name (0.97)``, a legend entry, a title).
 
 A report's notebooks run in kernels that papermill starts, so the figures are
 checked there: :func:`kernel_hook` writes an IPython startup file that calls
-:func:`install`, which makes :func:`audit.report.outputs.save_figure` write
-each figure's record as JSON beside the report; the test reads them back.
+:func:`install`, which makes :func:`audit.report.outputs.save_figure` (and a
+drawing worker's :func:`audit.report.outputs.render_figure`, for the figures a
+notebook hands to :class:`audit.report.drawing.Drawing`) write each figure's
+record as JSON beside the report; the test reads them back.
 """
 
 from __future__ import annotations
@@ -251,8 +253,9 @@ def named(data: dict, names) -> set[str]:
 
 def install(folder: str | os.PathLike) -> None:
     """Make :func:`audit.report.outputs.save_figure` write each figure's :func:`record`
-    as ``<folder>/<figure name>.json`` once it has saved the figure."""
-    from audit.report import outputs
+    as ``<folder>/<figure name>.json`` once it has saved the figure, and the figures a
+    :class:`audit.report.drawing.Drawing` hands to its worker process likewise, there."""
+    from audit.report import drawing, outputs
 
     original = outputs.save_figure
 
@@ -264,6 +267,38 @@ def install(folder: str | os.PathLike) -> None:
         return paths
 
     outputs.save_figure = save_figure
+    submit = drawing.Drawing._submit
+
+    def _submit(self, function, args, kwargs, name, *rest):
+        if self.workers:  # else drawn here, by save_figure
+            function = Recorded(function, str(folder), name)
+        return submit(self, function, args, kwargs, name, *rest)
+
+    drawing.Drawing._submit = _submit
+
+
+class Recorded:
+    """A figure function as a drawing worker calls it: it first makes the worker's
+    :func:`audit.report.outputs.render_figure` write the figure's :func:`record` as
+    ``<folder>/<figure name>.json`` once it has rendered it."""
+
+    def __init__(self, function, folder: str, name: str):
+        self.function, self.folder, self.name = function, folder, name
+
+    def __call__(self, *args, **kwargs):
+        from audit.report import outputs
+
+        original = getattr(outputs.render_figure, "original", outputs.render_figure)
+        stem = outputs.figure_paths(self.name, ".")[0].stem
+
+        def render_figure(fig, **options):
+            rendered = original(fig, **options)
+            Path(self.folder, f"{stem}.json").write_text(json.dumps(record(fig)))
+            return rendered
+
+        render_figure.original = original
+        outputs.render_figure = render_figure
+        return self.function(*args, **kwargs)
 
 
 def kernel_hook(root: Path, monkeypatch) -> Path:

@@ -7,6 +7,7 @@ they should; the replicate statistics are tested in test_uncertainty.py.
 
 from __future__ import annotations
 
+import base64
 import json
 from functools import partial
 from pathlib import Path
@@ -171,6 +172,23 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
     assert manifest["parameters"]["measure_modules"] == ["tests.user_measures.my_measure"]
     intervals = pd.read_csv(folder / "tables" / "measure_intervals.csv")
     assert "user_ncv" in set(intervals["measure"])
+    # the figures, drawn by a second process, are declared in the order asked for, and each
+    # panel figure is shown where it was asked for: right after its measure's heading
+    declared = list(manifest["outputs"]["ffmc"]["figures"].values())
+    panels = [p for p in declared if p.startswith("figures/ffmc_panels_")]
+    assert declared == panels + [f"figures/intervals_{m}.png" for m in ("fdr", "ir", "garbe")]
+    assert {"figures/ffmc_panels_garbe.png", "figures/ffmc_panels_user_ncv.png"} <= set(panels)
+    executed = json.loads((folder / "ffmc.ipynb").read_text())
+    shown = [
+        o["data"] for c in executed["cells"] for o in c.get("outputs", []) if "data" in o
+    ]  # display data and results, in order
+    after_heading = [
+        base64.b64decode(data["image/png"])
+        for before, data in zip(shown, shown[1:], strict=False)
+        if "".join(before.get("text/markdown", "")).startswith("### ") and "image/png" in data
+    ]
+    assert after_heading == [(folder / p).read_bytes() for p in panels]
+    assert not any("being drawn" in json.dumps(data) for data in shown)
 
 
 def test_scores_report_on_synthetic_distances(small_scores, scores_built):

@@ -35,6 +35,16 @@ def _children(pid: int) -> dict[int, str]:
     return found
 
 
+def _descendants(pid: int) -> dict[int, str]:
+    """Every process below ``pid`` (children, theirs, ...), with its command line."""
+    found, parents = {}, [pid]
+    while parents:
+        children = _children(parents.pop())
+        found.update(children)
+        parents.extend(children)
+    return found
+
+
 def _running(pid: int) -> bool:
     """Whether ``pid`` is a live process (a zombie is not)."""
     try:
@@ -84,14 +94,22 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     kernels: dict[int, str] = {}
+    below: dict[int, str] = {}
     side_by_side = min(2, os.cpu_count() or 1)  # ffmc and pareto, each with its kernel
     deadline = time.monotonic() + 120
-    while len(kernels) < side_by_side or not list(root.glob(".x.partial-*/*.ipynb")):
+    # the kernels have started, and the FFMC kernel's drawing process
+    while (
+        len(kernels) < side_by_side
+        or not list(root.glob(".x.partial-*/*.ipynb"))
+        or not any("audit.report.background" in cmd for cmd in below.values())
+    ):
         assert process.poll() is None, process.communicate()[1]
         assert time.monotonic() < deadline, "the kernels did not start"
         kernels = {pid: cmd for pid, cmd in _children(process.pid).items() if "ipykernel" in cmd}
+        below = _descendants(process.pid)
         time.sleep(0.1)
     time.sleep(1.0)  # the notebooks are running cells
+    below = _descendants(process.pid)
     process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == status
@@ -101,6 +119,9 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
     assert last == f"audit: {interrupt.Interrupted(signum).sentence}"
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert [pid for pid in kernels if _running(pid)] == []
+    while any(_running(pid) for pid in below):  # the drawing process ends with its kernel
+        assert time.monotonic() < deadline, [below[pid] for pid in below if _running(pid)]
+        time.sleep(0.05)
     assert (root / "x").resolve() == version
     assert {p.relative_to(version): p.read_bytes() for p in version.rglob("*") if p.is_file()} == (
         files

@@ -128,6 +128,8 @@ _PROBE_TABLE = pd.DataFrame(
 )
 
 _REGISTRY: dict[str, MeasureSpec] = {}
+#: The user modules :func:`load_measure_module` imported, in order.
+_MODULES: list[str] = []
 
 
 def _probe(measure: RateMeasure | PairMeasure | TableMeasure) -> None:
@@ -377,7 +379,16 @@ def load_measure_module(dotted: str) -> list[str]:
         importlib.import_module(dotted)
     except ImportError as error:
         raise MeasureModuleError(BAD_MODULE.format(name=dotted, reason=error)) from error
+    if dotted not in _MODULES:
+        _MODULES.append(dotted)
     return [name for name in _REGISTRY if name not in before]
+
+
+def measure_modules() -> list[str]:
+    """The user modules of measures this process has imported
+    (:func:`load_measure_module`), in order: what another process must import to know
+    the same measures."""
+    return list(_MODULES)
 
 
 def _frame(result, algorithms: pd.Index, grid: np.ndarray, scalar: bool) -> pd.DataFrame:

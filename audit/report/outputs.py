@@ -44,6 +44,8 @@ LOGS = "logs"
 OUTPUTS_LIST = "outputs_{notebook}.json"
 #: The kinds of output a notebook declares, as the manifest's ``outputs`` names them.
 KINDS = ("tables", "figures", "sentences")
+#: The files of each figure, in the order they are drawn (the PNG lays the figure out).
+FIGURE_FORMATS = ("png", "svg")
 ROLE_TAKEN = (
     "notebook {notebook!r} declared role {role!r} of its {kind} twice: {first} and {second}; "
     "give each output its own role"
@@ -135,11 +137,16 @@ def _slug(name: str) -> str:
     return "".join(keep).strip("_") or "output"
 
 
-def save_figure(
-    fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150, role: str | None = None
-) -> list[Path]:
-    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``, recorded
-    as ``role`` (default: ``name``) in the outputs list (:func:`record_outputs`).
+def figure_paths(name: str, output_dir: str | os.PathLike) -> list[Path]:
+    """Where :func:`save_figure` writes the figure ``name``: ``figures/<name>.png`` and
+    ``.svg`` under ``output_dir``."""
+    folder = Path(output_dir) / "figures"
+    return [folder / f"{_slug(name)}.{suffix}" for suffix in FIGURE_FORMATS]
+
+
+def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
+    """The bytes of ``fig`` as PNG and as SVG (in :data:`FIGURE_FORMATS` order), as
+    :func:`save_figure` writes them.
 
     The same figure gives the same bytes every time: no date in either file and
     a fixed ``svg.hashsalt`` for the SVG's element ids.  It is drawn under the
@@ -152,23 +159,22 @@ def save_figure(
     engine (the package's plots use constrained layout) is laid out by the
     PNG's drawing and that layout is kept for the SVG, with no second pass
     (``bbox_inches="tight"``); a figure without an engine is cropped by
-    ``bbox_inches="tight"`` alone.  Show the saved PNG with
-    :func:`saved_image` rather than drawing the figure again.
+    ``bbox_inches="tight"`` alone.
     """
+    import io
+
     import matplotlib
 
-    folder = Path(output_dir) / "figures"
-    folder.mkdir(parents=True, exist_ok=True)
     engine = fig.get_layout_engine()
     bbox = "tight" if engine is None else None
-    paths = []
+    rendered = []
     try:
         with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT}):
-            for suffix in ("png", "svg"):
-                path = folder / f"{_slug(name)}.{suffix}"
+            for suffix in FIGURE_FORMATS:
+                buffer = io.BytesIO()
                 metadata = {"Date": None} if suffix == "svg" else {"Software": None}
-                fig.savefig(path, dpi=dpi, bbox_inches=bbox, metadata=metadata)
-                paths.append(path)
+                fig.savefig(buffer, format=suffix, dpi=dpi, bbox_inches=bbox, metadata=metadata)
+                rendered.append(buffer.getvalue())
                 if engine is not None:
                     # laid out by the first drawing: keep it, without an engine (whose
                     # mere presence makes savefig draw twice)
@@ -176,6 +182,37 @@ def save_figure(
     finally:
         if engine is not None:
             fig.set_layout_engine(engine)
+    return rendered
+
+
+def declare_figure(
+    name: str, output_dir: str | os.PathLike, *, role: str | None = None
+) -> list[Path]:
+    """Record the figure ``name`` as ``role`` (default: ``name``) in the outputs list
+    (:func:`record_outputs`), as :func:`save_figure` does, for a figure that another
+    process writes (:mod:`audit.report.drawing`); create ``figures/`` under ``output_dir``
+    and return the figure's paths (:func:`figure_paths`)."""
+    paths = figure_paths(name, output_dir)
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
+    _record(output_dir, "figures", role or name, paths[0])
+    return paths
+
+
+def save_figure(
+    fig, name: str, output_dir: str | os.PathLike, *, dpi: int = 150, role: str | None = None
+) -> list[Path]:
+    """Write ``fig`` as ``figures/<name>.png`` and ``.svg`` under ``output_dir``, recorded
+    as ``role`` (default: ``name``) in the outputs list (:func:`record_outputs`).
+
+    The bytes are :func:`render_figure`'s: the same figure gives the same files
+    every time, laid out once.  Show the saved PNG with :func:`saved_image`
+    rather than drawing the figure again.
+    """
+    rendered = render_figure(fig, dpi=dpi)
+    paths = figure_paths(name, output_dir)
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
+    for path, data in zip(paths, rendered, strict=True):
+        path.write_bytes(data)
     _record(output_dir, "figures", role or name, paths[0])
     return paths
 

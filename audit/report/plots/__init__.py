@@ -5,7 +5,9 @@ saves (:func:`audit.report.outputs.save_figure`).
 This module owns what every figure of a report shares:
 
 * **one look**, set once: seaborn's ``whitegrid`` style in its ``paper``
-  context with the colour-blind-safe ``colorblind`` palette (:func:`theme`),
+  context with the colour-blind-safe ``colorblind`` palette (:func:`theme`;
+  seaborn's values written out, :data:`SEABORN_RC`, so that drawing imports
+  no seaborn),
   applied by :func:`themed` around every figure function and by
   :func:`~audit.report.outputs.save_figure` while it draws, never per figure;
   figures are sized for the report's page (:data:`PAGE_WIDTH`);
@@ -51,14 +53,89 @@ _EXTRA = {
 }
 
 
+#: seaborn's ``whitegrid`` style in its ``paper`` context scaled by :data:`FONT_SCALE`, as
+#: seaborn 0.13 sets them (``sns.axes_style(STYLE)``, then ``sns.plotting_context(CONTEXT,
+#: font_scale=FONT_SCALE)``), written out: drawing a figure then imports no seaborn (nor
+#: scipy.stats, which seaborn imports: about half a second in each process that draws), and
+#: the look is the same whatever seaborn is installed.  ``tests/test_plots_theme.py`` checks
+#: them against seaborn's own.
+SEABORN_RC = {
+    "figure.facecolor": "white",
+    "axes.labelcolor": ".15",
+    "xtick.direction": "out",
+    "ytick.direction": "out",
+    "xtick.color": ".15",
+    "ytick.color": ".15",
+    "axes.axisbelow": True,
+    "grid.linestyle": "-",
+    "text.color": ".15",
+    "font.family": ["sans-serif"],
+    "font.sans-serif": [
+        "Arial",
+        "DejaVu Sans",
+        "Liberation Sans",
+        "Bitstream Vera Sans",
+        "sans-serif",
+    ],
+    "lines.solid_capstyle": "round",
+    "patch.edgecolor": "w",
+    "patch.force_edgecolor": True,
+    "image.cmap": "rocket",
+    "xtick.top": False,
+    "ytick.right": False,
+    "axes.grid": True,
+    "axes.facecolor": "white",
+    "axes.edgecolor": ".8",
+    "grid.color": ".8",
+    "axes.spines.left": True,
+    "axes.spines.bottom": True,
+    "axes.spines.right": True,
+    "axes.spines.top": True,
+    "xtick.bottom": False,
+    "ytick.left": False,
+    "axes.linewidth": 1.0,
+    "grid.linewidth": 0.8,
+    "lines.linewidth": 1.2000000000000002,
+    "lines.markersize": 4.800000000000001,
+    "patch.linewidth": 0.8,
+    "xtick.major.width": 1.0,
+    "ytick.major.width": 1.0,
+    "xtick.minor.width": 0.8,
+    "ytick.minor.width": 0.8,
+    "xtick.major.size": 4.800000000000001,
+    "ytick.major.size": 4.800000000000001,
+    "xtick.minor.size": 3.2,
+    "ytick.minor.size": 3.2,
+    "font.size": 10.560000000000002,
+    "axes.labelsize": 10.560000000000002,
+    "axes.titlesize": 10.560000000000002,
+    "xtick.labelsize": 9.680000000000001,
+    "ytick.labelsize": 9.680000000000001,
+    "legend.fontsize": 9.680000000000001,
+    "legend.title_fontsize": 10.560000000000002,
+}
+
+#: seaborn's ``colorblind`` palette (:data:`PALETTE`), as seaborn 0.13 gives it.
+SEABORN_PALETTE = (
+    "#0173b2",
+    "#de8f05",
+    "#029e73",
+    "#d55e00",
+    "#cc78bc",
+    "#ca9161",
+    "#fbafe4",
+    "#949494",
+    "#ece133",
+    "#56b4e9",
+)
+
+
 @functools.cache
 def _theme() -> tuple:
-    import seaborn as sns
     from cycler import cycler
 
-    rc = dict(sns.axes_style(STYLE))
-    rc.update(sns.plotting_context(CONTEXT, font_scale=FONT_SCALE))
-    rc["axes.prop_cycle"] = cycler(color=sns.color_palette(PALETTE).as_hex())
+    rc = dict(SEABORN_RC)
+    rc["axes.prop_cycle"] = cycler(color=list(SEABORN_PALETTE))
     rc.update(_EXTRA)
     return tuple(rc.items())
 
