@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from audit.exceptions import ReportFailed
+from audit.exceptions import ReportFailed, UsageError
 from audit.report import drawing
 from audit.report.background import WORKER_ENDED, WorkerTraceback
 from audit.report.drawing import Drawing
@@ -149,6 +149,24 @@ def test_wait_draws_here_the_figures_a_busy_worker_has_not_started(tmp_path):
     assert [p.name for p in held.result()] == ["held.png", "held.svg"]
     assert all(p.stat().st_size > 1000 for p in held.result())
     assert not plt.get_fignums()
+
+
+@pytest.mark.parametrize("workers", [1, 0])
+def test_a_figure_saved_earlier_is_shown_where_display_is_called(tmp_path, workers, capsys):
+    figures = Drawing(tmp_path, workers=workers)
+    job = figures.save(plot_alpha_share, BY_ALPHA, name="share")
+    capsys.readouterr()
+    figures.display(job)
+    shown = capsys.readouterr().out  # outside a notebook, IPython prints what it shows
+    # drawn here already: the image; else a placeholder (a Markdown), replaced in wait
+    expected = "IPython.core.display.Image" if not workers else "IPython.core.display.Markdown"
+    assert expected in shown
+    other = Drawing(tmp_path / "other", workers=0).save(plot_alpha_share, BY_ALPHA, name="x")
+    with pytest.raises(UsageError) as raised:
+        figures.display(other)
+    assert str(raised.value) == drawing.NOT_PENDING
+    figures.wait()
+    assert (tmp_path / "figures" / "share.png").is_file()
 
 
 def test_a_warning_raised_while_drawing_reaches_the_warning_record(tmp_path):

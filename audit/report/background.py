@@ -27,8 +27,8 @@ result is asked for.
 **Nobody idles.** A kernel with nothing left to do but wait can run the jobs
 no worker has taken itself, while its workers are busy with others
 (:meth:`Background.run_queued`): work handed over early then goes to whichever
-process is free.  The
-value, the warnings and the errors are the same wherever a job ran.
+process is free.  The value, the warnings and the errors are the same wherever
+a job ran.
 
 **The worker** is a fresh interpreter with the kernel's module search path and
 matplotlib's Agg backend (a kernel's environment names its inline backend),
