@@ -34,11 +34,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
+
+from floors import alternate, audit_commands, time_audit, time_floor
 
 #: Everything the Annex 15 report computes, as its notebooks call it, without drawing.
 FLOOR = """
@@ -96,30 +94,6 @@ print(time.perf_counter() - start)
 """
 
 
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def time_floor(python: str) -> float:
-    """Seconds of the floor in a fresh process, from its start to its last result."""
-    start = time.perf_counter()
-    subprocess.run([python, "-c", FLOOR], check=True, capture_output=True, text=True)
-    return time.perf_counter() - start
-
-
-def time_report(audit_command: str) -> float:
-    """Seconds of ``audit report annex15`` in a fresh process."""
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        subprocess.run(
-            [audit_command, "report", "annex15", "--reports-dir", folder, "--no-progress"],
-            cwd=folder,
-            check=True,
-            capture_output=True,
-        )
-        return time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
@@ -127,29 +101,14 @@ def main() -> None:
     args = parser.parse_args()
     if not os.environ.get("AUDIT_DATA_DIR"):
         print("warning: AUDIT_DATA_DIR is not set; the Annex 15 table may be downloaded")
-    python = sys.executable
-    commands = {"report": str(Path(sys.executable).parent / "audit")}
-    if args.baseline is not None:
-        commands["baseline"] = str(args.baseline.resolve() / ".venv" / "bin" / "audit")
-    sides = ["floor", *commands]
-    best = dict.fromkeys(sides, float("inf"))
-    loads = []
-    for repeat in range(args.repeat):
-        order = sides if repeat % 2 == 0 else sides[::-1]
-        for side in order:
-            seconds = time_floor(python) if side == "floor" else time_report(commands[side])
-            best[side] = min(best[side], seconds)
-            loads.append(os.getloadavg()[0])
-            print(
-                f"  [{repeat + 1}/{args.repeat}] {side:8s} {seconds:7.2f} s   load {_load()}",
-                flush=True,
-            )
-    print(f"\nbest of {args.repeat}, alternating; {os.cpu_count()} cores\n")
-    print(f"| {'':8s} | {'seconds':>8s} | {'/ floor':>8s} |")
-    print(f"|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
-    for side in sides:
-        print(f"| {side:8s} | {best[side]:8.2f} | {best[side] / best['floor']:8.2f} |")
-    print(f"\nload (1 min) during the run: {min(loads):.2f} - {max(loads):.2f}")
+    commands = audit_commands(args.baseline)
+
+    def timed(side: str) -> float:
+        if side == "floor":
+            return time_floor(FLOOR)
+        return time_audit(commands[side], ["report", "annex15"])
+
+    best = alternate(["floor", *commands], timed, args.repeat)
     ratio = best["report"] / best["floor"]
     print(f"- the report at most 2x its floor: {ratio:.2f}x ({'met' if ratio <= 2 else 'NOT met'})")
 

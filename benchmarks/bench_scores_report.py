@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import os
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+from floors import alternate, audit_commands, time_audit, time_floor
 
 #: Everything the VoxCeleb scores report computes, as its notebook calls it, without drawing.
 FLOOR = """
@@ -78,33 +76,6 @@ print(time.perf_counter() - start)
 GOAL = 20.0
 
 
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def time_floor(python: str) -> float:
-    """Seconds of the floor in a fresh process, from its start to its last result."""
-    start = time.perf_counter()
-    subprocess.run([python, "-c", FLOOR], check=True, capture_output=True, text=True)
-    return time.perf_counter() - start
-
-
-def time_report(audit_command: str, keep: Path) -> float:
-    """Seconds of ``audit scores`` in a fresh process; its tables are copied to ``keep``."""
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        subprocess.run(
-            [audit_command, "scores", "--reports-dir", folder, "--no-progress"],
-            cwd=folder,
-            check=True,
-            capture_output=True,
-        )
-        seconds = time.perf_counter() - start
-        if not keep.exists():
-            subprocess.run(["cp", "-r", str(Path(folder) / "voxceleb" / "tables"), str(keep)])
-        return seconds
-
-
 def same_tables(one: Path, other: Path) -> tuple[int, list[str]]:
     """How many tables ``one`` holds, and those whose bytes differ in ``other`` (or lack)."""
     names = sorted(p.name for p in one.glob("*.csv"))
@@ -117,34 +88,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
     parser.add_argument("--baseline", type=Path, help="a checkout (with .venv) to time too")
     args = parser.parse_args()
-    python = sys.executable
-    commands = {"report": str(Path(sys.executable).parent / "audit")}
-    if args.baseline is not None:
-        commands["baseline"] = str(args.baseline.resolve() / ".venv" / "bin" / "audit")
-    sides = ["floor", *commands]
-    best = dict.fromkeys(sides, float("inf"))
-    loads = []
+    commands = audit_commands(args.baseline)
     with tempfile.TemporaryDirectory() as kept:
         tables = {side: Path(kept) / side for side in commands}
-        for repeat in range(args.repeat):
-            order = sides if repeat % 2 == 0 else sides[::-1]
-            for side in order:
-                if side == "floor":
-                    seconds = time_floor(python)
-                else:
-                    seconds = time_report(commands[side], tables[side])
-                best[side] = min(best[side], seconds)
-                loads.append(os.getloadavg()[0])
-                print(
-                    f"  [{repeat + 1}/{args.repeat}] {side:8s} {seconds:7.2f} s   load {_load()}",
-                    flush=True,
-                )
-        print(f"\nbest of {args.repeat}, alternating; {os.cpu_count()} cores\n")
-        print(f"| {'':8s} | {'seconds':>8s} | {'/ floor':>8s} |")
-        print(f"|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
-        for side in sides:
-            print(f"| {side:8s} | {best[side]:8.2f} | {best[side] / best['floor']:8.2f} |")
-        print(f"\nload (1 min) during the run: {min(loads):.2f} - {max(loads):.2f}")
+
+        def timed(side: str) -> float:
+            if side == "floor":
+                return time_floor(FLOOR)
+            return time_audit(commands[side], ["scores"], keep=("voxceleb/tables", tables[side]))
+
+        best = alternate(["floor", *commands], timed, args.repeat)
         if "baseline" in commands:
             n, differ = same_tables(tables["baseline"], tables["report"])
             said = "all byte-identical" if not differ else "differing: " + ", ".join(differ)

@@ -1,0 +1,83 @@
+"""What the report benchmarks share: a report against its floor, side by side in one run.
+
+``bench_report_floor.py`` (the Annex 15 report) and ``bench_scores_report.py``
+(``audit scores`` on VoxCeleb) each time a floor -- one fresh Python process that
+computes everything the report shows, without drawing -- beside the report, and
+beside a baseline checkout's report if asked, alternating so that the load of a
+shared machine hits every side alike.  Not a benchmark itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes), as printed beside a timing."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def audit_commands(baseline: Path | None) -> dict[str, str]:
+    """The ``audit`` command of this checkout (``report``) and of ``baseline`` (a
+    checkout with its own ``.venv``), if given."""
+    commands = {"report": str(Path(sys.executable).parent / "audit")}
+    if baseline is not None:
+        commands["baseline"] = str(baseline.resolve() / ".venv" / "bin" / "audit")
+    return commands
+
+
+def time_floor(code: str) -> float:
+    """Seconds of ``code`` in a fresh process of this interpreter, from its start to its
+    end."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return time.perf_counter() - start
+
+
+def time_audit(command: str, argv: Sequence[str], keep: tuple[str, Path] | None = None) -> float:
+    """Seconds of ``command argv --reports-dir <tmp> --no-progress`` in a fresh process,
+    run in that folder; with ``keep`` (a folder of the reports, a destination), that
+    folder is copied there the first time."""
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        subprocess.run(
+            [command, *argv, "--reports-dir", folder, "--no-progress"],
+            cwd=folder,
+            check=True,
+            capture_output=True,
+        )
+        seconds = time.perf_counter() - start
+        if keep is not None and not keep[1].exists():
+            shutil.copytree(Path(folder) / keep[0], keep[1])
+        return seconds
+
+
+def alternate(sides: Sequence[str], timed: Callable[[str], float], repeat: int) -> dict[str, float]:
+    """Time each side ``repeat`` times, every side once a round, the order reversed every
+    other round; print each timing with the load; print and return the best of each,
+    with its ratio to the first side's (the floor)."""
+    best = dict.fromkeys(sides, float("inf"))
+    loads = []
+    for round_ in range(repeat):
+        for side in sides if round_ % 2 == 0 else sides[::-1]:
+            seconds = timed(side)
+            best[side] = min(best[side], seconds)
+            loads.append(os.getloadavg()[0])
+            print(
+                f"  [{round_ + 1}/{repeat}] {side:8s} {seconds:7.2f} s   load {load()}", flush=True
+            )
+    floor = best[sides[0]]
+    print(f"\nbest of {repeat}, alternating; {os.cpu_count()} cores\n")
+    print(f"| {'':8s} | {'seconds':>8s} | {'/ floor':>8s} |")
+    print(f"|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
+    for side in sides:
+        print(f"| {side:8s} | {best[side]:8.2f} | {best[side] / floor:8.2f} |")
+    print(f"\nload (1 min) during the run: {min(loads):.2f} - {max(loads):.2f}")
+    return best
