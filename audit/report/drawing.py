@@ -164,17 +164,10 @@ class Drawing:
         dpi: int = 150,
         **kwargs,
     ) -> Job:
-        """As :meth:`save`, and show the saved PNG here, in the current cell's output."""
-        from IPython.display import Markdown, display
-
-        from audit.report.outputs import saved_image
-
-        job, paths = self._submit(function, args, kwargs, name, role, title, dpi)
-        if not self.workers:
-            display(saved_image(paths))
-            return job
-        handle = display(Markdown(PLACEHOLDER.format(name=name)), display_id=True)
-        self._pending.append([job, paths, handle])
+        """As :meth:`save`, and show the saved PNG here, in the current cell's output
+        (:meth:`display`)."""
+        job = self.save(function, *args, name=name, role=role, title=title, dpi=dpi, **kwargs)
+        self.display(job)
         return job
 
     def display(self, job: Job) -> None:
