@@ -209,11 +209,9 @@ def save_figure(
     rather than drawing the figure again.
     """
     rendered = render_figure(fig, dpi=dpi)
-    paths = figure_paths(name, output_dir)
-    paths[0].parent.mkdir(parents=True, exist_ok=True)
+    paths = declare_figure(name, output_dir, role=role)
     for path, data in zip(paths, rendered, strict=True):
         path.write_bytes(data)
-    _record(output_dir, "figures", role or name, paths[0])
     return paths
 
 
