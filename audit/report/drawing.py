@@ -61,10 +61,9 @@ NOT_PENDING = "Drawing.display: that job is not a figure of this Drawing still t
 KERNEL_GONE = "the kernel that asked for figure {path} has ended: it is not written"
 
 
-def _draw(function, args, kwargs, title, paths, dpi, kernel: int | None) -> list[Path]:
-    """Build the figure, render it, close it, and write it to ``paths`` if the process
-    ``kernel`` is this one or still its parent (None: this is the kernel); return
-    ``paths``."""
+def _rendered(function, args, kwargs, title, dpi) -> list[bytes]:
+    """Build the figure ``function(*args, **kwargs)`` (a Figure, or an Axes of one),
+    title it, render it (:func:`audit.report.outputs.render_figure`) and close it."""
     import matplotlib.pyplot as plt
 
     from audit.report import outputs  # looked up now: a test may have wrapped render_figure
@@ -74,15 +73,25 @@ def _draw(function, args, kwargs, title, paths, dpi, kernel: int | None) -> list
     try:
         if title is not None:
             fig.suptitle(title)
-        rendered = outputs.render_figure(fig, dpi=dpi)
+        return outputs.render_figure(fig, dpi=dpi)
     finally:
         plt.close(fig)
-    if kernel is not None and kernel not in (os.getpid(), os.getppid()):
-        raise ProcessLookupError(KERNEL_GONE.format(path=paths[0]))
+
+
+def _write(paths: list[Path], rendered: list[bytes]) -> list[Path]:
     for path, data in zip(paths, rendered, strict=True):
         with open(path, "wb") as file:  # the folder is the kernel's: never created here
             file.write(data)
     return paths
+
+
+def _draw(function, args, kwargs, title, paths, dpi, kernel: int) -> list[Path]:
+    """Build, render and close the figure (:func:`_rendered`), and write it to ``paths``
+    if the process ``kernel`` is this one or still its parent; return ``paths``."""
+    rendered = _rendered(function, args, kwargs, title, dpi)
+    if kernel not in (os.getpid(), os.getppid()):
+        raise ProcessLookupError(KERNEL_GONE.format(path=paths[0]))
+    return _write(paths, rendered)
 
 
 class Drawing:
@@ -117,17 +126,9 @@ class Drawing:
     def _submit(self, function, args, kwargs, name, role, title, dpi) -> tuple[Job, list[Path]]:
         from audit.report import outputs
 
-        if not self.workers:  # drawn here, now
-            made = function(*args, **kwargs)
-            fig = getattr(made, "figure", made)
-            try:
-                if title is not None:
-                    fig.suptitle(title)
-                paths = outputs.save_figure(fig, name, self.output_dir, dpi=dpi, role=role)
-            finally:
-                import matplotlib.pyplot as plt
-
-                plt.close(fig)
+        if not self.workers:  # drawn here, now; declared once drawn, as save_figure does
+            rendered = _rendered(function, args, kwargs, title, dpi)
+            paths = _write(outputs.declare_figure(name, self.output_dir, role=role), rendered)
             return self._background.submit(lambda: paths), paths  # no worker: a done job
         # declared here, in the order asked for, as save_figure in the kernel would
         paths = outputs.declare_figure(name, self.output_dir, role=role)
