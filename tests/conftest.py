@@ -295,6 +295,7 @@ def fmr_only_file(tmp_path_factory, annex15_file):
 def fmr_only_built(tmp_path_factory, fmr_only_file):
     """``audit report`` on the Annex 15 FMRs alone."""
     argv = ["report", "--data", str(fmr_only_file), "--name", "fmr", "-p", "n_random", "200"]
+    argv += ["-p", "n_replicates", "200", "-p", "verdict_replicates", "10"]
     return build_once(tmp_path_factory, "fmr-only", argv, "fmr")
 
 
