@@ -352,7 +352,9 @@ def http_folder(tmp_path):
     folder.mkdir()
     handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop to look again: every 20 ms, not the default 0.5 s
+    serve = functools.partial(server.serve_forever, poll_interval=0.02)
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
         yield folder, f"http://127.0.0.1:{server.server_address[1]}"
