@@ -233,6 +233,11 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
     loop."""
     monkeypatch.setattr(counting, "_STARTED", [])
     monkeypatch.setattr(counting, "_READY", threading.Event())
+    # numba starts only once the test lets it: where it has started already in this
+    # process it would otherwise be ready before the chunk that starts it is counted
+    started = threading.Event()
+    first_calls = counting._first_calls
+    monkeypatch.setattr(counting, "_first_calls", lambda: started.wait() and first_calls())
     used = []
     for name in ("_count_compiled", "_count_numpy"):
         original = getattr(counting, name)
@@ -251,6 +256,7 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
         assert used == ["_count_numpy"] and not counting._STARTED
         Z.partial(chunk_of(frame), large)  # starts numba, counted by NumPy meanwhile
         assert used == ["_count_numpy"] * 2 and counting._STARTED
+        started.set()
         counting._STARTED[0].join()
         assert_literal(chunk_of(frame), large)
     finally:
