@@ -400,9 +400,15 @@ def test_keys_keep_the_order_of_the_floats():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
+    # the scheduler's HTTP server on a free port: on its default (8787), held by any other
+    # cluster on the machine, distributed warns that it moved, and a warning is an error here
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
