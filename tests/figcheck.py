@@ -94,8 +94,23 @@ def svg_texts(fig) -> list[str]:
 
     buffer = io.BytesIO()
     engine = fig.get_layout_engine()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "check"}):
-        fig.savefig(buffer, format="svg", bbox_inches="tight" if engine is None else None)
+    draw = fig.draw
+
+    def texts_only(renderer):  # the SVG's texts are all that is read: no path is written
+        for name in PAINTING:
+            setattr(renderer, name, _paint_nothing)
+        try:
+            return draw(renderer)
+        finally:
+            for name in PAINTING:
+                delattr(renderer, name)
+
+    fig.draw = texts_only
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "check"}):
+            fig.savefig(buffer, format="svg", bbox_inches="tight" if engine is None else None)
+    finally:
+        del fig.draw
     root = ElementTree.fromstring(buffer.getvalue())
     return [
         "".join(element.itertext())
