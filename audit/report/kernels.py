@@ -122,17 +122,19 @@ class Kernel:
     def _silent(self, code: str) -> str:
         return self._client.execute(code, silent=True, store_history=False)
 
-    async def _reply(self, sent: str | None) -> dict:
+    async def _reply(self, sent: str | None, channel: str = "shell") -> dict:
         """The kernel's reply to the request ``sent`` (``None``: to a kernel_info request,
-        asked every second until the kernel answers), looking every :data:`POLL` seconds
-        whether the kernel died or was discarded meanwhile."""
+        asked every second until the kernel answers); with ``channel="iopub"``, the
+        IOPub message saying the kernel is idle after ``sent``. Looks every :data:`POLL`
+        seconds whether the kernel died or was discarded meanwhile."""
         deadline = time.monotonic() + START_TIMEOUT
         asked = -1.0
+        receive = getattr(self._client, f"get_{channel}_msg")
         while True:
             if sent is None and time.monotonic() - asked >= 1:
                 asked, wanted = time.monotonic(), self._client.kernel_info()
             try:
-                reply = await self._client.get_shell_msg(timeout=POLL)
+                reply = await receive(timeout=POLL)
             except queue.Empty:
                 if self._discarded:
                     raise _Discarded from None
@@ -142,6 +144,10 @@ class Kernel:
                     raise ReportError(NO_ANSWER.format(seconds=START_TIMEOUT)) from None
                 continue
             answered = reply["parent_header"].get("msg_id")
+            if channel == "iopub":
+                if answered == sent and reply["content"].get("execution_state") == "idle":
+                    return reply
+                continue
             if answered == self._preloading:  # (a failed import fails again in the notebook)
                 self.preloaded = reply["content"]["status"] == "ok"
             if answered == (wanted if sent is None else sent):
@@ -167,8 +173,9 @@ class Kernel:
         return future
 
     def enter(self, folder: Path) -> None:
-        """Make ``folder`` the kernel's working folder, once it has answered; remove the
-        folder it started in. In this kernel's thread (:meth:`run`)."""
+        """Make ``folder`` the kernel's working folder, once it has answered, and hand
+        the client that asked to the notebook's (it knows the kernel answers); remove the
+        folder the kernel started in. In this kernel's thread (:meth:`run`)."""
         from jupyter_core.utils import run_sync
 
         run_sync(self._enter)(str(folder))
@@ -176,13 +183,20 @@ class Kernel:
 
     async def _enter(self, folder: str) -> None:
         try:
-            reply = await self._reply(self._silent(f"__import__('os').chdir({folder!r})"))
-        finally:
+            sent = self._silent(f"__import__('os').chdir({folder!r})")
+            reply = await self._reply(sent)
+            # IOPub, too, has carried everything up to the reply: the client is connected
+            # on every channel, and the notebook's client is this one, already answered
+            await self._reply(sent, "iopub")
+        except BaseException:
             self._close_client()
+            raise
         content = reply["content"]
         if content["status"] != "ok":
+            self._close_client()
             reason = f"{content.get('ename')}: {content.get('evalue')}"
             raise ReportError(CANNOT_ENTER.format(folder=folder, reason=reason))
+        self.manager.hand_over(self._client)
 
     def _close_client(self) -> None:
         client, self._client = self._client, None
