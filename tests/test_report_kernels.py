@@ -25,6 +25,7 @@ from audit.report.parameters import read_notebook
 pytestmark = pytest.mark.slow
 
 SMALL = ["-p", "n_replicates", "20", "-p", "verdict_replicates", "5", "-p", "n_random", "20"]
+SMALL += ["-p", "measures", '["garbe"]']  # the kernels are under test, not the measures
 
 
 @pytest.fixture(autouse=True)
