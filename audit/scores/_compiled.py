@@ -2,7 +2,9 @@
 
 Imported only when the compiled kernel counts, so that importing ``audit`` never
 imports numba.  Compiled at the first call for each combination of array types and
-cached on disk (numba's cache, beside this file or in the user's cache folder).
+cached on disk (numba's cache, beside this file or in the user's cache folder), so
+that the next process loads the machine code (about 10 ms) instead of compiling it
+(about a second); where neither folder can be written, compiled in each process.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ from audit.scores.counting import FINE_BITS
 FINE_MASK = np.uint32((1 << FINE_BITS) - 1)
 
 
+def _jit(function):
+    """``function`` compiled without the interpreter's lock, cached on disk where numba
+    finds a folder it can write (it refuses ``cache=True`` otherwise: no cache then)."""
+    try:
+        return numba.njit(nogil=True, cache=True)(function)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True)(function)
+
+
 @intrinsic
 def bits(typingctx, x):
     """The bits of a float as the unsigned integer of its size (a cast, not a copy)."""
@@ -28,7 +39,7 @@ def bits(typingctx, x):
     return unsigned(x), codegen
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def zones(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, a_new, g_map, n_groups, table, n_codes,  # codes to indices and segments
@@ -92,7 +103,7 @@ def zones(
     return kept
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def zones_known(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, table, n_codes,  # codes to the plan's algorithms, and to segments
@@ -154,7 +165,7 @@ def zones_known(
     return kept
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def kept_rows(
     score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment,
 ):  # fmt: skip
@@ -172,7 +183,7 @@ def kept_rows(
         out_segment[j] = segment
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def scatter(cell, score, at, out):
     """Each score to the next place of its cell (``at``: where each cell starts)."""
     for i in range(len(cell)):
@@ -181,7 +192,7 @@ def scatter(cell, score, at, out):
         at[c] += 1
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def least_at_or_above(values, t):
     """Whether some value (finite, as every score is) is at least ``t``, and the least
     of them: a scan without a branch to mispredict."""
