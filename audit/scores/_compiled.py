@@ -193,10 +193,11 @@ def kept_rows(
 
 @_jit
 def scatter(cell, score, at, out):
-    """Each score to the next place of its cell (``at``: where each cell starts)."""
+    """Each score to the next place of its cell (``at``: where each cell starts); places
+    unsigned, as in :func:`zones_known`."""
     for i in range(len(cell)):
-        c = cell[i]
-        out[at[c]] = score[i]
+        c = np.uint64(cell[i])
+        out[np.uint64(at[c])] = score[i]
         at[c] += 1
 
 
