@@ -87,6 +87,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
     parser.add_argument("--baseline", type=Path, help="a checkout (with .venv) to time too")
+    parser.add_argument(
+        "--quiet",
+        type=float,
+        default=60.0,
+        help="seconds to wait, before each timing, for the machine to be quiet (0: never)",
+    )
     args = parser.parse_args()
     commands = audit_commands(args.baseline)
     with tempfile.TemporaryDirectory() as kept:
@@ -97,7 +103,7 @@ def main() -> None:
                 return time_floor(FLOOR)
             return time_audit(commands[side], ["scores"], keep=("voxceleb/tables", tables[side]))
 
-        best = alternate(["floor", *commands], timed, args.repeat)
+        best = alternate(["floor", *commands], timed, args.repeat, args.quiet)
         if "baseline" in commands:
             n, differ = same_tables(tables["baseline"], tables["report"])
             said = "all byte-identical" if not differ else "differing: " + ", ".join(differ)

@@ -4,7 +4,8 @@
 (``audit scores`` on VoxCeleb) each time a floor -- one fresh Python process that
 computes everything the report shows, without drawing -- beside the report, and
 beside a baseline checkout's report if asked, alternating so that the load of a
-shared machine hits every side alike.  Not a benchmark itself.
+shared machine hits every side alike, each timing begun once the machine is quiet
+(if it becomes so within a minute).  Not a benchmark itself.
 """
 
 from __future__ import annotations
@@ -22,6 +23,35 @@ from pathlib import Path
 def load() -> str:
     """The machine's load averages (1, 5 and 15 minutes), as printed beside a timing."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _cpu_idle() -> tuple[int, int] | None:
+    """(idle, total) CPU time of the machine so far (Linux ``/proc/stat``), else ``None``."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return fields[3] + fields[4], sum(fields)
+
+
+def wait_quiet(limit: float, idle: float = 0.9, seconds: int = 2) -> float | None:
+    """Wait until the machine's cores were at least ``idle`` idle for ``seconds``
+    seconds in a row, at most ``limit`` seconds; return the seconds waited, or ``None``
+    if it stayed busy (or cannot be told).  A machine shared with other work then
+    times each side as alike as it can."""
+    start, calm = time.monotonic(), 0
+    last = _cpu_idle()
+    if last is None or limit <= 0:
+        return None
+    while time.monotonic() - start < limit:
+        time.sleep(1)
+        now = _cpu_idle()
+        calm = calm + 1 if (now[0] - last[0]) >= idle * max(now[1] - last[1], 1) else 0
+        last = now
+        if calm >= seconds:
+            return time.monotonic() - start
+    return None
 
 
 def audit_commands(baseline: Path | None) -> dict[str, str]:
@@ -59,19 +89,25 @@ def time_audit(command: str, argv: Sequence[str], keep: tuple[str, Path] | None 
         return seconds
 
 
-def alternate(sides: Sequence[str], timed: Callable[[str], float], repeat: int) -> dict[str, float]:
+def alternate(
+    sides: Sequence[str], timed: Callable[[str], float], repeat: int, quiet: float = 60.0
+) -> dict[str, float]:
     """Time each side ``repeat`` times, every side once a round, the order reversed every
-    other round; print each timing with the load; print and return the best of each,
-    with its ratio to the first side's (the floor)."""
+    other round, each once the machine is quiet (:func:`wait_quiet`, at most ``quiet``
+    seconds); print each timing with the load and whether it was quiet before; print
+    and return the best of each, with its ratio to the first side's (the floor)."""
     best = dict.fromkeys(sides, float("inf"))
     loads = []
     for round_ in range(repeat):
         for side in sides if round_ % 2 == 0 else sides[::-1]:
+            waited = wait_quiet(quiet)
+            calm = "busy before" if waited is None else f"quiet after {waited:.0f} s"
             seconds = timed(side)
             best[side] = min(best[side], seconds)
             loads.append(os.getloadavg()[0])
             print(
-                f"  [{round_ + 1}/{repeat}] {side:8s} {seconds:7.2f} s   load {load()}", flush=True
+                f"  [{round_ + 1}/{repeat}] {side:8s} {seconds:7.2f} s   load {load()}   {calm}",
+                flush=True,
             )
     floor = best[sides[0]]
     print(f"\nbest of {repeat}, alternating; {os.cpu_count()} cores\n")

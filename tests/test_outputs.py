@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from figcheck import faults, record
@@ -73,3 +76,20 @@ def test_a_themed_figure_saves_to_the_same_bytes_every_time(tmp_path):
         plt.close(ax.figure)
     assert saved[0] == saved[1]
     assert b"<dc:date>" not in saved[0][1]
+
+
+def test_the_run_header_records_matplotlibs_version_without_importing_it(annex15_file):
+    # the command line writes the manifest's header before any figure: matplotlib's
+    # installed version, the one a kernel imports, without the import
+    code = (
+        "import sys\n"
+        "from audit.report.outputs import run_header\n"
+        f"header = run_header({str(annex15_file)!r}, {{}})\n"
+        "assert 'matplotlib' not in sys.modules\n"
+        "import matplotlib, numpy, pandas\n"
+        "print(header['matplotlib'] == matplotlib.__version__, header['numpy'] == "
+        "numpy.__version__, header['pandas'] == pandas.__version__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True True True\n"

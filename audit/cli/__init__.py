@@ -72,6 +72,9 @@ NOTEBOOKS = {
     "scores": ("scores",),
     "compare": ("compare",),
 }
+#: Commands whose notebooks' kernels start before the table is read and checked (a
+#: scores report may be streamed, with no notebook).
+AHEAD = ("report", "ffmc", "pareto")
 #: The table options passed to :func:`audit.tables.rates.read_rates` (and the notebooks).
 READ_OPTIONS = (
     "units",
@@ -389,6 +392,16 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
 
 
 def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
+    if args.command not in AHEAD:
+        return _report_on(args, parameters, given, notify)
+    from audit.report.kernels import started_kernels
+
+    # the notebooks' kernels start while the table is read and checked
+    with started_kernels(len(NOTEBOOKS[args.command])):
+        return _report_on(args, parameters, given, notify)
+
+
+def _report_on(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
     from audit.report.runner import (
         check_report_name,
         check_report_path,

@@ -159,6 +159,12 @@ def stop_kernels() -> None:
             process.wait()
 
 
+def kill(process) -> None:
+    """SIGKILL to the kernel ``process``'s group at once; reap it."""
+    _signal_group(process.pid, signal.SIGKILL)
+    process.wait()
+
+
 def _signal_group(pid: int, signum: int) -> None:
     """Send ``signum`` to the kernel's process group (its own session), else to it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -204,9 +210,35 @@ def kernel_manager_class() -> type:
                 self._audit_pid = process.pid
                 _register(process)
 
+        def client(self, **kwargs):
+            # remembered, so that shutting the kernel down closes every client's
+            # channels, also one a notebook client made on a kernel it did not start
+            handed = self.__dict__.pop("_audit_handed", None)
+            if handed is not None:
+                return handed
+            made = super().client(**kwargs)
+            self.__dict__.setdefault("_audit_clients", []).append(made)
+            return made
+
+        def hand_over(self, client) -> None:
+            """The next :meth:`client` is ``client``, its channels started and the kernel
+            answering on each: starting them again would fail, and waiting for the
+            kernel to be ready (a kernel_info round trip, then 0.2 s of IOPub silence)
+            would only wait."""
+
+            async def ready(timeout=None) -> None:
+                return None
+
+            client.start_channels = lambda *args, **kwargs: None
+            client.wait_for_ready = ready
+            self._audit_handed = client
+
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
             await super()._async_cleanup_resources(restart=restart)
             if not restart:
+                for made in self.__dict__.pop("_audit_clients", []):
+                    if made.channels_running:
+                        made.stop_channels()
                 _unregister(getattr(self, "_audit_pid", None))
                 shutil.rmtree(getattr(self, "_socket_dir", ""), ignore_errors=True)
 

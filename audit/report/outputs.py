@@ -27,6 +27,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -249,10 +250,20 @@ def save_table(
     return path
 
 
+def _version(package: str) -> str:
+    """``package.__version__`` if it is imported, else its installed version (a report
+    run's command line records it without importing it)."""
+    module = sys.modules.get(package)
+    if module is not None:
+        return module.__version__
+    from importlib.metadata import version
+
+    return version(package)
+
+
 def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
     """What a report records about its run: input file and checksum, parameters,
     package and library versions, date."""
-    import matplotlib
     import numpy
 
     data_path = Path(data_path)
@@ -265,7 +276,7 @@ def run_header(data_path: str | os.PathLike, parameters: dict) -> dict:
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "pandas": pd.__version__,
-        "matplotlib": matplotlib.__version__,
+        "matplotlib": _version("matplotlib"),
         "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
 

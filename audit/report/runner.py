@@ -51,7 +51,6 @@ lists them all under ``inputs``; its front page is
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import fcntl
 import json
@@ -61,14 +60,14 @@ import secrets
 import shutil
 import sys
 import threading
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from audit import config
 from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
-from audit.report import interrupt, ownership
+from audit.report import interrupt, kernels, ownership
+from audit.report.kernels import KERNEL_ARGUMENTS
 from audit.report.outputs import merge_outputs, run_header
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
 from audit.sources import datasets, voxceleb
@@ -146,10 +145,6 @@ FOLDER_NOT_OURS = ownership.FOLDER_NOT_OURS
 FILE_NOT_OURS = ownership.FILE_NOT_OURS
 VERSION_NOT_OURS = ownership.VERSION_NOT_OURS
 CHANGED = ownership.CHANGED
-
-#: Kernel command-line options: the kernel's own log, which only repeats what a
-#: failed cell reports, is kept to critical messages.
-KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL",)
 
 #: Reasons in plain words for the errors a report folder meets most (no "[Errno n]").
 _REASONS = {
@@ -265,7 +260,12 @@ def execute(
     if _QUIET not in logger.filters:
         logger.addFilter(_QUIET)
     hooks = {"on_cell_executed": lambda **_: progress()} if callable(progress) else {}
+    kernel = kernels.take()  # started ahead for this thread, if any
+    if kernel is not None:
+        hooks["km"] = kernel.manager
     try:
+        if kernel is not None:
+            kernel.enter(output.parent)
         papermill.execute_notebook(
             str(notebook_path(name)),
             str(output),
@@ -289,6 +289,9 @@ def execute(
                 kept=output,
             )
         ) from None
+    finally:
+        if kernel is not None:
+            kernel.release()  # it ends while the notebook is rendered
     return output
 
 
@@ -597,7 +600,9 @@ def _run_all(
     cores to spare; the main thread calls ``meanwhile()`` (if given) while the kernels
     start, then only waits, so Ctrl-C or SIGTERM reach it at once.
 
-    Each notebook has its own kernel and writes its own files; the first failure
+    Each notebook has its own kernel (the first ones, a kernel the command line
+    started ahead, if any: :mod:`audit.report.kernels`) and writes its own files; a
+    thread that ends a notebook takes the next one left; the first failure
     (in notebook order) is raised once every notebook has stopped. An interruption
     stops every kernel (:func:`audit.report.interrupt.stop_kernels`), waits for the
     workers to end and goes on up.
@@ -608,8 +613,25 @@ def _run_all(
         tasks = [lambda: [run(notebook) for notebook in notebooks]]
     else:
         tasks = [lambda notebook=notebook: run(notebook) for notebook in notebooks]
-    pool = ThreadPoolExecutor(max_workers=max(workers, 1))
-    futures = [pool.submit(_in_thread, task) for task in tasks]
+    pending, failures, lock = list(enumerate(tasks)), {}, threading.Lock()
+
+    def lane() -> None:  # the next notebook, until none is left
+        while True:
+            with lock:
+                if not pending:
+                    return
+                index, task = pending.pop(0)
+            try:
+                task()
+            except BaseException as error:
+                failures[index] = error
+
+    # kernels started ahead (by the command line, while it read the table) run the
+    # first notebooks, each in its own thread; the next notebooks start their own
+    ahead = kernels.started(workers)
+    pool = ThreadPoolExecutor(max_workers=max(workers - len(ahead), 1))
+    futures = [kernel.run(lane) for kernel in ahead]
+    futures += [pool.submit(_in_thread, lane) for _ in range(workers - len(ahead))]
     try:
         if meanwhile is not None:
             meanwhile()
@@ -620,8 +642,8 @@ def _run_all(
         wait(futures)
         raise
     pool.shutdown()
-    for future in futures:
-        future.result()
+    for index in sorted(failures):
+        raise failures[index]
 
 
 def _in_thread(task: Callable[[], object]) -> None:
@@ -629,15 +651,7 @@ def _in_thread(task: Callable[[], object]) -> None:
     try:
         task()
     finally:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            try:
-                loop = asyncio.get_event_loop()
-            except RuntimeError:  # the thread made none
-                loop = None
-        if loop is not None and not loop.is_running():
-            loop.close()
-        asyncio.set_event_loop(None)
+        kernels.close_loop()
 
 
 def write_report(

@@ -1,0 +1,149 @@
+"""Kernels started ahead of their notebooks (:mod:`audit.report.kernels`): the command
+line starts them while it reads and checks the table; the notebooks run on them, in the
+report's folder, as they would on kernels of their own; none is left behind, whether
+the table is refused, a kernel fails to start, or Ctrl-C comes while the table is read."""
+
+from __future__ import annotations
+
+import ast
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from test_report_interrupt import _children, _descendants
+
+from audit.cli import main
+from audit.exceptions import EXIT_INTERRUPTED
+from audit.report import interrupt, kernels, runner
+from audit.report.parameters import read_notebook
+
+pytestmark = pytest.mark.slow
+
+SMALL = ["-p", "n_replicates", "20", "-p", "verdict_replicates", "5", "-p", "n_random", "20"]
+
+
+def _start_folders() -> set[str]:
+    return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("audit-kernel-start-")}
+
+
+def _kernels_here() -> dict[int, str]:
+    """The kernel processes this process started and still has."""
+    return {pid: cmd for pid, cmd in _children(os.getpid()).items() if "ipykernel" in cmd}
+
+
+@pytest.fixture
+def entered(monkeypatch):
+    """Each kernel started ahead that a notebook ran on: (kernel, folder it moved into,
+    folder it started in)."""
+    seen = []
+    enter = kernels.Kernel.enter
+
+    def spy(self, folder):
+        seen.append((self, Path(folder), Path(self.folder)))
+        return enter(self, folder)
+
+    monkeypatch.setattr(kernels.Kernel, "enter", spy)
+    return seen
+
+
+@pytest.mark.parametrize("notebook", ["ffmc", "pareto"])
+def test_every_module_preloaded_is_one_the_notebook_imports_first(notebook):
+    cells = read_notebook(runner.notebook_path(notebook))["cells"]
+    first = next("".join(c["source"]) for c in cells if "import " in "".join(c["source"]))
+    imports = [
+        ast.unparse(node)
+        for node in ast.parse(first).body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    check = "\n".join(
+        [*imports, "import sys", f"print([m for m in {kernels.PRELOAD!r} if m not in sys.modules])"]
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # the FFMC notebook's kernel imports pyplot once it draws beside its drawing process
+    # (audit.report.drawing), not in its first cell
+    missing = {"ffmc": "['matplotlib.pyplot']\n", "pareto": "[]\n"}
+    assert done.stdout == missing[notebook]
+    assert len(imports) > 10
+
+
+def test_the_notebooks_run_on_the_kernels_started_ahead(small_table, tmp_path, entered):
+    before = _start_folders()
+    root = tmp_path / "r"
+    argv = ["report", str(small_table), "--name", "x", "--reports-dir", str(root)]
+    assert main([*argv, "--quiet", *SMALL]) == 0
+    report = (root / "x").resolve()
+    side_by_side = min(2, os.cpu_count() or 1)
+    assert len(entered) == side_by_side
+    for kernel, folder, started_in in entered:
+        # it moved into the folder that became the report, after importing what the
+        # notebooks import first; the folder it started in is gone
+        assert folder.name.startswith(".x.partial-")
+        assert report.name == folder.name.replace(".partial-", ".report-")  # published
+        assert kernel.preloaded is True
+        assert not started_in.exists()
+    # the notebooks wrote into their working folder: the report
+    assert (report / "ffmc.ipynb").is_file() and (report / "pareto.ipynb").is_file()
+    assert any(report.glob("figures/*.png")) and any(report.glob("tables/*.csv"))
+    assert _kernels_here() == {} and _start_folders() == before
+    assert kernels.started(2) == []
+
+
+def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("vm\n1\n")
+    before = _start_folders()
+    status = main(["report", str(bad), "--reports-dir", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert status != 0 and err.startswith(f"audit: error: {bad}: cannot tell the layout")
+    assert err.count("\n") == 1
+    assert entered == [] and _kernels_here() == {} and _start_folders() == before
+    assert kernels.started(2) == []
+
+
+def test_a_kernel_that_fails_to_start_gives_way_to_one_of_the_notebooks_own(
+    small_table, tmp_path, monkeypatch, entered
+):
+    def fails(self):
+        raise RuntimeError("no kernel here")
+
+    monkeypatch.setattr(kernels.Kernel, "_start", fails)
+    root = tmp_path / "r"
+    argv = ["report", str(small_table), "--name", "x", "--reports-dir", str(root)]
+    assert main([*argv, "--quiet", *SMALL]) == 0
+    assert entered == []  # each notebook started its own kernel
+    assert (root / "x" / "ffmc.ipynb").is_file() and (root / "x" / "pareto.ipynb").is_file()
+    assert _kernels_here() == {}
+
+
+def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(tmp_path):
+    fifo = tmp_path / "table.csv"
+    os.mkfifo(fifo)  # the table is read only once something writes it: never, here
+    command = [sys.executable, "-m", "audit", "report", str(fifo)]
+    command += ["--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    process = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    side_by_side = min(2, os.cpu_count() or 1)
+    deadline = time.monotonic() + 60
+    while len([c for c in _children(process.pid).values() if "ipykernel" in c]) < side_by_side:
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, "the kernels did not start"
+        time.sleep(0.05)
+    below = _descendants(process.pid)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == EXIT_INTERRUPTED
+    sentence = interrupt.Interrupted(signal.SIGINT, began=False).sentence
+    assert err == f"audit: {sentence}\n"
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+    left = [pid for pid in below if Path("/proc", str(pid)).exists()]
+    assert left == [], below
