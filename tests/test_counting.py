@@ -278,6 +278,11 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
             return original(*args)
 
         monkeypatch.setattr(counting, name, spying)
+    # numba's start is held until the chunk has been counted: once numba is imported
+    # (by an earlier test in this process) it could start before the chunk is counted
+    held = threading.Event()
+    first_calls = counting._first_calls
+    monkeypatch.setattr(counting, "_first_calls", lambda: (held.wait(), first_calls()))
     frame = frame_of(2, n=3000)
     small = plan_of(frame, 2)
     large = dataclasses.replace(small, compiled=True)
@@ -287,6 +292,7 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
         assert used == ["_count_numpy"] and not counting._STARTED
         Z.partial(chunk_of(frame), large)  # starts numba, counted by NumPy meanwhile
         assert used == ["_count_numpy"] * 2 and counting._STARTED
+        held.set()
         counting._STARTED[0].join()
         assert_literal(chunk_of(frame), large)
     finally:
