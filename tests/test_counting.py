@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import subprocess
 import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -227,17 +229,46 @@ def test_without_numba_the_numpy_path_counts(monkeypatch):
     assert counting.KERNEL == "auto"
 
 
+def test_without_a_folder_to_cache_in_the_loops_compile_in_each_process():
+    """numba refuses ``cache=True`` when it finds no folder it can write (a read-only
+    install, no writable home): the compiled loop still counts, as the NumPy path."""
+    script = textwrap.dedent(
+        """
+        from numba.core import caching
+        caching.CacheImpl._locator_classes = []  # no folder can be written
+        import numpy as np, pandas as pd
+        from audit.scores import counting, zones
+        from audit.tables.chunks import Options, Piece, read_chunk
+        import audit.scores._compiled as compiled
+        assert type(compiled.zones_known._cache).__name__ == "NullCache"
+        rng = np.random.default_rng(0)
+        frame = pd.DataFrame({"algorithm": "a", "score": rng.normal(size=500),
+                              "mated": rng.random(500) < 0.3, "group": rng.choice(["F", "M"], 500)})
+        chunk = read_chunk(Piece(rows=500, frame=frame), Options())
+        plan = zones.Plan(("a",), ("F", "M"), (np.array([-1.0, 0.0, 1.0]),),
+                          (np.array([zones.COUNT, zones.KEEP, zones.SPLIT, zones.COUNT]),), bits=3)
+        parts = []
+        for kernel in ("compiled", "numpy"):
+            counting.use(kernel)
+            parts.append(zones.partial(chunk, plan))
+        compiled, numpy = parts
+        assert (compiled.counts == numpy.counts).all() and (compiled.split == numpy.split).all()
+        for x, y in zip(compiled.kept[0], numpy.kept[0]):
+            assert (x == y).all()
+        print("counted")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "counted\n"
+
+
 def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
     """Passes over a small score set never start numba; a large one's plan starts it in
     the background, and the chunks after it has started are counted by the compiled
     loop."""
     monkeypatch.setattr(counting, "_STARTED", [])
     monkeypatch.setattr(counting, "_READY", threading.Event())
-    # numba starts only once the test lets it: where it has started already in this
-    # process it would otherwise be ready before the chunk that starts it is counted
-    started = threading.Event()
-    first_calls = counting._first_calls
-    monkeypatch.setattr(counting, "_first_calls", lambda: started.wait() and first_calls())
     used = []
     for name in ("_count_compiled", "_count_numpy"):
         original = getattr(counting, name)
@@ -247,6 +278,11 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
             return original(*args)
 
         monkeypatch.setattr(counting, name, spying)
+    # numba's start is held until the chunk has been counted: once numba is imported
+    # (by an earlier test in this process) it could start before the chunk is counted
+    held = threading.Event()
+    first_calls = counting._first_calls
+    monkeypatch.setattr(counting, "_first_calls", lambda: (held.wait(), first_calls()))
     frame = frame_of(2, n=3000)
     small = plan_of(frame, 2)
     large = dataclasses.replace(small, compiled=True)
@@ -256,7 +292,7 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
         assert used == ["_count_numpy"] and not counting._STARTED
         Z.partial(chunk_of(frame), large)  # starts numba, counted by NumPy meanwhile
         assert used == ["_count_numpy"] * 2 and counting._STARTED
-        started.set()
+        held.set()
         counting._STARTED[0].join()
         assert_literal(chunk_of(frame), large)
     finally:

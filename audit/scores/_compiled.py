@@ -2,7 +2,9 @@
 
 Imported only when the compiled kernel counts, so that importing ``audit`` never
 imports numba.  Compiled at the first call for each combination of array types and
-cached on disk (numba's cache, beside this file or in the user's cache folder).
+cached on disk (numba's cache, beside this file or in the user's cache folder), so
+that the next process loads the machine code (about 10 ms) instead of compiling it
+(about a second); where neither folder can be written, compiled in each process.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ from audit.scores.counting import FINE_BITS
 FINE_MASK = np.uint32((1 << FINE_BITS) - 1)
 
 
+def _jit(function):
+    """``function`` compiled without the interpreter's lock, cached on disk where numba
+    finds a folder it can write (it refuses ``cache=True`` otherwise: no cache then)."""
+    try:
+        return numba.njit(nogil=True, cache=True)(function)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True)(function)
+
+
 @intrinsic
 def bits(typingctx, x):
     """The bits of a float as the unsigned integer of its size (a cast, not a copy)."""
@@ -28,7 +39,7 @@ def bits(typingctx, x):
     return unsigned(x), codegen
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def zones(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, a_new, g_map, n_groups, table, n_codes,  # codes to indices and segments
@@ -92,7 +103,7 @@ def zones(
     return kept
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def zones_known(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, table, n_codes,  # codes to the plan's algorithms, and to segments
@@ -107,20 +118,28 @@ def zones_known(
     over the marked rows counts the sub-zones and keeps the others' places, zones
     and segments (in ``kept_at``, ``kept_zone``, ``kept_segment``, in the order of
     the rows).  Returns how many rows are kept.  About 1.5x faster than
-    :func:`zones`, whose rarer cases cost the usual one in every row."""
+    :func:`zones`, whose rarer cases cost the usual one in every row.
+
+    The places in the tables are computed as unsigned integers: numba checks every
+    signed index for a negative one (counted from the end), which costs the loop
+    about a tenth of its time."""
     coarse = np.uint32(32 - lut_bits)
     finer = np.uint32(32 - lut_bits - FINE_BITS)
     top32 = np.uint32(1 << 31)
     top64 = np.uint64(1 << 63)
+    codes, columns = np.uint64(n_codes), np.uint64(width)
+    lut_shift, fine_shift = np.uint64(lut_bits), np.uint64(FINE_BITS)
     marked = 0
     for i in range(len(score)):
-        segment = np.int64(table[((np.int64(group_1[i]) * n_codes + group_2[i]) << 1) + mated[i]])
-        a = a_plan[algorithm[i]]
+        code = (np.uint64(group_1[i]) * codes + np.uint64(group_2[i])) << np.uint64(1)
+        segment = np.uint64(table[code + np.uint64(mated[i])])
+        a = np.uint64(a_plan[np.uint64(algorithm[i])])
         key = bits(np.float32(score[i]) + np.float32(0.0))  # one key for both zeros
         key ^= np.uint32(np.int32(key) >> 31) | top32
-        z = np.int64(lut[(a << lut_bits) + np.int64(key >> coarse)])
+        z = np.int64(lut[(a << lut_shift) + np.uint64(key >> coarse)])
         if z < 0:
-            z = np.int64(fine[((-1 - z) << FINE_BITS) + np.int64((key >> finer) & FINE_MASK)])
+            entry = (np.uint64(-1 - z) << fine_shift) + np.uint64((key >> finer) & FINE_MASK)
+            z = np.int64(fine[entry])
             if z < 0:  # a bound in this entry too: search the bounds
                 x = np.float64(score[i])
                 lo, hi = bound_start[a], bound_start[a + 1]
@@ -131,7 +150,7 @@ def zones_known(
                     else:
                         hi = mid
                 z = np.int64(ids[zone_start[a] + lo - bound_start[a]])
-        counts[z * width + segment] += 1
+        counts[np.uint64(z) * columns + segment] += 1
         if z >= first_split:
             kept_at[marked] = i
             kept_zone[marked] = z
@@ -154,7 +173,7 @@ def zones_known(
     return kept
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def kept_rows(
     score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment,
 ):  # fmt: skip
@@ -172,16 +191,17 @@ def kept_rows(
         out_segment[j] = segment
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def scatter(cell, score, at, out):
-    """Each score to the next place of its cell (``at``: where each cell starts)."""
+    """Each score to the next place of its cell (``at``: where each cell starts); places
+    unsigned, as in :func:`zones_known`."""
     for i in range(len(cell)):
-        c = cell[i]
-        out[at[c]] = score[i]
+        c = np.uint64(cell[i])
+        out[np.uint64(at[c])] = score[i]
         at[c] += 1
 
 
-@numba.njit(nogil=True, cache=True)
+@_jit
 def least_at_or_above(values, t):
     """Whether some value (finite, as every score is) is at least ``t``, and the least
     of them: a scan without a branch to mispredict."""

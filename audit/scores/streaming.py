@@ -109,8 +109,12 @@ _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
-#: Rows from which numba (if installed) is started to count the passes.
-_LARGE = 1 << 24
+#: Rows from which numba (if installed) is started to count the passes.  Its start
+#: costs a process about 0.4 CPU seconds and 120 MB (importing numba, llvmlite and
+#: scipy.linalg, which numba's first compilation imports), and the compiled loop saves
+#: about 8 ms a row group of 2^20 rows (3 ms against 11): side by side, NumPy alone
+#: counted 3e7 rows in 1.18 s against 1.53 s, numba 1e8 rows in 1.76 s against 2.30 s.
+_LARGE = 1 << 26
 
 
 def parse_memory(value) -> int:
