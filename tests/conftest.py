@@ -189,19 +189,25 @@ def small_scores(tmp_path_factory):
 LONGEST_FIRST = (
     "tests/test_figures.py",
     "tests/test_streaming.py",
-    "tests/test_compare.py",
     "tests/test_properties.py",
-    "tests/test_crossgroup_reports.py",
     "tests/test_report_safety.py",
-    "tests/test_install.py",
-    "tests/test_hostile_reports.py",
+    "tests/test_drawing.py",
+    "tests/test_crossgroup_reports.py",
     "tests/test_notebooks.py",
+    "tests/test_install.py",
     "tests/test_frvt11_report.py",
-    "tests/test_cli.py",
+    "tests/test_report_kernels.py",
     "tests/test_uncertainty.py",
+    "tests/test_compare.py",
+    "tests/test_hostile_reports.py",
+    "tests/test_report_interrupt.py",
+    "tests/test_cli.py",
+    "tests/test_report_pages.py",
     "tests/test_voxceleb.py",
     "tests/test_report_ownership.py",
-    "tests/test_report_pages.py",
+    "tests/test_weighted.py",
+    "tests/test_background.py",
+    "tests/test_plots_pareto.py",
     "tests/test_frontpage.py",
 )
 
@@ -295,6 +301,7 @@ def fmr_only_file(tmp_path_factory, annex15_file):
 def fmr_only_built(tmp_path_factory, fmr_only_file):
     """``audit report`` on the Annex 15 FMRs alone."""
     argv = ["report", "--data", str(fmr_only_file), "--name", "fmr", "-p", "n_random", "200"]
+    argv += ["-p", "n_replicates", "200", "-p", "verdict_replicates", "10"]
     return build_once(tmp_path_factory, "fmr-only", argv, "fmr")
 
 
@@ -351,7 +358,9 @@ def http_folder(tmp_path):
     folder.mkdir()
     handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop to look again: every 20 ms, not the default 0.5 s
+    serve = functools.partial(server.serve_forever, poll_interval=0.02)
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
         yield folder, f"http://127.0.0.1:{server.server_address[1]}"

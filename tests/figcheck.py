@@ -94,8 +94,23 @@ def svg_texts(fig) -> list[str]:
 
     buffer = io.BytesIO()
     engine = fig.get_layout_engine()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "check"}):
-        fig.savefig(buffer, format="svg", bbox_inches="tight" if engine is None else None)
+    draw = fig.draw
+
+    def texts_only(renderer):  # the SVG's texts are all that is read: no path is written
+        for name in PAINTING:
+            setattr(renderer, name, _paint_nothing)
+        try:
+            return draw(renderer)
+        finally:
+            for name in PAINTING:
+                delattr(renderer, name)
+
+    fig.draw = texts_only
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "check"}):
+            fig.savefig(buffer, format="svg", bbox_inches="tight" if engine is None else None)
+    finally:
+        del fig.draw
     root = ElementTree.fromstring(buffer.getvalue())
     return [
         "".join(element.itertext())
@@ -105,8 +120,9 @@ def svg_texts(fig) -> list[str]:
 
 
 def record(fig, *, dpi: float = 150.0) -> dict:
-    """Draw ``fig`` at ``dpi`` (that of the report's PNG) and return what it shows: its
-    canvas, texts and SVG texts (JSON-ready; boxes in pixels at ``dpi``)."""
+    """Draw ``fig`` at ``dpi`` (that of the report's PNG; laid out and its texts placed,
+    no pixel painted) and return what it shows: its canvas, texts and SVG texts
+    (JSON-ready; boxes in pixels at ``dpi``)."""
     original = fig.dpi
     fig.set_dpi(dpi)
     try:
@@ -115,12 +131,20 @@ def record(fig, *, dpi: float = 150.0) -> dict:
         fig.set_dpi(original)
 
 
+#: The renderer's methods that paint pixels, other than text: a record needs none.
+PAINTING = ("draw_path", "draw_markers", "draw_path_collection", "draw_quad_mesh",
+            "draw_gouraud_triangles", "draw_image")  # fmt: skip
+
+
+def _paint_nothing(*args, **kwargs) -> None:
+    pass
+
+
 def _record(fig) -> dict:
     from matplotlib.text import Text
 
     renderer = fig.canvas.get_renderer()
     drawn = []
-    draw_text = renderer.draw_text
     # a text of several lines is drawn line by line without naming its artist: the
     # artist being drawn is noted on the way in
     drawing: list = []
@@ -135,14 +159,19 @@ def _record(fig) -> dict:
 
     def noting(gc, x, y, s, prop, angle, ismath=False, mtext=None):
         drawn.append((s, ismath, mtext if mtext is not None else drawing[-1]))
-        return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
+    # the figure is laid out and its texts placed as for the PNG; nothing is painted
+    # (what a reader sees of the texts is read from their strings, their boxes from
+    # the renderer's metrics)
     renderer.draw_text = noting
+    for name in PAINTING:
+        setattr(renderer, name, _paint_nothing)
     Text.draw = noting_artist
     try:
         fig.draw(renderer)
     finally:
-        del renderer.draw_text
+        for name in ("draw_text", *PAINTING):
+            delattr(renderer, name)
         Text.draw = draw
     owners = _tick_labels(fig)
     width, height = fig.bbox.width, fig.bbox.height

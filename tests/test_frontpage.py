@@ -267,7 +267,7 @@ def test_fmr_only_report_says_ffmc1_does_not_apply(fmr_only_built):
     # an FMR-only table has its uncertainty: the FMRs redrawn, the frontier on total FMR
     robustness = _text(_section(page, "robustness"))
     assert robustness.startswith(
-        "FFMC audit and measures Every number here was recomputed on 1000 redraws of the "
+        "FFMC audit and measures Every number here was recomputed on 200 redraws of the "
         "table: each FMR redrawn uniformly in log10 within its 0.1-decade bin"
     )
     assert "The Pareto frontier of GARBE (FMR term alone) and total FMR holds" in robustness

@@ -22,7 +22,9 @@ pytestmark = pytest.mark.slow
 def frvt11_report(frvt11_file, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
     argv = ["report", "frvt11", "--reports-dir", str(root), "--no-progress"]
-    assert main([*argv, "-p", "n_random", "200"]) == 0
+    argv += ["-p", "n_random", "200"]
+    argv += ["-p", "n_replicates", "200", "-p", "verdict_replicates", "10"]
+    assert main(argv) == 0
     return root / "frvt11"
 
 

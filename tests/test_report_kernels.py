@@ -25,6 +25,17 @@ from audit.report.parameters import read_notebook
 pytestmark = pytest.mark.slow
 
 SMALL = ["-p", "n_replicates", "20", "-p", "verdict_replicates", "5", "-p", "n_random", "20"]
+SMALL += ["-p", "measures", '["garbe"]']  # the kernels are under test, not the measures
+
+
+@pytest.fixture(autouse=True)
+def own_temporary_folder(tmp_path, monkeypatch):
+    """The kernels' start folders in a temporary folder of this test's own: any other
+    report running meanwhile (another test worker's, another user's) starts its kernels'
+    folders in the system's, which the checks below would otherwise count."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
 
 
 def _start_folders() -> set[str]:

@@ -138,8 +138,9 @@ def test_a_sweep_of_shuffled_rows_takes_one_pass():
 
 @pytest.mark.parametrize("round_to", [None, 1])
 def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, kernel):
-    """Intervals too full for the budget are counted in sub-intervals first."""
-    frame = synthetic(20000, round_to=round_to)
+    """Intervals too full for the budget are counted in sub-intervals first (10,000 rows
+    in 20 kB: a dozen passes or more, several of them splitting intervals)."""
+    frame = synthetic(5000, round_to=round_to)
     plans = []
     engine = ST.LocalEngine()
     original = engine.map_reduce
@@ -149,7 +150,7 @@ def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, ke
         return original(function, merge, items, options, plan, *args, **kwargs)
 
     engine.map_reduce = spying
-    streamed = StreamingScores(chunks(frame, 5000), memory="20kB", engine=engine)
+    streamed = StreamingScores(chunks(frame, 1250), memory="20kB", engine=engine)
     assert_same(streamed, read_scores(frame), frame)
     assert any((np.concatenate(p.actions) == Z.SPLIT).any() for p in plans if p.actions)
     assert streamed.passes > 2
@@ -399,9 +400,15 @@ def test_keys_keep_the_order_of_the_floats():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
+    # the scheduler's HTTP server on a free port: on its default (8787), held by any other
+    # cluster on the machine, distributed warns that it moved, and a warning is an error here
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

@@ -10,6 +10,7 @@ fails its checksum is an error, not a skip.  CI reaches PyPI, so there they run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -43,6 +44,13 @@ def fetch_or_skip():
 @pytest.fixture(scope="module")
 def folder():
     return fetch_or_skip()
+
+
+@pytest.fixture(scope="module")
+def loaded(folder):
+    """``load_voxceleb(attributes)`` on the fetched files, read once per grouping in this
+    module: the tests read the tables, none changes one."""
+    return functools.cache(lambda attributes: voxceleb.load_voxceleb(attributes, folder=folder))
 
 
 def test_failed_download_skips_with_the_reason(http_folder, tmp_path, monkeypatch):
@@ -185,12 +193,12 @@ def test_both_csv_readers_read_the_same_scores(folder):
 
 
 @pytest.mark.slow
-def test_one_load_gives_every_grouping(folder):
+def test_one_load_gives_every_grouping(loaded):
     """The report reads VoxCeleb once with both attributes and regroups it: the same
     tables as reading it once per grouping."""
-    every = voxceleb.load_voxceleb(("gender", "nationality"), folder=folder)
+    every = loaded(("gender", "nationality"))
     for attributes in (("gender",), ("nationality",)):
-        alone = voxceleb.load_voxceleb(attributes, folder=folder)
+        alone = loaded(attributes)
         pd.testing.assert_frame_equal(regroup(every, attributes), alone, check_exact=True)
         assert regroup(every, attributes).attrs == alone.attrs
 
@@ -200,8 +208,8 @@ def test_one_load_gives_every_grouping(folder):
     params=[("gender",), ("nationality",), ("gender", "nationality")],
     ids=["gender", "nationality", "intersection"],
 )
-def stats(request, folder):
-    table = voxceleb.load_voxceleb(request.param, folder=folder)
+def stats(request, loaded):
+    table = loaded(request.param)
     assert len(table) == 2 * voxceleb.N_TRIALS
     assert list(table["algorithm"].cat.categories) == ["ResNetSE34L", "ResNetSE34V2"]
     return request.param, score_stats(table)
@@ -275,9 +283,9 @@ def test_rates_and_every_measure(stats):
 
 
 @pytest.mark.slow
-def test_annex15_style_report(folder):
+def test_annex15_style_report(loaded):
     """The per-group table at FMR 0.1% in the wide layout of the Annex 15 CSV."""
-    table = voxceleb.load_voxceleb(("gender", "nationality"), folder=folder)
+    table = loaded(("gender", "nationality"))
     rates = rates_at_fmr(table, 1e-3)
     wide = rates.pivot(index="algorithm", columns="group", values=["fmr", "fnmr"])
     assert wide.shape == (2, 36)
