@@ -174,3 +174,16 @@ def test_the_stage_lines_of_notebooks_running_side_by_side_come_whole():
         thread.join()
     lines = "".join(written).splitlines()
     assert sorted(set(lines)) == ["running ffmc", "running pareto"] and len(lines) == 40
+
+
+def test_the_bar_names_only_the_notebooks_still_running_or_rendering(capsys):
+    shown = runner._Progress("x", 4, True, print)
+    shown.stage(runner.RUNNING.format(notebook="ffmc_audit.ipynb"), "ffmc")
+    shown.stage(runner.RENDERING.format(notebook="pareto_downselect.ipynb"), "pareto")
+    assert shown.bar.postfix == "ffmc running, pareto rendering"
+    shown.done("pareto")  # finished: no longer said to be rendering
+    assert shown.bar.postfix == "ffmc running"
+    shown.done("ffmc")
+    assert shown.bar.postfix == ""
+    shown.close()
+    assert "pareto rendering" in capsys.readouterr().err  # the bar was drawn

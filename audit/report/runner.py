@@ -582,6 +582,14 @@ class _Progress:
                 self.doing[notebook] = text.split(" ", 1)[0]  # the verb: running, rendering
                 self.bar.set_postfix_str(", ".join(f"{n} {v}" for n, v in self.doing.items()))
 
+    def done(self, notebook: str) -> None:
+        """``notebook`` is finished: the bar no longer names it (no line is written)."""
+        if self.bar is None:
+            return
+        with self.lock:
+            self.doing.pop(notebook, None)
+            self.bar.set_postfix_str(", ".join(f"{n} {v}" for n, v in self.doing.items()))
+
     def cell(self) -> None:
         with self.lock:
             self.bar.update(1)
@@ -874,6 +882,7 @@ def run_report(
             )
             shown.stage(RENDERING.format(notebook=NOTEBOOKS[notebook]), notebook)
             export_html(executed, staging / f"{notebook}.html")
+            shown.done(notebook)
 
         try:
             # the front page's modules are imported while the kernels start, not after
