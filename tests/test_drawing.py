@@ -19,6 +19,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from processes import running
 
 from audit.exceptions import ReportFailed, UsageError
 from audit.report import drawing
@@ -279,14 +280,6 @@ KERNEL = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path("/proc", str(pid), "stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_worker_whose_kernel_died_writes_nothing_and_ends(tmp_path):
     release = tmp_path / "release"
@@ -301,7 +294,7 @@ def test_a_worker_whose_kernel_died_writes_nothing_and_ends(tmp_path):
         assert kernel.wait(timeout=60) == -signal.SIGKILL
     release.write_text("")  # the figure is built only now, its kernel dead
     deadline = time.monotonic() + 60
-    while _alive(worker):
+    while running(worker):
         assert time.monotonic() < deadline, "the worker outlived its kernel"
         time.sleep(0.05)
     assert list((tmp_path / "report" / "figures").iterdir()) == []

@@ -9,49 +9,14 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from processes import children, descendants, running
 
 from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
 from audit.report import interrupt, runner
 
 pytestmark = pytest.mark.slow
-
-
-def _children(pid: int) -> dict[int, str]:
-    """The processes whose parent is ``pid``, with their command lines (Linux /proc)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path("/proc", entry, "stat").read_text()
-            command = Path("/proc", entry, "cmdline").read_bytes().replace(b"\0", b" ")
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found[int(entry)] = command.decode(errors="replace")
-    return found
-
-
-def _descendants(pid: int) -> dict[int, str]:
-    """Every process below ``pid`` (children, theirs, ...), with its command line."""
-    found, parents = {}, [pid]
-    while parents:
-        children = _children(parents.pop())
-        found.update(children)
-        parents.extend(children)
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        stat = Path("/proc", str(pid), "stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest.fixture
@@ -105,22 +70,22 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
     ):
         assert process.poll() is None, process.communicate()[1]
         assert time.monotonic() < deadline, "the kernels did not start"
-        kernels = {pid: cmd for pid, cmd in _children(process.pid).items() if "ipykernel" in cmd}
-        below = _descendants(process.pid)
+        kernels = {pid: cmd for pid, cmd in children(process.pid).items() if "ipykernel" in cmd}
+        below = descendants(process.pid)
         time.sleep(0.1)
     time.sleep(1.0)  # the notebooks are running cells
-    below = _descendants(process.pid)
+    below = descendants(process.pid)
     process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == status
-    running = ["ffmc_audit.ipynb", "pareto_downselect.ipynb"][:side_by_side]
+    started = ["ffmc_audit.ipynb", "pareto_downselect.ipynb"][:side_by_side]
     *stages, last = err.splitlines()  # the notebooks start in either order
-    assert sorted(stages) == [f"audit: {runner.RUNNING.format(notebook=n)}" for n in running]
+    assert sorted(stages) == [f"audit: {runner.RUNNING.format(notebook=n)}" for n in started]
     assert last == f"audit: {interrupt.Interrupted(signum).sentence}"
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
-    assert [pid for pid in kernels if _running(pid)] == []
-    while any(_running(pid) for pid in below):  # the drawing process ends with its kernel
-        assert time.monotonic() < deadline, [below[pid] for pid in below if _running(pid)]
+    assert [pid for pid in kernels if running(pid)] == []
+    while any(running(pid) for pid in below):  # the drawing process ends with its kernel
+        assert time.monotonic() < deadline, [below[pid] for pid in below if running(pid)]
         time.sleep(0.05)
     assert (root / "x").resolve() == version
     assert {p.relative_to(version): p.read_bytes() for p in version.rglob("*") if p.is_file()} == (

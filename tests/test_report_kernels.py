@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_report_interrupt import _children, _descendants
+from processes import children, descendants
 
 from audit.cli import main
 from audit.exceptions import EXIT_INTERRUPTED
@@ -44,7 +44,7 @@ def _start_folders() -> set[str]:
 
 def _kernels_here() -> dict[int, str]:
     """The kernel processes this process started and still has."""
-    return {pid: cmd for pid, cmd in _children(os.getpid()).items() if "ipykernel" in cmd}
+    return {pid: cmd for pid, cmd in children(os.getpid()).items() if "ipykernel" in cmd}
 
 
 @pytest.fixture
@@ -145,11 +145,11 @@ def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(tmp_path
     )
     side_by_side = min(2, os.cpu_count() or 1)
     deadline = time.monotonic() + 60
-    while len([c for c in _children(process.pid).values() if "ipykernel" in c]) < side_by_side:
+    while len([c for c in children(process.pid).values() if "ipykernel" in c]) < side_by_side:
         assert process.poll() is None, process.communicate()[1]
         assert time.monotonic() < deadline, "the kernels did not start"
         time.sleep(0.05)
-    below = _descendants(process.pid)
+    below = descendants(process.pid)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == EXIT_INTERRUPTED

@@ -1,0 +1,42 @@
+"""The processes below a test's process or command, read from Linux ``/proc``: the
+report tests check with them that no kernel or drawing process is left running."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def children(pid: int) -> dict[int, str]:
+    """The processes whose parent is ``pid``, with their command lines (Linux /proc)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+            command = Path("/proc", entry, "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found[int(entry)] = command.decode(errors="replace")
+    return found
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """Every process below ``pid`` (children, theirs, ...), with its command line."""
+    found, parents = {}, [pid]
+    while parents:
+        below = children(parents.pop())
+        found.update(below)
+        parents.extend(below)
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path("/proc", str(pid), "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
