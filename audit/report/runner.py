@@ -580,7 +580,7 @@ class _Progress:
                 self.bar.set_postfix_str(text)
             else:
                 self.doing[notebook] = text.split(" ", 1)[0]  # the verb: running, rendering
-                self.bar.set_postfix_str(", ".join(f"{n} {v}" for n, v in self.doing.items()))
+                self._show_doing()
 
     def done(self, notebook: str) -> None:
         """``notebook`` is finished: the bar no longer names it (no line is written)."""
@@ -588,7 +588,10 @@ class _Progress:
             return
         with self.lock:
             self.doing.pop(notebook, None)
-            self.bar.set_postfix_str(", ".join(f"{n} {v}" for n, v in self.doing.items()))
+            self._show_doing()
+
+    def _show_doing(self) -> None:  # under the lock
+        self.bar.set_postfix_str(", ".join(f"{n} {v}" for n, v in self.doing.items()))
 
     def cell(self) -> None:
         with self.lock:
