@@ -158,3 +158,51 @@ def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(tmp_path
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
     left = [pid for pid in below if Path("/proc", str(pid)).exists()]
     assert left == [], below
+
+
+#: Run in a kernel: every control-channel shutdown request it answers is written, by
+#: type, to the file named ``{path}``.
+RECORD_CONTROL = """
+kernel = get_ipython().kernel
+answer = kernel.control_handlers["shutdown_request"]
+async def recorded(stream, ident, parent, answer=answer):
+    with open({path!r}, "a") as record:
+        record.write(parent["header"]["msg_type"] + "\\n")
+    return await answer(stream, ident, parent)
+kernel.control_handlers["shutdown_request"] = recorded
+"""
+
+
+def test_a_kernel_asked_to_shut_down_exits_without_a_control_request(tmp_path):
+    """ipykernel answers a control channel's shutdown_request in its control thread while
+    its main thread closes IOPub: on a loaded machine the kernel then prints a ZMQError
+    traceback as it ends. The report's kernels are asked on the shell channel, and end
+    by themselves, with status 0."""
+    import asyncio
+
+    record = tmp_path / "control"
+    stderr_path = tmp_path / "stderr"
+    manager = interrupt.kernel_manager_class()(kernel_name="python3")
+    arguments = list(kernels.KERNEL_ARGUMENTS)
+
+    async def life() -> int | None:
+        with stderr_path.open("w") as stderr:
+            await manager.start_kernel(extra_arguments=arguments, stderr=stderr)
+        process = manager.provisioner.process
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            code = RECORD_CONTROL.format(path=str(record))
+            reply = await client.execute_interactive(code, timeout=60)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            await manager.request_shutdown()
+            await manager.finish_shutdown(waittime=30)  # else killed: status -9
+            return process.wait()
+        finally:
+            client.stop_channels()
+            await manager.cleanup_resources()
+
+    assert asyncio.run(life()) == 0
+    assert not record.exists(), record.read_text()
+    assert "Traceback" not in stderr_path.read_text()

@@ -14,7 +14,11 @@ it lands once the new report is in place, and the sentence says so.
 Kernels run under :func:`kernel_manager_class`, a jupyter_client kernel manager
 that records each kernel process here and talks to it over IPC sockets in a
 private temporary folder (no TCP port, so the kernel has no reason to warn that
-its traffic is unencrypted).
+its traffic is unencrypted). It asks a kernel to end as a notebook would
+(:data:`EXIT`, on the shell channel), not with a ``shutdown_request`` on the
+control channel: ipykernel answers that in its control thread while its main
+thread already closes IOPub, and on a loaded machine the two meet, and the kernel
+prints a ``ZMQError`` traceback into the report's terminal as it ends.
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 #: Seconds a kernel is given to end after SIGTERM before it is killed.
 GRACE = 3.0
+#: The code that ends a kernel asked to shut down: IPython's ``exit``, which stops
+#: the kernel's main loop once the request is answered.
+EXIT = "get_ipython().ask_exit()"
 
 INTERRUPTED = (
     "interrupted by {signal}: the report was not published, any earlier report "
@@ -233,8 +240,23 @@ def kernel_manager_class() -> type:
             client.wait_for_ready = ready
             self._audit_handed = client
 
+        async def _async_request_shutdown(self, restart: bool = False) -> None:
+            if restart:  # (never asked by the report: the kernel must come back)
+                return await super()._async_request_shutdown(restart=True)
+            socket = self.__dict__.get("_audit_shell")
+            if socket is None:
+                socket = self._audit_shell = self._create_connected_socket("shell")
+                socket.linger = 100
+            content = {"code": EXIT, "silent": True, "store_history": False}
+            content |= {"user_expressions": {}, "allow_stdin": False}
+            self.session.send(socket, self.session.msg("execute_request", content))
+            await self.provisioner.shutdown_requested(restart=False)
+
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
             await super()._async_cleanup_resources(restart=restart)
+            socket = self.__dict__.pop("_audit_shell", None)
+            if socket is not None:
+                socket.close()
             if not restart:
                 for made in self.__dict__.pop("_audit_clients", []):
                     if made.channels_running:
@@ -244,6 +266,7 @@ def kernel_manager_class() -> type:
 
         # jupyter_client binds the public names to the private methods by value
         start_kernel = _async_start_kernel
+        request_shutdown = _async_request_shutdown
         cleanup_resources = _async_cleanup_resources
 
     return ReportKernelManager
