@@ -27,7 +27,6 @@ import contextlib
 import os
 import shutil
 import signal
-import tempfile
 import threading
 import time
 from functools import cache
@@ -209,13 +208,30 @@ def kernel_manager_class() -> type:
         async def _async_start_kernel(self, **kwargs):
             # the sockets' paths are absolute and short (a Unix socket path is at most
             # about 100 bytes), in a folder only this user can enter
-            self._socket_dir = tempfile.mkdtemp(prefix="audit-kernel-")
+            from audit.report.forkserver import socket_folder
+
+            self._socket_dir = socket_folder("audit-kernel-", "k-10")
             self.ip = str(Path(self._socket_dir) / "k")
             await super()._async_start_kernel(**kwargs)
             process = getattr(self.provisioner, "process", None)
             if process is not None:
                 self._audit_pid = process.pid
                 _register(process)
+
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            from audit.report import forkserver
+
+            try:
+                process = forkserver.launch(kernel_cmd, **kw)
+            except forkserver.Unavailable:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            provisioner = self.provisioner
+            provisioner.process, provisioner.pid = process, process.pid
+            try:
+                provisioner.pgid = os.getpgid(process.pid)
+            except OSError:
+                provisioner.pgid = None
+            self._reconcile_connection_info(provisioner.connection_info)
 
         def client(self, **kwargs):
             # remembered, so that shutting the kernel down closes every client's

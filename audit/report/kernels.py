@@ -304,8 +304,11 @@ def discard() -> None:
 def started_kernels(count: int) -> Iterator[None]:
     """Within the block, ``count`` kernels start for the notebooks of a report run in
     it; any it did not use are shut down when it ends."""
-    start(count)
-    try:
-        yield
-    finally:
-        discard()
+    from audit.report import forkserver
+
+    with forkserver.started():
+        start(count)
+        try:
+            yield
+        finally:
+            discard()
