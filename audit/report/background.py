@@ -34,14 +34,18 @@ a job ran.
 matplotlib's Agg backend (a kernel's environment names its inline backend),
 started when the first function is submitted or by :meth:`Background.start`,
 which can have it import the modules its functions need while the kernel
-computes.  It is never a fork of the kernel, whose threads a fork would copy
-mid-step, nor one of :mod:`multiprocessing`'s processes: their start also
-starts a resource tracker, which ignores SIGTERM, and ipykernel's shutdown waits
-seconds for every child of the kernel to end.  It writes no file of its own (a function it is given may:
-:mod:`audit.report.drawing`'s), is in the kernel's process group, so what
-stops the kernel (:func:`audit.report.interrupt.stop_kernels`) stops it too,
-and ends when the kernel ends: its jobs come over a pipe that the kernel's end
-closes.
+computes.  During ``audit report`` it is forked, so set up, from the report's
+server (:mod:`audit.report.forkserver`), which imported those modules already;
+elsewhere it is started afresh.  It is never a fork of the kernel, whose threads
+a fork would copy mid-step, nor one of :mod:`multiprocessing`'s processes: their
+start also starts a resource tracker, which ignores SIGTERM, and ipykernel's
+shutdown waits seconds for every child of the kernel to end.  It writes no file
+of its own (a function it is given may: :mod:`audit.report.drawing`'s, only while
+the kernel runs, :func:`kernel_alive`), and ends when the kernel ends: its jobs
+come over a pipe that the kernel's end closes.  Started afresh it is in the
+kernel's process group, so what stops the kernel
+(:func:`audit.report.interrupt.stop_kernels`) stops it too; forked, it is in a
+session of its own, and the server stops it when the report's command ends.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ class _Server:
             [sys.executable, "-m", "audit.report.forkserver", self.path],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,  # (what it forks writes to the asker's streams)
+            stderr=None,  # DEBUG
             env=environment,
             cwd=self.folder,  # (its module search path starts there: nothing to shadow)
             start_new_session=True,  # out of the terminal's Ctrl-C: the command line's
@@ -257,7 +257,9 @@ def _ask(address: str, request: dict, fds: list[int]) -> Forked:
         connection.settimeout(max(1.0, deadline - time.monotonic()))  # it may be importing
         try:
             socket.send_fds(connection, [_HEADER.pack(len(body)) + body], fds)
-            reader = connection.makefile("rb")
+            # unbuffered: a line read never takes the next (the exit) from the socket,
+            # where the select of :meth:`Forked.poll` looks for it
+            reader = connection.makefile("rb", buffering=0)
             line = reader.readline()
         except OSError as error:
             raise Unavailable(str(error)) from error

@@ -14,7 +14,10 @@ command ends, however it ends; one that failed to start is dropped, and its
 notebook starts its own (failing, if it does, as it always did).
 
 Kernels are started by :func:`audit.report.interrupt.kernel_manager_class`, so Ctrl-C
-or SIGTERM stops them like every other kernel of the run.
+or SIGTERM stops them like every other kernel of the run; within
+:func:`started_kernels`, that manager forks them from the report's server
+(:mod:`audit.report.forkserver`), which has imported ipykernel and :data:`PRELOAD`
+once for all of them.
 """
 
 from __future__ import annotations
@@ -120,7 +123,10 @@ class Kernel:
         self._preloading = self._silent(f"import {', '.join(PRELOAD)}")
 
     def _silent(self, code: str) -> str:
-        return self._client.execute(code, silent=True, store_history=False)
+        sent = self._client.execute(code, silent=True, store_history=False)
+        with open("/tmp/fs.log", "a") as f:
+            f.write(f"CLI {time.time():.2f} sent {code[:30]!r} to pid {self.manager.provisioner.process.pid} {sent}\n")
+        return sent
 
     async def _reply(self, sent: str | None, channel: str = "shell") -> dict:
         """The kernel's reply to the request ``sent`` (``None``: to a kernel_info request,
@@ -303,7 +309,8 @@ def discard() -> None:
 @contextlib.contextmanager
 def started_kernels(count: int) -> Iterator[None]:
     """Within the block, ``count`` kernels start for the notebooks of a report run in
-    it; any it did not use are shut down when it ends."""
+    it, forked (like the notebooks' own and their drawing processes) from a server
+    that ends with the block; any it did not use are shut down when it ends."""
     from audit.report import forkserver
 
     with forkserver.started():
