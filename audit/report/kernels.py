@@ -63,6 +63,9 @@ PRELOAD = (
 #: Seconds a kernel has to answer before its notebook is given up.
 START_TIMEOUT = 60.0
 
+#: Seconds of silence on IOPub after which a kernel that answered is taken as ready.
+SETTLE = 0.2
+
 #: Seconds between two looks at a kernel that has not answered yet.
 POLL = 0.05
 
@@ -120,13 +123,26 @@ class Kernel:
         self._client = self.manager.client()
         self._client.start_channels()
         await self._reply(None)
+        await self._settle()
         self._preloading = self._silent(f"import {', '.join(PRELOAD)}")
 
+    async def _settle(self) -> None:
+        """Wait, as jupyter_client's ``wait_for_ready`` does after the kernel_info reply,
+        until the kernel's IOPub has been silent for :data:`SETTLE` seconds (at most
+        :data:`START_TIMEOUT`): a kernel that answers early in its start (one forked ready
+        by :mod:`audit.report.forkserver`, in a few milliseconds) can leave a request
+        sent at once unanswered."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                await self._client.get_iopub_msg(timeout=SETTLE)
+            except queue.Empty:
+                return
+            if self._discarded:
+                raise _Discarded
+
     def _silent(self, code: str) -> str:
-        sent = self._client.execute(code, silent=True, store_history=False)
-        with open("/tmp/fs.log", "a") as f:
-            f.write(f"CLI {time.time():.2f} sent {code[:30]!r} to pid {self.manager.provisioner.process.pid} {sent}\n")
-        return sent
+        return self._client.execute(code, silent=True, store_history=False)
 
     async def _reply(self, sent: str | None, channel: str = "shell") -> dict:
         """The kernel's reply to the request ``sent`` (``None``: to a kernel_info request,
