@@ -4,6 +4,8 @@
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 import seaborn as sns
 
 from audit.report import plots
@@ -45,3 +47,64 @@ def test_drawing_and_saving_a_figure_imports_no_seaborn(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert (tmp_path / "figures" / "x.png").stat().st_size > 1000
+
+
+def _bars(ax) -> list[tuple]:
+    return [
+        (p.get_x(), p.get_width(), p.get_height(), p.get_facecolor(), p.get_edgecolor())
+        + (p.get_linewidth(), tuple(p.sticky_edges.y))
+        for p in ax.patches
+    ]
+
+
+@pytest.mark.parametrize(
+    "data, options",
+    [
+        (np.random.default_rng(0).normal(0.6, 0.01, 200), dict(bins=15, binrange=(0.57, 0.64))),
+        (np.random.default_rng(1).normal(50, 9, 200), dict(bins="auto")),
+        (np.random.default_rng(2).integers(3, 11, 200).astype(float), dict(discrete=True)),
+        (np.full(40, 0.25), dict(bins=1, binrange=(0.2475, 0.2525))),
+    ],
+    ids=["bins over a range", "numpy's automatic bins", "whole numbers", "one value"],
+)
+def test_a_histogram_has_the_bars_seaborn_draws(data, options):
+    """:func:`audit.report.plots.uncertainty.histogram` draws, without seaborn, the bars
+    seaborn's ``histplot`` draws: the same edges (to the last bit or two), counts,
+    colours, line and stickiness, and the y axis's label."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.plots.uncertainty import histogram
+
+    style = dict(color=plots.colour(plots.BLUE))
+    fig, (ours, theirs) = plt.subplots(1, 2)
+    discrete = options.pop("discrete", False)
+    histogram(ours, data, discrete=discrete, **options, **style)
+    sns.histplot(
+        x=data, discrete=discrete, **options, **style, edgecolor="white", linewidth=0.3, ax=theirs
+    )
+    mine, seaborns = _bars(ours), _bars(theirs)
+    assert len(mine) == len(seaborns) > 0
+    for a, b in zip(mine, seaborns, strict=True):
+        np.testing.assert_allclose(a[:2], b[:2], rtol=1e-14)
+        assert a[2:] == b[2:]
+    assert ours.get_ylabel() == theirs.get_ylabel() == "Count"
+    assert ours.get_xlim() == pytest.approx(theirs.get_xlim(), rel=1e-12)
+    assert ours.get_ylim() == theirs.get_ylim()
+    plt.close(fig)
+
+
+def test_the_statistics_figure_imports_no_seaborn():
+    code = (
+        "import sys, matplotlib\n"
+        "matplotlib.use('Agg')\n"
+        "import numpy as np, pandas as pd\n"
+        "from audit.report.outputs import render_figure\n"
+        "from audit.report.plots.uncertainty import plot_statistics\n"
+        "rng = np.random.default_rng(0)\n"
+        "replicates = pd.DataFrame({'garbe.max': rng.normal(0.6, 0.01, 50),\n"
+        "                           'frontier.size': rng.integers(3, 9, 50)})\n"
+        "render_figure(plot_statistics(replicates, statistics=list(replicates)))\n"
+        "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
