@@ -16,7 +16,7 @@ import time
 import pytest
 from processes import name, running
 
-from audit.report import forkserver
+from audit.report import forkserver, interrupt
 
 #: Run by a forked process: what it is, as JSON on the descriptor given as argv[1].
 REPORT = """
@@ -131,7 +131,7 @@ def test_a_folder_too_long_for_a_socket_gives_way_to_one_in_tmp(tmp_path, monkey
     deep = tmp_path / ("x" * 100)
     deep.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(deep))
-    folder = forkserver.socket_folder("audit-test-", "s")
+    folder = interrupt.socket_folder("audit-test-", "s")
     try:
         assert os.path.dirname(folder) == "/tmp" and oct(os.stat(folder).st_mode)[-3:] == "700"
     finally:

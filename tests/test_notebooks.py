@@ -299,3 +299,28 @@ def test_scores_report_on_non_mated_scores_only(small_scores, tmp_path):
     html = (folder / "scores.html").read_text()
     assert "hold non-mated comparisons only" in html
     assert "an equal error rate needs mated and non-mated scores" in html
+
+
+def test_the_kernels_search_path_leads_to_this_audit_package(monkeypatch):
+    """The folder that holds this audit package leads the kernels' PYTHONPATH, so that a
+    kernel imports the same audit; the package's own folder is not on it (its modules,
+    ``config``, ``exceptions``, ``report``, ... would import as top-level names)."""
+    import os
+    import subprocess
+    import sys
+
+    import audit
+    from audit.report import runner
+
+    monkeypatch.setenv("PYTHONPATH", "")
+    runner._kernel_path()
+    entries = os.environ["PYTHONPATH"].split(os.pathsep)
+    package = Path(audit.__file__).resolve().parent
+    assert entries == [str(package.parent)]
+    code = "import audit, importlib.util; print(audit.__file__, importlib.util.find_spec('config'))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert done.stdout.split() == [audit.__file__, "None"]
+    runner._kernel_path()  # once is enough
+    assert os.environ["PYTHONPATH"].split(os.pathsep) == entries

@@ -40,7 +40,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -63,9 +62,6 @@ CONNECT_TIMEOUT = 60.0
 
 #: Seconds what the server forked has to end after SIGTERM, when the server ends.
 GRACE = 1.0
-#: The longest socket path the server uses (a Unix socket's path holds 107 bytes).
-LONGEST_PATH = 100
-
 _HEADER = struct.Struct("!I")
 _lock = threading.Lock()
 _server: _Server | None = None
@@ -78,20 +74,10 @@ class Unavailable(Exception):
 # -- the command line's side ------------------------------------------------------
 
 
-def socket_folder(prefix: str, name: str) -> str:
-    """A new folder only this user can enter, short enough that ``folder/name...`` is a
-    Unix socket's path: in the temporary folder (``TMPDIR``), else in ``/tmp`` where
-    that path is too long; raises :class:`OSError` if neither will do."""
-    for parent in (None, "/tmp"):
-        folder = tempfile.mkdtemp(prefix=prefix, dir=parent)
-        if len(os.fsencode(os.path.join(folder, name))) <= LONGEST_PATH:
-            return folder
-        shutil.rmtree(folder, ignore_errors=True)
-    raise OSError("no temporary folder has a path short enough for a socket")
-
-
 class _Server:
     def __init__(self):
+        from audit.report.interrupt import socket_folder
+
         self.folder = socket_folder("audit-forkserver-", "s")
         self.path = os.path.join(self.folder, "s")
         # the same audit package as this process's, wherever it lives

@@ -24,9 +24,11 @@ prints a ``ZMQError`` traceback into the report's terminal as it ends.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 from functools import cache
@@ -194,6 +196,22 @@ def _unregister(pid: int | None) -> None:
         _state.kernels.pop(pid, None)
 
 
+#: The longest path a kernel's socket is given (a Unix socket's path holds 107 bytes).
+LONGEST_SOCKET_PATH = 100
+
+
+def socket_folder(prefix: str, name: str) -> str:
+    """A new folder only this user can enter, short enough that ``folder/name`` is a Unix
+    socket's path: in the temporary folder (``TMPDIR``), else, where that path is too
+    long, in ``/tmp``; :class:`OSError` if neither will do."""
+    for parent in (None, "/tmp"):
+        folder = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        if len(os.fsencode(os.path.join(folder, name))) <= LONGEST_SOCKET_PATH:
+            return folder
+        shutil.rmtree(folder, ignore_errors=True)
+    raise OSError(errno.ENAMETOOLONG, "no temporary folder is short enough for a socket")
+
+
 @cache
 def kernel_manager_class() -> type:
     """The kernel manager of the report's notebooks (imported on first use): IPC
@@ -208,8 +226,6 @@ def kernel_manager_class() -> type:
         async def _async_start_kernel(self, **kwargs):
             # the sockets' paths are absolute and short (a Unix socket path is at most
             # about 100 bytes), in a folder only this user can enter
-            from audit.report.forkserver import socket_folder
-
             self._socket_dir = socket_folder("audit-kernel-", "k-10")
             self.ip = str(Path(self._socket_dir) / "k")
             await super()._async_start_kernel(**kwargs)
