@@ -40,3 +40,28 @@ def running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def name(pid: int) -> str:
+    """The process's name (``/proc/PID/comm``; "" once it is gone)."""
+    try:
+        return Path("/proc", str(pid), "comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def kernels_below(pid: int) -> dict[int, str]:
+    """The notebook kernels below ``pid``: started as ``python -m ipykernel_launcher``,
+    or forked by the report's server (:mod:`audit.report.forkserver`), which names them."""
+    from audit.report.forkserver import KERNEL_NAME
+
+    return {p: c for p, c in descendants(pid).items() if "ipykernel" in c or name(p) == KERNEL_NAME}
+
+
+def workers(pid: int) -> dict[int, str]:
+    """The drawing processes (:mod:`audit.report.background`) below ``pid``, started
+    afresh or forked by the report's server."""
+    from audit.report.forkserver import WORKER_NAME
+
+    found = descendants(pid).items()
+    return {p: c for p, c in found if "audit.report.background" in c or name(p) == WORKER_NAME}

@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from processes import children, descendants, running
+from processes import descendants, kernels_below, running, workers
 
 from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
 from audit.report import interrupt, runner
@@ -59,19 +59,17 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     kernels: dict[int, str] = {}
-    below: dict[int, str] = {}
     side_by_side = min(2, os.cpu_count() or 1)  # ffmc and pareto, each with its kernel
     deadline = time.monotonic() + 120
     # the kernels have started, and the FFMC kernel's drawing process
     while (
         len(kernels) < side_by_side
         or not list(root.glob(".x.partial-*/*.ipynb"))
-        or not any("audit.report.background" in cmd for cmd in below.values())
+        or not workers(process.pid)
     ):
         assert process.poll() is None, process.communicate()[1]
         assert time.monotonic() < deadline, "the kernels did not start"
-        kernels = {pid: cmd for pid, cmd in children(process.pid).items() if "ipykernel" in cmd}
-        below = descendants(process.pid)
+        kernels = kernels_below(process.pid)
         time.sleep(0.1)
     time.sleep(1.0)  # the notebooks are running cells
     below = descendants(process.pid)

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import children, descendants
+from processes import descendants, kernels_below
 
 from audit.cli import main
 from audit.exceptions import EXIT_INTERRUPTED
-from audit.report import interrupt, kernels, runner
+from audit.report import forkserver, interrupt, kernels, runner
 from audit.report.parameters import read_notebook
 
 pytestmark = pytest.mark.slow
@@ -44,7 +44,7 @@ def _start_folders() -> set[str]:
 
 def _kernels_here() -> dict[int, str]:
     """The kernel processes this process started and still has."""
-    return {pid: cmd for pid, cmd in children(os.getpid()).items() if "ipykernel" in cmd}
+    return kernels_below(os.getpid())
 
 
 @pytest.fixture
@@ -83,7 +83,17 @@ def test_every_module_preloaded_is_one_the_notebook_imports_first(notebook):
     assert len(imports) > 10
 
 
-def test_the_notebooks_run_on_the_kernels_started_ahead(small_table, tmp_path, entered):
+def test_the_notebooks_run_on_the_kernels_started_ahead(
+    small_table, tmp_path, entered, monkeypatch
+):
+    forked = []
+    launch = forkserver.launch
+
+    def spy(*args, **kwargs):
+        forked.append(launch(*args, **kwargs))
+        return forked[-1]
+
+    monkeypatch.setattr(forkserver, "launch", spy)
     before = _start_folders()
     root = tmp_path / "r"
     argv = ["report", str(small_table), "--name", "x", "--reports-dir", str(root)]
@@ -91,6 +101,9 @@ def test_the_notebooks_run_on_the_kernels_started_ahead(small_table, tmp_path, e
     report = (root / "x").resolve()
     side_by_side = min(2, os.cpu_count() or 1)
     assert len(entered) == side_by_side
+    # each forked from the report's server, which had imported ipykernel and the modules
+    assert len(forked) == side_by_side and all(isinstance(p, forkserver.Forked) for p in forked)
+    assert [p.returncode for p in forked] == [0] * side_by_side  # each ended of itself
     for kernel, folder, started_in in entered:
         # it moved into the folder that became the report, after importing what the
         # notebooks import first; the folder it started in is gone
@@ -145,7 +158,7 @@ def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(tmp_path
     )
     side_by_side = min(2, os.cpu_count() or 1)
     deadline = time.monotonic() + 60
-    while len([c for c in children(process.pid).values() if "ipykernel" in c]) < side_by_side:
+    while len(kernels_below(process.pid)) < side_by_side:
         assert process.poll() is None, process.communicate()[1]
         assert time.monotonic() < deadline, "the kernels did not start"
         time.sleep(0.05)

@@ -34,14 +34,18 @@ a job ran.
 matplotlib's Agg backend (a kernel's environment names its inline backend),
 started when the first function is submitted or by :meth:`Background.start`,
 which can have it import the modules its functions need while the kernel
-computes.  It is never a fork of the kernel, whose threads a fork would copy
-mid-step, nor one of :mod:`multiprocessing`'s processes: their start also
-starts a resource tracker, which ignores SIGTERM, and ipykernel's shutdown waits
-seconds for every child of the kernel to end.  It writes no file of its own (a function it is given may:
-:mod:`audit.report.drawing`'s), is in the kernel's process group, so what
-stops the kernel (:func:`audit.report.interrupt.stop_kernels`) stops it too,
-and ends when the kernel ends: its jobs come over a pipe that the kernel's end
-closes.
+computes.  During ``audit report`` it is forked, so set up, from the report's
+server (:mod:`audit.report.forkserver`), which imported those modules already;
+elsewhere it is started afresh.  It is never a fork of the kernel, whose threads
+a fork would copy mid-step, nor one of :mod:`multiprocessing`'s processes: their
+start also starts a resource tracker, which ignores SIGTERM, and ipykernel's
+shutdown waits seconds for every child of the kernel to end.  It writes no file
+of its own (a function it is given may: :mod:`audit.report.drawing`'s, only while
+the kernel runs, :func:`kernel_alive`), and ends when the kernel ends: its jobs
+come over a pipe that the kernel's end closes.  Started afresh it is in the
+kernel's process group, so what stops the kernel
+(:func:`audit.report.interrupt.stop_kernels`) stops it too; forked, it is in a
+session of its own, and the server stops it when the report's command ends.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ import json
 import os
 import pickle
 import queue
+import select
 import subprocess
 import sys
 import threading
@@ -61,6 +66,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
 from audit.exceptions import ReportFailed
+from audit.report import forkserver
 
 WORKER_ENDED = "the worker process ended (exit status {status}) before it finished {job}"
 
@@ -135,9 +141,24 @@ class _Channel:
 # --- in the worker -------------------------------------------------------------------------
 
 
+_jobs_pipe: int | None = None  # in a worker: the end of the pipe its jobs come over
+
+
+def kernel_alive() -> bool:
+    """In a worker: whether the kernel that started it still holds the other end of the
+    pipe its jobs come over (it alone does, until it ends); elsewhere ``False``."""
+    if _jobs_pipe is None:
+        return False
+    watch = select.poll()
+    watch.register(_jobs_pipe, 0)  # (hang-up and errors are always reported)
+    return not watch.poll(0)
+
+
 def _serve(jobs: str, replies: str, *modules: str) -> None:
     """A worker's life: import ``modules``, then run each job sent over the pipe ``jobs``
     and answer over ``replies``, until told to stop or until the kernel closes its end."""
+    global _jobs_pipe
+    _jobs_pipe = int(jobs)
     for module in modules:
         importlib.import_module(module)
     channel = _Channel(int(jobs), int(replies))
@@ -181,14 +202,24 @@ class _Worker:
         self._taken = taken  # notified when it takes one
         jobs_in, jobs_out = os.pipe()
         replies_in, replies_out = os.pipe()
+        command = [sys.executable, "-c", WORKER_COMMAND, json.dumps(sys.path)]
+        command += [str(jobs_in), str(replies_out), *modules]
+        environment = {**os.environ, "MPLBACKEND": "agg"}
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", WORKER_COMMAND, json.dumps(sys.path)]
-                + [str(jobs_in), str(replies_out), *modules],
-                pass_fds=(jobs_in, replies_out),
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "MPLBACKEND": "agg"},
-            )
+            try:  # forked from the report's server, which imported its modules already
+                self.process = forkserver.spawn(
+                    command,
+                    env=environment,
+                    pass_fds=(jobs_in, replies_out),
+                    name=forkserver.WORKER_NAME,
+                )
+            except forkserver.Unavailable:
+                self.process = subprocess.Popen(
+                    command,
+                    pass_fds=(jobs_in, replies_out),
+                    stdin=subprocess.DEVNULL,
+                    env=environment,
+                )
         finally:
             os.close(jobs_in)
             os.close(replies_out)

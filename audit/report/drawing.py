@@ -50,6 +50,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from audit.exceptions import UsageError
+from audit.report import background
 from audit.report.background import Background, Job
 
 #: Worker processes of a :class:`Drawing`, by default (none on a machine of one core).
@@ -87,9 +88,11 @@ def _write(paths: list[Path], rendered: list[bytes]) -> list[Path]:
 
 def _draw(function, args, kwargs, title, paths, dpi, kernel: int) -> list[Path]:
     """Build, render and close the figure (:func:`_rendered`), and write it to ``paths``
-    if the process ``kernel`` is this one or still its parent; return ``paths``."""
+    if the process ``kernel`` is this one, or still its parent, or the worker's kernel
+    still running (:func:`audit.report.background.kernel_alive`: a worker forked by
+    :mod:`audit.report.forkserver` is not its kernel's child); return ``paths``."""
     rendered = _rendered(function, args, kwargs, title, dpi)
-    if kernel not in (os.getpid(), os.getppid()):
+    if kernel not in (os.getpid(), os.getppid()) and not background.kernel_alive():
         raise ProcessLookupError(KERNEL_GONE.format(path=paths[0]))
     return _write(paths, rendered)
 

@@ -234,6 +234,21 @@ def kernel_manager_class() -> type:
                 self._audit_pid = process.pid
                 _register(process)
 
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            from audit.report import forkserver
+
+            try:
+                process = forkserver.launch(kernel_cmd, **kw)
+            except forkserver.Unavailable:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            provisioner = self.provisioner
+            provisioner.process, provisioner.pid = process, process.pid
+            try:
+                provisioner.pgid = os.getpgid(process.pid)
+            except OSError:
+                provisioner.pgid = None
+            self._reconcile_connection_info(provisioner.connection_info)
+
         def client(self, **kwargs):
             # remembered, so that shutting the kernel down closes every client's
             # channels, also one a notebook client made on a kernel it did not start

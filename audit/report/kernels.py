@@ -14,7 +14,10 @@ command ends, however it ends; one that failed to start is dropped, and its
 notebook starts its own (failing, if it does, as it always did).
 
 Kernels are started by :func:`audit.report.interrupt.kernel_manager_class`, so Ctrl-C
-or SIGTERM stops them like every other kernel of the run.
+or SIGTERM stops them like every other kernel of the run; within
+:func:`started_kernels`, that manager forks them from the report's server
+(:mod:`audit.report.forkserver`), which has imported ipykernel and :data:`PRELOAD`
+once for all of them.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ PRELOAD = (
 )
 #: Seconds a kernel has to answer before its notebook is given up.
 START_TIMEOUT = 60.0
+
+#: Seconds of silence on IOPub after which a kernel that answered is taken as ready.
+SETTLE = 0.2
 
 #: Seconds between two looks at a kernel that has not answered yet.
 POLL = 0.05
@@ -117,7 +123,23 @@ class Kernel:
         self._client = self.manager.client()
         self._client.start_channels()
         await self._reply(None)
+        await self._settle()
         self._preloading = self._silent(f"import {', '.join(PRELOAD)}")
+
+    async def _settle(self) -> None:
+        """Wait, as jupyter_client's ``wait_for_ready`` does after the kernel_info reply,
+        until the kernel's IOPub has been silent for :data:`SETTLE` seconds (at most
+        :data:`START_TIMEOUT`): a kernel that answers early in its start (one forked ready
+        by :mod:`audit.report.forkserver`, in a few milliseconds) can leave a request
+        sent at once unanswered."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                await self._client.get_iopub_msg(timeout=SETTLE)
+            except queue.Empty:
+                return
+            if self._discarded:
+                raise _Discarded
 
     def _silent(self, code: str) -> str:
         return self._client.execute(code, silent=True, store_history=False)
@@ -303,9 +325,13 @@ def discard() -> None:
 @contextlib.contextmanager
 def started_kernels(count: int) -> Iterator[None]:
     """Within the block, ``count`` kernels start for the notebooks of a report run in
-    it; any it did not use are shut down when it ends."""
-    start(count)
-    try:
-        yield
-    finally:
-        discard()
+    it, forked (like the notebooks' own and their drawing processes) from a server
+    that ends with the block; any it did not use are shut down when it ends."""
+    from audit.report import forkserver
+
+    with forkserver.started():
+        start(count)
+        try:
+            yield
+        finally:
+            discard()

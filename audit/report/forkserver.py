@@ -1,0 +1,526 @@
+"""A process that imports what a report's kernels and drawing processes need once, and
+forks each of them from itself, ready.
+
+A kernel is a Python interpreter that imports ipykernel and then, for its notebook,
+numpy, pandas, matplotlib and ``audit``: about a second of one core, paid again by
+every kernel of a report and by the drawing process beside it
+(:mod:`audit.report.background`). While a report runs, :func:`started` keeps one
+server (``python -m audit.report.forkserver SOCKET``) that imports those modules
+(:data:`KERNEL_MODULES` and :data:`audit.report.kernels.PRELOAD`) and then forks
+itself for each process asked for: a kernel (:func:`launch`, through the kernel
+manager of :mod:`audit.report.interrupt`) or a drawing process (:func:`spawn`,
+which a kernel reaches through the :data:`ADDRESS` its environment names). The
+child sets up what the same command started afresh would have -- a session of its
+own, the standard streams, descriptors, working folder and environment it was
+given, matplotlib on the backend that environment names -- and runs the command's
+module or code in place; its name (``ps -o comm``, ``top``) says what it is
+(:data:`KERNEL_NAME`, :data:`WORKER_NAME`), its command line is the server's. A
+command that is not this interpreter's ``-m`` or ``-c`` is started as before, and
+so is everything when the server cannot be (:class:`Unavailable`).
+
+The server imports before it forks anything and runs no thread of its own (the only
+other is OpenBLAS's, whose pool stops and restarts around a fork), so a fork copies no
+lock held mid-step. It is out of the terminal's process group and ignores Ctrl-C
+(the command line handles it, and stops the kernels); it reaps each process it forked
+and tells the process that asked how it ended (:class:`Forked`, which stands in for a
+``subprocess.Popen``); and when the command line closes its standard input, or dies,
+it kills whatever it forked that still runs, and ends. Its socket is in a folder
+only this user can enter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+
+#: Modules the server imports before it forks: ipykernel and what the report's
+#: notebooks import first (:data:`audit.report.kernels.PRELOAD`).
+KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel_launcher")
+#: The backend a kernel's matplotlib starts with, as ipykernel sets it where the
+#: environment names none: set in the server before matplotlib is imported.
+INLINE = "module://matplotlib_inline.backend_inline"
+#: The names kernels and workers forked by the server go by (``ps -o comm``, ``top``).
+KERNEL_NAME = "audit-kernel"
+WORKER_NAME = "audit-worker"
+#: The environment variable that gives a kernel the server's socket, so that the
+#: drawing processes it starts (:mod:`audit.report.background`) are forked too.
+ADDRESS = "AUDIT_FORKSERVER"
+#: Seconds a launch waits for the server to answer (it may still be importing).
+CONNECT_TIMEOUT = 60.0
+
+#: Seconds what the server forked has to end after SIGTERM, when the server ends.
+GRACE = 1.0
+_HEADER = struct.Struct("!I")
+_lock = threading.Lock()
+_server: _Server | None = None
+
+
+class Unavailable(Exception):
+    """The server cannot start this process: start it as before."""
+
+
+# -- the command line's side ------------------------------------------------------
+
+
+class _Server:
+    def __init__(self):
+        from audit.report.interrupt import socket_folder
+
+        self.folder = socket_folder("audit-forkserver-", "s")
+        self.path = os.path.join(self.folder, "s")
+        # the same audit package as this process's, wherever it lives
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        paths = [package_root, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "audit.report.forkserver", self.path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=None,  # DEBUG
+            env=environment,
+            cwd=self.folder,  # (its module search path starts there: nothing to shadow)
+            start_new_session=True,  # out of the terminal's Ctrl-C: the command line's
+        )
+
+    def close(self) -> None:
+        """End the server (it kills any kernel still running) and remove its folder."""
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def started() -> Iterator[None]:
+    """Within the block, kernels are forked from a server that imported their modules
+    (:func:`launch`); the server ends with the block."""
+    global _server
+    try:
+        server = _Server()
+    except OSError:  # no server: every kernel starts as before
+        yield
+        return
+    with _lock:
+        _server = server
+    before = os.environ.get(ADDRESS)
+    os.environ[ADDRESS] = server.path  # in the kernels' environment: their workers
+    try:
+        yield
+    finally:
+        with _lock:
+            _server = None
+        if before is None:
+            os.environ.pop(ADDRESS, None)
+        else:
+            os.environ[ADDRESS] = before
+        server.close()
+
+
+def _address() -> str | None:
+    with _lock:
+        server = _server
+    if server is not None:
+        return server.path if server.process.poll() is None else None
+    return os.environ.get(ADDRESS) or None
+
+
+def _starting(address: str) -> bool:
+    """Whether ``address`` is this process's server, still running (and perhaps not yet
+    listening)."""
+    with _lock:
+        server = _server
+    return server is not None and server.path == address and server.process.poll() is None
+
+
+def launch(cmd: Sequence[str], env: dict | None = None, cwd: str | None = None, **kwargs):
+    """The kernel ``cmd`` (``python -m ipykernel_launcher ...``, as jupyter_client
+    builds it) forked from the server, as a :class:`Forked`; raises
+    :class:`Unavailable` where it cannot be (no server, another interpreter or kernel,
+    an option or stream the server does not know)."""
+    cmd = list(cmd)
+    if len(cmd) < 3 or cmd[1] != "-m" or cmd[2] != "ipykernel_launcher":
+        raise Unavailable("not an ipykernel")
+    known = {"stdin", "stdout", "stderr", "extra_arguments", "kernel_id", "independent"}
+    if set(kwargs) - known:
+        raise Unavailable(f"options {sorted(set(kwargs) - known)}")
+    with _lock:
+        server = _server
+    env = dict(env if env is not None else os.environ)
+    if server is not None and not kwargs.get("independent"):
+        # as jupyter_client's launcher sets it: the kernel ends if its parent does
+        env["JPY_PARENT_PID"] = str(server.process.pid)
+    streams = [kwargs.get(name) for name in ("stdin", "stdout", "stderr")]
+    return spawn(cmd, env=env, cwd=cwd, streams=streams, name=KERNEL_NAME)
+
+
+def spawn(
+    cmd: Sequence[str],
+    *,
+    env: dict | None = None,
+    cwd: str | os.PathLike | None = None,
+    streams: Sequence = (None, None, None),
+    pass_fds: Sequence[int] = (),
+    name: str = "",
+) -> Forked:
+    """``cmd`` (``[sys.executable, "-m", module, ...]`` or ``[sys.executable, "-c",
+    code, ...]``) forked from the server, in a session of its own: its standard
+    streams ``streams`` (``None``: the null device for input, this process's for
+    output), and the descriptors ``pass_fds`` under the same numbers; ``name``, if
+    given, is the process's name in ``ps -o comm`` and ``top`` (its command line is the
+    server's). Raises :class:`Unavailable` where the server cannot start it."""
+    address = _address()
+    if address is None:
+        raise Unavailable("no server")
+    cmd = [os.fspath(part) for part in cmd]
+    if len(cmd) < 3 or cmd[1] not in ("-m", "-c"):
+        raise Unavailable("neither -m nor -c")
+    if os.path.abspath(cmd[0]) != os.path.abspath(sys.executable):
+        # (not resolved: a link to the same interpreter may be another environment's)
+        raise Unavailable("another interpreter")
+    fds, opened = [], []
+    try:
+        for number, given in enumerate(streams):
+            if given is None:
+                if number == 0:  # a kernel reads nothing from its standard input
+                    given = os.open(os.devnull, os.O_RDONLY)
+                    opened.append(given)
+                else:
+                    given = number
+            elif given == subprocess.DEVNULL:
+                given = os.open(os.devnull, os.O_RDWR)
+                opened.append(given)
+            elif not isinstance(given, int):
+                try:
+                    given = given.fileno()
+                except (AttributeError, OSError) as error:
+                    raise Unavailable(f"stream {number}") from error
+            fds.append(given)
+        fds += list(pass_fds)
+        request = {
+            "argv": cmd[1:],
+            "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
+            "env": dict(env if env is not None else os.environ),
+            "fds": [0, 1, 2, *pass_fds],
+            "name": name,
+        }
+        return _ask(address, request, fds)
+    finally:
+        for fd in opened:
+            os.close(fd)
+
+
+def _ask(address: str, request: dict, fds: list[int]) -> Forked:
+    body = json.dumps(request).encode()
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        while True:
+            try:
+                connection.connect(address)
+                break
+            except FileNotFoundError as error:  # not listening yet, if it is starting
+                if not _starting(address) or time.monotonic() > deadline:
+                    raise Unavailable("the server is not listening") from error
+                time.sleep(0.02)
+            except OSError as error:  # (refused: it ended)
+                raise Unavailable(str(error)) from error
+        connection.settimeout(max(1.0, deadline - time.monotonic()))  # it may be importing
+        try:
+            socket.send_fds(connection, [_HEADER.pack(len(body)) + body], fds)
+            # unbuffered: a line read never takes the next (the exit) from the socket,
+            # where the select of :meth:`Forked.poll` looks for it
+            reader = connection.makefile("rb", buffering=0)
+            line = reader.readline()
+        except OSError as error:
+            raise Unavailable(str(error)) from error
+        connection.settimeout(None)
+        if not line.startswith(b"pid "):
+            raise Unavailable("the server could not fork")
+        return Forked(int(line.split()[1]), connection, reader)
+    except BaseException:
+        connection.close()
+        raise
+
+
+class Forked:
+    """A process the server forked, as much of a ``subprocess.Popen`` as a kernel's
+    manager uses: its ``pid``; :meth:`poll`, :meth:`wait`, :meth:`send_signal`,
+    :meth:`terminate`, :meth:`kill`; no pipes. Its exit status comes from the server,
+    which is its parent."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int, connection: socket.socket, reader):
+        self.pid = pid
+        self.args = None
+        self.returncode: int | None = None
+        self._connection = connection
+        self._reader = reader
+        self._lock = threading.Lock()
+
+    def _collect(self, timeout: float | None) -> None:
+        with self._lock:
+            if self.returncode is not None:
+                return
+            ready, _, _ = select.select([self._connection], [], [], timeout)
+            if not ready:
+                return
+            line = self._reader.readline()
+            if line.startswith(b"exit "):
+                self.returncode = int(line.split()[1])
+            elif not os.path.exists(f"/proc/{self.pid}") or _zombie(self.pid):
+                self.returncode = -signal.SIGKILL  # the server ended first, and killed it
+            else:  # the server ended first (killed): the process is gone once /proc says so
+                time.sleep(0.05 if timeout is None else min(timeout, 0.05))
+                return
+            self._reader.close()
+            self._connection.close()
+
+    def poll(self) -> int | None:
+        self._collect(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._collect(0.1 if left is None else min(left, 0.1))
+            if self.returncode is None and deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except OSError:
+        return True
+
+
+# -- the server's side ------------------------------------------------------------
+
+
+def serve(path: str) -> None:
+    """Listen at ``path``, import the modules, then fork a process for each request until
+    standard input closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+        listener.listen(16)
+    except OSError:  # no server: the kernels start as before
+        sys.exit(1)
+    os.environ.setdefault("MPLBACKEND", INLINE)
+    from audit.report.kernels import PRELOAD
+
+    for module in (*KERNEL_MODULES, *PRELOAD):
+        with contextlib.suppress(Exception):  # (the kernel then imports it itself)
+            __import__(module)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    os.set_blocking(wake_read, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    asked: dict[int, socket.socket] = {}
+    try:
+        while True:
+            ready, _, _ = select.select([listener, 0, wake_read], [], [])
+            if wake_read in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(wake_read, 512)
+            _reap(asked)
+            if 0 in ready and not os.read(0, 512):
+                break
+            if listener in ready:
+                connection, _ = listener.accept()
+                child = _fork(connection, [listener, wake_read, wake_write, *asked.values()])
+                if child is not None:
+                    asked[child] = connection
+    finally:  # what still runs: SIGTERM to its session, SIGKILL after GRACE seconds
+        _signal(asked, signal.SIGTERM)
+        deadline = time.monotonic() + GRACE
+        while asked and time.monotonic() < deadline:
+            _reap(asked)
+            time.sleep(0.01)
+        _signal(asked, signal.SIGKILL)
+        while asked:
+            pid, status = os.waitpid(-1, 0)
+            connection = asked.pop(pid, None)
+            if connection is not None:
+                _tell(connection, f"exit {os.waitstatus_to_exitcode(status)}\n")
+
+
+def _signal(asked: dict[int, socket.socket], signum: int) -> None:
+    for pid in asked:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signum)  # its session's group: what it started, too
+
+
+def _reap(asked: dict[int, socket.socket]) -> None:
+    while asked:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        connection = asked.pop(pid, None)
+        if connection is not None:
+            _tell(connection, f"exit {os.waitstatus_to_exitcode(status)}\n")
+
+
+def _tell(connection: socket.socket, line: str) -> None:
+    with contextlib.suppress(OSError):
+        connection.sendall(line.encode())
+    connection.close()
+
+
+def _fork(connection: socket.socket, inherited: list) -> int | None:
+    """Read one request from ``connection`` and fork its process; ``None`` if the
+    request could not be read (the asker then starts the kernel as before)."""
+    connection.settimeout(10)  # (the asker sends its request at once)
+    fds: list[int] = []
+    try:
+        data, fds, _, _ = socket.recv_fds(connection, 1 << 16, 64)
+        if len(data) < _HEADER.size:
+            raise ValueError("a short request")
+        (size,) = _HEADER.unpack_from(data)
+        body = data[_HEADER.size :]
+        while len(body) < size:
+            more = connection.recv(size - len(body))
+            if not more:
+                raise ValueError("a short request")
+            body += more
+        request = json.loads(body)
+        if len(request["fds"]) != len(fds):
+            raise ValueError("descriptors missing")
+    except (OSError, ValueError, KeyError):
+        for fd in fds:
+            os.close(fd)
+        connection.close()
+        return None
+    with warnings.catch_warnings():
+        # Python 3.12 warns of a fork in a process with threads: the server's only other
+        # is OpenBLAS's, whose pool stops and restarts around a fork (pthread_atfork)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child: measured by the kernels it runs)
+        _become(request, fds, [connection, *inherited])
+    for fd in fds:
+        os.close(fd)
+    with contextlib.suppress(OSError):  # (an asker gone: its process is reaped, unused)
+        connection.sendall(f"pid {pid}\n".encode())
+    return pid
+
+
+def _name(name: str) -> None:
+    """The process's name (``/proc/PID/comm``, at most 15 bytes)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(15, name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
+
+
+def _backend(name: str | None) -> None:
+    """matplotlib (imported by the server) on the backend the process's environment
+    names, as it would be in a process started afresh."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None or not name or name.lower() == matplotlib.get_backend().lower():
+        return
+    matplotlib.use(name)
+
+
+def _become(request: dict, fds: list[int], inherited: list) -> None:
+    """In the forked child: the kernel process ``request`` describes; never returns."""
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for item in inherited:
+            with contextlib.suppress(OSError):
+                item.close() if hasattr(item, "close") else os.close(item)
+        os.setsid()
+        if request.get("name"):
+            _name(request["name"])
+        # each descriptor to its number, by way of numbers none of them has
+        import fcntl
+
+        high = max([*fds, *request["fds"], 2]) + 1
+        moved = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, high) for fd in fds]
+        for fd in fds:
+            os.close(fd)
+        for fd, target in zip(moved, request["fds"], strict=True):
+            os.dup2(fd, target)  # (inheritable)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        _backend(os.environ.get("MPLBACKEND"))
+        option, what, *rest = request["argv"]
+        # the module search path's first entry as the command would have it
+        sys.path[0] = os.getcwd() if option == "-m" else ""
+        if option == "-m":
+            import runpy
+
+            sys.argv = [what, *rest]
+            runpy.run_module(what, run_name="__main__", alter_sys=True)
+        else:
+            import builtins
+
+            sys.argv = ["-c", *rest]
+            exec(
+                compile(what, "<string>", "exec"),
+                {"__name__": "__main__", "__builtins__": builtins},
+            )
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        # the exit a process started afresh would have: atexit handlers (ipykernel's
+        # close) and flushed streams, never a return into the server's loop
+        with contextlib.suppress(BaseException):
+            import atexit
+
+            atexit._run_exitfuncs()
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

@@ -1,0 +1,140 @@
+"""The report's fork server (:mod:`audit.report.forkserver`): a process forked from it is
+what a process started afresh would be (its session, streams, descriptors, folder,
+environment, matplotlib backend, exit status), only with the server's modules imported
+already; the server ignores Ctrl-C and, when it ends, leaves no process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+from processes import name, running
+
+from audit.report import forkserver, interrupt
+
+#: Run by a forked process: what it is, as JSON on the descriptor given as argv[1].
+REPORT = """
+import json, os, sys
+seen = {
+    "pid": os.getpid(), "ppid": os.getppid(), "sid": os.getsid(0), "pgid": os.getpgrp(),
+    "cwd": os.getcwd(), "argv": sys.argv, "variable": os.environ.get("AUDIT_TEST_VARIABLE"),
+    "home": os.environ.get("HOME"), "preloaded": "pandas" in sys.modules,
+    "backend": __import__("matplotlib").get_backend().lower(),
+    "stdin": sys.stdin.read(),
+}
+os.write(int(sys.argv[1]), json.dumps(seen).encode())
+sys.exit(int(sys.argv[2]))
+"""
+
+
+@pytest.fixture
+def server():
+    with forkserver.started():
+        yield forkserver._server
+
+
+def _spawn(code: str, *args: str, **options) -> forkserver.Forked:
+    return forkserver.spawn([sys.executable, "-c", code, *args], **options)
+
+
+def test_without_a_server_nothing_is_forked():
+    with pytest.raises(forkserver.Unavailable):
+        _spawn("pass")
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [["/bin/sh", "-c", "true"], [sys.executable, "script.py"], [sys.executable, "-m"]],
+    ids=["another program", "a script", "no module"],
+)
+def test_only_this_interpreter_with_a_module_or_code_is_forked(server, cmd):
+    with pytest.raises(forkserver.Unavailable):
+        forkserver.spawn(cmd)
+
+
+def test_a_forked_process_is_as_one_started_afresh(server, tmp_path):
+    read, write = os.pipe()
+    folder = tmp_path / "here"
+    folder.mkdir()
+    environment = {"AUDIT_TEST_VARIABLE": "ä b", "MPLBACKEND": "agg", "PATH": os.environ["PATH"]}
+    with open(tmp_path / "in", "w") as given:
+        given.write("from the caller")
+    with open(tmp_path / "in") as stdin:
+        process = _spawn(
+            REPORT,
+            str(write),
+            "3",
+            env=environment,
+            cwd=folder,
+            streams=(stdin, None, None),
+            pass_fds=(write,),
+            name="audit-test",
+        )
+    os.close(write)
+    assert process.wait(timeout=60) == 3 and process.poll() == 3
+    with os.fdopen(read, "rb") as pipe:
+        seen = json.loads(pipe.read())
+    assert seen["pid"] == process.pid
+    assert seen["ppid"] == server.process.pid  # the server's child, reaped by it
+    assert seen["sid"] == seen["pgid"] == process.pid  # a session of its own
+    assert seen["cwd"] == str(folder)
+    assert seen["argv"] == ["-c", str(write), "3"]
+    assert seen["variable"] == "ä b" and seen["home"] is None  # the environment given only
+    assert seen["preloaded"] is True  # imported by the server, before the fork
+    assert seen["backend"] == "agg"  # as MPLBACKEND says, whatever the server's was
+    assert seen["stdin"] == "from the caller"
+
+
+def test_a_forked_process_goes_by_its_name_and_can_be_signalled(server):
+    process = _spawn("import time; time.sleep(60)", name=forkserver.WORKER_NAME)
+    deadline = time.monotonic() + 30
+    while name(process.pid) != forkserver.WORKER_NAME:
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.02)
+    assert process.poll() is None
+    with pytest.raises(subprocess.TimeoutExpired):
+        process.wait(timeout=0.1)
+    process.terminate()
+    assert process.wait(timeout=30) == -signal.SIGTERM
+    process.kill()  # ended: nothing is signalled (its number may be another's by now)
+
+
+def test_ctrl_c_does_not_stop_the_server(server):
+    assert _spawn("pass").wait(timeout=60) == 0  # it is serving
+    assert os.getpgid(server.process.pid) != os.getpgrp()  # out of the terminal's group
+    os.kill(server.process.pid, signal.SIGINT)
+    time.sleep(0.2)
+    process = _spawn("pass")
+    assert process.wait(timeout=60) == 0 and server.process.poll() is None
+
+
+def test_the_server_ends_with_its_block_and_takes_what_it_forked(tmp_path):
+    with forkserver.started():
+        server = forkserver._server
+        folder = server.folder
+        assert os.environ[forkserver.ADDRESS] == server.path
+        sleeper = _spawn("import time; time.sleep(600)")
+    assert server.process.returncode == 0
+    assert sleeper.wait(timeout=30) == -signal.SIGKILL and not running(sleeper.pid)
+    assert not os.path.exists(folder) and forkserver.ADDRESS not in os.environ
+    with pytest.raises(forkserver.Unavailable):
+        _spawn("pass")
+
+
+def test_a_folder_too_long_for_a_socket_gives_way_to_one_in_tmp(tmp_path, monkeypatch):
+    deep = tmp_path / ("x" * 100)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    folder = interrupt.socket_folder("audit-test-", "s")
+    try:
+        assert os.path.dirname(folder) == "/tmp" and oct(os.stat(folder).st_mode)[-3:] == "700"
+    finally:
+        os.rmdir(folder)
+    with forkserver.started():
+        assert _spawn("pass").wait(timeout=60) == 0
