@@ -88,7 +88,7 @@ class _Server:
             [sys.executable, "-m", "audit.report.forkserver", self.path],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            stderr=None,  # DEBUG
+            stderr=subprocess.DEVNULL,  # (what it forks writes to the asker's streams)
             env=environment,
             cwd=self.folder,  # (its module search path starts there: nothing to shadow)
             start_new_session=True,  # out of the terminal's Ctrl-C: the command line's
