@@ -121,7 +121,7 @@ def test_the_server_ends_with_its_block_and_takes_what_it_forked(tmp_path):
         assert os.environ[forkserver.ADDRESS] == server.path
         sleeper = _spawn("import time; time.sleep(600)")
     assert server.process.returncode == 0
-    assert sleeper.wait(timeout=30) == -signal.SIGKILL and not running(sleeper.pid)
+    assert sleeper.wait(timeout=30) == -signal.SIGTERM and not running(sleeper.pid)
     assert not os.path.exists(folder) and forkserver.ADDRESS not in os.environ
     with pytest.raises(forkserver.Unavailable):
         _spawn("pass")

@@ -380,6 +380,8 @@ def serve(path: str) -> None:
 def _signal(asked: dict[int, socket.socket], signum: int) -> None:
     for pid in asked:
         with contextlib.suppress(OSError):
+            os.kill(pid, signum)  # (before its session exists, if it was just forked)
+        with contextlib.suppress(OSError):
             os.killpg(pid, signum)  # its session's group: what it started, too
 
 
