@@ -108,8 +108,10 @@ class _Server:
 
 @contextlib.contextmanager
 def started() -> Iterator[None]:
-    """Within the block, kernels are forked from a server that imported their modules
-    (:func:`launch`); the server ends with the block."""
+    """Within the block, kernels (:func:`launch`) and the drawing processes they start
+    (:func:`spawn`) are forked from a server that imported their modules; the server
+    ends with the block, and with it whatever it forked that still runs. Where the
+    server cannot start, the block runs without it: each process starts afresh."""
     global _server
     try:
         server = _Server()
