@@ -45,6 +45,8 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 
+from audit.report.interrupt import signal_group, socket_folder
+
 #: Modules the server imports before it forks: ipykernel and what the report's
 #: notebooks import first (:data:`audit.report.kernels.PRELOAD`).
 KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel_launcher")
@@ -76,14 +78,13 @@ class Unavailable(Exception):
 
 class _Server:
     def __init__(self):
-        from audit.report.interrupt import socket_folder
-
         self.folder = socket_folder("audit-forkserver-", "s")
         self.path = os.path.join(self.folder, "s")
+        from audit.report.kernels import search_path  # (asyncio: not for a worker)
+
         # the same audit package as this process's, wherever it lives
-        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        paths = [package_root, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
-        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+        pythonpath = search_path(os.environ.get("PYTHONPATH", ""))
+        environment = {**os.environ, "PYTHONPATH": pythonpath}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "audit.report.forkserver", self.path],
             stdin=subprocess.PIPE,
@@ -366,31 +367,23 @@ def serve(path: str) -> None:
                 if child is not None:
                     asked[child] = connection
     finally:  # what still runs: SIGTERM to its session, SIGKILL after GRACE seconds
-        _signal(asked, signal.SIGTERM)
+        for pid in asked:
+            signal_group(pid, signal.SIGTERM)
         deadline = time.monotonic() + GRACE
         while asked and time.monotonic() < deadline:
             _reap(asked)
             time.sleep(0.01)
-        _signal(asked, signal.SIGKILL)
-        while asked:
-            pid, status = os.waitpid(-1, 0)
-            connection = asked.pop(pid, None)
-            if connection is not None:
-                _tell(connection, f"exit {os.waitstatus_to_exitcode(status)}\n")
+        for pid in asked:
+            signal_group(pid, signal.SIGKILL)
+        _reap(asked, block=True)
 
 
-def _signal(asked: dict[int, socket.socket], signum: int) -> None:
-    for pid in asked:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signum)  # (before its session exists, if it was just forked)
-        with contextlib.suppress(OSError):
-            os.killpg(pid, signum)  # its session's group: what it started, too
-
-
-def _reap(asked: dict[int, socket.socket]) -> None:
+def _reap(asked: dict[int, socket.socket], block: bool = False) -> None:
+    """Reap the processes forked that have ended (``block``: all of them, waiting), and
+    tell each one's asker how it ended."""
     while asked:
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:

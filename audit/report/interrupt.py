@@ -157,24 +157,25 @@ def stop_kernels() -> None:
         _state.stopping = True
         processes = dict(_state.kernels)
     for pid in processes:
-        _signal_group(pid, signal.SIGTERM)
+        signal_group(pid, signal.SIGTERM)
     deadline = time.monotonic() + GRACE
     for pid, process in processes.items():
         while process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         if process.poll() is None:
-            _signal_group(pid, signal.SIGKILL)
+            signal_group(pid, signal.SIGKILL)
             process.wait()
 
 
 def kill(process) -> None:
     """SIGKILL to the kernel ``process``'s group at once; reap it."""
-    _signal_group(process.pid, signal.SIGKILL)
+    signal_group(process.pid, signal.SIGKILL)
     process.wait()
 
 
-def _signal_group(pid: int, signum: int) -> None:
-    """Send ``signum`` to the kernel's process group (its own session), else to it."""
+def signal_group(pid: int, signum: int) -> None:
+    """Send ``signum`` to the process group of ``pid`` where it leads one (a kernel, in its
+    own session: what it started, too), else to ``pid`` alone."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if os.getpgid(pid) == pid:
             os.killpg(pid, signum)
@@ -187,7 +188,7 @@ def _register(process) -> None:
         _state.kernels[process.pid] = process
         late = _state.stopping
     if late:  # the run was stopped while this kernel started
-        _signal_group(process.pid, signal.SIGKILL)
+        signal_group(process.pid, signal.SIGKILL)
         process.wait()
 
 

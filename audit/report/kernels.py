@@ -74,6 +74,18 @@ NO_ANSWER = "the notebook kernel did not answer within {seconds:g} seconds"
 CANNOT_ENTER = "the notebook kernel could not move into {folder}: {reason}"
 
 
+def search_path(pythonpath: str) -> str:
+    """``pythonpath`` (a ``PYTHONPATH``) led by the folder that holds this audit package,
+    so that a kernel imports the same audit as this process, wherever it lives (not the
+    package's own folder, whose modules would then import as top-level names:
+    ``config``, ...); unchanged if the folder is on it already."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    paths = pythonpath.split(os.pathsep)
+    if package_root in paths:
+        return pythonpath
+    return os.pathsep.join(p for p in [package_root, *paths] if p)
+
+
 class _Discarded(Exception):
     """The kernel was discarded while it started."""
 

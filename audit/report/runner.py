@@ -227,13 +227,9 @@ def export_html(notebook: Path, destination: Path) -> Path:
 
 
 def _kernel_path() -> None:
-    """The kernel imports the same audit package as this process, wherever it lives: the
-    folder that holds the package leads the kernel's module search path (not the package's
-    own folder, whose modules would then import as top-level names: ``config``, ...)."""
-    package_root = str(Path(__file__).resolve().parents[2])
-    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    if package_root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [package_root, *paths] if p)
+    """The kernel imports the same audit package as this process, wherever it lives
+    (:func:`audit.report.kernels.search_path`)."""
+    os.environ["PYTHONPATH"] = kernels.search_path(os.environ.get("PYTHONPATH", ""))
 
 
 class _QuietWhileStopping(logging.Filter):
