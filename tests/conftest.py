@@ -346,6 +346,27 @@ def _close_figures():
     plt.close("all")
 
 
+@pytest.fixture
+def own_measures():
+    """The measure registry as it was before the test, afterwards: the measures the test
+    registered (itself or through a user module) are unregistered, and the user modules it
+    imported are forgotten, so that the next test importing one registers its measures
+    again rather than finding the module imported and registering nothing."""
+    import sys
+
+    from audit.measures import registry
+
+    names, modules = set(registry.measure_names()), set(sys.modules)
+    listed = list(registry._MODULES)
+    yield
+    for name in set(registry.measure_names()) - names:
+        registry.unregister(name)
+    for module in set(sys.modules) - modules:
+        if module.startswith("tests.user_measures."):
+            del sys.modules[module]
+    registry._MODULES[:] = listed
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002  (the base class's name)
         pass

@@ -193,10 +193,11 @@ def evaluates(name: str, table: pd.DataFrame) -> pd.Series:
     return evaluate(table, name, alpha=0.5)["value"]
 
 
-def test_the_worker_knows_the_measures_of_the_modules_the_kernel_imported(monkeypatch):
+def test_the_worker_knows_the_measures_of_the_modules_the_kernel_imported(
+    monkeypatch, own_measures
+):
     """A user's measure module imported here is imported by the worker before the job."""
     from audit.measures.modules import import_measure_modules
-    from audit.measures.registry import measure_names, unregister
     from audit.tables.rates import read_rates
 
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures importable
@@ -212,7 +213,6 @@ def test_the_worker_knows_the_measures_of_the_modules_the_kernel_imported(monkey
             }
         )
     )
-    before = set(measure_names())
     background = Background(workers=1)
     try:
         import_measure_modules(["tests.user_measures.my_measure"])
@@ -220,7 +220,5 @@ def test_the_worker_knows_the_measures_of_the_modules_the_kernel_imported(monkey
         expected = evaluates("user_ncv", table)
     finally:
         background.close()
-        for name in set(measure_names()) - before:
-            unregister(name)
     pd.testing.assert_series_equal(got, expected)
     assert got.notna().all() and len(got) == 2

@@ -226,7 +226,7 @@ def test_ffmc3_detail(annex15):
 # --- any measure ----------------------------------------------------------------------
 
 
-def test_a_user_measure_goes_through_the_full_audit(annex15):
+def test_a_user_measure_goes_through_the_full_audit(annex15, own_measures):
     load_measure_module("tests.user_measures.my_measure")
     out = ffmc.ffmc_table(annex15, ["user_ncv"], n_random=300)
     assert list(out["criterion"]) == list(ffmc.CRITERIA)

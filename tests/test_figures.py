@@ -289,12 +289,10 @@ def test_no_string_is_read_as_mathtext_once_escaped(name):
 
 
 @pytest.mark.slow
-def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch):
+def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch, own_measures):
     """Algorithm, group and measure names with mathtext markup and TeX specials: the
     report runs, and every figure draws them as written (in the PNG's texts and the
     SVG's), with no other markup, overlap or text off the canvas."""
-    from audit.measures.registry import measure_names, unregister
-
     rng = np.random.default_rng(5)
     groups = ["F$", "M_1^2", "{x}"]
     frame = pd.DataFrame({"Algorithm": HOSTILE})
@@ -305,18 +303,13 @@ def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch):
     frame.to_csv(path, index=False)
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures
     monkeypatch.setenv("PYTHONPATH", "")
-    before = set(measure_names())
-    try:
-        folder, records = _report(
-            tmp_path_factory,
-            ["report", "--data", str(path), "--measure-module", "tests.user_measures.hostile_label",
-             "-p", "measures", '["fdr", "ir", "garbe", "user_dollar"]', "-p", "n_random", "100",
-             "-p", "n_replicates", "30", "-p", "verdict_replicates", "3", "-p", "alpha_step", "0.05"],
-            "hostile",
-        )  # fmt: skip
-    finally:
-        for name in set(measure_names()) - before:
-            unregister(name)
+    folder, records = _report(
+        tmp_path_factory,
+        ["report", "--data", str(path), "--measure-module", "tests.user_measures.hostile_label",
+         "-p", "measures", '["fdr", "ir", "garbe", "user_dollar"]', "-p", "n_random", "100",
+         "-p", "n_replicates", "30", "-p", "verdict_replicates", "3", "-p", "alpha_step", "0.05"],
+        "hostile",
+    )  # fmt: skip
     label = r"NCV $\frac$ a_b^c"
     strings = [*HOSTILE, *groups, label]
     for figure, data in records.items():

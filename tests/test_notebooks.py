@@ -111,45 +111,22 @@ def test_unknown_parameter_is_refused(small_table, tmp_path, capsys):
     assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
 
 
-def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch):
+def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch, own_measures):
     """A measure module outside the package, passed by dotted name, goes through the audit."""
-    from audit.measures.registry import measure_names, unregister
-
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures importable
     monkeypatch.setenv("PYTHONPATH", "")
-    before = set(measure_names())
-    try:
-        code = main(
-            [
-                "ffmc",
-                str(small_table),
-                "--reports-dir",
-                str(tmp_path),
-                "--name",
-                "user",
-                "--measure-module",
-                "tests.user_measures.my_measure",
-                "--no-progress",
-                "-p",
-                "n_random",
-                "200",
-                "-p",
-                "alpha_step",
-                "0.05",
-                "-p",
-                "n_replicates",
-                "50",
-                "-p",
-                "verdict_replicates",
-                "3",
-                "-p",
-                "measures",
-                '["fdr", "ir", "garbe", "user_ncv"]',
-            ]
-        )
-    finally:
-        for name in set(measure_names()) - before:
-            unregister(name)
+    argv = ["ffmc", str(small_table), "--reports-dir", str(tmp_path), "--name", "user"]
+    argv += ["--measure-module", "tests.user_measures.my_measure", "--no-progress"]
+    argv += ["-p", "n_random", "200", "-p", "alpha_step", "0.05", "-p", "n_replicates", "50"]
+    argv += [
+        "-p",
+        "verdict_replicates",
+        "3",
+        "-p",
+        "measures",
+        '["fdr", "ir", "garbe", "user_ncv"]',
+    ]
+    code = main(argv)
     assert code == 0
     folder = tmp_path / "user"
     for name in (

@@ -128,7 +128,7 @@ def test_alpha_share_rules():
     assert get_measure("std_fnmr").alpha_share(np.array([np.nan]), b, 1.0)[0] == 0.0
 
 
-def test_a_user_module_registers_by_dotted_name(annex15):
+def test_a_user_module_registers_by_dotted_name(annex15, own_measures):
     load_measure_module("tests.user_measures.my_measure")
     m = get_measure("user_ncv")
     assert m.module == "tests.user_measures.my_measure"
