@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -241,3 +242,64 @@ def test_a_temporary_folder_too_long_for_a_socket_gives_way_to_tmp(small_table, 
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert (tmp_path / "r" / "x" / "pareto.html").is_file()
+
+
+class _LateSubscriber:
+    """A kernel client whose IOPub subscription reaches the kernel only after the
+    ``lost``-th kernel_info request: what the kernel published about the earlier ones is
+    lost, as happens to a kernel forked ready in a few milliseconds."""
+
+    def __init__(self, lost: int):
+        self.lost, self.asked = lost, []
+        self.shell, self.iopub = [], []
+
+    def kernel_info(self) -> str:
+        sent = f"kernel_info-{len(self.asked)}"
+        self.asked.append(sent)
+        self.shell.append({"parent_header": {"msg_id": sent}, "content": {"status": "ok"}})
+        if len(self.asked) > self.lost:
+            for state in ("busy", "idle"):
+                message = {"parent_header": {"msg_id": sent}, "content": {}}
+                message["content"]["execution_state"] = state
+                self.iopub.append(message)
+        return sent
+
+    async def get_shell_msg(self, timeout):
+        return self.shell.pop(0)
+
+    async def get_iopub_msg(self, timeout):
+        if not self.iopub:
+            time.sleep(timeout)
+            raise queue.Empty
+        return self.iopub.pop(0)
+
+
+def _asking(client) -> kernels.Kernel:
+    kernel = kernels.Kernel.__new__(kernels.Kernel)  # no process: only its client is asked
+    kernel._client, kernel._discarded, kernel._preloading = client, False, None
+    return kernel
+
+
+@pytest.mark.parametrize("lost", [0, 1, 3])
+def test_a_kernel_is_asked_again_until_its_iopub_is_heard(lost):
+    """The kernel is taken as ready once its IOPub said it handled a kernel_info request:
+    at once when the subscription is in place, after one more request per lost one."""
+    from jupyter_core.utils import run_sync
+
+    client = _LateSubscriber(lost)
+    start = time.monotonic()
+    run_sync(_asking(client)._subscribed)()
+    assert len(client.asked) == lost + 1
+    assert time.monotonic() - start < (lost + 1) * kernels.IOPUB_WAIT + 1.0
+
+
+def test_a_kernel_whose_iopub_is_never_heard_is_given_up(monkeypatch):
+    from jupyter_core.utils import run_sync
+
+    from audit.exceptions import ReportError
+
+    monkeypatch.setattr(kernels, "START_TIMEOUT", 0.3)
+    client = _LateSubscriber(lost=10**6)
+    with pytest.raises(ReportError, match="did not answer within 0.3 seconds"):
+        run_sync(_asking(client)._subscribed)()
+    assert len(client.asked) >= 3

@@ -63,8 +63,9 @@ PRELOAD = (
 #: Seconds a kernel has to answer before its notebook is given up.
 START_TIMEOUT = 60.0
 
-#: Seconds of silence on IOPub after which a kernel that answered is taken as ready.
-SETTLE = 0.2
+#: Seconds after which a kernel_info request is sent again while the kernel's IOPub has
+#: not said it handled any (the client's subscription was not in place yet).
+IOPUB_WAIT = 0.05
 
 #: Seconds between two looks at a kernel that has not answered yet.
 POLL = 0.05
@@ -135,23 +136,37 @@ class Kernel:
         self._client = self.manager.client()
         self._client.start_channels()
         await self._reply(None)
-        await self._settle()
+        await self._subscribed()
         self._preloading = self._silent(f"import {', '.join(PRELOAD)}")
 
-    async def _settle(self) -> None:
-        """Wait, as jupyter_client's ``wait_for_ready`` does after the kernel_info reply,
-        until the kernel's IOPub has been silent for :data:`SETTLE` seconds (at most
-        :data:`START_TIMEOUT`): a kernel that answers early in its start (one forked ready
-        by :mod:`audit.report.forkserver`, in a few milliseconds) can leave a request
-        sent at once unanswered."""
+    async def _subscribed(self) -> None:
+        """Return once this client's IOPub subscription is in place: a kernel_info
+        request, sent again every :data:`IOPUB_WAIT` seconds until the kernel's IOPub
+        says it handled one (an idle status with one of them as parent). A kernel forked
+        ready by :mod:`audit.report.forkserver` answers on the shell channel within
+        milliseconds of its start, before the subscription reaches it, and what it
+        publishes meanwhile is lost: without this proof, the idle status of the next
+        request could be lost too, and its notebook wait for ever. (jupyter_client's
+        ``wait_for_ready`` asks the same proof, then waits for 0.2 s of IOPub silence.)"""
         deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            try:
-                await self._client.get_iopub_msg(timeout=SETTLE)
-            except queue.Empty:
-                return
+        asked = set()
+        while True:
+            sent = self._client.kernel_info()
+            asked.add(sent)
+            await self._reply(sent)
+            until = time.monotonic() + IOPUB_WAIT
+            while (left := until - time.monotonic()) > 0:
+                try:
+                    message = await self._client.get_iopub_msg(timeout=left)
+                except queue.Empty:
+                    break
+                state = message["content"].get("execution_state")
+                if state == "idle" and message["parent_header"].get("msg_id") in asked:
+                    return
             if self._discarded:
                 raise _Discarded
+            if time.monotonic() > deadline:
+                raise ReportError(NO_ANSWER.format(seconds=START_TIMEOUT))
 
     def _silent(self, code: str) -> str:
         return self._client.execute(code, silent=True, store_history=False)
