@@ -150,6 +150,27 @@ def test_no_page_loads_anything_from_outside_the_report(report):
     assert "<script" not in notebook_page and "mathjax" not in notebook_page.lower()
 
 
+def test_each_notebook_page_is_what_an_exporter_of_its_own_renders(report):
+    """The report's one exporter, made while the kernels started and used for both
+    notebooks (side by side), renders each page as an exporter made for it alone would."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    folder, _ = report
+    for notebook in ("ffmc", "pareto"):
+        alone = HTMLExporter(
+            template_name="lab",
+            raw_template=runner.OFFLINE_TEMPLATE,
+            exclude_input=True,
+            exclude_input_prompt=True,
+            exclude_output_prompt=True,
+        )
+        node = nbformat.read(folder / f"{notebook}.ipynb", as_version=4)
+        page = (folder / f"{notebook}.html").read_text(encoding="utf-8")
+        assert page == alone.from_notebook_node(node)[0], notebook
+        assert "Fairness" in page or "Pareto" in page
+
+
 def test_the_stage_lines_of_notebooks_running_side_by_side_come_whole():
     """Two notebooks' threads say their stages at once: each line is written whole (a
     ``print`` writes a line and its end apart, so two could run into one line)."""

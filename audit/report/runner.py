@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -212,18 +213,40 @@ def export_html(notebook: Path, destination: Path) -> Path:
     """Render an executed notebook to standalone HTML with the code cells hidden; the
     page fetches nothing (:data:`OFFLINE_TEMPLATE`)."""
     import nbformat
+
+    node = nbformat.read(notebook, as_version=4)
+    with _EXPORTING:
+        body, _ = _exporter().from_notebook_node(node)
+    destination.write_text(body, encoding="utf-8")
+    return destination
+
+
+#: One notebook at a time through the one exporter (each sets its own filters on it).
+_EXPORTING = threading.Lock()
+
+
+@functools.cache
+def _exporter():
+    """The HTML exporter of every report page, made once in a process: its templates
+    compile on first use (a tenth of a second), not for each notebook."""
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(
+    return HTMLExporter(
         template_name="lab",
         raw_template=OFFLINE_TEMPLATE,
         exclude_input=True,
         exclude_input_prompt=True,
         exclude_output_prompt=True,
     )
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
-    destination.write_text(body, encoding="utf-8")
-    return destination
+
+
+def _warm_exporter() -> None:
+    """Import nbconvert and compile the exporter's templates (an empty notebook
+    rendered), as the kernels start: not later, on cores the notebooks need."""
+    import nbformat
+
+    with _EXPORTING:
+        _exporter().from_notebook_node(nbformat.v4.new_notebook())
 
 
 def _kernel_path() -> None:
@@ -686,11 +709,13 @@ def write_report(
 
 
 def _page_maker(notebooks: Sequence[str]) -> None:
-    """Import the module that writes the front page of ``notebooks`` (:func:`_write_index`)."""
+    """Import the module that writes the front page of ``notebooks`` (:func:`_write_index`)
+    and make the exporter of their pages (:func:`_warm_exporter`)."""
     if "compare" in notebooks:
         import audit.report.comparepage  # noqa: F401
     else:
         import audit.report.frontpage  # noqa: F401
+    _warm_exporter()
 
 
 def _write_index(
