@@ -1,5 +1,5 @@
 """``python -m audit``: the command line."""
 
-from audit.cli import main
+from audit.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -96,6 +96,25 @@ def test_python_dash_m_entry_point():
     assert result.stdout.startswith("audit ")
 
 
+def test_the_shell_command_is_main_then_a_frozen_heap(annex15_file):
+    """``audit`` in a shell (the console script and ``python -m audit`` both call
+    :func:`audit.cli.run`) ends with :func:`main`'s status, everything it made frozen out
+    of the interpreter's last collection."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"] == {"audit": "audit.cli:run"}
+    code = "import gc, sys; from audit.cli import run; status = run(); "
+    code += "print(status, gc.get_freeze_count() > 1000); sys.exit(status)"
+    for argv, status in ((["check", str(annex15_file)], 0), (["check", "no-such.csv"], 3)):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == status, done.stderr
+        assert done.stdout.splitlines()[-1] == f"{status} True"
+
+
 def test_unknown_measure_is_refused_before_any_kernel(tmp_path, capsys):
     assert main(["pareto", "--measure", "nope", "--reports-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
