@@ -668,8 +668,8 @@ def run() -> int:
     :func:`main`, whose status the process then exits with. Everything the command made
     is first moved out of the reach of the interpreter's last garbage collection
     (:func:`gc.freeze`): that collection would only free memory the ending process hands
-    back anyway, and took a fifth of a second after a report (threads are joined and
-    exit handlers run as ever)."""
+    back anyway, and kept the shell waiting 0.15 s after a report's last line (threads
+    are joined and exit handlers run as ever)."""
     import gc
 
     status = main()
