@@ -73,7 +73,8 @@ NOTEBOOKS = {
     "compare": ("compare",),
 }
 #: Commands whose notebooks' kernels start before the table is read and checked (a
-#: scores report may be streamed, with no notebook).
+#: scores report may be streamed, with no notebook; the others' kernels are forked from a
+#: server started then, :func:`_report`).
 AHEAD = ("report", "ffmc", "pareto")
 #: The table options passed to :func:`audit.tables.rates.read_rates` (and the notebooks).
 READ_OPTIONS = (
@@ -392,13 +393,33 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
 
 
 def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
-    if args.command not in AHEAD:
-        return _report_on(args, parameters, given, notify)
-    from audit.report.kernels import started_kernels
+    if args.command in AHEAD:
+        from audit.report.kernels import started_kernels
 
-    # the notebooks' kernels start while the table is read and checked
-    with started_kernels(len(NOTEBOOKS[args.command])):
+        # the notebooks' kernels start while the table is read and checked
+        with started_kernels(len(NOTEBOOKS[args.command])):
+            return _report_on(args, parameters, given, notify)
+    if _streamed(args, parameters):  # no notebook: no kernel to start
         return _report_on(args, parameters, given, notify)
+    from audit.report import forkserver
+
+    # the server imports the notebook's modules while the input is checked; its kernel
+    # and drawing processes are then forked ready
+    with forkserver.started():
+        return _report_on(args, parameters, given, notify)
+
+
+def _streamed(args: argparse.Namespace, parameters: dict) -> bool:
+    """Whether a scores report will be streamed, with no notebook (an input that cannot
+    say is left to the report's own checks)."""
+    if args.command != "scores":
+        return False
+    from audit.report.streamed import streams
+
+    try:
+        return streams(parameters.get("scores_path"), args.memory, args.scheduler)
+    except Exception:  # noqa: BLE001 - refused, in the user's words, by _report_on's checks
+        return True
 
 
 def _report_on(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
