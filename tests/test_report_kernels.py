@@ -317,7 +317,7 @@ def test_a_scores_report_forks_its_kernel_and_a_streamed_one_starts_no_server(
     launch, started = forkserver.launch, forkserver.started
 
     def launching(*args, **kwargs):
-        launched.append(launch(*args, **kwargs))  # Unavailable: not forked, and it fails
+        launched.append(launch(*args, **kwargs))  # (Unavailable: not recorded, started afresh)
         return launched[-1]
 
     def starting():
