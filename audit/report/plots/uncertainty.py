@@ -327,7 +327,7 @@ def histogram(ax, data, *, discrete: bool, bins="auto", binrange=None, color=Non
     else numpy's edges for ``bins`` over ``binrange``), bars of the colour at
     :data:`BAR_ALPHA` standing on the axis, and "Count" on the y axis -- without
     importing seaborn, whose import of scipy.stats costs about half a second in each
-    process that draws. ``tests/test_plots_uncertainty.py`` checks the bars against
+    process that draws. ``tests/test_plots_theme.py`` checks the bars against
     seaborn's own. Returns the bars."""
     from matplotlib.colors import to_rgba
 
