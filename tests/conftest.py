@@ -367,6 +367,23 @@ def own_measures():
     registry._MODULES[:] = listed
 
 
+@pytest.fixture
+def servers(monkeypatch):
+    """The fork servers (:mod:`audit.report.forkserver`) started during the test, listed
+    as they start (they start as usual)."""
+    from audit.report import forkserver
+
+    started = []
+    original = forkserver._Server.__init__
+
+    def recorded(self):
+        started.append(self)
+        original(self)
+
+    monkeypatch.setattr(forkserver._Server, "__init__", recorded)
+    return started
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002  (the base class's name)
         pass

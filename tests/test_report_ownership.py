@@ -238,9 +238,11 @@ def test_a_file_at_the_reports_place_is_refused(ran, rates_csv, tmp_path):
     assert ran == [] and (tmp_path / "x").read_text() == "mine"
 
 
-def test_the_command_line_refuses_it_before_reading_the_data(tmp_path, capsys, monkeypatch):
-    """The refusal comes before the table is read and before any kernel: here the data
-    file does not even exist."""
+def test_the_command_line_refuses_it_before_reading_the_data(
+    tmp_path, capsys, monkeypatch, servers
+):
+    """The refusal comes before the table is read and before any kernel (or the server
+    that forks them): here the data file does not even exist."""
     before = _user_folder(tmp_path / "r" / "x")
     monkeypatch.setattr(runner, "run_report", lambda *a, **k: pytest.fail("a report ran"))
     code = main(
@@ -251,6 +253,7 @@ def test_the_command_line_refuses_it_before_reading_the_data(tmp_path, capsys, m
     message = runner.FOLDER_NOT_OURS.format(path=tmp_path / "r" / "x")
     assert capsys.readouterr().err == f"audit: error: {message}\n"
     assert _tree(tmp_path / "r" / "x") == before
+    assert servers == []
 
 
 def test_a_streamed_report_is_refused_before_it_writes(tmp_path):

@@ -212,8 +212,9 @@ def test_measure_module_failures_are_one_line(tmp_path, monkeypatch, capsys, bod
 
 
 @pytest.mark.parametrize("name", ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b"])
-def test_bad_names_are_refused_before_any_work(tmp_path, rates_csv, capsys, name):
+def test_bad_names_are_refused_before_any_work(tmp_path, rates_csv, capsys, servers, name):
     code = main(["pareto", str(rates_csv), "--name", name, "--reports-dir", str(tmp_path / "r")])
+    assert servers == []  # nor a kernel started ahead
     message = runner.EMPTY_NAME if name == "" else runner.BAD_NAME.format(name=name)
     assert code == 2
     err = capsys.readouterr().err

@@ -393,20 +393,30 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
 
 
 def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
+    from audit.report.runner import check_parameters, check_report_name, check_report_path
+
+    # what needs no reading first: its refusal then comes before any process starts
+    name = check_report_name(_report_name(args, given))
+    check_report_path(args.reports_dir, name)  # what stands there: before any work
+    streamed = _streamed(args, parameters)
+    if not streamed:
+        # a report on a cross-group table adds the crossgroup notebook
+        also = ("crossgroup",) if args.command == "report" else ()
+        check_parameters(parameters, NOTEBOOKS[args.command], also=also)
     if args.command in AHEAD:
         from audit.report.kernels import started_kernels
 
         # the notebooks' kernels start while the table is read and checked
         with started_kernels(len(NOTEBOOKS[args.command])):
-            return _report_on(args, parameters, given, notify)
-    if _streamed(args, parameters):  # no notebook: no kernel to start
-        return _report_on(args, parameters, given, notify)
+            return _report_on(args, parameters, name, notify, streamed)
+    if streamed:  # no notebook: no kernel to start
+        return _report_on(args, parameters, name, notify, streamed)
     from audit.report import forkserver
 
     # the server imports the notebook's modules while the input is checked; its kernel
     # and drawing processes are then forked ready
     with forkserver.started():
-        return _report_on(args, parameters, given, notify)
+        return _report_on(args, parameters, name, notify, streamed)
 
 
 def _streamed(args: argparse.Namespace, parameters: dict) -> bool:
@@ -422,35 +432,29 @@ def _streamed(args: argparse.Namespace, parameters: dict) -> bool:
         return True
 
 
-def _report_on(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
-    from audit.report.runner import (
-        check_report_name,
-        check_report_path,
-        check_reports_root,
-        run_report,
-    )
+def _report_on(
+    args: argparse.Namespace, parameters: dict, name: str, notify, streamed: bool
+) -> Path:
+    from audit.report.runner import check_reports_root, run_report
 
-    name = check_report_name(_report_name(args, given))
-    check_report_path(args.reports_dir, name)  # what stands there: before any work
     progress = not (args.no_progress or args.quiet or args.verbose)  # -v: a line per stage
     table = _preflight(args.command, parameters, args)
     chosen = NOTEBOOKS[args.command]
     if args.command == "report" and table.attrs.get("cross_group") is not None:
         chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
     check_reports_root(args.reports_dir)
-    if args.command == "scores":
-        from audit.report.streamed import streamed_report, streams
+    if streamed:
+        from audit.report.streamed import streamed_report
 
-        if streams(parameters.get("scores_path"), args.memory, args.scheduler):
-            return streamed_report(
-                parameters["scores_path"],
-                name,
-                parameters,
-                memory=args.memory,
-                scheduler=args.scheduler,
-                reports_root=args.reports_dir,
-                progress=progress,
-            )
+        return streamed_report(
+            parameters["scores_path"],
+            name,
+            parameters,
+            memory=args.memory,
+            scheduler=args.scheduler,
+            reports_root=args.reports_dir,
+            progress=progress,
+        )
     return run_report(
         name,
         notebooks=chosen,

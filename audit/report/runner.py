@@ -197,6 +197,26 @@ def declared_parameters(name: str) -> list[str]:
     return list(notebook_parameters(notebook_path(name)))
 
 
+def check_parameters(parameters: Mapping, notebooks: Sequence[str], *, also=()) -> None:
+    """Refuse a key of ``parameters`` that none of ``notebooks`` (nor of ``also``: the
+    notebooks a run may add) declares, with :data:`UNKNOWN_PARAMETER` naming
+    ``notebooks`` and what they take.
+
+    >>> check_parameters({"alpha": 0.5}, ["ffmc"])
+    >>> check_parameters({"alpah": 0.5}, ["pareto"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    audit.exceptions.UsageError: parameter 'alpah' is not declared by notebook(s) ['pareto']; ...
+    """
+    known = sorted(set().union(*(declared_parameters(n) for n in notebooks)))
+    allowed = set(known).union(*(declared_parameters(n) for n in also))
+    for key in parameters:
+        if key not in allowed:
+            raise UsageError(
+                UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known)
+            )
+
+
 #: The notebook page's template: nbconvert's ``lab`` page without the scripts it
 #: would fetch from a CDN (require.js, MathJax, mermaid, the widget renderer). The
 #: notebooks write no math, diagrams or widgets; the page loads nothing from outside.
@@ -821,14 +841,9 @@ def run_report(
     """
     check_report_name(name)
     input_copy = check("input_copy", input_copy)
-    declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
     parameters = dict(parameters or {})
-    known = sorted(set().union(*declared.values()))
-    for key in parameters:
-        if key not in known:
-            raise UsageError(
-                UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known)
-            )
+    check_parameters(parameters, notebooks)
+    declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
     key = None
     many = None
     if "compare" in notebooks:
