@@ -127,6 +127,29 @@ def test_the_server_ends_with_its_block_and_takes_what_it_forked(tmp_path):
         _spawn("pass")
 
 
+def test_a_block_that_fails_stops_the_server_and_what_it_forked():
+    with pytest.raises(RuntimeError, match="refused"):
+        with forkserver.started():
+            server = forkserver._server
+            sleeper = _spawn("import time; time.sleep(600)")
+            raise RuntimeError("refused")
+    assert server.stopped and server.process.returncode == 0
+    assert sleeper.wait(timeout=30) == -signal.SIGTERM and not running(sleeper.pid)
+    assert not os.path.exists(server.folder)
+
+
+@pytest.mark.parametrize("wait", [False, True], ids=["while it imports", "once it serves"])
+def test_a_stopped_server_starts_nothing_more(wait):
+    with forkserver.started():
+        if wait:
+            assert _spawn("pass").wait(timeout=60) == 0
+        forkserver.stop()
+        with pytest.raises(forkserver.Stopped):
+            _spawn("pass")
+        # (ended by the signal itself where it came before the server set its handler)
+        assert forkserver._server.process.wait(timeout=30) in (0, -signal.SIGTERM)
+
+
 def test_a_folder_too_long_for_a_socket_gives_way_to_one_in_tmp(tmp_path, monkeypatch):
     deep = tmp_path / ("x" * 100)
     deep.mkdir()

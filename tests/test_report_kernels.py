@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from jupyter_client.manager import KernelManager
 from processes import descendants, kernels_below
 
 from audit.cli import main
@@ -119,7 +120,28 @@ def test_the_notebooks_run_on_the_kernels_started_ahead(
     assert kernels.started(2) == []
 
 
-def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered):
+def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered, servers, monkeypatch):
+    """The refusal stops the server at once: the kernels asked of it while it imported
+    give up (:class:`~audit.report.forkserver.Stopped`) rather than wait for it, and none
+    starts afresh instead."""
+    asked = []
+    launch = forkserver.launch
+
+    def spy(*args, **kwargs):
+        try:
+            asked.append(launch(*args, **kwargs))
+        except BaseException as error:
+            asked.append(error)
+            raise
+        return asked[-1]
+
+    monkeypatch.setattr(forkserver, "launch", spy)
+    afresh = []
+
+    async def started_afresh(self, *args, **kwargs):
+        afresh.append(args)
+
+    monkeypatch.setattr(KernelManager, "_async_launch_kernel", started_afresh)
     bad = tmp_path / "bad.csv"
     bad.write_text("vm\n1\n")
     before = _start_folders()
@@ -129,6 +151,11 @@ def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered):
     assert err.count("\n") == 1
     assert entered == [] and _kernels_here() == {} and _start_folders() == before
     assert kernels.started(2) == []
+    # the server was importing still (a second's work, against a table of two lines)
+    assert [type(a) for a in asked] == [forkserver.Stopped] * min(2, os.cpu_count() or 1)
+    assert afresh == []
+    # (ended by SIGTERM itself where it came before the server set its handler)
+    assert len(servers) == 1 and servers[0].process.returncode in (0, -signal.SIGTERM)
 
 
 def test_a_kernel_that_fails_to_start_gives_way_to_one_of_the_notebooks_own(

@@ -24,7 +24,10 @@ lock held mid-step. It is out of the terminal's process group and ignores Ctrl-C
 (the command line handles it, and stops the kernels); it reaps each process it forked
 and tells the process that asked how it ended (:class:`Forked`, which stands in for a
 ``subprocess.Popen``); and when the command line closes its standard input, or dies,
-it kills whatever it forked that still runs, and ends. Its socket is in a folder
+it kills whatever it forked that still runs, and ends.  When the command fails or
+refuses its input, the server is stopped at once (:func:`stop`, SIGTERM), even while
+it imports, so that the message is not held back by it; what was asked of it then
+raises :class:`Stopped` and starts nowhere. Its socket is in a folder
 only this user can enter.
 """
 
@@ -73,6 +76,11 @@ class Unavailable(Exception):
     """The server cannot start this process: start it as before."""
 
 
+class Stopped(Exception):
+    """The server was stopped (:func:`stop`: the command failed or was refused) while a
+    process was asked of it: nothing is to start, neither forked nor afresh."""
+
+
 # -- the command line's side ------------------------------------------------------
 
 
@@ -94,6 +102,16 @@ class _Server:
             cwd=self.folder,  # (its module search path starts there: nothing to shadow)
             start_new_session=True,  # out of the terminal's Ctrl-C: the command line's
         )
+        self.stopped = False
+
+    def stop(self) -> None:
+        """SIGTERM to the server: it ends at once, even while it imports, and what it
+        forked ends with it (SIGTERM, then SIGKILL after :data:`GRACE` seconds); a
+        process asked of it meanwhile raises :class:`Stopped`."""
+        self.stopped = True
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.process.send_signal(signal.SIGTERM)
 
     def close(self) -> None:
         """End the server (it kills any kernel still running) and remove its folder."""
@@ -125,6 +143,9 @@ def started() -> Iterator[None]:
     os.environ[ADDRESS] = server.path  # in the kernels' environment: their workers
     try:
         yield
+    except BaseException:
+        server.stop()  # a refusal or a failure is said now, not after the server's imports
+        raise
     finally:
         with _lock:
             _server = None
@@ -133,6 +154,23 @@ def started() -> Iterator[None]:
         else:
             os.environ[ADDRESS] = before
         server.close()
+
+
+def stop() -> None:
+    """Stop this process's server now (:meth:`_Server.stop`), if one runs: its block
+    (:func:`started`) is ending with an error, and the kernels started ahead that wait
+    for it are to give up at once (:class:`Stopped`)."""
+    with _lock:
+        server = _server
+    if server is not None:
+        server.stop()
+
+
+def _stopped(address: str) -> bool:
+    """Whether ``address`` is this process's server, stopped (:func:`stop`)."""
+    with _lock:
+        server = _server
+    return server is not None and server.path == address and server.stopped
 
 
 def _address() -> str | None:
@@ -189,7 +227,12 @@ def spawn(
     server's). Raises :class:`Unavailable` where the server cannot start it."""
     address = _address()
     if address is None:
+        with _lock:
+            if _server is not None and _server.stopped:
+                raise Stopped
         raise Unavailable("no server")
+    if _stopped(address):
+        raise Stopped
     cmd = [os.fspath(part) for part in cmd]
     if len(cmd) < 3 or cmd[1] not in ("-m", "-c"):
         raise Unavailable("neither -m nor -c")
@@ -232,16 +275,21 @@ def _ask(address: str, request: dict, fds: list[int]) -> Forked:
     body = json.dumps(request).encode()
     deadline = time.monotonic() + CONNECT_TIMEOUT
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    reader = None
     try:
         while True:
             try:
                 connection.connect(address)
                 break
             except FileNotFoundError as error:  # not listening yet, if it is starting
+                if _stopped(address):
+                    raise Stopped from error
                 if not _starting(address) or time.monotonic() > deadline:
                     raise Unavailable("the server is not listening") from error
                 time.sleep(0.02)
             except OSError as error:  # (refused: it ended)
+                if _stopped(address):
+                    raise Stopped from error
                 raise Unavailable(str(error)) from error
         connection.settimeout(max(1.0, deadline - time.monotonic()))  # it may be importing
         try:
@@ -251,12 +299,18 @@ def _ask(address: str, request: dict, fds: list[int]) -> Forked:
             reader = connection.makefile("rb", buffering=0)
             line = reader.readline()
         except OSError as error:
+            if _stopped(address):
+                raise Stopped from error
             raise Unavailable(str(error)) from error
         connection.settimeout(None)
         if not line.startswith(b"pid "):
+            if _stopped(address):  # (it ended before it forked this one)
+                raise Stopped
             raise Unavailable("the server could not fork")
         return Forked(int(line.split()[1]), connection, reader)
     except BaseException:
+        if reader is not None:  # (the socket stays open while its reader does)
+            reader.close()
         connection.close()
         raise
 
@@ -334,6 +388,7 @@ def serve(path: str) -> None:
     """Listen at ``path``, import the modules, then fork a process for each request until
     standard input closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminated)  # (at once, even while importing)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(path)
@@ -363,9 +418,16 @@ def serve(path: str) -> None:
                 break
             if listener in ready:
                 connection, _ = listener.accept()
-                child = _fork(connection, [listener, wake_read, wake_write, *asked.values()])
-                if child is not None:
-                    asked[child] = connection
+                # SIGTERM held until the child has its default action back (the server's
+                # handler must not run in it, nor a SIGTERM be lost in between) and the
+                # server has it in ``asked``, whose processes its ``finally`` ends
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+                try:
+                    child = _fork(connection, [listener, wake_read, wake_write, *asked.values()])
+                    if child is not None:
+                        asked[child] = connection
+                finally:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     finally:  # what still runs: SIGTERM to its session, SIGKILL after GRACE seconds
         for pid in asked:
             signal_group(pid, signal.SIGTERM)
@@ -376,6 +438,12 @@ def serve(path: str) -> None:
         for pid in asked:
             signal_group(pid, signal.SIGKILL)
         _reap(asked, block=True)
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM in the server: its loop's ``finally`` ends what it forked (none before the
+    loop), then it ends."""
+    raise SystemExit(0)
 
 
 def _reap(asked: dict[int, socket.socket], block: bool = False) -> None:
@@ -462,6 +530,7 @@ def _become(request: dict, fds: list[int], inherited: list) -> None:
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # (held by serve)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for item in inherited:
             with contextlib.suppress(OSError):
@@ -520,7 +589,8 @@ def _become(request: dict, fds: list[int], inherited: list) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    with contextlib.suppress(SystemExit):
+        serve(sys.argv[1])
     # what it forked is reaped; the server itself has nothing to flush or close: it ends
     # at once, without the interpreter's teardown of every module it imported
     os._exit(0)

@@ -353,12 +353,17 @@ def discard() -> None:
 def started_kernels(count: int) -> Iterator[None]:
     """Within the block, ``count`` kernels start for the notebooks of a report run in
     it, forked (like the notebooks' own and their drawing processes) from a server
-    that ends with the block; any it did not use are shut down when it ends."""
+    that ends with the block; any it did not use are shut down when it ends. When the
+    block fails (the input refused, say), the server is stopped first: the kernels still
+    starting give up instead of waiting for its imports."""
     from audit.report import forkserver
 
     with forkserver.started():
         start(count)
         try:
             yield
+        except BaseException:
+            forkserver.stop()  # the kernels still starting give up at once
+            raise
         finally:
             discard()
