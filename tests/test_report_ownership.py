@@ -389,7 +389,7 @@ def test_an_earlier_audits_leftovers_are_removed_and_a_lost_link_recovered(
     assert (tmp_path / "x").resolve() == version
 
 
-# --- runs of different names at the same time, in real processes ------------------------------
+# --- runs of different names at the same time, one in a process of its own ------------------
 
 RUNNER = textwrap.dedent(
     """
@@ -417,10 +417,10 @@ RUNNER = textwrap.dedent(
 
 
 @pytest.mark.parametrize(("held", "other"), [("x.y", "x"), ("x", "x.y"), ("x", "x-ffmc")])
-def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, held, other):
-    """``held`` is stopped inside its notebook while ``other`` runs from start to end; then
-    ``held`` goes on. Both finish, each with its own report and nothing of the other's
-    removed."""
+def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, monkeypatch, held, other):
+    """``held`` is stopped inside its notebook, in a process of its own, while ``other``
+    runs from start to end (in this process: :data:`RUNNER`'s run); then ``held`` goes
+    on. Both finish, each with its own report and nothing of the other's removed."""
     script = tmp_path / "run.py"
     script.write_text(RUNNER)
     root, hold = tmp_path / "r", tmp_path / "hold"
@@ -437,9 +437,22 @@ def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, held, 
     while not (hold / "started").exists():
         assert first.poll() is None, first.communicate()[1]
     staging = next(root.glob(f".{held}.partial-*"))
-    second = spawn(other, "-")
-    _, err = second.communicate()
-    assert second.returncode == 0, err
+
+    def execute(notebook, output, parameters, *, progress=True):
+        output.write_text(other)
+        return output
+
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "execute", execute)
+        patch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(nb.read_text()))
+        patch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
+        runner.run_report(
+            other,
+            notebooks=("pareto",),
+            parameters={"data_path": str(rates_csv)},
+            reports_root=root,
+            progress=False,
+        )
     assert staging.is_dir()  # the other run left it alone
     (hold / "release").write_text("")
     _, err = first.communicate()

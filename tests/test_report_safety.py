@@ -446,7 +446,7 @@ def test_svg_and_png_are_byte_identical(tmp_path):
     assert draw(tmp_path / "one") == draw(tmp_path / "two")
 
 
-# --- killed runs and concurrent runs, in real processes ---------------------------------------
+# --- killed runs and concurrent runs: the one killed or holding its lock in a process of its own
 
 KILLER = textwrap.dedent(
     """
@@ -495,6 +495,31 @@ def _finish(process):
     return process.returncode, err
 
 
+def _tagged(monkeypatch, rates_csv, tmp_path, tag) -> list[str]:
+    """The run :data:`KILLER` makes when nothing kills it, in this process (only a run
+    that is killed, or must hold its lock beside another, needs a process of its own):
+    its notes."""
+
+    def execute(name, output, parameters, *, progress=True):
+        output.write_text(tag)
+        return output
+
+    notes = []
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "execute", execute)
+        patch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(tag))
+        patch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
+        runner.run_report(
+            "x",
+            notebooks=("pareto",),
+            parameters={"data_path": str(rates_csv)},
+            reports_root=tmp_path / "r",
+            progress=False,
+            notify=notes.append,
+        )
+    return notes
+
+
 def _spawn(tmp_path, rates_csv, point, tag, hold="-"):
     script = tmp_path / "killer.py"
     script.write_text(KILLER)
@@ -515,10 +540,11 @@ def _spawn(tmp_path, rates_csv, point, tag, hold="-"):
         "after-replace-2",
     ],
 )
-def test_kill_at_any_point_keeps_a_report_and_the_next_run_tidies(tmp_path, rates_csv, point):
+def test_kill_at_any_point_keeps_a_report_and_the_next_run_tidies(
+    tmp_path, rates_csv, monkeypatch, point
+):
     """replace 1: staging -> finished version; replace 2: the link swap."""
-    first = _spawn(tmp_path, rates_csv, "none", "old")
-    assert _finish(first)[0] == 0
+    _tagged(monkeypatch, rates_csv, tmp_path, "old")
     report = tmp_path / "r" / "x"
     killed = _spawn(tmp_path, rates_csv, point, "new")
     assert _finish(killed)[0] == -signal.SIGKILL
@@ -530,18 +556,16 @@ def test_kill_at_any_point_keeps_a_report_and_the_next_run_tidies(tmp_path, rate
     current = report.resolve().name
     stale = [n for n in leftovers if n not in (".x.lock", current)]
     assert stale  # the kill left something behind
-    again = _spawn(tmp_path, rates_csv, "none", "third")
-    _, err = again.communicate()
-    assert again.returncode == 0
+    notes = _tagged(monkeypatch, rates_csv, tmp_path, "third")
     for name in stale:
-        assert f"audit: {runner.REMOVED.format(folder=tmp_path / 'r' / name)}" in err
+        assert runner.REMOVED.format(folder=tmp_path / "r" / name) in notes
     assert (report / "pareto.html").read_text() == "third"
     remaining = sorted(p.name for p in (tmp_path / "r").iterdir())
     assert remaining == sorted([".x.lock", "x", report.resolve().name])
 
 
-def test_lost_link_is_recovered_from_the_finished_version(tmp_path, rates_csv):
-    assert _finish(_spawn(tmp_path, rates_csv, "none", "old"))[0] == 0
+def test_lost_link_is_recovered_from_the_finished_version(tmp_path, rates_csv, monkeypatch):
+    _tagged(monkeypatch, rates_csv, tmp_path, "old")
     report = tmp_path / "r" / "x"
     version = report.resolve()
     report.unlink()  # as if killed while an old-layout folder was moved aside
@@ -551,19 +575,18 @@ def test_lost_link_is_recovered_from_the_finished_version(tmp_path, rates_csv):
     assert notes == [runner.RECOVERED.format(name="x", folder=version)]
 
 
-def test_two_concurrent_runs_one_refused(tmp_path, rates_csv):
+def test_two_concurrent_runs_one_refused(tmp_path, rates_csv, monkeypatch):
     hold = tmp_path / "hold"
     hold.mkdir()
     first = _spawn(tmp_path, rates_csv, "none", "first", str(hold))
     while not (hold / "started").exists():
         assert first.poll() is None
-    second = _spawn(tmp_path, rates_csv, "none", "second")
-    _, err = second.communicate()
+    with pytest.raises(runner.ReportError) as refused:  # (the lock is flock's: per file opened)
+        _tagged(monkeypatch, rates_csv, tmp_path, "second")
     (hold / "release").write_text("")
     assert _finish(first)[0] == 0
-    assert second.returncode == 2
     lock = tmp_path / "r" / ".x.lock"
-    assert err == runner.REPORT_BUSY.format(name="x", lock=lock) + "\n"
+    assert str(refused.value) == runner.REPORT_BUSY.format(name="x", lock=lock)
     assert (tmp_path / "r" / "x" / "pareto.html").read_text() == "first"
 
 
