@@ -4,6 +4,7 @@ sheet or a font from outside it."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -115,16 +116,27 @@ def test_the_checker_finds_what_a_page_would_fetch():
     ]
 
 
+#: A temporary folder whose path is too long for a socket's in it (a Unix socket's path
+#: holds 107 bytes): the kernels' sockets are then made in /tmp (see
+#: tests/test_report_kernels.py), and the report runs as anywhere else.
+DEEP = "t" * 90
+
+
 @pytest.fixture(scope="module")
 def report(small_table, tmp_path_factory):
-    """``audit report`` on the small table, in its own process, without a progress bar."""
+    """``audit report`` on the small table, in its own process, without a progress bar,
+    with TMPDIR a folder too deep for a socket (:data:`DEEP`)."""
     root = tmp_path_factory.mktemp("reports")
+    deep = tmp_path_factory.mktemp("tmp") / DEEP
+    deep.mkdir()
     command = [sys.executable, "-m", "audit", "report", str(small_table)]
     command += ["--name", "small", "--reports-dir", str(root), "--no-progress"]
     command += ["-p", "n_replicates", "20", "-p", "verdict_replicates", "2"]
     command += ["-p", "n_random", "50", "-p", "alpha_step", "0.1"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    environment = {**os.environ, "TMPDIR": str(deep)}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=environment)
     assert done.returncode == 0, done.stderr
+    assert len(str(deep)) > 107  # (every socket path in it too long)
     return root / "small", done
 
 
