@@ -42,6 +42,16 @@ WARNED = "the figure function warned"
 FAILED = "the figure function failed"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _server():
+    """The workers forked from a server, as in a report run from the command line (a
+    worker started afresh is tested in tests/test_background.py)."""
+    from audit.report import forkserver
+
+    with forkserver.started():
+        yield
+
+
 def _detail() -> tuple[pd.DataFrame, pd.DataFrame]:
     """FFMC.1's frames for three algorithms on a three-point alpha grid."""
     rows = []
@@ -285,8 +295,13 @@ def test_a_worker_whose_kernel_died_writes_nothing_and_ends(tmp_path):
     release = tmp_path / "release"
     path = os.pathsep.join([str(Path(__file__).parent), *sys.path])
     command = [sys.executable, "-c", KERNEL, str(tmp_path / "report"), str(release), path]
+    from audit.report import forkserver
+
+    # its worker started afresh, as a kernel without a server starts it (the module's
+    # server would fork it, and outlive the kernel)
+    alone = {k: v for k, v in os.environ.items() if k != forkserver.ADDRESS}
     with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=alone
     ) as kernel:
         worker = int(kernel.stdout.readline())
         kernel.stdin.write("\n")
