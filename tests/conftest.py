@@ -367,6 +367,21 @@ def own_measures():
     registry._MODULES[:] = listed
 
 
+@pytest.fixture(scope="module")
+def shared_server():
+    """One fork server for the reports of a test module (``pytestmark =
+    pytest.mark.usefixtures("shared_server")``): each command's and each
+    :func:`~audit.report.runner.run_report`'s kernels and drawing processes are forked
+    from it, as in a script running several reports in one
+    :func:`audit.report.forkserver.started` block (a report's own server, and kernels
+    started afresh, are the subject of tests/test_forkserver.py, test_report_kernels.py
+    and test_report_safety.py)."""
+    from audit.report import forkserver
+
+    with forkserver.started():
+        yield
+
+
 @pytest.fixture
 def servers(monkeypatch):
     """The fork servers (:mod:`audit.report.forkserver`) started during the test, listed

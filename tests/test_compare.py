@@ -38,6 +38,8 @@ from audit.report import runner
 from audit.report.comparepage import compare_page, verdict_lines
 from audit.tables.rates import read_rates
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 # ------------------------------------------------------------------ matching by name
 
 

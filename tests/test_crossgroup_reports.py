@@ -20,6 +20,8 @@ from audit.tables import crossgroup as tables
 from audit.tables.crossgroup import cross_group
 from audit.tables.rates import read_rates
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 
 @pytest.fixture
 def cross_csv(tmp_path):

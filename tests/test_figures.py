@@ -21,6 +21,8 @@ from audit.cli import main
 from audit.report.text import escape_mathtext
 from audit.tables.rates import read_rates
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 # --- the check itself: each fault is found, and only where it is -----------------------
 
 

@@ -150,6 +150,23 @@ def test_a_stopped_server_starts_nothing_more(wait):
         assert forkserver._server.process.wait(timeout=30) in (0, -signal.SIGTERM)
 
 
+def test_a_block_within_another_shares_its_server_and_leaves_it_running():
+    with forkserver.started():
+        outer = forkserver._server
+        with forkserver.started():
+            assert forkserver._server is outer
+            forkserver.stop()  # (a refusal in the inner block): the outer's server runs on
+            assert _spawn("pass").wait(timeout=60) == 0
+        with pytest.raises(RuntimeError, match="refused"):
+            with forkserver.started():
+                raise RuntimeError("refused")
+        assert forkserver._server is outer and not outer.stopped
+        assert outer.process.poll() is None and _spawn("pass").wait(timeout=60) == 0
+    assert outer.process.returncode == 0 and forkserver._server is None
+    with forkserver.started():  # a block after it starts its own
+        assert forkserver._server not in (None, outer)
+
+
 def test_a_folder_too_long_for_a_socket_gives_way_to_one_in_tmp(tmp_path, monkeypatch):
     deep = tmp_path / ("x" * 100)
     deep.mkdir()

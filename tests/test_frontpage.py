@@ -29,6 +29,8 @@ from audit.report.frontpage import (
 )
 from audit.report.runner import run_report
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 CHROMIUM = shutil.which("chromium")
 NO_CHROMIUM = (
     "headless Chromium is not installed (Debian: apt-get install chromium), so the front page "

@@ -15,7 +15,7 @@ from test_frontpage import CHROMIUM, NO_CHROMIUM, _chromium, _rows, _section, _t
 
 from audit.cli import main
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("shared_server")]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 
 from audit.cli import main
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("shared_server")]
 
 SCRIPT, IMG, LINK = (
     "<script>alert(1)</script>",

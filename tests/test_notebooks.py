@@ -22,7 +22,7 @@ from audit.report.runner import NotebookFailed, run_report
 from audit.sources.annex15 import sha256sum
 from audit.tables.rates import rate_matrices, read_rates
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("shared_server")]
 
 
 @pytest.fixture(scope="module")
@@ -103,24 +103,6 @@ def test_run_report_raises_notebook_failed(small_table, tmp_path):
             progress=False,
             parameters={"data_path": str(small_table), "alpha": -1},
         )
-
-
-def test_unknown_parameter_is_refused(small_table, tmp_path, capsys, servers):
-    code = main(["pareto", str(small_table), "--reports-dir", str(tmp_path), "-p", "alpah", "0.3"])
-    assert code == 2
-    assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
-    assert servers == []  # refused before any kernel started
-
-
-def test_a_crossgroup_parameter_waits_for_the_table(small_table, tmp_path, capsys, servers):
-    """``audit report`` adds the crossgroup notebook for a cross-group table only: its
-    parameters pass the first check, and one given for a plain table is refused once the
-    table is read, naming the notebooks that run."""
-    argv = ["report", str(small_table), "--reports-dir", str(tmp_path)]
-    assert main([*argv, "-p", "heatmap_algorithms", '["a"]']) == 2
-    err = capsys.readouterr().err
-    assert "parameter 'heatmap_algorithms' is not declared by notebook(s) ['ffmc', 'pareto']" in err
-    assert len(servers) == 1
 
 
 def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch, own_measures):

@@ -224,6 +224,24 @@ def test_bad_names_are_refused_before_any_work(tmp_path, rates_csv, capsys, serv
     assert not (tmp_path / "r").exists()
 
 
+def test_unknown_parameter_is_refused_before_any_work(rates_csv, tmp_path, capsys, servers):
+    argv = ["pareto", str(rates_csv), "--reports-dir", str(tmp_path / "r")]
+    assert main([*argv, "-p", "alpah", "0.3"]) == 2
+    assert "parameter 'alpah' is not declared by notebook(s) ['pareto']" in capsys.readouterr().err
+    assert servers == [] and not (tmp_path / "r").exists()  # nor a kernel started ahead
+
+
+def test_a_crossgroup_parameter_waits_for_the_table(rates_csv, tmp_path, capsys, servers):
+    """``audit report`` adds the crossgroup notebook for a cross-group table only: its
+    parameters pass the first check, and one given for a plain table is refused once the
+    table is read, naming the notebooks that run."""
+    argv = ["report", str(rates_csv), "--reports-dir", str(tmp_path / "r")]
+    assert main([*argv, "-p", "heatmap_algorithms", '["a"]']) == 2
+    err = capsys.readouterr().err
+    assert "parameter 'heatmap_algorithms' is not declared by notebook(s) ['ffmc', 'pareto']" in err
+    assert len(servers) == 1
+
+
 MEASURES = "a non-empty list of names, each one of " + ", ".join(repr(n) for n in measure_names())
 
 

@@ -11,6 +11,8 @@ import pytest
 from audit import read_scores
 from audit.tables import scores as S
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 
 def frame(n_mated: dict[str, int], n_nonmated: dict[str, int]) -> pd.DataFrame:
     rows = []

@@ -70,6 +70,7 @@ GRACE = 1.0
 _HEADER = struct.Struct("!I")
 _lock = threading.Lock()
 _server: _Server | None = None
+_nested = 0  # blocks of started() within the one that started the server
 
 
 class Unavailable(Exception):
@@ -130,8 +131,29 @@ def started() -> Iterator[None]:
     """Within the block, kernels (:func:`launch`) and the drawing processes they start
     (:func:`spawn`) are forked from a server that imported their modules; the server
     ends with the block, and with it whatever it forked that still runs. Where the
-    server cannot start, the block runs without it: each process starts afresh."""
-    global _server
+    server cannot start, the block runs without it: each process starts afresh.
+
+    A block within another shares the outer block's server, which it neither starts
+    nor stops: several reports run from one script, each command or
+    :func:`~audit.report.runner.run_report` in one ``started()`` block, pay for the
+    server's imports once::
+
+        with forkserver.started():
+            for path in tables:
+                run_report(path.stem, parameters={"data_path": str(path)})
+    """
+    global _server, _nested
+    with _lock:
+        outer = _server is not None and _server.process.poll() is None and not _server.stopped
+        if outer:
+            _nested += 1
+    if outer:
+        try:
+            yield
+        finally:
+            with _lock:
+                _nested -= 1
+        return
     try:
         server = _Server()
     except OSError:  # no server: every kernel starts as before
@@ -157,11 +179,12 @@ def started() -> Iterator[None]:
 
 
 def stop() -> None:
-    """Stop this process's server now (:meth:`_Server.stop`), if one runs: its block
-    (:func:`started`) is ending with an error, and the kernels started ahead that wait
-    for it are to give up at once (:class:`Stopped`)."""
+    """Stop this process's server now (:meth:`_Server.stop`), if one runs and the
+    innermost block (:func:`started`) started it: that block is ending with an error,
+    and the kernels started ahead that wait for it are to give up at once
+    (:class:`Stopped`). A server an outer block shares is left running."""
     with _lock:
-        server = _server
+        server = _server if _nested == 0 else None
     if server is not None:
         server.stop()
 
