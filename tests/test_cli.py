@@ -13,6 +13,8 @@ from audit.cli import main
 from audit.exceptions import EXIT_INPUT
 from audit.tables import rates
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 
 def test_help_names_the_subcommands(capsys):
     with pytest.raises(SystemExit) as exit_:

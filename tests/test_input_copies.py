@@ -18,6 +18,8 @@ from audit.report import runner
 from audit.sources.datasets import DATASETS
 from audit.sources.download import sha256sum
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
+
 NOT_COPIED = (
     "not copied into the report: built-in dataset {name!r}, whose licence does not allow "
     "redistribution ({licence}); the notebooks read the verified file where it is, and "
