@@ -289,7 +289,7 @@ def test_pareto_on_a_4x4_cross_group_table(crossgroup_built, cross_csv, tmp_path
     reports = tmp_path / "reports"
     code = main(
         ["pareto", str(cross_csv), "--measure", "cell_gini", "--name", "cell_gini",
-         "--reports-dir", str(reports), "--no-progress"]
+         "--reports-dir", str(reports), "--no-progress", "--replicates", "100"]
     )  # fmt: skip
     assert code == 0
     folders = {"garbe": crossgroup_built.report, "cell_gini": reports / "cell_gini"}

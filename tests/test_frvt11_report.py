@@ -31,7 +31,7 @@ def frvt11_report(frvt11_file, tmp_path_factory):
 @pytest.fixture(scope="module")
 def mugshot_report(frvt11_file, frvt11_accuracy_file, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
-    argv = ["pareto", "frvt11", "--reports-dir", str(root), "--no-progress"]
+    argv = ["pareto", "frvt11", "--reports-dir", str(root), "--no-progress", "--replicates", "100"]
     argv += ["--accuracy-from", "frvt11-accuracy", "--accuracy-column", "Mugshot, 1e-5"]
     assert main([*argv, "--name", "mugshot"]) == 0
     return root / "mugshot"
@@ -132,6 +132,7 @@ def test_a_table_with_the_rate_after_the_group(tmp_path):
     )
     argv = ["pareto", str(path), "--reports-dir", str(tmp_path), "--no-progress"]
     argv += ["--columns", "algorithm=Method", "--rate-position", "suffix", "--separator", "_"]
+    argv += ["--replicates", "100"]  # (the reading is under test)
     assert main([*argv, "--ignore-columns", "Dataset,Mean"]) == 0
     folder = tmp_path / "rfw-pareto"
     manifest = json.loads((folder / "manifest.json").read_text())
