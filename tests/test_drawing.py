@@ -38,18 +38,12 @@ BY_ALPHA = pd.DataFrame(
         "share_mean": [0.0, 0.55, 1.0],
     }
 )
+# the workers forked from a server, as in a report run from the command line (a worker
+# started afresh: tests/test_background.py, and the dying kernel's below)
+pytestmark = pytest.mark.usefixtures("shared_server")
+
 WARNED = "the figure function warned"
 FAILED = "the figure function failed"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _server():
-    """The workers forked from a server, as in a report run from the command line (a
-    worker started afresh is tested in tests/test_background.py)."""
-    from audit.report import forkserver
-
-    with forkserver.started():
-        yield
 
 
 def _detail() -> tuple[pd.DataFrame, pd.DataFrame]:
