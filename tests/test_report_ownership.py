@@ -442,19 +442,21 @@ def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, monkey
         output.write_text(other)
         return output
 
-    with monkeypatch.context() as patch:
-        patch.setattr(runner, "execute", execute)
-        patch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(nb.read_text()))
-        patch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
-        runner.run_report(
-            other,
-            notebooks=("pareto",),
-            parameters={"data_path": str(rates_csv)},
-            reports_root=root,
-            progress=False,
-        )
-    assert staging.is_dir()  # the other run left it alone
-    (hold / "release").write_text("")
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(runner, "execute", execute)
+            patch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(nb.read_text()))
+            patch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
+            runner.run_report(
+                other,
+                notebooks=("pareto",),
+                parameters={"data_path": str(rates_csv)},
+                reports_root=root,
+                progress=False,
+            )
+        assert staging.is_dir()  # the other run left it alone
+    finally:
+        (hold / "release").write_text("")  # the held run goes on, whatever happened here
     _, err = first.communicate()
     assert first.returncode == 0, err
     for name in (held, other):

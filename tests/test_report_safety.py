@@ -599,9 +599,11 @@ def test_two_concurrent_runs_one_refused(tmp_path, rates_csv, monkeypatch):
     first = _spawn(tmp_path, rates_csv, "none", "first", str(hold))
     while not (hold / "started").exists():
         assert first.poll() is None
-    with pytest.raises(runner.ReportError) as refused:  # (the lock is flock's: per file opened)
-        _tagged(monkeypatch, rates_csv, tmp_path, "second")
-    (hold / "release").write_text("")
+    try:
+        with pytest.raises(runner.ReportError) as refused:  # (flock's lock: per file opened)
+            _tagged(monkeypatch, rates_csv, tmp_path, "second")
+    finally:
+        (hold / "release").write_text("")  # the first goes on, whatever happened here
     assert _finish(first)[0] == 0
     lock = tmp_path / "r" / ".x.lock"
     assert str(refused.value) == runner.REPORT_BUSY.format(name="x", lock=lock)
