@@ -426,7 +426,7 @@ def test_notebook_on_small_files(tmp_path):
         parameters={
             "data_paths": [str(first), str(second)],
             # the matching, the tables and the pages are under test, not the measures:
-            # three (every measure that applies takes 3 s more)
+            # three (all the measures that apply would take 3 s more)
             "measures": ["garbe", "fdr", "ir"],
             "n_random": 50,
             "verdict_replicates": 5,
