@@ -145,6 +145,7 @@ def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered, servers, mo
     bad = tmp_path / "bad.csv"
     bad.write_text("vm\n1\n")
     before = _start_folders()
+    made = set(os.listdir(tempfile.gettempdir()))
     status = main(["report", str(bad), "--reports-dir", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert status != 0 and err.startswith(f"audit: error: {bad}: cannot tell the layout")
@@ -154,6 +155,7 @@ def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered, servers, mo
     # the server was importing still (a second's work, against a table of two lines)
     assert [type(a) for a in asked] == [forkserver.Stopped] * min(2, os.cpu_count() or 1)
     assert afresh == []
+    assert set(os.listdir(tempfile.gettempdir())) == made  # nor the folders of their sockets
     # (ended by SIGTERM itself where it came before the server set its handler)
     assert len(servers) == 1 and servers[0].process.returncode in (0, -signal.SIGTERM)
 

@@ -229,7 +229,13 @@ def kernel_manager_class() -> type:
             # about 100 bytes), in a folder only this user can enter
             self._socket_dir = socket_folder("audit-kernel-", "k-10")
             self.ip = str(Path(self._socket_dir) / "k")
-            await super()._async_start_kernel(**kwargs)
+            try:
+                await super()._async_start_kernel(**kwargs)
+            except BaseException:  # no kernel (its server stopped, say): nothing made for it
+                with contextlib.suppress(Exception):  # its connection file, its sockets' folder
+                    await self._async_cleanup_resources()
+                shutil.rmtree(self._socket_dir, ignore_errors=True)
+                raise
             process = getattr(self.provisioner, "process", None)
             if process is not None:
                 self._audit_pid = process.pid
