@@ -191,16 +191,17 @@ def test_scores_file_is_read_once_the_cli_checks_only_its_columns(tmp_path, monk
     path = tmp_path / "s.csv"
     path.write_text("algorithm,score,mated,group\na,0.5,1,F\n")
     args = build_parser().parse_args(["scores", str(path)])
-    _preflight("scores", _parameters(args, str(path)), args)
+    _preflight("scores", _parameters(args, str(path)), args, streamed=False)  # (a CSV file)
     path.write_text("algorithm,score,group\na,0.5,F\n")
     assert main(["scores", str(path), "--reports-dir", str(tmp_path)]) == 3
     expected = SR.MISSING_COLUMN.format(source=str(path), column="mated", hint="")
     assert capsys.readouterr().err == f"audit: error: {expected}\n"
 
 
-def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
+def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatch):
     """A glob of Parquet files (or data over --memory) takes the streaming engine; its
-    rates equal the in-memory ones."""
+    rates equal the in-memory ones. Whether it does is decided once (a file's footer
+    read once)."""
     import numpy as np
     import pandas as pd
 
@@ -257,7 +258,13 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys):
     # a budget just under the data's 24 kB: the engine takes several passes (seven), each
     # evaluating the report's tables again, so a sweep of 3 points rather than 21
     argv += ["-p", "sweep_points", "3"]
+    from audit.report import streamed
+
+    asked = []
+    streams = streamed.streams
+    monkeypatch.setattr(streamed, "streams", lambda *a: asked.append(a) or streams(*a))
     assert main(["scores", str(one), "--memory", "23kB", *argv[2:], "--target-fmr", "0.05"]) == 0
+    assert asked == [(str(one), "23kB", None)]
     assert (tmp_path / "r" / "one" / "tables" / "sweep.csv").exists()
     manifest = json.loads((tmp_path / "r" / "one" / "manifest.json").read_text())
     assert manifest["passes"] > 1

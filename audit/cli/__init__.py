@@ -340,15 +340,13 @@ def _rate_measures_only(parameters: dict) -> None:
             raise UsageError(NEEDS_RATES_MEASURE.format(name=name))
 
 
-def _preflight(command: str, parameters: dict, args: argparse.Namespace):
+def _preflight(command: str, parameters: dict, args: argparse.Namespace, streamed: bool):
     """Refuse bad input and options here, before a notebook kernel starts; return the
-    rates table read (``None`` for ``audit scores``)."""
+    rates table read (``None`` for ``audit scores``, ``streamed`` or not)."""
     _rate_measures_only(parameters)
     if command == "scores":
-        from audit.report.streamed import streams
-
         scores_path = parameters.get("scores_path")
-        if scores_path and not streams(scores_path, args.memory, args.scheduler):
+        if scores_path and not streamed:
             from audit.tables.scores import check_columns
 
             # the header only: the notebook reads (and validates) the rows, once, and
@@ -399,7 +397,7 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None, notif
     name = check_report_name(_report_name(args, given))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
     streamed = _streamed(args, parameters)
-    if not streamed:
+    if streamed is False:
         # a report on a cross-group table adds the crossgroup notebook
         also = ("crossgroup",) if args.command == "report" else ()
         check_parameters(parameters, NOTEBOOKS[args.command], also=also)
@@ -409,7 +407,7 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None, notif
         # the notebooks' kernels start while the table is read and checked
         with started_kernels(len(NOTEBOOKS[args.command])):
             return _report_on(args, parameters, name, notify, streamed)
-    if streamed:  # no notebook: no kernel to start
+    if streamed is not False:  # no notebook, or a refusal to come: no kernel to start
         return _report_on(args, parameters, name, notify, streamed)
     from audit.report import forkserver
 
@@ -419,26 +417,30 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None, notif
         return _report_on(args, parameters, name, notify, streamed)
 
 
-def _streamed(args: argparse.Namespace, parameters: dict) -> bool:
-    """Whether a scores report will be streamed, with no notebook (an input that cannot
-    say is left to the report's own checks)."""
+def _streamed(args: argparse.Namespace, parameters: dict) -> bool | None:
+    """Whether a scores report will be streamed, with no notebook; ``None`` for an input
+    that cannot say, refused by :func:`_report_on` in the user's words."""
     if args.command != "scores":
         return False
     from audit.report.streamed import streams
 
     try:
         return streams(parameters.get("scores_path"), args.memory, args.scheduler)
-    except Exception:  # noqa: BLE001 - refused, in the user's words, by _report_on's checks
-        return True
+    except Exception:  # noqa: BLE001 - refused, in the user's words, by _report_on
+        return None
 
 
 def _report_on(
-    args: argparse.Namespace, parameters: dict, name: str, notify, streamed: bool
+    args: argparse.Namespace, parameters: dict, name: str, notify, streamed: bool | None
 ) -> Path:
     from audit.report.runner import check_reports_root, run_report
 
+    if streamed is None:  # the input could not say (:func:`_streamed`): its refusal
+        from audit.report.streamed import streams
+
+        streamed = streams(parameters.get("scores_path"), args.memory, args.scheduler)
     progress = not (args.no_progress or args.quiet or args.verbose)  # -v: a line per stage
-    table = _preflight(args.command, parameters, args)
+    table = _preflight(args.command, parameters, args, streamed)
     chosen = NOTEBOOKS[args.command]
     if args.command == "report" and table.attrs.get("cross_group") is not None:
         chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
