@@ -189,11 +189,11 @@ def stop() -> None:
         server.stop()
 
 
-def _stopped(address: str) -> bool:
-    """Whether ``address`` is this process's server, stopped (:func:`stop`)."""
+def _stopped() -> bool:
+    """Whether this process's server was stopped (:func:`stop`): what is asked of it then
+    starts nowhere (while it runs, every request of this process goes to it)."""
     with _lock:
-        server = _server
-    return server is not None and server.path == address and server.stopped
+        return _server is not None and _server.stopped
 
 
 def _address() -> str | None:
@@ -248,14 +248,11 @@ def spawn(
     output), and the descriptors ``pass_fds`` under the same numbers; ``name``, if
     given, is the process's name in ``ps -o comm`` and ``top`` (its command line is the
     server's). Raises :class:`Unavailable` where the server cannot start it."""
+    if _stopped():
+        raise Stopped
     address = _address()
     if address is None:
-        with _lock:
-            if _server is not None and _server.stopped:
-                raise Stopped
         raise Unavailable("no server")
-    if _stopped(address):
-        raise Stopped
     cmd = [os.fspath(part) for part in cmd]
     if len(cmd) < 3 or cmd[1] not in ("-m", "-c"):
         raise Unavailable("neither -m nor -c")
@@ -305,13 +302,13 @@ def _ask(address: str, request: dict, fds: list[int]) -> Forked:
                 connection.connect(address)
                 break
             except FileNotFoundError as error:  # not listening yet, if it is starting
-                if _stopped(address):
+                if _stopped():
                     raise Stopped from error
                 if not _starting(address) or time.monotonic() > deadline:
                     raise Unavailable("the server is not listening") from error
                 time.sleep(0.02)
             except OSError as error:  # (refused: it ended)
-                if _stopped(address):
+                if _stopped():
                     raise Stopped from error
                 raise Unavailable(str(error)) from error
         connection.settimeout(max(1.0, deadline - time.monotonic()))  # it may be importing
@@ -322,12 +319,12 @@ def _ask(address: str, request: dict, fds: list[int]) -> Forked:
             reader = connection.makefile("rb", buffering=0)
             line = reader.readline()
         except OSError as error:
-            if _stopped(address):
+            if _stopped():
                 raise Stopped from error
             raise Unavailable(str(error)) from error
         connection.settimeout(None)
         if not line.startswith(b"pid "):
-            if _stopped(address):  # (it ended before it forked this one)
+            if _stopped():  # (it ended before it forked this one)
                 raise Stopped
             raise Unavailable("the server could not fork")
         return Forked(int(line.split()[1]), connection, reader)
