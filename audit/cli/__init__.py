@@ -391,16 +391,22 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
 
 
 def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
-    from audit.report.runner import check_parameters, check_report_name, check_report_path
+    from audit.report.runner import (
+        check_parameters,
+        check_report_name,
+        check_report_path,
+        declared_parameters,
+    )
 
     # what needs no reading first: its refusal then comes before any process starts
     name = check_report_name(_report_name(args, given))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
     streamed = _streamed(args, parameters)
     if streamed is False:
+        declared = {notebook: declared_parameters(notebook) for notebook in NOTEBOOKS[args.command]}
         # a report on a cross-group table adds the crossgroup notebook
-        also = ("crossgroup",) if args.command == "report" else ()
-        check_parameters(parameters, NOTEBOOKS[args.command], also=also)
+        also = declared_parameters("crossgroup") if args.command == "report" else ()
+        check_parameters(parameters, declared, also=also)
     if args.command in AHEAD:
         from audit.report.kernels import started_kernels
 

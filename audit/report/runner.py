@@ -197,23 +197,25 @@ def declared_parameters(name: str) -> list[str]:
     return list(notebook_parameters(notebook_path(name)))
 
 
-def check_parameters(parameters: Mapping, notebooks: Sequence[str], *, also=()) -> None:
-    """Refuse a key of ``parameters`` that none of ``notebooks`` (nor of ``also``: the
-    notebooks a run may add) declares, with :data:`UNKNOWN_PARAMETER` naming
-    ``notebooks`` and what they take.
+def check_parameters(
+    parameters: Mapping, declared: Mapping[str, Sequence[str]], *, also: Sequence[str] = ()
+) -> None:
+    """Refuse a key of ``parameters`` that no notebook of ``declared`` (the parameters of
+    each, :func:`declared_parameters`) declares, nor is in ``also`` (those of a notebook
+    the run may add), with :data:`UNKNOWN_PARAMETER` naming the notebooks and what they
+    take.
 
-    >>> check_parameters({"alpha": 0.5}, ["ffmc"])
-    >>> check_parameters({"alpah": 0.5}, ["pareto"])  # doctest: +ELLIPSIS
+    >>> check_parameters({"alpha": 0.5}, {"ffmc": declared_parameters("ffmc")})
+    >>> check_parameters({"alpah": 0.5}, {"pareto": declared_parameters("pareto")})
     Traceback (most recent call last):
     ...
     audit.exceptions.UsageError: parameter 'alpah' is not declared by notebook(s) ['pareto']; ...
     """
-    known = sorted(set().union(*(declared_parameters(n) for n in notebooks)))
-    allowed = set(known).union(*(declared_parameters(n) for n in also))
+    known = sorted(set().union(*declared.values()))
     for key in parameters:
-        if key not in allowed:
+        if key not in known and key not in also:
             raise UsageError(
-                UNKNOWN_PARAMETER.format(key=key, notebooks=list(notebooks), known=known)
+                UNKNOWN_PARAMETER.format(key=key, notebooks=list(declared), known=known)
             )
 
 
@@ -842,8 +844,8 @@ def run_report(
     check_report_name(name)
     input_copy = check("input_copy", input_copy)
     parameters = dict(parameters or {})
-    check_parameters(parameters, notebooks)
     declared = {notebook: declared_parameters(notebook) for notebook in notebooks}
+    check_parameters(parameters, declared)
     key = None
     many = None
     if "compare" in notebooks:
