@@ -447,13 +447,7 @@ def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, monkey
             patch.setattr(runner, "execute", execute)
             patch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(nb.read_text()))
             patch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
-            runner.run_report(
-                other,
-                notebooks=("pareto",),
-                parameters={"data_path": str(rates_csv)},
-                reports_root=root,
-                progress=False,
-            )
+            _report(other, rates_csv, root)
         assert staging.is_dir()  # the other run left it alone
     finally:
         (hold / "release").write_text("")  # the held run goes on, whatever happened here

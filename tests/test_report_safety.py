@@ -522,20 +522,11 @@ def _tagged(monkeypatch, rates_csv, tmp_path, tag) -> list[str]:
         output.write_text(tag)
         return output
 
-    notes = []
     with monkeypatch.context() as patch:
         patch.setattr(runner, "execute", execute)
         patch.setattr(runner, "export_html", lambda nb, dest: dest.write_text(tag))
         patch.setattr(runner, "declared_parameters", lambda name: ["data_path", "output_dir"])
-        runner.run_report(
-            "x",
-            notebooks=("pareto",),
-            parameters={"data_path": str(rates_csv)},
-            reports_root=tmp_path / "r",
-            progress=False,
-            notify=notes.append,
-        )
-    return notes
+        return _run(rates_csv, tmp_path / "r")[1]
 
 
 def _spawn(tmp_path, rates_csv, point, tag, hold="-"):
