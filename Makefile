@@ -10,10 +10,12 @@ SCREEN ?= 1366,900
 
 .PHONY: report report-scores test install compiled clean-venv screenshot
 
-$(STAMP): pyproject.toml
+# again when the compiled counting loops' source changes: the install builds them
+$(STAMP): pyproject.toml setup.py audit/scores/_kernel.c
 	@echo "Setting up $(VENV) (once): audit and what it runs on (pandas, numpy, matplotlib,"
-	@echo "seaborn, papermill, nbclient, nbconvert, ipykernel, pyarrow), and what the tests use"
-	@echo "(pytest, hypothesis, scikit-learn, dask, numba): about 100 packages, a few minutes."
+	@echo "seaborn, papermill, nbclient, nbconvert, ipykernel, pyarrow), its compiled counting"
+	@echo "loops (with the C compiler, where there is one), and what the tests use (pytest,"
+	@echo "hypothesis, scikit-learn, dask): about 100 packages, a few minutes."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[test,parquet]'
 	@echo "$(VENV) is ready: $$($(BIN)/python -m pip list --disable-pip-version-check 2>/dev/null | tail -n +3 | wc -l) packages."

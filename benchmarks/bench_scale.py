@@ -1,7 +1,7 @@
 """Benchmark: a sweep of per-group rates on score sets of 10^7 to 10^9 comparisons,
 each figure printed as a ratio to its floors, measured in the same run.
 
-Not a test.  Run from the repository root (``pip install -e '.[bench,dask,parquet,fast]'``)::
+Not a test.  Run from the repository root (``pip install -e '.[bench,dask,parquet]'``)::
 
     .venv/bin/python benchmarks/bench_scale.py                      # 1e7 and 1e8 rows
     .venv/bin/python benchmarks/bench_scale.py --rows 1e8 --engines scan read streaming --repeat 3
@@ -34,8 +34,8 @@ so that a machine shared with other work loads them alike:
     and the groups (7 a row here); goal: at most 2.5.
 ``streaming``
     :class:`audit.scores.streaming.StreamingScores` with ``--memory``, counting
-    with the compiled kernel (:mod:`audit.scores.counting`) when numba is
-    installed; goals: at most 1.5x ``read`` and 4x ``scan``.
+    with the compiled loops (:mod:`audit.scores.counting`) where the install
+    built them; goals: at most 1.5x ``read`` and 4x ``scan``.
 ``streaming-numpy``
     The same, counting with the NumPy path.
 ``dask``

@@ -1,15 +1,13 @@
-"""The counting of a pass: the compiled loop and the NumPy path give the counts, kept
+"""The counting of a pass: the compiled loops and the NumPy path give the counts, kept
 rows and sub-zone counts of a literal row-by-row transcription, bit for bit; the
-NumPy path is used when numba is missing."""
+NumPy path counts where the compiled loops were not built."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import subprocess
 import sys
 import textwrap
-import threading
 
 import numpy as np
 import pandas as pd
@@ -23,7 +21,12 @@ from audit.scores import zones as Z
 from audit.tables import chunks as CH
 from audit.validation import REFUSED
 
-numba = pytest.importorskip("numba")  # the test extra installs it: both kernels run here
+if not counting.compiled_available():  # built on install where a C compiler is found
+    pytest.skip(
+        "audit's compiled loops were not built (no C compiler when audit was installed): "
+        "tests/test_install.py says whether one is found",
+        allow_module_level=True,
+    )
 
 KERNELS = ["compiled", "numpy"]
 
@@ -211,64 +214,60 @@ def test_a_tiny_negative_score_on_a_bound_lies_above_it():
         assert part.counts[:, 1].tolist() == [1, 2]  # -2e-50 below; -1e-50 and 0 above
 
 
-def test_without_numba_the_numpy_path_counts(monkeypatch):
-    monkeypatch.setitem(sys.modules, "numba", None)  # import numba fails
+def test_without_the_compiled_loops_numpy_counts(monkeypatch):
+    """Where the compiled loops were not built, "auto" counts with NumPy and "compiled"
+    is refused, saying why."""
+    monkeypatch.setitem(sys.modules, "audit.scores._compiled", None)  # its import fails
+    counting.compiled_available.cache_clear()
     try:
-        reloaded = importlib.reload(counting)
-        assert reloaded.KERNEL == "auto" and not reloaded.compiled_now()
-        reloaded.prepare()
-        assert not reloaded._STARTED
+        assert counting.KERNEL == "auto" and not counting.compiled_now()
         with pytest.raises(ParameterError) as error:
-            reloaded.use("compiled")
+            counting.use("compiled")
         assert str(error.value) == REFUSED.format(
-            name="kernel", expected=reloaded.WITHOUT_NUMBA, value="compiled"
+            name="kernel", expected=counting.WITHOUT_KERNEL, value="compiled"
         )
+        frame = frame_of(4, n=500)
+        assert_literal(chunk_of(frame), plan_of(frame, 4, bits=2))
     finally:
         monkeypatch.undo()
-        importlib.reload(counting)
-    assert counting.KERNEL == "auto"
+        counting.compiled_available.cache_clear()
+    assert counting.compiled_now()
 
 
-def test_without_a_folder_to_cache_in_the_loops_compile_in_each_process():
-    """numba refuses ``cache=True`` when it finds no folder it can write (a read-only
-    install, no writable home): the compiled loop still counts, as the NumPy path."""
+def test_an_install_without_the_built_library_imports_and_counts():
+    """An install where the extension was not built (no compiler): the module binding it
+    raises ImportError, and a streamed sweep counts with NumPy, the same values."""
     script = textwrap.dedent(
         """
-        from numba.core import caching
-        caching.CacheImpl._locator_classes = []  # no folder can be written
+        import importlib.util, sys
+        find = importlib.util.find_spec
+        importlib.util.find_spec = lambda name, *a: None if name == "audit.scores._kernel" else find(name, *a)
+        try:
+            import audit.scores._compiled
+        except ImportError as error:
+            print("not built:", error)
         import numpy as np, pandas as pd
-        from audit.scores import counting, zones
-        from audit.tables.chunks import Options, Piece, read_chunk
-        import audit.scores._compiled as compiled
-        assert type(compiled.zones_known._cache).__name__ == "NullCache"
+        from audit.scores import counting, read_scores, sweep
+        from audit.scores.streaming import StreamingScores
+        assert not counting.compiled_now()
         rng = np.random.default_rng(0)
-        frame = pd.DataFrame({"algorithm": "a", "score": rng.normal(size=500),
-                              "mated": rng.random(500) < 0.3, "group": rng.choice(["F", "M"], 500)})
-        chunk = read_chunk(Piece(rows=500, frame=frame), Options())
-        plan = zones.Plan(("a",), ("F", "M"), (np.array([-1.0, 0.0, 1.0]),),
-                          (np.array([zones.COUNT, zones.KEEP, zones.SPLIT, zones.COUNT]),), bits=3)
-        parts = []
-        for kernel in ("compiled", "numpy"):
-            counting.use(kernel)
-            parts.append(zones.partial(chunk, plan))
-        compiled, numpy = parts
-        assert (compiled.counts == numpy.counts).all() and (compiled.split == numpy.split).all()
-        for x, y in zip(compiled.kept[0], numpy.kept[0]):
-            assert (x == y).all()
-        print("counted")
+        frame = pd.DataFrame({"algorithm": "a", "score": rng.normal(size=900),
+                              "mated": rng.random(900) < 0.3, "group": rng.choice(["F", "M"], 900)})
+        chunks = [frame.iloc[i : i + 200] for i in range(0, 900, 200)]
+        streamed = StreamingScores(chunks).sweep([0.01, 0.1])
+        print(streamed.equals(sweep(read_scores(frame), [0.01, 0.1])))
         """
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "counted\n"
+    assert done.stdout == (
+        "not built: audit's compiled kernel (audit.scores._kernel) is not built\nTrue\n"
+    )
 
 
-def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
-    """Passes over a small score set never start numba; a large one's plan starts it in
-    the background, and the chunks after it has started are counted by the compiled
-    loop."""
-    monkeypatch.setattr(counting, "_STARTED", [])
-    monkeypatch.setattr(counting, "_READY", threading.Event())
+def test_auto_counts_with_the_compiled_loops_from_the_first_chunk(monkeypatch):
+    """Nothing to start: "auto" counts every chunk, small or large, with the compiled
+    loops."""
     used = []
     for name in ("_count_compiled", "_count_numpy"):
         original = getattr(counting, name)
@@ -278,26 +277,62 @@ def test_auto_counts_with_numpy_until_numba_has_started(monkeypatch):
             return original(*args)
 
         monkeypatch.setattr(counting, name, spying)
-    # numba's start is held until the chunk has been counted: once numba is imported
-    # (by an earlier test in this process) it could start before the chunk is counted
-    held = threading.Event()
-    first_calls = counting._first_calls
-    monkeypatch.setattr(counting, "_first_calls", lambda: (held.wait(), first_calls()))
     frame = frame_of(2, n=3000)
-    small = plan_of(frame, 2)
-    large = dataclasses.replace(small, compiled=True)
     before = counting.use("auto")
     try:
-        Z.partial(chunk_of(frame), small)
-        assert used == ["_count_numpy"] and not counting._STARTED
-        Z.partial(chunk_of(frame), large)  # starts numba, counted by NumPy meanwhile
-        assert used == ["_count_numpy"] * 2 and counting._STARTED
-        held.set()
-        counting._STARTED[0].join()
-        assert_literal(chunk_of(frame), large)
+        assert_literal(chunk_of(frame.iloc[:5].reset_index(drop=True)), plan_of(frame, 2))
+        assert_literal(chunk_of(frame), plan_of(frame, 2))
     finally:
         counting.use(before)
-    assert used[-1] == "_count_compiled"
+    assert used == ["_count_compiled"] * 4  # assert_literal counts each chunk twice
+
+
+@pytest.mark.parametrize("codes", [(np.int16,) * 3, (np.int32,) * 3, (np.int8, np.int32, np.int16)])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_wider_codes_are_counted_alike(codes, dtype):
+    """Label codes of int16 and int32 (more labels than int8 holds), and of mixed types,
+    give the counts of the literal transcription."""
+    frame = frame_of(9, dtype=dtype, algorithms=("b", "a", "c"), groups=("M", "F", "X"))
+    chunk = chunk_of(frame)
+    wide = dataclasses.replace(
+        chunk,
+        algorithm=chunk.algorithm.astype(codes[0]),
+        group_1=chunk.group_1.astype(codes[1]),
+        group_2=chunk.group_2.astype(codes[2]),
+    )
+    before = counting.use("compiled")
+    try:
+        for keep_new in (False, True):
+            assert_literal(wide, plan_of(frame, 9, keep_new=keep_new))
+    finally:
+        counting.use(before)
+
+
+def test_the_loops_refuse_an_output_of_another_type():
+    """An array the C would write as another type is refused, never written."""
+    from audit.scores import _compiled
+
+    at = np.zeros(3, np.int32)  # int64 expected
+    out = np.zeros(4)
+    with pytest.raises(TypeError, match="contiguous int64, not int32"):
+        _compiled.scatter(np.array([0, 1, 2, 0]), np.ones(4), at, out)
+    assert (out == 0).all() and (at == 0).all()
+    frozen = np.zeros(3, np.int64)
+    frozen.setflags(write=False)
+    with pytest.raises(TypeError):
+        _compiled.scatter(np.array([0, 1, 2, 0]), np.ones(4), frozen, out)
+
+
+@pytest.mark.parametrize("values", [[], [0.5, -1.0], [3.0, 1.0, 2.0, 1.0], [-0.0, 0.0, 5.0]])
+def test_least_at_or_above(values):
+    from audit.scores import _compiled
+
+    values = np.array(values, dtype=np.float64)
+    for t in (-2.0, 0.0, 1.0, 2.5, 10.0):
+        above = values[values >= t]
+        assert _compiled.least_at_or_above(values, t) == (
+            (True, above.min()) if len(above) else (False, np.inf)
+        )
 
 
 def test_an_unknown_kernel_is_refused():

@@ -28,6 +28,9 @@ import audit
 pytestmark = pytest.mark.slow
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+#: Whether this machine has the C compiler Python builds extensions with: the install
+#: then builds audit's compiled counting loops (setup.py), and these tests expect them.
+COMPILER = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) is not None
 NOTEBOOKS = [
     "compare_audit.ipynb",
     "crossgroup_audit.ipynb",
@@ -59,10 +62,12 @@ def private_tmp():
 def wheel(private_tmp):
     source = private_tmp / "source"
     source.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
+    ignore = shutil.ignore_patterns(
+        "__pycache__", "*.egg-info", ".ipynb_checkpoints", "*.so", "*.pyd"
+    )  # the editable install's built library too: the wheel builds its own
     for name in ("audit", "notebooks"):
         shutil.copytree(REPOSITORY / name, source / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(REPOSITORY / name, source / name)
     out = private_tmp / "dist"
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)])
@@ -71,8 +76,13 @@ def wheel(private_tmp):
 
 
 def test_wheel_holds_the_notebooks_and_every_module(wheel):
-    assert wheel.name == f"audit-{audit.__version__}-py3-none-any.whl"  # the one version
+    assert wheel.name.startswith(f"audit-{audit.__version__}-")  # the one version
     names = set(zipfile.ZipFile(wheel).namelist())
+    built = [
+        n for n in names if n.startswith("audit/scores/_kernel.") and n.endswith((".so", ".pyd"))
+    ]
+    if COMPILER:  # the compiled loops, for this platform
+        assert len(built) == 1 and not wheel.name.endswith("-none-any.whl"), (wheel.name, built)
     for notebook in NOTEBOOKS:
         assert f"audit/notebooks/{notebook}" in names
     modules = {
@@ -138,18 +148,29 @@ def test_installed_package_runs_outside_the_checkout(installed, tmp_path):
             str(python),
             "-c",
             "import audit, audit.config as c; print(audit.__file__); print(c.notebooks_dir()); "
-            "print(c.reports_dir()); print(c.cache_dir())",
+            "print(c.reports_dir()); print(c.cache_dir()); "
+            "from audit.scores import counting; print(counting.compiled_available())",
         ],
         cwd=work,
         env=_environment(tmp_path),
     )
-    package, notebooks, reports, cache = done.stdout.splitlines()
+    package, notebooks, reports, cache, compiled = done.stdout.splitlines()
+    assert compiled == str(COMPILER)  # the wheel's own compiled loops count
     site = Path(python).parent.parent
     assert Path(package).is_relative_to(site) and not Path(package).is_relative_to(REPOSITORY)
     assert sorted(p.name for p in Path(notebooks).glob("*.ipynb")) == NOTEBOOKS
     assert Path(notebooks).is_relative_to(site)
     assert Path(reports) == work / "reports"
     assert Path(cache) == tmp_path / "cache"
+
+
+@pytest.mark.skipif(not COMPILER, reason="no C compiler here: the install builds no compiled loops")
+def test_the_compiled_loops_are_built_where_a_compiler_is_found():
+    """The install this suite runs on (make's editable one) built the compiled counting
+    loops: the tests of tests/test_counting.py run them."""
+    from audit.scores import counting
+
+    assert counting.compiled_available()
 
 
 def test_installed_report_from_an_empty_folder(installed, annex15_file, small_scores, tmp_path):

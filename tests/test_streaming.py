@@ -72,9 +72,9 @@ CASES = {
 
 @pytest.fixture(params=["compiled", "numpy"])
 def kernel(request):
-    """Count with the compiled loop (numba), then with the NumPy path."""
-    if request.param == "compiled":
-        pytest.importorskip("numba")
+    """Count with the compiled loops, then with the NumPy path."""
+    if request.param == "compiled" and not counting.compiled_available():
+        pytest.skip("audit's compiled loops were not built (no C compiler at install)")
     before = counting.use(request.param)
     yield request.param
     counting.use(before)

@@ -1,45 +1,114 @@
-"""The compiled loops of :mod:`audit.scores.counting` (numba: the ``fast`` extra).
+"""The compiled loops of :mod:`audit.scores.counting`: the C of ``_kernel.c``, built when
+audit is installed where a C compiler is found (``setup.py``: an optional extension;
+without one, the install goes on and NumPy counts).
 
-Imported only when the compiled kernel counts, so that importing ``audit`` never
-imports numba.  Compiled at the first call for each combination of array types and
-cached on disk (numba's cache, beside this file or in the user's cache folder), so
-that the next process loads the machine code (about 10 ms) instead of compiling it
-(about a second); where neither folder can be written, compiled in each process.
+Called through :mod:`ctypes`, which lets go of the interpreter's lock for the time of
+each call, so that the chunks a pass reads side by side are counted on every core.
+Nothing is compiled or imported at run time: the library loads in about a
+millisecond.  Each function takes the arrays :func:`audit.scores.counting.count`
+passes and checks their types before the C reads them (a wrong type is an error
+here, never memory read as what it is not).
+
+Importing this module raises ImportError where the extension was not built.
 """
 
 from __future__ import annotations
 
-import numba
+import ctypes
+import importlib.util
+
 import numpy as np
-from numba.core import types
-from numba.extending import intrinsic
 
 from audit.scores.counting import FINE_BITS
 
-FINE_MASK = np.uint32((1 << FINE_BITS) - 1)
+_spec = importlib.util.find_spec("audit.scores._kernel")
+if _spec is None or not _spec.origin or not _spec.has_location:
+    raise ImportError("audit's compiled kernel (audit.scores._kernel) is not built")
+_LIB = ctypes.CDLL(_spec.origin)
+
+_I64, _F64, _P = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
 
 
-def _jit(function):
-    """``function`` compiled without the interpreter's lock, cached on disk where numba
-    finds a folder it can write (it refuses ``cache=True`` otherwise: no cache then)."""
-    try:
-        return numba.njit(nogil=True, cache=True)(function)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return numba.njit(nogil=True)(function)
+class _Zones(ctypes.Structure):
+    """The plan's zones as the C reads them (``Zones`` in ``_kernel.c``)."""
+
+    _fields_ = [
+        ("lut", _P),
+        ("lut_bits", _I64),
+        ("fine_bits", _I64),
+        ("fine", _P),
+        ("bounds", _P),
+        ("bound_start", _P),
+        ("zone_start", _P),
+        ("ids", _P),
+        ("first_split", _I64),
+        ("split_low", _P),
+        ("split_shift", _P),
+        ("slots", _I64),
+        ("n_bits", _I64),
+        ("first_keep", _I64),
+    ]
 
 
-@intrinsic
-def bits(typingctx, x):
-    """The bits of a float as the unsigned integer of its size (a cast, not a copy)."""
-    unsigned = types.uint32 if x == types.float32 else types.uint64
+_LIB.audit_zones_known.restype = _I64
+_LIB.audit_zones_known.argtypes = [_I64, _I64, ctypes.POINTER(_Zones), _I64] + [_P] * 7
+_LIB.audit_zones_known.argtypes += [_I64, _I64] + [_P] * 5
+_LIB.audit_zones.restype = _I64
+_LIB.audit_zones.argtypes = [_I64, _I64, ctypes.POINTER(_Zones), _I64] + [_P] * 8
+_LIB.audit_zones.argtypes += [_I64, _P, _I64, _I64, _I64, _I64] + [_P] * 4
+_LIB.audit_kept_rows.restype = _I64
+_LIB.audit_kept_rows.argtypes = [_I64, _I64, _I64] + [_P] * 5 + [_I64] + [_P] * 3
+_LIB.audit_scatter.restype = _I64
+_LIB.audit_scatter.argtypes = [_I64, _I64, _P, _P, _P, _P]
+_LIB.audit_least_at_or_above.restype = _F64
+_LIB.audit_least_at_or_above.argtypes = [_I64, _P, _F64]
 
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(unsigned))
-
-    return unsigned(x), codegen
+_SCORES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
+_CODES = {np.dtype(np.int8): 0, np.dtype(np.int16): 1, np.dtype(np.int32): 2}
 
 
-@_jit
+def _in(array, dtype) -> np.ndarray:
+    """``array`` as a contiguous array of ``dtype`` (itself when it is one already)."""
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+def _out(array: np.ndarray, dtype) -> int:
+    """The address of an array the C writes into, checked to be what the C writes."""
+    if array.dtype != dtype or not array.flags.c_contiguous or not array.flags.writeable:
+        raise TypeError(f"a compiled loop writes contiguous {np.dtype(dtype)}, not {array.dtype}")
+    return array.ctypes.data
+
+
+def _score(score) -> tuple[np.ndarray, int]:
+    score = np.ascontiguousarray(score)
+    if score.dtype not in _SCORES:
+        score = score.astype(np.float64)
+    return score, _SCORES[score.dtype]
+
+
+def _codes(*codes) -> tuple[list[np.ndarray], int]:
+    """Label codes of one integer type (the widest of theirs), and its number."""
+    dtype = np.result_type(*codes)
+    if dtype not in _CODES:
+        dtype = np.dtype(np.int32)
+    return [_in(c, dtype) for c in codes], _CODES[dtype]
+
+
+def _zones(lut, lut_bits, fine, bounds, bound_start, zone_start, ids, first_split,
+           split_low, split_shift, n_bits, first_keep) -> tuple[_Zones, list]:  # fmt: skip
+    held = [
+        _in(lut, np.int32), _in(fine, np.int32), _in(bounds, np.float64),
+        _in(bound_start, np.int64), _in(zone_start, np.int64), _in(ids, np.int32),
+        _in(split_low, np.uint64), _in(split_shift, np.uint64),
+    ]  # fmt: skip
+    address = [a.ctypes.data for a in held]
+    zones = _Zones(
+        address[0], lut_bits, FINE_BITS, address[1], address[2], address[3], address[4],
+        address[5], first_split, address[6], address[7], len(held[6]), n_bits, first_keep,
+    )  # fmt: skip
+    return zones, held  # the arrays held while the C reads them
+
+
 def zones(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, a_new, g_map, n_groups, table, n_codes,  # codes to indices and segments
@@ -52,58 +121,27 @@ def zones(
     zone, to ``split``; put the place and zone of each kept row in ``kept_at`` and
     ``kept_zone``; return how many rows are kept.  What the NumPy path of
     :func:`audit.scores.counting.count` computes, row by row."""
-    coarse = np.uint32(32 - lut_bits)
-    finer = np.uint32(32 - lut_bits - FINE_BITS)
-    top32 = np.uint32(1 << 31)
-    top64 = np.uint64(1 << 63)
-    slots = len(split_low)
-    kept = 0
-    for i in range(len(score)):
-        if n_codes:
-            segment = np.int64(
-                table[((np.int64(group_1[i]) * n_codes + group_2[i]) << 1) + mated[i]]
-            )
-        else:
-            g1 = g_map[group_1[i]]
-            if mated[i]:
-                segment = g1
-            elif g_map[group_2[i]] == g1:
-                segment = n_groups + g1
-            else:
-                segment = 2 * n_groups
-        z = a_new[algorithm[i]]
-        if z < 0:  # an algorithm of the plan: its zone
-            a = a_plan[algorithm[i]]
-            key = bits(np.float32(score[i]) + np.float32(0.0))  # one key for both zeros
-            key ^= np.uint32(np.int32(key) >> 31) | top32
-            z = lut[(np.int64(a) << lut_bits) + np.int64(key >> coarse)]
-            if z < 0:
-                z = fine[(np.int64(-1 - z) << FINE_BITS) + np.int64((key >> finer) & FINE_MASK)]
-                if z < 0:  # a bound in this entry too: search the bounds
-                    x = np.float64(score[i])
-                    lo, hi = bound_start[a], bound_start[a + 1]
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if bounds[mid] <= x:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    z = ids[zone_start[a] + lo - bound_start[a]]
-            slot = z - first_split
-            if slot >= 0 and slot < slots:
-                key64 = bits(np.float64(score[i]) + 0.0)
-                key64 ^= np.uint64(np.int64(key64) >> 63) | top64
-                step = (key64 - split_low[slot]) >> split_shift[slot]
-                split[((np.int64(slot) << n_bits) + np.int64(step)) * width + segment] += 1
-        counts[np.int64(z) * width + segment] += 1
-        if z >= first_keep and (z < plan_zones or keep_new):
-            kept_at[kept] = i
-            kept_zone[kept] = z
-            kept += 1
-    return kept
+    score, s_type = _score(score)
+    (algorithm, group_1, group_2), c_type = _codes(algorithm, group_1, group_2)
+    mated = _in(mated, np.uint8)
+    plan, held = _zones(lut, lut_bits, fine, bounds, bound_start, zone_start, ids,
+                        first_split, split_low, split_shift, n_bits, first_keep)  # fmt: skip
+    a_plan, a_new, g_map = (_in(x, np.int64) for x in (a_plan, a_new, g_map))
+    table = _in(table, np.int16)
+    n = len(score)
+    if len(kept_at) < n or len(kept_zone) < n:
+        raise ValueError("kept_at and kept_zone hold a place for every row")
+    kept = _LIB.audit_zones(
+        s_type, c_type, ctypes.byref(plan), n, score.ctypes.data, algorithm.ctypes.data,
+        group_1.ctypes.data, group_2.ctypes.data, mated.ctypes.data, a_plan.ctypes.data,
+        a_new.ctypes.data, g_map.ctypes.data, n_groups, table.ctypes.data, n_codes,
+        plan_zones, bool(keep_new), width, _out(counts, np.int64), _out(split, np.int64),
+        _out(kept_at, np.int32), _out(kept_zone, np.int32),
+    )  # fmt: skip
+    del held
+    return int(kept)
 
 
-@_jit
 def zones_known(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, table, n_codes,  # codes to the plan's algorithms, and to segments
@@ -114,100 +152,61 @@ def zones_known(
 ):  # fmt: skip
     """:func:`zones` for the usual chunk, its algorithms all in the plan and its groups
     few enough for a table of segments: one tight loop finds each row's zone and
-    segment, counts it, and marks the rows of SPLIT and KEEP zones; a second loop
-    over the marked rows counts the sub-zones and keeps the others' places, zones
-    and segments (in ``kept_at``, ``kept_zone``, ``kept_segment``, in the order of
-    the rows).  Returns how many rows are kept.  About 1.5x faster than
-    :func:`zones`, whose rarer cases cost the usual one in every row.
-
-    The places in the tables are computed as unsigned integers: numba checks every
-    signed index for a negative one (counted from the end), which costs the loop
-    about a tenth of its time."""
-    coarse = np.uint32(32 - lut_bits)
-    finer = np.uint32(32 - lut_bits - FINE_BITS)
-    top32 = np.uint32(1 << 31)
-    top64 = np.uint64(1 << 63)
-    codes, columns = np.uint64(n_codes), np.uint64(width)
-    lut_shift, fine_shift = np.uint64(lut_bits), np.uint64(FINE_BITS)
-    marked = 0
-    for i in range(len(score)):
-        code = (np.uint64(group_1[i]) * codes + np.uint64(group_2[i])) << np.uint64(1)
-        segment = np.uint64(table[code + np.uint64(mated[i])])
-        a = np.uint64(a_plan[np.uint64(algorithm[i])])
-        key = bits(np.float32(score[i]) + np.float32(0.0))  # one key for both zeros
-        key ^= np.uint32(np.int32(key) >> 31) | top32
-        z = np.int64(lut[(a << lut_shift) + np.uint64(key >> coarse)])
-        if z < 0:
-            entry = (np.uint64(-1 - z) << fine_shift) + np.uint64((key >> finer) & FINE_MASK)
-            z = np.int64(fine[entry])
-            if z < 0:  # a bound in this entry too: search the bounds
-                x = np.float64(score[i])
-                lo, hi = bound_start[a], bound_start[a + 1]
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if bounds[mid] <= x:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                z = np.int64(ids[zone_start[a] + lo - bound_start[a]])
-        counts[np.uint64(z) * columns + segment] += 1
-        if z >= first_split:
-            kept_at[marked] = i
-            kept_zone[marked] = z
-            kept_segment[marked] = segment
-            marked += 1
-    kept = 0
-    for j in range(marked):
-        z = np.int64(kept_zone[j])
-        if z < first_keep:  # a SPLIT zone: its sub-zone
-            slot = z - first_split
-            key64 = bits(np.float64(score[kept_at[j]]) + 0.0)
-            key64 ^= np.uint64(np.int64(key64) >> 63) | top64
-            step = (key64 - split_low[slot]) >> split_shift[slot]
-            split[((slot << n_bits) + np.int64(step)) * width + kept_segment[j]] += 1
-        else:
-            kept_at[kept] = kept_at[j]
-            kept_zone[kept] = kept_zone[j]
-            kept_segment[kept] = kept_segment[j]
-            kept += 1
-    return kept
+    segment, counts it, and marks the rows of SPLIT and KEEP zones; a second loop over
+    the marked rows counts the sub-zones and keeps the others' places, zones and
+    segments (in ``kept_at``, ``kept_zone``, ``kept_segment``, in the order of the
+    rows).  Returns how many rows are kept."""
+    score, s_type = _score(score)
+    (algorithm, group_1, group_2), c_type = _codes(algorithm, group_1, group_2)
+    mated = _in(mated, np.uint8)
+    plan, held = _zones(lut, lut_bits, fine, bounds, bound_start, zone_start, ids,
+                        first_split, split_low, split_shift, n_bits, first_keep)  # fmt: skip
+    a_plan, table = _in(a_plan, np.int64), _in(table, np.int16)
+    n = len(score)
+    if min(len(kept_at), len(kept_zone), len(kept_segment)) < n:
+        raise ValueError("kept_at, kept_zone and kept_segment hold a place for every row")
+    kept = _LIB.audit_zones_known(
+        s_type, c_type, ctypes.byref(plan), n, score.ctypes.data, algorithm.ctypes.data,
+        group_1.ctypes.data, group_2.ctypes.data, mated.ctypes.data, a_plan.ctypes.data,
+        table.ctypes.data, n_codes, width, _out(counts, np.int64), _out(split, np.int64),
+        _out(kept_at, np.int32), _out(kept_zone, np.int32), _out(kept_segment, np.int32),
+    )  # fmt: skip
+    del held
+    return int(kept)
 
 
-@_jit
 def kept_rows(
     score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment,
 ):  # fmt: skip
     """The score and the segment of each kept row (at places ``rows``)."""
-    for j in range(len(rows)):
-        i = rows[j]
-        g1 = g_map[group_1[i]]
-        if mated[i]:
-            segment = g1
-        elif g_map[group_2[i]] == g1:
-            segment = n_groups + g1
-        else:
-            segment = 2 * n_groups
-        out_score[j] = score[i]
-        out_segment[j] = segment
+    score, s_type = _score(score)
+    (group_1, group_2), c_type = _codes(group_1, group_2)
+    mated, g_map, rows = _in(mated, np.uint8), _in(g_map, np.int64), _in(rows, np.int32)
+    if len(out_score) != len(rows) or len(out_segment) != len(rows):
+        raise ValueError("out_score and out_segment hold one value per kept row")
+    _LIB.audit_kept_rows(
+        s_type, c_type, len(rows), score.ctypes.data, group_1.ctypes.data,
+        group_2.ctypes.data, mated.ctypes.data, g_map.ctypes.data, n_groups,
+        rows.ctypes.data, _out(out_score, score.dtype), _out(out_segment, np.int32),
+    )  # fmt: skip
 
 
-@_jit
-def scatter(cell, score, at, out):
-    """Each score to the next place of its cell (``at``: where each cell starts); places
-    unsigned, as in :func:`zones_known`."""
-    for i in range(len(cell)):
-        c = np.uint64(cell[i])
-        out[np.uint64(at[c])] = score[i]
-        at[c] += 1
+def scatter(cell, score, at, out) -> None:
+    """Each score to the next place of its cell (``at``: where each cell starts,
+    advanced per cell)."""
+    cell = _in(cell, np.int64)
+    score, s_type = _score(score)
+    if len(score) != len(cell):
+        raise ValueError("one cell per score")
+    _LIB.audit_scatter(
+        s_type, len(cell), cell.ctypes.data, score.ctypes.data,
+        _out(at, np.int64), _out(out, np.float64),
+    )  # fmt: skip
 
 
-@_jit
-def least_at_or_above(values, t):
+def least_at_or_above(values, t: float) -> tuple[bool, float]:
     """Whether some value (finite, as every score is) is at least ``t``, and the least
     of them: a scan without a branch to mispredict."""
-    least = np.inf
-    for i in range(len(values)):
-        v = values[i]
-        w = v if v >= t else np.inf
-        least = w if w < least else least
+    values = _in(values, np.float64)
+    least = _LIB.audit_least_at_or_above(len(values), values.ctypes.data, float(t))
     return least < np.inf, least

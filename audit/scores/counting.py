@@ -7,18 +7,18 @@ Two implementations give the same counts, the same kept rows in the same order
 and the same sub-zone counts, bit for bit:
 
 ``"compiled"``
-    One loop over the rows compiled by numba (the ``fast`` extra,
-    ``pip install 'audit[fast]'``): the zone and segment of a row, its count, its
-    sub-zone, in one go, without the interpreter's lock, so that the chunks a
-    pass reads side by side (:class:`audit.scores.streaming.LocalEngine`) are
-    counted on every core, each into its own partial.
+    One loop over the rows in C (:mod:`audit.scores._compiled`, built when audit
+    is installed where a C compiler is found): the zone and segment of a row, its
+    count, its sub-zone, in one go, without the interpreter's lock, so that the
+    chunks a pass reads side by side (:class:`audit.scores.streaming.LocalEngine`)
+    are counted on every core, each into its own partial.  Nothing to start: it
+    counts from the first chunk, of any size.
 ``"numpy"``
     Array operations on blocks of rows that stay in the processor's cache: the
-    fallback when numba is not installed.
+    fallback where the compiled loops were not built.
 
-:data:`KERNEL` says which counts (by default the compiled loop once numba has
-started, in the background, for large chunks); :func:`use` chooses, for tests
-and benchmarks.
+:data:`KERNEL` says which counts (by default the compiled loops where they were
+built); :func:`use` chooses, for tests and benchmarks.
 
 A row's zone is read from the plan's lookup table on the top bits of the order
 key of its score rounded to float32 (:func:`audit.scores.zones.key32`; rounding
@@ -30,8 +30,7 @@ non-mated) or ``2G`` (cross-group non-mated).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -74,8 +73,11 @@ def unkey64(key) -> np.ndarray:
 
 
 KERNELS = ("auto", "compiled", "numpy")
-#: What ``kernel`` may be when numba is not installed.
-WITHOUT_NUMBA = "'auto' or 'numpy' ('compiled' needs numba: pip install 'audit[fast]')"
+#: What ``kernel`` may be where the compiled loops were not built.
+WITHOUT_KERNEL = (
+    "'auto' or 'numpy' ('compiled' needs audit's compiled loops, built when audit is "
+    "installed where a C compiler is found)"
+)
 
 #: Rows per block of the NumPy path: the temporaries of a block stay in cache.
 _BLOCK = 1 << 17
@@ -85,28 +87,19 @@ _GROUP_SPLIT = 1 << 20
 _TABLE_GROUPS = 64
 
 
-def _compiled_available() -> bool:
+@functools.cache
+def compiled_available() -> bool:
+    """Whether the compiled loops were built (:mod:`audit.scores._compiled`)."""
     try:
-        import numba  # noqa: F401
-    except ImportError:
+        import audit.scores._compiled  # noqa: F401
+    except (ImportError, OSError):  # not built, or a library the system cannot load
         return False
     return True
 
 
-def _compiled_installed() -> bool:
-    """Whether numba is installed: found, not imported (its import takes a tenth of a
-    second, which :func:`prepare` leaves to the background)."""
-    if "numba" in sys.modules:
-        return sys.modules["numba"] is not None
-    return importlib.util.find_spec("numba") is not None
-
-
-#: The kernel in use: ``"auto"`` (the default) counts with the compiled loop once
-#: numba has started in this process -- :func:`prepare` starts it in the background,
-#: as a pass over a large score set does (``Plan.compiled``) -- and with NumPy until
-#: then, so that small score sets never pay for its start; ``"compiled"`` always
-#: (starting numba at the first chunk); ``"numpy"`` never.  Without numba,
-#: ``"auto"`` is ``"numpy"``.
+#: The kernel in use: ``"auto"`` (the default) counts with the compiled loops where
+#: they were built and with NumPy elsewhere; ``"compiled"`` with the compiled loops
+#: (refused where they were not built); ``"numpy"`` with NumPy.
 KERNEL = "auto"
 
 
@@ -121,51 +114,17 @@ def use(kernel: str) -> str:
 
     global KERNEL
     check("kernel", kernel, Options(KERNELS))
-    if kernel == "compiled" and not _compiled_available():
-        raise refuse("kernel", kernel, WITHOUT_NUMBA)
+    if kernel == "compiled" and not compiled_available():
+        raise refuse("kernel", kernel, WITHOUT_KERNEL)
     before, KERNEL = KERNEL, kernel
     return before
 
 
-_STARTED: list = []  # the thread starting numba, once per process
-_READY = threading.Event()
-_LOCAL = threading.local()  # .compiled: this thread counts with the compiled loop
-
-
-def prepare() -> None:
-    """Start numba in the background, when it is installed and may count: its first
-    call in a process loads its registries (about a second, even with the loops
-    cached on disk), which then overlaps the reading and counting of the first
-    chunks."""
-    if KERNEL == "numpy" or _STARTED or not _compiled_installed():
-        return
-    thread = threading.Thread(target=_first_calls, daemon=True, name="audit-numba")
-    _STARTED.append(thread)
-    thread.start()
-
-
-def _first_calls() -> None:
-    from audit.scores.zones import KEEP, Plan, partial
-    from audit.tables.chunks import Chunk
-
-    try:
-        import audit.scores._compiled  # noqa: F401
-    except ImportError:  # numba found but broken: NumPy keeps counting
-        return
-
-    plan = Plan(("a",), ("g",), (np.array([0.0]),), (np.array([KEEP, KEEP]),))
-    _LOCAL.compiled = True
-    for dtype in (np.float32, np.float64):
-        row = [np.zeros(1, dtype), np.zeros(1, bool)] + [np.zeros(1, np.int8)] * 3
-        partial(Chunk(*row, ["a"], ["g"], (["a"], ["g"], ["g"])), plan)
-    _READY.set()
-
-
 def compiled_now() -> bool:
-    """Whether a chunk is counted by the compiled loop now."""
-    if KERNEL == "compiled" or getattr(_LOCAL, "compiled", False):
+    """Whether a chunk is counted by the compiled loops now."""
+    if KERNEL == "compiled":
         return True
-    return KERNEL == "auto" and _READY.is_set()
+    return KERNEL == "auto" and compiled_available()
 
 
 def count(chunk, plan, a_map: np.ndarray, g_map: np.ndarray, width: int, counts, split) -> list:

@@ -86,7 +86,7 @@ class Window:
 
     def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments at or above ``t`` (None when none is), by
-        a scan of a window in no order (one compiled loop when numba counts, a
+        a scan of a window in no order (one compiled loop where it was built, a
         comparison and a copy of the scores at or above ``t`` otherwise)."""
         segments = [self.by_segment[c] for c in columns]
         if counting.compiled_now():

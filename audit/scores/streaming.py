@@ -53,7 +53,6 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
-from audit.scores import counting
 from audit.scores.runs import Run, equal_error
 from audit.scores.stats import SufficientStatistics
 from audit.scores.streamed import Line, StreamedStats, Window, aligned, learnt
@@ -109,12 +108,6 @@ _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
 _MAX_PASSES = 64
-#: Rows from which numba (if installed) is started to count the passes.  Its start
-#: costs a process about 0.4 CPU seconds and 120 MB (importing numba, llvmlite and
-#: scipy.linalg, which numba's first compilation imports), and the compiled loop saves
-#: about 8 ms a row group of 2^20 rows (3 ms against 11): side by side, NumPy alone
-#: counted 3e7 rows in 1.18 s against 1.53 s, numba 1e8 rows in 1.76 s against 2.30 s.
-_LARGE = 1 << 26
 
 
 def parse_memory(value) -> int:
@@ -229,11 +222,6 @@ class StreamingScores:
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
         self.pieces = pieces(source)
-        # numba is worth its start (about a second) for a large score set: it starts in
-        # the background, and counts once started
-        self._large = sum(p.rows for p in self.pieces) >= _LARGE
-        if self._large and isinstance(self.engine, LocalEngine):
-            counting.prepare()  # while the sample is read
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None
@@ -305,7 +293,7 @@ class StreamingScores:
             self.memory // _BYTES_PER_KEPT // 4,
             max(1 << 16, int(300 * math.sqrt(sum(p.rows for p in self.pieces)))),
         )
-        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))), compiled=self._large)
+        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))))
         # in this process the sample's chunks are read once: the first pass reuses them
         cache = None
         if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
@@ -507,7 +495,6 @@ class StreamingScores:
             tuple(bounds),
             tuple(actions),
             bits=bits,
-            compiled=self._large,
         )
 
 

@@ -44,8 +44,7 @@ class Plan:
     algorithm and zone).  A label met in a chunk and not in the plan is added
     after them; an algorithm the plan does not know has one zone, counted (kept
     when ``keep_new``).  ``stride``: take every ``stride``-th row of a chunk only
-    (samples).  ``compiled``: the pass is long enough to start numba for (in the
-    background: :func:`audit.scores.counting.prepare`).
+    (samples).
     """
 
     algorithms: tuple = ()
@@ -55,7 +54,6 @@ class Plan:
     bits: int = 16
     keep_new: bool = False
     stride: int = 1
-    compiled: bool = False
     lut: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -206,8 +204,6 @@ def _labels(known: list, index: dict, present: list, codes_labels: list) -> np.n
 def partial(chunk: Chunk, plan: Plan) -> Partial:
     """The counts, kept scores and sub-zone counts of one validated chunk
     (:func:`audit.scores.counting.count`)."""
-    if plan.compiled:
-        counting.prepare()
     if plan.stride > 1:
         chunk = _every(chunk, plan.stride)
     algorithms, groups = list(plan.algorithms), list(plan.groups)

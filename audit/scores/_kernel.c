@@ -1,0 +1,309 @@
+/* The compiled loops of audit.scores.counting, built when audit is installed with a C
+ * compiler (setup.py: an optional extension) and called through ctypes, which lets go
+ * of the interpreter's lock for each call (audit/scores/_compiled.py binds them).
+ *
+ * Each loop computes, row by row, what the NumPy path of audit.scores.counting
+ * computes with array operations, bit for bit.  The score column is float32 or
+ * float64, the algorithm and group codes int8, int16 or int32 (the three of one type):
+ * each loop is written once as a macro and instantiated for the six combinations,
+ * chosen by a type number (score: 0 float32, 1 float64; codes: 0 int8, 1 int16,
+ * 2 int32).
+ *
+ * A row's zone: the lookup table on the top lut_bits bits of the order key of its
+ * score rounded to float32, one level finer (fine_bits more) where the entry holds a
+ * bound, and a binary search of the float64 score among the bounds where that level
+ * holds one too.  Places in the tables are computed as unsigned integers.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(_WIN32)
+#define EXPORT __declspec(dllexport)
+#else
+#define EXPORT __attribute__((visibility("default")))
+#endif
+
+/* The order key of a float32: unsigned, in the order of the floats; the two zeros
+ * share a key (x + 0 is +0 for both). */
+static inline uint32_t key32(float x)
+{
+    uint32_t k;
+    x = x + 0.0f;
+    memcpy(&k, &x, sizeof k);
+    return k ^ ((uint32_t)((int32_t)k >> 31) | UINT32_C(0x80000000));
+}
+
+static inline uint64_t key64(double x)
+{
+    uint64_t k;
+    x = x + 0.0;
+    memcpy(&k, &x, sizeof k);
+    return k ^ ((uint64_t)((int64_t)k >> 63) | UINT64_C(0x8000000000000000));
+}
+
+/* What the plan says of the zones, as the loops read it. */
+typedef struct {
+    const int32_t *lut;
+    int64_t lut_bits;
+    int64_t fine_bits;
+    const int32_t *fine;
+    const double *bounds;
+    const int64_t *bound_start;
+    const int64_t *zone_start;
+    const int32_t *ids;
+    int64_t first_split;
+    const uint64_t *split_low;
+    const uint64_t *split_shift;
+    int64_t slots;
+    int64_t n_bits;
+    int64_t first_keep;
+} Zones;
+
+/* The zone id of score x (its float32 rounding's key: key) of the plan's algorithm a. */
+static inline int64_t zone_of(const Zones *p, uint64_t a, uint32_t key, double x)
+{
+    uint32_t coarse = (uint32_t)(32 - p->lut_bits);
+    uint32_t finer = (uint32_t)(32 - p->lut_bits - p->fine_bits);
+    uint32_t fine_mask = (UINT32_C(1) << p->fine_bits) - 1;
+    int64_t z = p->lut[(a << p->lut_bits) + (uint64_t)(key >> coarse)];
+    if (z < 0) {
+        uint64_t entry = ((uint64_t)(-1 - z) << p->fine_bits) + (uint64_t)((key >> finer) & fine_mask);
+        z = p->fine[entry];
+        if (z < 0) { /* a bound in this entry too: search the bounds */
+            int64_t lo = p->bound_start[a], hi = p->bound_start[a + 1];
+            while (lo < hi) {
+                int64_t mid = (lo + hi) >> 1;
+                if (p->bounds[mid] <= x)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            z = p->ids[p->zone_start[a] + lo - p->bound_start[a]];
+        }
+    }
+    return z;
+}
+
+/* The sub-zone count of a row of SPLIT slot `slot`. */
+static inline void count_split(const Zones *p, int64_t slot, double x, int64_t segment,
+                               int64_t width, int64_t *split)
+{
+    uint64_t step = (key64(x) - p->split_low[slot]) >> p->split_shift[slot];
+    split[(((uint64_t)slot << p->n_bits) + step) * (uint64_t)width + (uint64_t)segment] += 1;
+}
+
+/* zones_known: every algorithm of the chunk in the plan, a table of segments.  Counts
+ * each row; the places, zones and segments of the rows of KEEP zones in kept_*, in the
+ * order of the rows; returns how many are kept.  A first loop finds and counts, and
+ * marks the rows of SPLIT and KEEP zones; a second counts the marked rows of SPLIT
+ * zones in their sub-zones. */
+#define ZONES_KNOWN(NAME, S, C)                                                            \
+    static int64_t NAME(const Zones *p, int64_t n, const S *score, const C *algorithm,     \
+                        const C *group_1, const C *group_2, const uint8_t *mated,          \
+                        const int64_t *a_plan, const int16_t *table, int64_t n_codes,      \
+                        int64_t width, int64_t *counts, int64_t *split, int32_t *kept_at,  \
+                        int32_t *kept_zone, int32_t *kept_segment)                         \
+    {                                                                                      \
+        uint64_t codes = (uint64_t)n_codes, columns = (uint64_t)width;                     \
+        int64_t marked = 0, kept = 0;                                                      \
+        for (int64_t i = 0; i < n; i++) {                                                  \
+            uint64_t code = ((uint64_t)group_1[i] * codes + (uint64_t)group_2[i]) << 1;    \
+            uint64_t segment = (uint64_t)table[code + mated[i]];                           \
+            uint64_t a = (uint64_t)a_plan[(uint64_t)algorithm[i]];                         \
+            int64_t z = zone_of(p, a, key32((float)score[i]), (double)score[i]);           \
+            counts[(uint64_t)z * columns + segment] += 1;                                  \
+            if (z >= p->first_split) {                                                     \
+                kept_at[marked] = (int32_t)i;                                              \
+                kept_zone[marked] = (int32_t)z;                                            \
+                kept_segment[marked] = (int32_t)segment;                                   \
+                marked++;                                                                  \
+            }                                                                              \
+        }                                                                                  \
+        for (int64_t j = 0; j < marked; j++) {                                             \
+            int64_t z = kept_zone[j];                                                      \
+            if (z < p->first_keep) { /* a SPLIT zone: its sub-zone */                      \
+                count_split(p, z - p->first_split, (double)score[kept_at[j]],              \
+                            kept_segment[j], width, split);                                \
+            } else {                                                                       \
+                kept_at[kept] = kept_at[j];                                                \
+                kept_zone[kept] = kept_zone[j];                                            \
+                kept_segment[kept] = kept_segment[j];                                      \
+                kept++;                                                                    \
+            }                                                                              \
+        }                                                                                  \
+        return kept;                                                                       \
+    }
+
+/* zones: any chunk (algorithms the plan does not know: a_new >= 0, their one zone;
+ * groups mapped by g_map when n_codes is 0, else read from the table).  Counts each
+ * row; the places and zones of the kept rows in kept_*; returns how many are kept. */
+#define ZONES(NAME, S, C)                                                                  \
+    static int64_t NAME(const Zones *p, int64_t n, const S *score, const C *algorithm,     \
+                        const C *group_1, const C *group_2, const uint8_t *mated,          \
+                        const int64_t *a_plan, const int64_t *a_new, const int64_t *g_map, \
+                        int64_t n_groups, const int16_t *table, int64_t n_codes,           \
+                        int64_t plan_zones, int64_t keep_new, int64_t width,               \
+                        int64_t *counts, int64_t *split, int32_t *kept_at,                 \
+                        int32_t *kept_zone)                                                \
+    {                                                                                      \
+        int64_t kept = 0;                                                                  \
+        for (int64_t i = 0; i < n; i++) {                                                  \
+            int64_t segment;                                                               \
+            if (n_codes) {                                                                 \
+                segment = table[(((int64_t)group_1[i] * n_codes + group_2[i]) << 1)        \
+                                + mated[i]];                                               \
+            } else {                                                                       \
+                int64_t g1 = g_map[group_1[i]];                                            \
+                if (mated[i])                                                              \
+                    segment = g1;                                                          \
+                else if (g_map[group_2[i]] == g1)                                          \
+                    segment = n_groups + g1;                                               \
+                else                                                                       \
+                    segment = 2 * n_groups;                                                \
+            }                                                                              \
+            int64_t z = a_new[algorithm[i]];                                               \
+            if (z < 0) { /* an algorithm of the plan: its zone */                          \
+                uint64_t a = (uint64_t)a_plan[algorithm[i]];                               \
+                z = zone_of(p, a, key32((float)score[i]), (double)score[i]);               \
+                int64_t slot = z - p->first_split;                                         \
+                if (slot >= 0 && slot < p->slots)                                          \
+                    count_split(p, slot, (double)score[i], segment, width, split);         \
+            }                                                                              \
+            counts[z * width + segment] += 1;                                              \
+            if (z >= p->first_keep && (z < plan_zones || keep_new)) {                      \
+                kept_at[kept] = (int32_t)i;                                                \
+                kept_zone[kept] = (int32_t)z;                                              \
+                kept++;                                                                    \
+            }                                                                              \
+        }                                                                                  \
+        return kept;                                                                       \
+    }
+
+/* kept_rows: the score and the segment of each kept row (at places rows). */
+#define KEPT_ROWS(NAME, S, C)                                                              \
+    static void NAME(int64_t n, const S *score, const C *group_1, const C *group_2,        \
+                     const uint8_t *mated, const int64_t *g_map, int64_t n_groups,         \
+                     const int32_t *rows, S *out_score, int32_t *out_segment)              \
+    {                                                                                      \
+        for (int64_t j = 0; j < n; j++) {                                                  \
+            int64_t i = rows[j];                                                           \
+            int64_t g1 = g_map[group_1[i]], segment;                                       \
+            if (mated[i])                                                                  \
+                segment = g1;                                                              \
+            else if (g_map[group_2[i]] == g1)                                              \
+                segment = n_groups + g1;                                                   \
+            else                                                                           \
+                segment = 2 * n_groups;                                                    \
+            out_score[j] = score[i];                                                       \
+            out_segment[j] = (int32_t)segment;                                             \
+        }                                                                                  \
+    }
+
+#define INSTANCES(M, NAME)                                                                 \
+    M(NAME##_f4_i1, float, int8_t)                                                         \
+    M(NAME##_f4_i2, float, int16_t)                                                        \
+    M(NAME##_f4_i4, float, int32_t)                                                        \
+    M(NAME##_f8_i1, double, int8_t)                                                        \
+    M(NAME##_f8_i2, double, int16_t)                                                       \
+    M(NAME##_f8_i4, double, int32_t)
+
+INSTANCES(ZONES_KNOWN, zones_known)
+INSTANCES(ZONES, zones)
+INSTANCES(KEPT_ROWS, kept_rows)
+
+/* The instance of the types: score_type 0 float32, 1 float64; code_type 0 int8,
+ * 1 int16, 2 int32.  Returns -1 for types with no instance. */
+#define DISPATCH(NAME, ...)                                                                \
+    switch (score_type * 3 + code_type) {                                                  \
+    case 0: return NAME##_f4_i1(__VA_ARGS__);                                              \
+    case 1: return NAME##_f4_i2(__VA_ARGS__);                                              \
+    case 2: return NAME##_f4_i4(__VA_ARGS__);                                              \
+    case 3: return NAME##_f8_i1(__VA_ARGS__);                                              \
+    case 4: return NAME##_f8_i2(__VA_ARGS__);                                              \
+    case 5: return NAME##_f8_i4(__VA_ARGS__);                                              \
+    default: return -1;                                                                    \
+    }
+
+EXPORT int64_t audit_zones_known(
+    int64_t score_type, int64_t code_type, const Zones *plan, int64_t n, const void *score,
+    const void *algorithm, const void *group_1, const void *group_2, const uint8_t *mated,
+    const int64_t *a_plan, const int16_t *table, int64_t n_codes, int64_t width,
+    int64_t *counts, int64_t *split, int32_t *kept_at, int32_t *kept_zone,
+    int32_t *kept_segment)
+{
+    DISPATCH(zones_known, plan, n, score, algorithm, group_1, group_2, mated, a_plan, table,
+             n_codes, width, counts, split, kept_at, kept_zone, kept_segment)
+}
+
+EXPORT int64_t audit_zones(
+    int64_t score_type, int64_t code_type, const Zones *plan, int64_t n, const void *score,
+    const void *algorithm, const void *group_1, const void *group_2, const uint8_t *mated,
+    const int64_t *a_plan, const int64_t *a_new, const int64_t *g_map, int64_t n_groups,
+    const int16_t *table, int64_t n_codes, int64_t plan_zones, int64_t keep_new,
+    int64_t width, int64_t *counts, int64_t *split, int32_t *kept_at, int32_t *kept_zone)
+{
+    DISPATCH(zones, plan, n, score, algorithm, group_1, group_2, mated, a_plan, a_new, g_map,
+             n_groups, table, n_codes, plan_zones, keep_new, width, counts, split, kept_at,
+             kept_zone)
+}
+
+EXPORT int64_t audit_kept_rows(
+    int64_t score_type, int64_t code_type, int64_t n, const void *score, const void *group_1,
+    const void *group_2, const uint8_t *mated, const int64_t *g_map, int64_t n_groups,
+    const int32_t *rows, void *out_score, int32_t *out_segment)
+{
+    switch (score_type * 3 + code_type) {
+    case 0: kept_rows_f4_i1(n, score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment); return 0;
+    case 1: kept_rows_f4_i2(n, score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment); return 0;
+    case 2: kept_rows_f4_i4(n, score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment); return 0;
+    case 3: kept_rows_f8_i1(n, score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment); return 0;
+    case 4: kept_rows_f8_i2(n, score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment); return 0;
+    case 5: kept_rows_f8_i4(n, score, group_1, group_2, mated, g_map, n_groups, rows, out_score, out_segment); return 0;
+    default: return -1;
+    }
+}
+
+/* scatter: each score to the next place of its cell (at: where each cell starts). */
+EXPORT int64_t audit_scatter(int64_t score_type, int64_t n, const int64_t *cell,
+                             const void *score, int64_t *at, double *out)
+{
+    if (score_type == 0) {
+        const float *s = score;
+        for (int64_t i = 0; i < n; i++)
+            out[at[(uint64_t)cell[i]]++] = (double)s[i];
+    } else if (score_type == 1) {
+        const double *s = score;
+        for (int64_t i = 0; i < n; i++)
+            out[at[(uint64_t)cell[i]]++] = s[i];
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* least_at_or_above: the least of the (finite) values at least t, or +inf when none
+ * is: a scan without a branch to mispredict. */
+EXPORT double audit_least_at_or_above(int64_t n, const double *values, double t)
+{
+    double least = INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        double v = values[i];
+        double w = v >= t ? v : INFINITY;
+        least = w < least ? w : least;
+    }
+    return least;
+}
+
+/* An importable module (its path is what ctypes loads), with nothing in it. */
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernel",
+    "The compiled counting loops of audit.scores.counting (bound by ctypes in "
+    "audit.scores._compiled).",
+    0, NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
