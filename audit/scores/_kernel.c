@@ -34,7 +34,7 @@ static inline uint32_t key32(float x)
     uint32_t k;
     x = x + 0.0f;
     memcpy(&k, &x, sizeof k);
-    return k ^ ((uint32_t)((int32_t)k >> 31) | UINT32_C(0x80000000));
+    return k ^ ((UINT32_C(0) - (k >> 31)) | UINT32_C(0x80000000)); /* negatives: all bits */
 }
 
 static inline uint64_t key64(double x)
@@ -42,7 +42,7 @@ static inline uint64_t key64(double x)
     uint64_t k;
     x = x + 0.0;
     memcpy(&k, &x, sizeof k);
-    return k ^ ((uint64_t)((int64_t)k >> 63) | UINT64_C(0x8000000000000000));
+    return k ^ ((UINT64_C(0) - (k >> 63)) | UINT64_C(0x8000000000000000));
 }
 
 /* What the plan says of the zones, as the loops read it. */
