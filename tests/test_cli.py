@@ -293,6 +293,22 @@ def test_a_part_of_the_report_never_replaces_the_whole(
     assert names == [expected]
 
 
+def test_a_reports_folder_named_relative_to_the_working_folder(small_table, tmp_path, monkeypatch):
+    """``--reports-dir r`` is ``r`` under the folder the command runs in, for the kernels
+    too (they work in other folders): the report is written there, nothing else is."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["report", str(small_table), "--name", "small", "--reports-dir", "r", "--no-progress"]
+    argv += ["-p", "measures", '["fdr"]', "-p", "uncertainty_method", "none"]
+    argv += ["-p", "n_random", "20", "-p", "alpha_step", "0.25"]
+    assert main(argv) == 0
+    assert sorted(os.listdir(tmp_path)) == ["r"]
+    written = sorted(os.listdir(tmp_path / "r"))  # the link small, to the version it holds
+    assert written[:2] == [".small.lock", os.readlink(tmp_path / "r" / "small")] and written[
+        2:
+    ] == ["small"]
+    assert (tmp_path / "r" / "small" / "index.html").is_file()
+
+
 def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
     """`audit check t.csv | head -1`: no error message, the SIGPIPE exit status.  The
     reader is gone before the first line is written, so every write meets the closed pipe."""
