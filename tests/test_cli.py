@@ -158,6 +158,46 @@ def test_weights_file_is_checked_and_made_absolute(tmp_path, monkeypatch, capsys
     assert err.startswith("audit: error: ") and "counts.csv" in err
 
 
+def test_paths_given_as_parameters_or_with_a_tilde_are_made_absolute(tmp_path, monkeypatch):
+    """``-p weights FILE`` is made absolute like ``--weights FILE`` (the kernels work in
+    other folders), and ``~`` stands for the home folder in every path option, also
+    where the shell leaves it as written (``--reports-dir=~/r``)."""
+    from audit.cli import _parameters, build_parser
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    parse = build_parser().parse_args
+    assert _parameters(parse(["pareto", "-p", "weights", "counts.csv"]), None)["weights"] == str(
+        tmp_path / "counts.csv"
+    )
+    home = tmp_path / "home"
+    assert _parameters(parse(["pareto", "--weights", "~/w.csv"]), None)["weights"] == str(
+        home / "w.csv"
+    )
+    assert parse(["report", "--reports-dir=~/r"]).reports_dir == home / "r"
+    args = parse(["report", "--accuracy-from", "~/acc.csv", "--accuracy-column", "acc"])
+    assert _parameters(args, None)["accuracy_from"] == str(home / "acc.csv")
+
+
+@pytest.mark.parametrize(
+    ("argv", "how"),
+    [
+        (["report", "-p", "data_path", "other.csv"], "the rates table is given as the first"),
+        (["scores", "-p", "scores_path", "s.csv"], "the score table is given as the first"),
+        (["ffmc", "-p", "output_dir", "elsewhere"], "the report's folder is --reports-dir"),
+    ],
+)
+def test_parameters_the_arguments_set_are_refused(argv, how, tmp_path, capsys):
+    """A ``-p`` of what the command's own arguments give (the input, the report's folder)
+    would name the report after one input and read another, or be overridden without a
+    word: refused, saying how to give it, before anything is written."""
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"audit {argv[0]}: error: -p {argv[2]}: {how}")
+    assert err.endswith(", not as a notebook parameter")
+    assert not (tmp_path / "r").exists()
+
+
 def test_max_accuracy_default_and_none():
     """Left out, the notebook's default (0.01) holds; 'none' means no cut-off."""
     from audit.cli import _parameters, build_parser

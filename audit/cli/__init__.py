@@ -53,6 +53,17 @@ NEEDS_RATES_MEASURE = (
     "(see 'audit measures'); use 'audit scores' for score measures"
 )
 DEPRECATED_OPTION = "note: {old} is deprecated; give the {what} as the first argument: {example}"
+SET_BY_ARGUMENTS = "-p {key}: {how}, not as a notebook parameter"
+#: The notebook parameters the command's own arguments set, and how they are given.
+_ARGUMENT_PARAMETERS = {
+    "data_path": "the rates table is given as the first argument (audit {command} FILE)",
+    "scores_path": "the score table is given as the first argument (audit {command} FILE)",
+    "data_paths": "the tables are given as the arguments (audit {command} FILE FILE ...)",
+    "data_labels": "the tables' labels are their names or files' stems",
+    "accuracy_sources": "each table's accuracy is given by --accuracy-from LABEL=FILE:COLUMN",
+    "accuracy_columns": "each table's accuracy is given by --accuracy-from LABEL=FILE:COLUMN",
+    "output_dir": "the report's folder is --reports-dir and --name",
+}
 TWO_INPUTS = "{what} given twice: {first!r} and {second!r} (as the first argument and as {option})"
 REPORT_WRITTEN = "report written to {folder}\nopen {index}"
 INTERNAL_ERROR = (
@@ -163,13 +174,19 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[name] = parse(name, replicates)
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
+    for key, text in getattr(args, "parameter", []):
+        if key in _ARGUMENT_PARAMETERS:
+            raise UsageError(
+                SET_BY_ARGUMENTS.format(
+                    key=key, how=_ARGUMENT_PARAMETERS[key].format(command=args.command)
+                )
+            )
+        parameters[key] = _notebook_parameter(key, text)
     if isinstance(parameters.get("weights"), str) and parameters["weights"] not in (
         "equal",
         "counts",
-    ):
-        parameters["weights"] = str(Path(parameters["weights"]).resolve())  # kernels run elsewhere
-    for key, text in getattr(args, "parameter", []):
-        parameters[key] = _notebook_parameter(key, text)
+    ):  # a file, --weights or -p weights: absolute, as the kernels run elsewhere
+        parameters["weights"] = str(Path(parameters["weights"]).expanduser().resolve())
     if parameters.get("accuracy_from") is not None:
         _accuracy_from(parameters)
     elif parameters.get("accuracy_column") is not None:
@@ -186,7 +203,7 @@ def _accuracy_from(parameters: dict) -> None:
     given = parameters["accuracy_from"]
     if parameters.get("accuracy") not in (None, "auto"):
         raise UsageError(BOTH_ACCURACIES.format(accuracy=parameters["accuracy"]))
-    source = given if given in DATASETS else str(Path(given).resolve())
+    source = given if given in DATASETS else str(Path(given).expanduser().resolve())
     if parameters.get("accuracy_column") is None:
         raise UsageError(NO_ACCURACY_COLUMN.format(source=given, columns=accuracy_columns(source)))
     parameters["accuracy_from"] = source
@@ -214,7 +231,7 @@ def _resolve(given: str | None, command: str) -> str | None:
         if given in DATASETS:
             resolve(given, kind="scores")  # another kind is refused, saying where it goes
             return None
-        return str(Path(given).resolve())
+        return str(Path(given).expanduser().resolve())
     if command == "check" and given in DATASETS:
         return str(resolve(given).path)  # check summarises an accuracy table too
     return str(resolve(given, kind="rates").path.resolve())
@@ -580,7 +597,7 @@ def _compare(args: argparse.Namespace, notify) -> int:
 
         _importable_here(args.measure_module)
         import_measure_modules(args.measure_module)
-    given = [d if d in DATASETS else str(Path(d).resolve()) for d in args.data]
+    given = [d if d in DATASETS else str(Path(d).expanduser().resolve()) for d in args.data]
     given = check("data_paths", given)
     labels = dataset_labels(given)
     parameters = _parameters(args, None)

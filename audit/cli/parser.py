@@ -71,6 +71,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {escape_terminal(message)}\n")
 
 
+def _user_path(text: str) -> Path:
+    """A path as given, ``~`` standing for the home folder (as the shell expands it only
+    at the start of a word: ``--reports-dir=~/x`` reaches us as written)."""
+    return Path(text).expanduser()
+
+
 def _help(name: str, default=None) -> str:
     """An option's help: its parameter's declared sentence, with the default."""
     from audit.validation import PARAMETERS
@@ -162,7 +168,7 @@ def _report_options(parser: argparse.ArgumentParser, default_name: str) -> None:
     group.add_argument(
         "--reports-dir",
         metavar="DIR",
-        type=Path,
+        type=_user_path,
         help="parent folder of reports (default: reports/ in the current folder)",
     )
     group.add_argument(

@@ -353,7 +353,7 @@ def check_reports_root(root: str | os.PathLike | None) -> Path:
     """The reports folder, created if needed and writable, as an absolute path (the
     kernels work in other folders: a relative one would name another place there);
     else :class:`ReportError`."""
-    root = _mkdir(Path(os.path.abspath(root)) if root is not None else config.reports_dir())
+    root = _mkdir(Path(root).absolute() if root is not None else config.reports_dir())
     if not os.access(root, os.W_OK | os.X_OK):
         raise ReportError(CANNOT_WRITE.format(path=root, reason=_REASONS[errno.EACCES]))
     return root
