@@ -616,6 +616,38 @@ def test_figures_draw_names_as_written():
     plt.close(ax.figure)
 
 
+def test_an_interval_beside_its_point_is_drawn_where_it_lies():
+    """A bootstrap percentile interval need not hold the point value (small tables): the
+    figure draws the interval from its bounds, beside the point, and draws every point."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.plots.compare import cross_agreement
+
+    agreement = pd.DataFrame(
+        {
+            "measure": ["m", "n", "accuracy"],
+            "label": ["M", "N", "accuracy (error rate)"],
+            "n": [6, 6, 6],
+            "kendall": [0.2, 0.5, 0.9],
+            "kendall_low": [0.3, np.nan, 0.6],  # above its point; unknown; around it
+            "kendall_high": [0.7, np.nan, 1.0],
+            "spearman": [0.1, 0.4, 0.95],
+            "spearman_low": [-0.5, 0.1, 0.7],
+            "spearman_high": [0.05, 0.6, 1.0],  # below its point
+        }
+    )
+    ax = cross_agreement(agreement, "one", "two")
+    spans = sorted(
+        (round(float(x0), 6), round(float(x1), 6))
+        for collection in ax.collections
+        for (x0, _), (x1, _) in collection.get_segments()
+    )
+    assert spans == [(-0.5, 0.05), (0.1, 0.6), (0.3, 0.7), (0.6, 1.0), (0.7, 1.0)]
+    points = [line for line in ax.lines if line.get_marker() in ("o", "s")]
+    assert [list(p.get_xdata()) for p in points] == [[0.2, 0.5, 0.9], [0.1, 0.4, 0.95]]
+    plt.close(ax.figure)
+
+
 def test_the_heat_map_says_what_its_dots_mark():
     import matplotlib.pyplot as plt
 

@@ -226,9 +226,14 @@ def cross_agreement(
         value = rows[method].to_numpy(dtype="float64")
         low = rows[f"{method}_low"].to_numpy(dtype="float64")
         high = rows[f"{method}_high"].to_numpy(dtype="float64")
-        errors = np.vstack([value - low, high - value])
-        errors = np.where(np.isfinite(errors), errors, 0.0)
-        ax.errorbar(value, y + offset, xerr=errors, fmt=marker, ms=4, capsize=2, lw=1, label=name)
+        (point,) = ax.plot(value, y + offset, marker, ms=4, ls="none", label=name)
+        # each interval as drawn from its bounds: a bootstrap percentile interval need not
+        # hold the point value (on a few algorithms it may lie wholly to one side)
+        known = np.isfinite(low) & np.isfinite(high)
+        at = y[known] + offset
+        ax.hlines(at, low[known], high[known], color=point.get_color(), lw=1)
+        for end in (low[known], high[known]):
+            ax.plot(end, at, "|", color=point.get_color(), ms=4, mew=1)
     ax.axvline(0, color="0.4", lw=0.8)
     if min_tau != 0:
         ax.axvline(min_tau, color="0.4", lw=0.8, ls="--")
