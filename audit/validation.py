@@ -336,7 +336,9 @@ class Names(Constraint):
 
     @staticmethod
     def _split(text: str) -> list[str]:
-        return [part.strip() for part in text.split(",") if part.strip()]
+        """The names of ``text``; an empty one between commas is kept, to be refused
+        (``"fdr,,ir"`` is not read as two names without a word)."""
+        return [part.strip() for part in text.split(",")] if text.strip() else []
 
     def accepts(self, value) -> bool:
         if isinstance(value, str):
@@ -356,7 +358,7 @@ class Names(Constraint):
         value = _json(text.strip())
         if isinstance(value, list):
             return value
-        return [part.strip() for part in text.split(",") if part.strip()]
+        return self._split(text)
 
     def invalid(self) -> list:
         bad = [5, [1, 2]] + ([["no-such-name"]] if self.of is not None else [])

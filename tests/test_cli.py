@@ -198,6 +198,17 @@ def test_parameters_the_arguments_set_are_refused(argv, how, tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize("argv", [["--measures", "fdr,,ir"], ["-p", "measures", "fdr, ir,"]])
+def test_an_empty_name_in_a_list_is_refused_not_dropped(argv, tmp_path, capsys):
+    from audit.validation import constraint_of
+
+    assert main(["ffmc", *argv, "--reports-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    expected = constraint_of("measures").expected
+    assert err.startswith(f"audit ffmc: error: parameter measures: expected {expected}, got ")
+    assert not (tmp_path / "r").exists()
+
+
 def test_max_accuracy_default_and_none():
     """Left out, the notebook's default (0.01) holds; 'none' means no cut-off."""
     from audit.cli import _parameters, build_parser

@@ -161,12 +161,13 @@ def test_every_option_refuses_a_wrong_value(tmp_path, capsys, command, flag, par
 
 
 def notebook_cases():
+    from audit.cli import _ARGUMENT_PARAMETERS
     from audit.report.runner import NOTEBOOKS, declared_parameters
 
     for notebook in sorted(NOTEBOOKS):
         for parameter in declared_parameters(notebook):
-            if parameter in ("data_path", "scores_path", "output_dir"):
-                continue  # paths: refused by the readers, with the file named
+            if parameter in _ARGUMENT_PARAMETERS:
+                continue  # the command's own arguments give it: any -p of it is refused
             constraint = validation.constraint_of(parameter)
             for bad in constraint.invalid():
                 text = str(bad)
@@ -175,6 +176,26 @@ def notebook_cases():
                         notebook, parameter, text, id=f"{notebook}-{parameter}={text}"
                     )
                     break  # one wrong value a parameter: each costs a command line
+
+
+@pytest.mark.parametrize("command", ["report", "ffmc", "pareto", "scores", "compare"])
+def test_parameters_the_arguments_give_are_refused_as_p(tmp_path, capsys, command):
+    """Every notebook parameter the command's own arguments give (the inputs, the report's
+    folder, the user measure modules) is refused as ``-p``, saying how to give it."""
+    from audit.cli import _ARGUMENT_PARAMETERS, SET_BY_ARGUMENTS
+    from audit.report.runner import NOTEBOOKS, declared_parameters
+
+    notebooks = {"report": ["ffmc", "pareto"], "compare": ["compare"]}.get(command, [command])
+    given = {p for n in notebooks for p in declared_parameters(n) if p in _ARGUMENT_PARAMETERS}
+    assert {"output_dir", "measure_modules"} <= given and set(notebooks) <= set(NOTEBOOKS)
+    data = ["annex15", "frvt11"] if command == "compare" else []
+    for parameter in sorted(given):
+        argv = [command, *data, "-p", parameter, "x", "--reports-dir", str(tmp_path / "r")]
+        assert main(argv) == 2
+        how = _ARGUMENT_PARAMETERS[parameter].format(command=command)
+        expected = SET_BY_ARGUMENTS.format(key=parameter, how=how)
+        assert capsys.readouterr().err.endswith(f"audit {command}: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
 
 
 def test_every_notebook_parameter_is_declared():

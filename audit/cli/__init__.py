@@ -63,6 +63,8 @@ _ARGUMENT_PARAMETERS = {
     "accuracy_sources": "each table's accuracy is given by --accuracy-from LABEL=FILE:COLUMN",
     "accuracy_columns": "each table's accuracy is given by --accuracy-from LABEL=FILE:COLUMN",
     "output_dir": "the report's folder is --reports-dir and --name",
+    "measure_modules": "user measure modules are given by --measure-module MODULE, "
+    "importable from the current folder",
 }
 TWO_INPUTS = "{what} given twice: {first!r} and {second!r} (as the first argument and as {option})"
 REPORT_WRITTEN = "report written to {folder}\nopen {index}"
