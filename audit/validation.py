@@ -914,7 +914,9 @@ PARAMETERS: dict[str, Parameter] = {
     "alpha_grid": Parameter(
         optional(Grid(0.0, 1.0)), "increasing alphas in [0, 1]; None: 0 to 1 in steps of 0.01"
     ),
-    "alpha_step": Parameter(Real(0, 1, closed="right"), "step of the FFMC.1 alpha grid"),
+    "alpha_step": Parameter(
+        Real(1e-4, 1), "step of the FFMC.1 alpha grid (at most 10,001 weights of the FMR term)"
+    ),
     "seed": Parameter(Integer(0), "seed of the random draws"),
     "n_random": Parameter(Integer(1), "random draws per family in FFMC.2's search"),
     # uncertainty

@@ -211,7 +211,9 @@ def test_measure_module_failures_are_one_line(tmp_path, monkeypatch, capsys, bod
 # --- names and parameters, refused before any work -------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b"])
+@pytest.mark.parametrize(
+    "name", ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b", "a\nb", "x\x1b[31m", "x\x7f"]
+)
 def test_bad_names_are_refused_before_any_work(tmp_path, rates_csv, capsys, servers, name):
     code = main(["pareto", str(rates_csv), "--name", name, "--reports-dir", str(tmp_path / "r")])
     assert servers == []  # nor a kernel started ahead

@@ -109,7 +109,8 @@ NOTEBOOK_FAILED = (
 
 BAD_NAME = (
     "report name {name!r} must be a plain folder name: no '/' or backslash, "
-    "no leading '.' (so not '.' or '..'), no leading or trailing space"
+    "no leading '.' (so not '.' or '..'), no leading or trailing space, no control "
+    "character (such as a line break)"
 )
 EMPTY_NAME = "report name is empty"
 REPORT_BUSY = (
@@ -179,7 +180,8 @@ def check_report_name(name: str) -> str:
     """
     if not isinstance(name, str) or name == "":
         raise UsageError(EMPTY_NAME)
-    if any(c in name for c in "/\\\0") or name.startswith(".") or name != name.strip():
+    control = any(ord(c) < 32 or ord(c) == 127 for c in name)
+    if any(c in name for c in "/\\") or control or name.startswith(".") or name != name.strip():
         raise UsageError(BAD_NAME.format(name=name))
     return name
 
