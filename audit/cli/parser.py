@@ -288,7 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
         "audit from raw comparison scores (default: VoxCeleb1-H)",
         "From comparison scores: per-group rates at a target FMR, every rate and score "
         "measure, sweeps over operating points, DET curves and the FFMC audit. Without "
-        "SCORES, the bt4vt VoxCeleb1-H scores are fetched from PyPI and verified.",
+        "DATA, the bt4vt VoxCeleb1-H scores are fetched from PyPI and verified. The table "
+        "has a row per comparison: algorithm, score, mated (True/False or 1/0) and the "
+        "group, as one column 'group' or two, 'group_1' and 'group_2' (one per side, for "
+        "cross-group pairs), or as the attribute columns --attributes names (each one "
+        "column, or two with _1 and _2); optionally "
+        "subject_1 and subject_2 (for the subject-level bootstrap).",
     )
     _data_argument(scores, what="score table")
     scores.add_argument("--scores", dest="scores_option", metavar="PATH", help=argparse.SUPPRESS)
