@@ -360,6 +360,27 @@ def test_a_reports_folder_named_relative_to_the_working_folder(small_table, tmp_
     assert (tmp_path / "r" / "small" / "index.html").is_file()
 
 
+@pytest.mark.parametrize("command", ["report", "pareto", "scores"])
+def test_a_working_folder_deleted_under_the_command(
+    command, small_table, tmp_path, monkeypatch, capsys
+):
+    """Run from a folder since deleted, a report's command says so before any work,
+    whatever paths it was given (it used to fail late, naming a file it could not write,
+    or as a bug); audit check reads the file named in full all the same."""
+    from audit.cli import NO_WORKING_FOLDER
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    argv = [command, str(small_table), "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.endswith(f"audit {command}: error: {NO_WORKING_FOLDER}\n")
+    assert sorted(os.listdir(tmp_path)) == []
+    assert main(["check", str(small_table)]) == 0
+    assert "6 algorithms x 4 groups" in capsys.readouterr().out
+
+
 def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
     """`audit check t.csv | head -1`: no error message, the SIGPIPE exit status.  The
     reader is gone before the first line is written, so every write meets the closed pipe."""

@@ -66,6 +66,10 @@ _ARGUMENT_PARAMETERS = {
     "measure_modules": "user measure modules are given by --measure-module MODULE, "
     "importable from the current folder",
 }
+NO_WORKING_FOLDER = (
+    "the working folder no longer exists (deleted, or moved away): run audit from a "
+    "folder that exists"
+)
 TWO_INPUTS = "{what} given twice: {first!r} and {second!r} (as the first argument and as {option})"
 REPORT_WRITTEN = "report written to {folder}\nopen {index}"
 INTERNAL_ERROR = (
@@ -506,6 +510,11 @@ def _run(args: argparse.Namespace, notify) -> int:
         return _fetch(args.names, args.quiet)
     if args.command == "datasets":
         return _list_datasets(args.quiet)
+    try:  # a report's relative paths, default folder and kernels start from it
+        os.getcwd()
+    except FileNotFoundError:
+        if args.command != "check":  # which reads a file named in full all the same
+            raise UsageError(NO_WORKING_FOLDER) from None
     if args.command == "compare":
         return _compare(args, notify)
     raw = _input(args, notify)
