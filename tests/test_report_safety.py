@@ -208,7 +208,39 @@ def test_measure_module_failures_are_one_line(tmp_path, monkeypatch, capsys, bod
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize(
+    ("given", "dotted"),
+    [
+        ("./my_measures.py", "my_measures"),
+        ("lab/my_measures.py", "lab.my_measures"),
+        ("my_measures.py", "my_measures"),
+    ],
+)
+def test_a_measure_module_named_as_a_file_is_refused_with_its_dotted_name(
+    tmp_path, monkeypatch, capsys, given, dotted
+):
+    from audit.measures.modules import MODULE_AS_FILE
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_measures.py").write_text("x = 1\n")
+    code = main(["ffmc", "--measure-module", given, "--reports-dir", str(tmp_path / "r")])
+    assert code == 2
+    expected = MODULE_AS_FILE.format(name=given, dotted=dotted)
+    assert capsys.readouterr().err.endswith(f"audit ffmc: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
+
+
 # --- names and parameters, refused before any work -------------------------------------------
+
+
+def test_a_name_taken_from_the_input_says_so_when_refused(tmp_path, rates_csv, capsys):
+    data = tmp_path / ".hidden.csv"
+    data.write_bytes(rates_csv.read_bytes())
+    assert main(["report", str(data), "--reports-dir", str(tmp_path / "r")]) == 2
+    expected = runner.BAD_NAME.format(name=".hidden")
+    expected += "; it comes from the input's name: give one with --name"
+    assert capsys.readouterr().err.endswith(f"audit report: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize(

@@ -413,16 +413,28 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
     return {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
 
 
+def _checked_name(args: argparse.Namespace, name: str) -> str:
+    """The report's name, checked; one made from the input's name says so when refused,
+    and how to give another."""
+    from audit.report.runner import check_report_name
+
+    try:
+        return check_report_name(name)
+    except UsageError as error:
+        if args.name is not None:
+            raise
+        raise UsageError(f"{error}; it comes from the input's name: give one with --name") from None
+
+
 def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
     from audit.report.runner import (
         check_parameters,
-        check_report_name,
         check_report_path,
         declared_parameters,
     )
 
     # what needs no reading first: its refusal then comes before any process starts
-    name = check_report_name(_report_name(args, given))
+    name = _checked_name(args, _report_name(args, given))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
     streamed = _streamed(args, parameters)
     if streamed is False:
@@ -594,7 +606,6 @@ def _compare(args: argparse.Namespace, notify) -> int:
     from audit.analysis.compare import dataset_labels, read_datasets
     from audit.report.comparepage import verdict_lines
     from audit.report.runner import (
-        check_report_name,
         check_report_path,
         check_reports_root,
         run_report,
@@ -616,7 +627,7 @@ def _compare(args: argparse.Namespace, notify) -> int:
     sources, columns = _accuracy_each(args, labels)
     if sources:
         parameters.update({"accuracy_sources": sources, "accuracy_columns": columns})
-    name = check_report_name(args.name if args.name is not None else "-vs-".join(labels))
+    name = _checked_name(args, args.name if args.name is not None else "-vs-".join(labels))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
     # the inputs and options refused here, before a kernel starts
     _rate_measures_only(parameters)

@@ -9,12 +9,29 @@ and the notebooks' import cell go through :func:`import_measure_modules`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from audit.exceptions import MeasureModuleError
 from audit.measures.registry import load_measure_module
 
 MODULE_RAISED = "measure module {name!r} raised {kind} on import: {reason}"
 MODULE_EXITED = "measure module {name!r} called sys.exit({code!r}) on import"
+MODULE_AS_FILE = (
+    "measure module {name!r} is named as a file: give its dotted name, importable from "
+    "the current folder ({dotted!r})"
+)
+
+
+def _as_file(name: str) -> str | None:
+    """The dotted name a module given as a file's path stands for, or None for a dotted
+    name (``"./my_measures.py"`` stands for ``"my_measures"``; ``"pkg.py"`` is the module
+    ``py`` of ``pkg`` unless a file of that name is here)."""
+    if not ("/" in name or "\\" in name or (name.endswith(".py") and Path(name).is_file())):
+        return None
+    parts = [
+        p for p in name.removesuffix(".py").replace("\\", "/").split("/") if p not in ("", ".")
+    ]
+    return ".".join(parts)
 
 
 def _one_line(error: BaseException) -> str:
@@ -39,6 +56,9 @@ def import_measure_modules(names: Iterable[str]) -> list[str]:
     """
     added: list[str] = []
     for name in names:
+        dotted = _as_file(name)
+        if dotted is not None:
+            raise MeasureModuleError(MODULE_AS_FILE.format(name=name, dotted=dotted))
         try:
             added += load_measure_module(name)
         except ImportError as error:
@@ -52,4 +72,10 @@ def import_measure_modules(names: Iterable[str]) -> list[str]:
     return added
 
 
-__all__ = ["MODULE_EXITED", "MODULE_RAISED", "MeasureModuleError", "import_measure_modules"]
+__all__ = [
+    "MODULE_AS_FILE",
+    "MODULE_EXITED",
+    "MODULE_RAISED",
+    "MeasureModuleError",
+    "import_measure_modules",
+]
