@@ -233,6 +233,22 @@ def test_a_measure_module_named_as_a_file_is_refused_with_its_dotted_name(
 # --- names and parameters, refused before any work -------------------------------------------
 
 
+def test_a_name_too_long_for_the_working_folders_is_refused_before_any_work(
+    tmp_path, rates_csv, capsys
+):
+    """A name of 238 bytes is a folder name of its own, but not with the 18 its working
+    folders add: refused before anything is made (it used to fail once the lock was
+    taken, leaving the lock's file); 237 bytes are written."""
+    assert runner.LONGEST_NAME == 237
+    name = "é" * 119  # 238 bytes in UTF-8
+    argv = ["pareto", str(rates_csv), "--reports-dir", str(tmp_path / "r"), "--name", name]
+    assert main(argv) == 2
+    expected = runner.LONG_NAME.format(name=name, length=238, longest=237)
+    assert capsys.readouterr().err.endswith(f"audit pareto: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
+    assert runner.check_report_name("x" * 237) == "x" * 237
+
+
 def test_a_name_taken_from_the_input_says_so_when_refused(tmp_path, rates_csv, capsys):
     data = tmp_path / ".hidden.csv"
     data.write_bytes(rates_csv.read_bytes())

@@ -113,6 +113,13 @@ BAD_NAME = (
     "character (such as a line break)"
 )
 EMPTY_NAME = "report name is empty"
+#: The longest name a folder of the file systems audit writes on takes, in bytes, less
+#: what the longest of a report's working folders adds (``.NAME.partial-HEX``: 18).
+LONGEST_NAME = 255 - len(".") - len(".partial-") - 8
+LONG_NAME = (
+    "report name {name!r} is too long: {length} bytes, at most {longest} (audit's working "
+    "folders beside the report add up to 18 to it)"
+)
 REPORT_BUSY = (
     "report {name!r} is being written by another audit run (lock {lock}); "
     "wait for it to finish or choose another --name"
@@ -183,6 +190,9 @@ def check_report_name(name: str) -> str:
     control = any(ord(c) < 32 or ord(c) == 127 for c in name)
     if any(c in name for c in "/\\") or control or name.startswith(".") or name != name.strip():
         raise UsageError(BAD_NAME.format(name=name))
+    length = len(os.fsencode(name))
+    if length > LONGEST_NAME:
+        raise UsageError(LONG_NAME.format(name=name, length=length, longest=LONGEST_NAME))
     return name
 
 
