@@ -167,6 +167,25 @@ def test_names_sharing_prefixes_dots_and_suffixes_coexist(ran, rates_csv, tmp_pa
     assert len(hidden) == 2 * len(names)  # one lock and one version each, nothing else
 
 
+@pytest.mark.parametrize("through", ["link", "version"])
+def test_a_reports_folder_inside_a_report_is_refused(ran, rates_csv, tmp_path, capsys, through):
+    """Reports written inside a report audit made would go with it at that report's next
+    run: such a reports folder is refused, through the report's link or its version
+    folder, before any work; one beside it is taken."""
+    outer = _report("x", rates_csv, tmp_path)
+    before = _tree(outer.resolve())
+    inside = (outer if through == "link" else outer.resolve()) / "inner"
+    ran.clear()
+    with pytest.raises(runner.ReportError) as error:
+        _report("y", rates_csv, inside)
+    assert str(error.value) == runner.INSIDE_A_REPORT.format(root=inside, report=outer.resolve())
+    argv = ["pareto", str(rates_csv), "--reports-dir", str(inside / "deeper")]
+    assert main(argv) == EXIT_OUTPUT
+    assert capsys.readouterr().err.startswith("audit: error: cannot write reports in ")
+    assert ran == [] and _tree(outer.resolve()) == before
+    assert _report("y", rates_csv, tmp_path / "beside").is_dir()
+
+
 # --- route 2: a link the user made at the report's place --------------------------------------
 
 

@@ -125,6 +125,10 @@ REPORT_BUSY = (
     "wait for it to finish or choose another --name"
 )
 CANNOT_WRITE = "cannot write {path}: {reason}"
+INSIDE_A_REPORT = (
+    "cannot write reports in {root}: it lies inside the report folder {report}, which the "
+    "next run of that report replaces with all it holds; choose a reports folder outside it"
+)
 CANNOT_READ = "cannot read {path}: {reason}"
 NOT_JSON = "parameter {key!r} = {value!r} cannot be written to manifest.json (NaN or infinite?)"
 NOT_COPIED_LICENCE = (
@@ -361,11 +365,22 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
+def _outside_reports(root: Path) -> None:
+    """Refuse a reports folder inside a report audit made (a folder holding its marker,
+    reached through the link of the report's name or not): the next run of that report
+    would delete what was written there."""
+    for folder in (root.resolve(), *root.resolve().parents):
+        if (folder / ownership.MARKER).is_file():
+            raise ReportError(INSIDE_A_REPORT.format(root=root, report=folder))
+
+
 def check_reports_root(root: str | os.PathLike | None) -> Path:
     """The reports folder, created if needed and writable, as an absolute path (the
     kernels work in other folders: a relative one would name another place there);
     else :class:`ReportError`."""
-    root = _mkdir(Path(root).absolute() if root is not None else config.reports_dir())
+    root = Path(root).absolute() if root is not None else config.reports_dir()
+    _outside_reports(root)
+    root = _mkdir(root)
     if not os.access(root, os.W_OK | os.X_OK):
         raise ReportError(CANNOT_WRITE.format(path=root, reason=_REASONS[errno.EACCES]))
     return root
@@ -377,6 +392,7 @@ def check_report_path(root: str | os.PathLike | None, name: str) -> Path:
     do (:func:`audit.report.ownership.check_place`). Creates nothing: call it before any
     long work (the run checks again, under its lock)."""
     root = Path(root) if root is not None else config.reports_dir()
+    _outside_reports(root)
     if root.is_dir():
         ownership.check_place(root, check_report_name(name), NOTEBOOKS)
     return root / name
