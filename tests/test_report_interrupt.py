@@ -79,7 +79,12 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
     started = ["ffmc_audit.ipynb", "pareto_downselect.ipynb"][:side_by_side]
     *stages, last = err.splitlines()  # the notebooks start in either order
     assert sorted(stages) == [f"audit: {runner.RUNNING.format(notebook=n)}" for n in started]
-    assert last == f"audit: {interrupt.Interrupted(signum).sentence}"
+    stopped = interrupt.Interrupted(signum)
+    stopped.kept = root / ".x.failed"
+    assert last == f"audit: {stopped.sentence}"  # where the unfinished run is kept
+    assert last == "audit: " + interrupt.INTERRUPTED_KEPT.format(
+        signal=interrupt.SIGNAL_NAMES[signum], kept=root / ".x.failed"
+    )
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert [pid for pid in kernels if running(pid)] == []
     while any(running(pid) for pid in below):  # the drawing process ends with its kernel

@@ -46,6 +46,10 @@ INTERRUPTED = (
     "interrupted by {signal}: the report was not published, any earlier report "
     "of the name is unchanged, and no kernel is left running"
 )
+INTERRUPTED_KEPT = (
+    "interrupted by {signal}: the report was not published (what it had written is kept "
+    "in {kept}), any earlier report of the name is unchanged, and no kernel is left running"
+)
 INTERRUPTED_BEFORE = "interrupted by {signal} before a report was begun; nothing was written"
 INTERRUPTED_PUBLISHED = (
     "interrupted by {signal} while the report was being put in place: it was finished "
@@ -57,11 +61,13 @@ SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 class Interrupted(KeyboardInterrupt):
     """The run was stopped by SIGINT or SIGTERM (``signum``); ``began`` says whether a
     report run had begun, ``published`` is the report put in place as the signal
-    came, if any."""
+    came, if any; ``kept``, where the unfinished run's folder is kept (``.NAME.failed``),
+    once the run has moved it there."""
 
     def __init__(self, signum: int, published: Path | None = None, *, began: bool = True):
         super().__init__(signum)
         self.signum, self.published, self.began = signum, published, began
+        self.kept: Path | None = None
 
     @property
     def exit_status(self) -> int:
@@ -72,6 +78,8 @@ class Interrupted(KeyboardInterrupt):
         name = SIGNAL_NAMES.get(self.signum, f"signal {self.signum}")
         if self.published is not None:
             return INTERRUPTED_PUBLISHED.format(signal=name, path=self.published)
+        if self.kept is not None:
+            return INTERRUPTED_KEPT.format(signal=name, kept=self.kept)
         return (INTERRUPTED if self.began else INTERRUPTED_BEFORE).format(signal=name)
 
     def __str__(self) -> str:

@@ -817,6 +817,8 @@ def _build(
             if not staging.exists():  # published: only the old report's removal can fail here
                 raise
             kept = _keep_failed(staging, token, name)
+            if isinstance(error, interrupt.Interrupted):
+                error.kept = kept
             if isinstance(error, NotebookFailed | ReportError) and str(staging) in str(error):
                 kind = type(error)
                 raise kind(str(error).replace(str(staging), str(kept))) from None
