@@ -381,6 +381,31 @@ def test_a_working_folder_deleted_under_the_command(
     assert "6 algorithms x 4 groups" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("latest.csv", "latest"), ("./sub/../latest.csv", "latest"), (".", "work")],
+)
+def test_a_report_is_named_after_the_input_as_given(
+    given, expected, tmp_path, monkeypatch, small_table
+):
+    """A link is named for itself, not for the file it points to (``latest.csv`` ->
+    ``run-42.csv`` gives the report ``latest``); ``.`` and ``..`` are read as folders."""
+    from audit.report import runner
+
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / "latest.csv").symlink_to(small_table)
+    monkeypatch.chdir(work)
+    names = []
+    monkeypatch.setattr(runner, "run_report", lambda name, **options: names.append(name) or work)
+    command = "scores" if given == "." else "pareto"
+    if command == "scores":
+        monkeypatch.setattr("audit.cli._preflight", lambda *args, **kwargs: None)
+        monkeypatch.setattr("audit.cli._streamed", lambda *args, **kwargs: False)
+    main([command, given, "--reports-dir", str(tmp_path / "r")])
+    assert names == [f"{expected}-pareto" if command == "pareto" else expected]
+
+
 def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
     """`audit check t.csv | head -1`: no error message, the SIGPIPE exit status.  The
     reader is gone before the first line is written, so every write meets the closed pipe."""

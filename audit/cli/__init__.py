@@ -541,8 +541,10 @@ def _run(args: argparse.Namespace, notify) -> int:
         return _check(parameters, args.quiet)
     from audit.sources.datasets import DATASETS
 
-    # a built-in dataset's report is named after the dataset, not its file
-    folder = _report(args, parameters, raw if raw in DATASETS else given, notify)
+    # a built-in dataset's report is named after the dataset, not its file; a file's after
+    # the name it was given by (a link's own, not its target's)
+    named = raw if raw is None or raw in DATASETS else os.path.abspath(os.path.expanduser(raw))
+    folder = _report(args, parameters, named, notify)
     index = folder / "index.html"
     if not args.quiet:
         print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
