@@ -406,6 +406,19 @@ def test_a_report_is_named_after_the_input_as_given(
     assert names == [f"{expected}-pareto" if command == "pareto" else expected]
 
 
+def test_a_file_named_as_a_dataset_is_noted_as_not_read(tmp_path, monkeypatch, capsys):
+    from audit.cli import DATASET_NOT_FILE
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "annex15").write_text("not, a, table\n")
+    assert main(["check", "annex15"]) == 0  # the dataset
+    captured = capsys.readouterr()
+    assert captured.err == f"audit: {DATASET_NOT_FILE.format(name='annex15')}\n"
+    assert "126 algorithms x 8 groups" in captured.out
+    assert main(["check", "./annex15"]) == 3  # the file, refused as it is no table
+    assert "note:" not in capsys.readouterr().err
+
+
 def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
     """`audit check t.csv | head -1`: no error message, the SIGPIPE exit status.  The
     reader is gone before the first line is written, so every write meets the closed pipe."""

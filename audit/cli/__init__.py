@@ -66,6 +66,10 @@ _ARGUMENT_PARAMETERS = {
     "measure_modules": "user measure modules are given by --measure-module MODULE, "
     "importable from the current folder",
 }
+DATASET_NOT_FILE = (
+    "note: {name!r} is read as the built-in dataset of that name, not as the file of that "
+    "name here; give ./{name} to read the file"
+)
 NO_WORKING_FOLDER = (
     "the working folder no longer exists (deleted, or moved away): run audit from a "
     "folder that exists"
@@ -527,6 +531,11 @@ def _run(args: argparse.Namespace, notify) -> int:
     except FileNotFoundError:
         if args.command != "check":  # which reads a file named in full all the same
             raise UsageError(NO_WORKING_FOLDER) from None
+    from audit.sources.datasets import DATASETS
+
+    for given in args.data if isinstance(args.data, list) else [args.data]:
+        if given in DATASETS and os.path.lexists(given):
+            notify(DATASET_NOT_FILE.format(name=given))
     if args.command == "compare":
         return _compare(args, notify)
     raw = _input(args, notify)
