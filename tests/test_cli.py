@@ -406,6 +406,18 @@ def test_a_report_is_named_after_the_input_as_given(
     assert names == [f"{expected}-pareto" if command == "pareto" else expected]
 
 
+def test_an_empty_reports_folder_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["pareto", "annex15", "--reports-dir", ""])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert (
+        err == "audit pareto: error: argument --reports-dir: expected a folder, got an empty path"
+    )
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_file_named_as_a_dataset_is_noted_as_not_read(tmp_path, monkeypatch, capsys):
     from audit.cli import DATASET_NOT_FILE
 

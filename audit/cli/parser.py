@@ -73,7 +73,10 @@ class _Parser(argparse.ArgumentParser):
 
 def _user_path(text: str) -> Path:
     """A path as given, ``~`` standing for the home folder (as the shell expands it only
-    at the start of a word: ``--reports-dir=~/x`` reaches us as written)."""
+    at the start of a word: ``--reports-dir=~/x`` reaches us as written); an empty one
+    is refused (it would be read as the working folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty path")
     return Path(text).expanduser()
 
 
