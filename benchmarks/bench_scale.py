@@ -45,7 +45,8 @@ so that a machine shared with other work loads them alike:
 ``before:streaming``, ``before:read_scores``
     With ``--before PATH`` (a checkout of another version, e.g. ``git worktree
     add /tmp/before main``): those engines with that version's package, in the
-    same rounds.
+    same rounds, run by the checkout's own ``.venv/bin/python`` where it has one
+    (so that it counts with what its install built or installed).
 
 Columns: wall-clock seconds (dataset already on disk, page cache warm from
 the previous engine; the median of the rounds), CPU seconds of the process tree
@@ -324,10 +325,14 @@ def main(argv=None) -> int:
             for engine in engines:
                 out = str(args.dir / f"result-{engine.replace(':', '-')}.json")
                 env = dict(os.environ)
+                python = sys.executable
                 if engine.startswith("before:"):  # the other version's package first
                     env["PYTHONPATH"] = str(args.before.resolve())
+                    # and its own environment, where it has one (what it counted with)
+                    if (args.before / ".venv" / "bin" / "python").exists():
+                        python = str(args.before / ".venv" / "bin" / "python")
                 subprocess.run(
-                    [sys.executable, __file__, "--engine", engine.removeprefix("before:"),
+                    [python, __file__, "--engine", engine.removeprefix("before:"),
                      "--data", str(folder), "--out", out, "--memory", args.memory],
                     check=True,
                     env=env,

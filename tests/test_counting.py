@@ -126,6 +126,17 @@ def assert_literal(chunk, plan):
 
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+@pytest.mark.parametrize("n", [50, 2047, 2048, 2049, 4096, 6001])
+def test_counts_equal_the_literal_transcription_across_blocks(kernel, n):
+    """The compiled loops find the cells of 2048 rows, then count them: chunks of every
+    length around and across those blocks (and the general loop's, with an algorithm
+    and a group new to the plan) count as the transcription does."""
+    for algorithms in (("b", "a"), ("b", "a", "c")):
+        frame = frame_of(n, n=n, algorithms=algorithms, dtype="float32")
+        assert_literal(chunk_of(frame), plan_of(frame, n, bits=3, keep_new=n % 2 == 1))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("seed", range(4))
 def test_counts_equal_the_literal_transcription(kernel, dtype, seed):
@@ -327,6 +338,11 @@ def test_the_loops_refuse_an_output_of_another_type():
     frozen.setflags(write=False)
     with pytest.raises(TypeError):
         _compiled.scatter(np.array([0, 1, 2, 0]), np.ones(4), frozen, out)
+    # the loops hold a row's cell in 32 bits: counts of 2**32 cells are refused (a view
+    # of that size, which takes no memory)
+    with pytest.raises(ValueError, match="fewer than 2\\*\\*32 cells"):
+        _compiled._cells(np.broadcast_to(np.int64(0), (1 << 32,)))
+    assert _compiled._cells(np.zeros(4, np.int64))
 
 
 @needs_compiled

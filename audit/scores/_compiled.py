@@ -79,6 +79,13 @@ def _out(array: np.ndarray, dtype) -> int:
     return array.ctypes.data
 
 
+def _cells(counts: np.ndarray) -> int:
+    """The address of the counts, whose places the C holds as 32-bit cells."""
+    if counts.size >= 1 << 32:
+        raise ValueError("a compiled loop counts fewer than 2**32 cells")
+    return _out(counts, np.int64)
+
+
 def _score(score) -> tuple[np.ndarray, int]:
     score = np.ascontiguousarray(score)
     if score.dtype not in _SCORES:
@@ -135,7 +142,7 @@ def zones(
         s_type, c_type, ctypes.byref(plan), n, score.ctypes.data, algorithm.ctypes.data,
         group_1.ctypes.data, group_2.ctypes.data, mated.ctypes.data, a_plan.ctypes.data,
         a_new.ctypes.data, g_map.ctypes.data, n_groups, table.ctypes.data, n_codes,
-        plan_zones, bool(keep_new), width, _out(counts, np.int64), _out(split, np.int64),
+        plan_zones, bool(keep_new), width, _cells(counts), _out(split, np.int64),
         _out(kept_at, np.int32), _out(kept_zone, np.int32),
     )  # fmt: skip
     del held
@@ -168,7 +175,7 @@ def zones_known(
     kept = _LIB.audit_zones_known(
         s_type, c_type, ctypes.byref(plan), n, score.ctypes.data, algorithm.ctypes.data,
         group_1.ctypes.data, group_2.ctypes.data, mated.ctypes.data, a_plan.ctypes.data,
-        table.ctypes.data, n_codes, width, _out(counts, np.int64), _out(split, np.int64),
+        table.ctypes.data, n_codes, width, _cells(counts), _out(split, np.int64),
         _out(kept_at, np.int32), _out(kept_zone, np.int32), _out(kept_segment, np.int32),
     )  # fmt: skip
     del held

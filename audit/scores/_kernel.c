@@ -45,6 +45,15 @@ static inline uint64_t key64(double x)
     return k ^ ((UINT64_C(0) - (k >> 63)) | UINT64_C(0x8000000000000000));
 }
 
+/* Rows a loop finds the cells of before it counts them.  Each row adds one to the count
+ * of its cell, a place that depends on a lookup in the plan's tables: counted as each
+ * cell is found, a count read before the previous row's has been written to the same
+ * place (the processor cannot yet tell that it is the same) is read again, and the
+ * loop waits on it.  Found a block at a time into a small array, then counted from it,
+ * every place is known when it is counted: a chunk is counted in about half the time
+ * (4.4 against 8.7 ns a row, side by side on the rows of benchmarks/bench_scale.py). */
+#define BLOCK 2048
+
 /* What the plan says of the zones, as the loops read it. */
 typedef struct {
     const int32_t *lut;
@@ -102,26 +111,33 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
  * marks the rows of SPLIT and KEEP zones; a second counts the marked rows of SPLIT
  * zones in their sub-zones. */
 #define ZONES_KNOWN(NAME, S, C)                                                            \
-    static int64_t NAME(const Zones *p, int64_t n, const S *score, const C *algorithm,     \
+    static int64_t NAME(const Zones *plan, int64_t n, const S *score, const C *algorithm,  \
                         const C *group_1, const C *group_2, const uint8_t *mated,          \
                         const int64_t *a_plan, const int16_t *table, int64_t n_codes,      \
                         int64_t width, int64_t *counts, int64_t *split, int32_t *kept_at,  \
                         int32_t *kept_zone, int32_t *kept_segment)                         \
     {                                                                                      \
+        const Zones local = *plan, *p = &local; /* in registers, not read after a count */ \
         uint64_t codes = (uint64_t)n_codes, columns = (uint64_t)width;                     \
         int64_t marked = 0, kept = 0;                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                  \
-            uint64_t code = ((uint64_t)group_1[i] * codes + (uint64_t)group_2[i]) << 1;    \
-            uint64_t segment = (uint64_t)table[code + mated[i]];                           \
-            uint64_t a = (uint64_t)a_plan[(uint64_t)algorithm[i]];                         \
-            int64_t z = zone_of(p, a, key32((float)score[i]), (double)score[i]);           \
-            counts[(uint64_t)z * columns + segment] += 1;                                  \
-            if (z >= p->first_split) {                                                     \
-                kept_at[marked] = (int32_t)i;                                              \
-                kept_zone[marked] = (int32_t)z;                                            \
-                kept_segment[marked] = (int32_t)segment;                                   \
-                marked++;                                                                  \
+        uint32_t cell[BLOCK];                                                              \
+        for (int64_t start = 0; start < n; start += BLOCK) {                               \
+            int64_t stop = n - start < BLOCK ? n : start + BLOCK;                          \
+            for (int64_t i = start; i < stop; i++) {                                       \
+                uint64_t code = ((uint64_t)group_1[i] * codes + (uint64_t)group_2[i]) << 1; \
+                uint64_t segment = (uint64_t)table[code + mated[i]];                       \
+                uint64_t a = (uint64_t)a_plan[(uint64_t)algorithm[i]];                     \
+                int64_t z = zone_of(p, a, key32((float)score[i]), (double)score[i]);       \
+                cell[i - start] = (uint32_t)((uint64_t)z * columns + segment);             \
+                if (z >= p->first_split) {                                                 \
+                    kept_at[marked] = (int32_t)i;                                          \
+                    kept_zone[marked] = (int32_t)z;                                        \
+                    kept_segment[marked] = (int32_t)segment;                               \
+                    marked++;                                                              \
+                }                                                                          \
             }                                                                              \
+            for (int64_t j = 0; j < stop - start; j++)                                     \
+                counts[cell[j]] += 1;                                                      \
         }                                                                                  \
         for (int64_t j = 0; j < marked; j++) {                                             \
             int64_t z = kept_zone[j];                                                      \
@@ -142,7 +158,7 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
  * groups mapped by g_map when n_codes is 0, else read from the table).  Counts each
  * row; the places and zones of the kept rows in kept_*; returns how many are kept. */
 #define ZONES(NAME, S, C)                                                                  \
-    static int64_t NAME(const Zones *p, int64_t n, const S *score, const C *algorithm,     \
+    static int64_t NAME(const Zones *plan, int64_t n, const S *score, const C *algorithm,  \
                         const C *group_1, const C *group_2, const uint8_t *mated,          \
                         const int64_t *a_plan, const int64_t *a_new, const int64_t *g_map, \
                         int64_t n_groups, const int16_t *table, int64_t n_codes,           \
@@ -150,35 +166,42 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
                         int64_t *counts, int64_t *split, int32_t *kept_at,                 \
                         int32_t *kept_zone)                                                \
     {                                                                                      \
+        const Zones local = *plan, *p = &local;                                            \
         int64_t kept = 0;                                                                  \
-        for (int64_t i = 0; i < n; i++) {                                                  \
-            int64_t segment;                                                               \
-            if (n_codes) {                                                                 \
-                segment = table[(((int64_t)group_1[i] * n_codes + group_2[i]) << 1)        \
-                                + mated[i]];                                               \
-            } else {                                                                       \
-                int64_t g1 = g_map[group_1[i]];                                            \
-                if (mated[i])                                                              \
-                    segment = g1;                                                          \
-                else if (g_map[group_2[i]] == g1)                                          \
-                    segment = n_groups + g1;                                               \
-                else                                                                       \
-                    segment = 2 * n_groups;                                                \
+        uint32_t cell[BLOCK];                                                              \
+        for (int64_t start = 0; start < n; start += BLOCK) {                               \
+            int64_t stop = n - start < BLOCK ? n : start + BLOCK;                          \
+            for (int64_t i = start; i < stop; i++) {                                       \
+                int64_t segment;                                                           \
+                if (n_codes) {                                                             \
+                    segment = table[(((int64_t)group_1[i] * n_codes + group_2[i]) << 1)    \
+                                    + mated[i]];                                           \
+                } else {                                                                   \
+                    int64_t g1 = g_map[group_1[i]];                                        \
+                    if (mated[i])                                                          \
+                        segment = g1;                                                      \
+                    else if (g_map[group_2[i]] == g1)                                      \
+                        segment = n_groups + g1;                                           \
+                    else                                                                   \
+                        segment = 2 * n_groups;                                            \
+                }                                                                          \
+                int64_t z = a_new[algorithm[i]];                                           \
+                if (z < 0) { /* an algorithm of the plan: its zone */                      \
+                    uint64_t a = (uint64_t)a_plan[algorithm[i]];                           \
+                    z = zone_of(p, a, key32((float)score[i]), (double)score[i]);           \
+                    int64_t slot = z - p->first_split;                                     \
+                    if (slot >= 0 && slot < p->slots)                                      \
+                        count_split(p, slot, (double)score[i], segment, width, split);     \
+                }                                                                          \
+                cell[i - start] = (uint32_t)(z * width + segment);                         \
+                if (z >= p->first_keep && (z < plan_zones || keep_new)) {                  \
+                    kept_at[kept] = (int32_t)i;                                            \
+                    kept_zone[kept] = (int32_t)z;                                          \
+                    kept++;                                                                \
+                }                                                                          \
             }                                                                              \
-            int64_t z = a_new[algorithm[i]];                                               \
-            if (z < 0) { /* an algorithm of the plan: its zone */                          \
-                uint64_t a = (uint64_t)a_plan[algorithm[i]];                               \
-                z = zone_of(p, a, key32((float)score[i]), (double)score[i]);               \
-                int64_t slot = z - p->first_split;                                         \
-                if (slot >= 0 && slot < p->slots)                                          \
-                    count_split(p, slot, (double)score[i], segment, width, split);         \
-            }                                                                              \
-            counts[z * width + segment] += 1;                                              \
-            if (z >= p->first_keep && (z < plan_zones || keep_new)) {                      \
-                kept_at[kept] = (int32_t)i;                                                \
-                kept_zone[kept] = (int32_t)z;                                              \
-                kept++;                                                                    \
-            }                                                                              \
+            for (int64_t j = 0; j < stop - start; j++)                                     \
+                counts[cell[j]] += 1;                                                      \
         }                                                                                  \
         return kept;                                                                       \
     }
