@@ -53,18 +53,20 @@ NEEDS_RATES_MEASURE = (
     "(see 'audit measures'); use 'audit scores' for score measures"
 )
 DEPRECATED_OPTION = "note: {old} is deprecated; give the {what} as the first argument: {example}"
-SET_BY_ARGUMENTS = "-p {key}: {how}, not as a notebook parameter"
-#: The notebook parameters the command's own arguments set, and how they are given.
+SET_BY_ARGUMENTS = "-p {key} is set by the command's own arguments: {how}"
+#: The notebook parameters the command's own arguments set, and how they are given (a
+#: command refuses as such only those its notebooks declare: any other -p is refused as
+#: a parameter they do not take).
 _ARGUMENT_PARAMETERS = {
-    "data_path": "the rates table is given as the first argument (audit {command} FILE)",
-    "scores_path": "the score table is given as the first argument (audit {command} FILE)",
-    "data_paths": "the tables are given as the arguments (audit {command} FILE FILE ...)",
-    "data_labels": "the tables' labels are their names or files' stems",
-    "accuracy_sources": "each table's accuracy is given by --accuracy-from LABEL=FILE:COLUMN",
-    "accuracy_columns": "each table's accuracy is given by --accuracy-from LABEL=FILE:COLUMN",
-    "output_dir": "the report's folder is --reports-dir and --name",
-    "measure_modules": "user measure modules are given by --measure-module MODULE, "
-    "importable from the current folder",
+    "data_path": "give the rates table as the first argument (audit {command} FILE)",
+    "scores_path": "give the score table as the first argument (audit {command} FILE)",
+    "data_paths": "give the tables as the arguments (audit {command} FILE FILE ...)",
+    "data_labels": "each table is labelled by its dataset's name or its file's stem",
+    "accuracy_sources": "give each table's accuracy with --accuracy-from LABEL=FILE:COLUMN",
+    "accuracy_columns": "give each table's accuracy with --accuracy-from LABEL=FILE:COLUMN",
+    "output_dir": "give the reports' folder with --reports-dir and the report's name with --name",
+    "measure_modules": "give user measure modules with --measure-module MODULE, importable "
+    "from the current folder",
 }
 DATASET_NOT_FILE = (
     "note: {name!r} is read as the built-in dataset of that name, not as the file of that "
@@ -184,7 +186,11 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[name] = parse(name, replicates)
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
+    declared = _declared(args.command) if getattr(args, "parameter", None) else set()
     for key, text in getattr(args, "parameter", []):
+        if key not in declared:  # refused by name once the notebooks are known, not its value
+            parameters[key] = text
+            continue
         if key in _ARGUMENT_PARAMETERS:
             raise UsageError(
                 SET_BY_ARGUMENTS.format(
@@ -217,6 +223,15 @@ def _accuracy_from(parameters: dict) -> None:
     if parameters.get("accuracy_column") is None:
         raise UsageError(NO_ACCURACY_COLUMN.format(source=given, columns=accuracy_columns(source)))
     parameters["accuracy_from"] = source
+
+
+def _declared(command: str) -> set[str]:
+    """The parameters the notebooks of ``command`` declare (with a report's cross-group
+    notebook)."""
+    from audit.report.runner import declared_parameters
+
+    notebooks = [*NOTEBOOKS.get(command, ()), *(("crossgroup",) if command == "report" else ())]
+    return {p for notebook in notebooks for p in declared_parameters(notebook)}
 
 
 def _notebook_parameter(key: str, text: str):
