@@ -8,6 +8,7 @@ import dataclasses
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -246,6 +247,22 @@ def test_without_the_compiled_loops_numpy_counts(monkeypatch):
         monkeypatch.undo()
         counting.compiled_available.cache_clear()
     assert counting.compiled_now() == counting.compiled_available()
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_the_doctests_leave_out_the_binding_only_where_it_was_not_built(monkeypatch, built):
+    """The doctests of audit/ are collected by importing each module: the top conftest.py
+    leaves out the binding of the compiled loops where it would raise ImportError (the
+    whole run stopped at collection there), and collects it where it was built."""
+    import importlib.util
+
+    top = Path(__file__).resolve().parent.parent / "conftest.py"
+    monkeypatch.setattr(counting, "compiled_available", lambda: built)
+    spec = importlib.util.spec_from_file_location("top_conftest", top)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.collect_ignore == ([] if built else ["audit/scores/_compiled.py"])
+    assert (top.parent / "audit/scores/_compiled.py").is_file()
 
 
 def test_an_install_without_the_built_library_imports_and_counts():
