@@ -363,6 +363,33 @@ def test_the_loops_refuse_an_output_of_another_type():
 
 
 @needs_compiled
+def test_a_library_of_another_interface_is_refused_before_any_call():
+    """A library built from other source (an editable install not installed again) is
+    refused by the version of its interface, or for telling none: ImportError, so that
+    NumPy counts, rather than a loop reading its arguments wrong."""
+    from audit.scores import _compiled
+
+    class Library:
+        def __init__(self, version=None):
+            if version is not None:
+                self.audit_kernel_abi = lambda: version
+
+    assert _compiled._checked(Library(_compiled.ABI), "lib.so").audit_kernel_abi() == 1
+    for library, reason in [
+        (
+            Library(_compiled.ABI + 1),
+            f"version {_compiled.ABI + 1}, where {_compiled.ABI} is bound",
+        ),
+        (Library(), "it tells no version"),
+    ]:
+        with pytest.raises(ImportError) as error:
+            _compiled._checked(library, "lib.so")
+        assert str(error.value) == _compiled.STALE.format(path="lib.so", reason=reason)
+    # the library built here is of this version
+    assert _compiled._LIB.audit_kernel_abi() == _compiled.ABI
+
+
+@needs_compiled
 @pytest.mark.parametrize("values", [[], [0.5, -1.0], [3.0, 1.0, 2.0, 1.0], [-0.0, 0.0, 5.0]])
 def test_least_at_or_above(values):
     from audit.scores import _compiled

@@ -21,10 +21,33 @@ import numpy as np
 
 from audit.scores.counting import FINE_BITS
 
+#: The version of the C's interface this module binds (``AUDIT_KERNEL_ABI`` in
+#: ``_kernel.c``, raised with every change to the loops' names, arguments or ``Zones``).
+ABI = 1
+STALE = (
+    "audit's compiled kernel ({path}) was built from other source than this audit's "
+    "({reason}); install audit again (make install, or pip install -e .) to rebuild it"
+)
+
+
+def _checked(lib: ctypes.CDLL, path: str) -> ctypes.CDLL:
+    """``lib`` if it is the version of the interface this module binds, else ImportError
+    (NumPy counts instead), before any of its loops is called."""
+    try:
+        version = lib.audit_kernel_abi
+    except AttributeError:
+        raise ImportError(STALE.format(path=path, reason="it tells no version")) from None
+    version.restype, version.argtypes = ctypes.c_int64, []
+    if version() != ABI:
+        reason = f"version {version()}, where {ABI} is bound"
+        raise ImportError(STALE.format(path=path, reason=reason))
+    return lib
+
+
 _spec = importlib.util.find_spec("audit.scores._kernel")
 if _spec is None or not _spec.origin or not _spec.has_location:
     raise ImportError("audit's compiled kernel (audit.scores._kernel) is not built")
-_LIB = ctypes.CDLL(_spec.origin)
+_LIB = _checked(ctypes.CDLL(_spec.origin), _spec.origin)
 
 _I64, _F64, _P = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
 

@@ -321,6 +321,14 @@ EXPORT double audit_least_at_or_above(int64_t n, const double *values, double t)
     return least;
 }
 
+/* The version of the loops' interface: their names, arguments and the Zones struct.
+ * Raised with every change to them; audit/scores/_compiled.py refuses a library of
+ * another version before calling anything (a library built from older source, as an
+ * editable install keeps until it is installed again, would read its arguments wrong). */
+#define AUDIT_KERNEL_ABI 1
+
+EXPORT int64_t audit_kernel_abi(void) { return AUDIT_KERNEL_ABI; }
+
 /* An importable module (its path is what ctypes loads), with nothing in it. */
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernel",
