@@ -385,6 +385,30 @@ def test_a_working_folder_deleted_under_the_command(
     assert "6 algorithms x 4 groups" in capsys.readouterr().out
 
 
+def test_what_needs_a_deleted_working_folder_says_so(small_table, tmp_path, monkeypatch, capsys):
+    """From a folder since deleted, audit check of a file named relative to it, and a
+    measure module (imported from the working folder), say that the folder is gone: both
+    failed as bugs of audit's (status 70); a built-in dataset is checked all the same, and
+    so is a file named in full (test_a_working_folder_deleted_under_the_command)."""
+    from audit.cli import NO_WORKING_FOLDER
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    monkeypatch.setattr(sys, "path", list(sys.path))  # as a module's import would change it
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    for argv in (
+        ["check", "small.csv"],
+        ["measures", "--measure-module", "my_measures"],
+        ["report", str(small_table), "--measure-module", "my_measures"],
+    ):
+        assert main(argv) == 2
+        assert capsys.readouterr().err.endswith(f"audit {argv[0]}: error: {NO_WORKING_FOLDER}\n")
+    assert main(["check", "annex15"]) == 0
+    assert "126 algorithms x 8 groups" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("given", "expected"),
     [("latest.csv", "latest"), ("./sub/../latest.csv", "latest"), (".", "work")],

@@ -358,11 +358,25 @@ def _list_datasets(quiet: bool) -> int:
     return 0
 
 
+def _reads_without_working_folder(args: argparse.Namespace) -> bool:
+    """Whether the command reads nothing relative to the working folder: audit check of a
+    built-in dataset or of a file named in full (a report always writes from it)."""
+    from audit.sources.datasets import DATASETS
+
+    if args.command != "check" or getattr(args, "measure_module", None):
+        return False
+    given = getattr(args, "data_option", None) or args.data
+    return given is None or given in DATASETS or os.path.isabs(os.path.expanduser(given))
+
+
 def _importable_here(modules) -> None:
     """User measure modules import from the current folder, here and in the kernels."""
     if not modules:
         return
-    here = str(Path.cwd())
+    try:
+        here = os.getcwd()
+    except FileNotFoundError:
+        raise UsageError(NO_WORKING_FOLDER) from None
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (here, os.environ.get("PYTHONPATH", "")) if p
     )
@@ -544,7 +558,7 @@ def _run(args: argparse.Namespace, notify) -> int:
     try:  # a report's relative paths, default folder and kernels start from it
         os.getcwd()
     except FileNotFoundError:
-        if args.command != "check":  # which reads a file named in full all the same
+        if not _reads_without_working_folder(args):
             raise UsageError(NO_WORKING_FOLDER) from None
     from audit.sources.datasets import DATASETS
 
@@ -714,10 +728,17 @@ def _traceback_file(error: BaseException, argv: list[str]) -> Path:
     text = (
         f"command: audit {' '.join(argv)}\n"
         f"audit {__version__}; Python {platform.python_version()}; {platform.platform()}\n"
-        f"folder: {Path.cwd()}\n\n" + "".join(traceback.format_exception(error))
+        f"folder: {_working_folder()}\n\n" + "".join(traceback.format_exception(error))
     )
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _working_folder() -> str:
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        return "(deleted)"
 
 
 def _internal_error(error: BaseException, argv: list[str], verbose: bool) -> int:
