@@ -177,6 +177,14 @@ def test_paths_given_as_parameters_or_with_a_tilde_are_made_absolute(tmp_path, m
     assert parse(["report", "--reports-dir=~/r"]).reports_dir == home / "r"
     args = parse(["report", "--accuracy-from", "~/acc.csv", "--accuracy-column", "acc"])
     assert _parameters(args, None)["accuracy_from"] == str(home / "acc.csv")
+    # compare's --accuracy-from DATA=FILE:COLUMN: the file is found (it must exist)
+    from audit.cli import _accuracy_each
+
+    home.mkdir()
+    (home / "acc.csv").write_text("algorithm,acc\na,0.1\n")
+    args = parse(["compare", "annex15", "frvt11", "--accuracy-from", "frvt11=~/acc.csv:acc"])
+    sources, columns = _accuracy_each(args, ["annex15", "frvt11"])
+    assert sources == {"frvt11": str(home / "acc.csv")} and columns == {"frvt11": "acc"}
 
 
 @pytest.mark.parametrize(

@@ -615,7 +615,7 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
             raise UsageError(ACCURACY_FROM_DATA.format(value=value, data=data, labels=labels))
         if label in sources:
             raise UsageError(ACCURACY_FROM_TWICE.format(data=label))
-        if rest in DATASETS or Path(rest).is_file():
+        if rest in DATASETS or Path(rest).expanduser().is_file():
             raise UsageError(
                 ACCURACY_FROM_COLUMN.format(
                     value=value, data=data, source=rest, columns=accuracy_columns(rest)
@@ -624,7 +624,7 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
         splits = [
             (rest[:i], rest[i + 1 :])
             for i, ch in enumerate(rest)
-            if ch == ":" and (rest[:i] in DATASETS or Path(rest[:i]).is_file())
+            if ch == ":" and (rest[:i] in DATASETS or Path(rest[:i]).expanduser().is_file())
         ]
         if not splits:
             raise UsageError(ACCURACY_FROM_SOURCE.format(value=value, rest=rest))
@@ -635,7 +635,7 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
                 )
             )
         source, column = splits[0]
-        sources[label] = source if source in DATASETS else str(Path(source).resolve())
+        sources[label] = source if source in DATASETS else str(Path(source).expanduser().resolve())
         columns[label] = column
     return sources, columns
 
