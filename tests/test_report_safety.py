@@ -214,18 +214,27 @@ def test_measure_module_failures_are_one_line(tmp_path, monkeypatch, capsys, bod
         ("./my_measures.py", "my_measures"),
         ("lab/my_measures.py", "lab.my_measures"),
         ("my_measures.py", "my_measures"),
+        ("./lab/../lab/my_measures.py", "lab.my_measures"),
+        # no dotted name imports these from the current folder: said so, none suggested
+        ("/opt/lib/my_measures.py", None),
+        ("../lib/my_measures.py", None),
+        ("my-lab/my_measures.py", None),
     ],
 )
 def test_a_measure_module_named_as_a_file_is_refused_with_its_dotted_name(
     tmp_path, monkeypatch, capsys, given, dotted
 ):
-    from audit.measures.modules import MODULE_AS_FILE
+    """A module named as a file is refused with the dotted name it stands for, where one
+    imports it from the current folder (a file elsewhere was given '...lib.my_measures',
+    a relative import, or 'opt.lib.my_measures', neither importable from here)."""
+    from audit.measures.modules import MODULE_AS_FILE, MODULE_FILE_ELSEWHERE
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my_measures.py").write_text("x = 1\n")
     code = main(["ffmc", "--measure-module", given, "--reports-dir", str(tmp_path / "r")])
     assert code == 2
-    expected = MODULE_AS_FILE.format(name=given, dotted=dotted)
+    message = MODULE_AS_FILE if dotted else MODULE_FILE_ELSEWHERE
+    expected = message.format(name=given, dotted=dotted)
     assert capsys.readouterr().err.endswith(f"audit ffmc: error: {expected}\n")
     assert not (tmp_path / "r").exists()
 

@@ -20,17 +20,32 @@ MODULE_AS_FILE = (
     "measure module {name!r} is named as a file: give its dotted name, importable from "
     "the current folder ({dotted!r})"
 )
+MODULE_FILE_ELSEWHERE = (
+    "measure module {name!r} is named as a file: give its dotted name, importable from "
+    "the current folder (run audit from the folder that holds the module, or its package, "
+    "or add that folder to PYTHONPATH)"
+)
 
 
 def _as_file(name: str) -> str | None:
-    """The dotted name a module given as a file's path stands for, or None for a dotted
-    name (``"./my_measures.py"`` stands for ``"my_measures"``; ``"pkg.py"`` is the module
-    ``py`` of ``pkg`` unless a file of that name is here)."""
+    """The dotted name a module given as a file's path stands for: ``""`` where it has
+    none importable from the current folder (a file elsewhere, a folder's name that is
+    not an identifier); None for a dotted name (``"./my_measures.py"`` stands for
+    ``"my_measures"``; ``"pkg.py"`` is the module ``py`` of ``pkg`` unless a file of that
+    name is here)."""
+    import os
+
     if not ("/" in name or "\\" in name or (name.endswith(".py") and Path(name).is_file())):
         return None
-    parts = [
-        p for p in name.removesuffix(".py").replace("\\", "/").split("/") if p not in ("", ".")
-    ]
+    try:
+        here = os.getcwd()
+    except FileNotFoundError:
+        return ""
+    path = os.path.normpath(os.path.join(here, os.path.expanduser(name.replace("\\", "/"))))
+    inside = os.path.relpath(path, here)
+    parts = inside.removesuffix(".py").split(os.sep)
+    if inside.startswith(os.pardir) or not all(p.isidentifier() for p in parts):
+        return ""
     return ".".join(parts)
 
 
@@ -58,7 +73,8 @@ def import_measure_modules(names: Iterable[str]) -> list[str]:
     for name in names:
         dotted = _as_file(name)
         if dotted is not None:
-            raise MeasureModuleError(MODULE_AS_FILE.format(name=name, dotted=dotted))
+            message = MODULE_AS_FILE if dotted else MODULE_FILE_ELSEWHERE
+            raise MeasureModuleError(message.format(name=name, dotted=dotted))
         try:
             added += load_measure_module(name)
         except ImportError as error:
@@ -75,6 +91,7 @@ def import_measure_modules(names: Iterable[str]) -> list[str]:
 __all__ = [
     "MODULE_AS_FILE",
     "MODULE_EXITED",
+    "MODULE_FILE_ELSEWHERE",
     "MODULE_RAISED",
     "MeasureModuleError",
     "import_measure_modules",
