@@ -269,7 +269,10 @@ def test_a_name_taken_from_the_input_says_so_when_refused(tmp_path, rates_csv, c
 
 
 @pytest.mark.parametrize(
-    "name", ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b", "a\nb", "x\x1b[31m", "x\x7f"]
+    "name",
+    ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b", "a\nb", "x\x1b[31m", "x\x7f"]
+    # a line break, a terminal's escape and a direction override beyond ASCII
+    + ["a\x85b", "a\x9b2Jb", "a\u2028b", "a\u202eb"],
 )
 def test_bad_names_are_refused_before_any_work(tmp_path, rates_csv, capsys, servers, name):
     code = main(["pareto", str(rates_csv), "--name", name, "--reports-dir", str(tmp_path / "r")])

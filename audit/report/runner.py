@@ -110,7 +110,7 @@ NOTEBOOK_FAILED = (
 BAD_NAME = (
     "report name {name!r} must be a plain folder name: no '/' or backslash, "
     "no leading '.' (so not '.' or '..'), no leading or trailing space, no control "
-    "character (such as a line break)"
+    "or format character (such as a line break, an escape or a direction override)"
 )
 EMPTY_NAME = "report name is empty"
 #: The longest name a folder of the file systems audit writes on takes, in bytes, less
@@ -191,8 +191,14 @@ def check_report_name(name: str) -> str:
     """
     if not isinstance(name, str) or name == "":
         raise UsageError(EMPTY_NAME)
-    control = any(ord(c) < 32 or ord(c) == 127 for c in name)
-    if any(c in name for c in "/\\") or control or name.startswith(".") or name != name.strip():
+    from audit.report.text import unshown
+
+    if (
+        any(c in name for c in "/\\")
+        or unshown(name)
+        or name.startswith(".")
+        or name != name.strip()
+    ):
         raise UsageError(BAD_NAME.format(name=name))
     length = len(os.fsencode(name))
     if length > LONGEST_NAME:

@@ -84,6 +84,16 @@ def escape_mathtext(text: object) -> str:
 _UNSHOWN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
+def unshown(text: str) -> bool:
+    """Whether ``text`` holds a character a terminal would act on rather than show (what
+    :func:`escape_terminal` writes as its escape; a line break too).
+
+    >>> unshown("vendor-x"), unshown("a\\nb"), unshown("a\\x85b"), unshown("a\\u202eb")
+    (False, True, True, True)
+    """
+    return any(unicodedata.category(ch) in _UNSHOWN for ch in text)
+
+
 def escape_terminal(text: object, *, newlines: bool = True) -> str:
     """``text`` safe to print on a terminal: every control, format (bidirectional,
     zero-width) or separator character written as its escape, ``\\x1b`` or
