@@ -322,21 +322,38 @@ def test_auto_counts_with_the_compiled_loops_from_the_first_chunk(monkeypatch):
 @needs_compiled
 @pytest.mark.parametrize("codes", [(np.int16,) * 3, (np.int32,) * 3, (np.int8, np.int32, np.int16)])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_wider_codes_are_counted_alike(codes, dtype):
+def test_wider_codes_are_counted_alike(monkeypatch, codes, dtype):
     """Label codes of int16 and int32 (more labels than int8 holds), and of mixed types,
-    give the counts of the literal transcription."""
-    frame = frame_of(9, dtype=dtype, algorithms=("b", "a", "c"), groups=("M", "F", "X"))
-    chunk = chunk_of(frame)
-    wide = dataclasses.replace(
-        chunk,
-        algorithm=chunk.algorithm.astype(codes[0]),
-        group_1=chunk.group_1.astype(codes[1]),
-        group_2=chunk.group_2.astype(codes[2]),
-    )
+    give the counts of the literal transcription, in both loops: the usual chunk's (its
+    algorithms all in the plan) and the general one's (an algorithm new to the plan)."""
+    from audit.scores import _compiled
+
+    called = []
+    for loop in ("zones", "zones_known"):
+        original = getattr(_compiled, loop)
+
+        def spying(*args, original=original, loop=loop):
+            called.append((loop, args[1].dtype))
+            return original(*args)
+
+        monkeypatch.setattr(_compiled, loop, spying)
     before = counting.use("compiled")
     try:
-        for keep_new in (False, True):
-            assert_literal(wide, plan_of(frame, 9, keep_new=keep_new))
+        for algorithms, loop in ((("b", "a"), "zones_known"), (("b", "a", "c"), "zones")):
+            frame = frame_of(9, dtype=dtype, algorithms=algorithms, groups=("M", "F", "X"))
+            chunk = chunk_of(frame)
+            wide = dataclasses.replace(
+                chunk,
+                algorithm=chunk.algorithm.astype(codes[0]),
+                group_1=chunk.group_1.astype(codes[1]),
+                group_2=chunk.group_2.astype(codes[2]),
+            )
+            called.clear()
+            for keep_new in (False, True):
+                assert_literal(wide, plan_of(frame, 9, keep_new=keep_new))
+            assert {c[0] for c in called} == {loop} and {c[1] for c in called} == {
+                np.dtype(codes[0])
+            }
     finally:
         counting.use(before)
 
@@ -353,8 +370,11 @@ def test_the_loops_refuse_an_output_of_another_type():
     assert (out == 0).all() and (at == 0).all()
     frozen = np.zeros(3, np.int64)
     frozen.setflags(write=False)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="contiguous int64, not a read-only array"):
         _compiled.scatter(np.array([0, 1, 2, 0]), np.ones(4), frozen, out)
+    with pytest.raises(TypeError, match="contiguous int64, not an array with gaps"):
+        _compiled.scatter(np.array([0, 1, 2, 0]), np.ones(4), np.zeros(6, np.int64)[::2], out)
+    assert (out == 0).all()
     # the loops hold a row's cell in 32 bits: counts of 2**32 cells are refused (a view
     # of that size, which takes no memory)
     with pytest.raises(ValueError, match="fewer than 2\\*\\*32 cells"):

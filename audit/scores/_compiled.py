@@ -97,8 +97,13 @@ def _in(array, dtype) -> np.ndarray:
 
 def _out(array: np.ndarray, dtype) -> int:
     """The address of an array the C writes into, checked to be what the C writes."""
-    if array.dtype != dtype or not array.flags.c_contiguous or not array.flags.writeable:
-        raise TypeError(f"a compiled loop writes contiguous {np.dtype(dtype)}, not {array.dtype}")
+    wanted = f"a compiled loop writes contiguous {np.dtype(dtype)}"
+    if array.dtype != dtype:
+        raise TypeError(f"{wanted}, not {array.dtype}")
+    if not array.flags.c_contiguous:
+        raise TypeError(f"{wanted}, not an array with gaps")
+    if not array.flags.writeable:
+        raise TypeError(f"{wanted}, not a read-only array")
     return array.ctypes.data
 
 
