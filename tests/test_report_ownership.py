@@ -186,6 +186,35 @@ def test_a_reports_folder_inside_a_report_is_refused(ran, rates_csv, tmp_path, c
     assert _report("y", rates_csv, tmp_path / "beside").is_dir()
 
 
+def test_a_reports_folder_that_cannot_be_entered_is_named_not_audits_marker(
+    rates_csv, tmp_path, monkeypatch, capsys
+):
+    """A reports folder below one that cannot be entered is refused naming the folder the
+    user gave (the search for a report's marker above it named that marker's file:
+    '.../r/.audit-report: permission denied')."""
+    from pathlib import Path
+
+    locked = tmp_path / "locked"
+    is_file = Path.is_file
+
+    def denied(path):
+        if locked in path.parents:
+            raise PermissionError(13, "Permission denied", str(path))
+        return is_file(path)
+
+    monkeypatch.setattr(Path, "is_file", denied)
+    monkeypatch.setattr(Path, "mkdir", lambda self, *a, **k: denied(self / "x"))
+    argv = ["pareto", str(rates_csv), "--reports-dir", str(locked / "r")]
+    assert main(argv) == EXIT_OUTPUT
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "audit: error: "
+        + runner.CANNOT_WRITE.format(path=locked / "r", reason=runner._REASONS[13])
+        + "\n"
+    )
+
+
 # --- route 2: a link the user made at the report's place --------------------------------------
 
 

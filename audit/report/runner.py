@@ -376,7 +376,11 @@ def _outside_reports(root: Path) -> None:
     reached through the link of the report's name or not): the next run of that report
     would delete what was written there."""
     for folder in (root.resolve(), *root.resolve().parents):
-        if (folder / ownership.MARKER).is_file():
+        try:
+            marked = (folder / ownership.MARKER).is_file()
+        except OSError:  # a folder that cannot be entered: writing there is refused, named
+            continue
+        if marked:
             raise ReportError(INSIDE_A_REPORT.format(root=root, report=folder))
 
 
