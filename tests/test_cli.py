@@ -465,6 +465,18 @@ def test_a_file_named_as_a_dataset_is_noted_as_not_read(tmp_path, monkeypatch, c
     assert "126 algorithms x 8 groups" in captured.out
     assert main(["check", "./annex15"]) == 3  # the file, refused as it is no table
     assert "note:" not in capsys.readouterr().err
+    # as the deprecated --data, and as the table of an accuracy axis
+    (tmp_path / "frvt11-accuracy").write_text("not, a, table\n")
+    assert main(["check", "--data", "annex15"]) == 0
+    notes = capsys.readouterr().err.splitlines()
+    assert f"audit: {DATASET_NOT_FILE.format(name='annex15')}" in notes
+    args = ["--accuracy-column", "Mugshot, 1e-5", "--reports-dir", "r", "--name", "/"]
+    assert main(["pareto", "frvt11", "--accuracy-from", "frvt11-accuracy", *args]) == 2
+    assert f"audit: {DATASET_NOT_FILE.format(name='frvt11-accuracy')}\n" in capsys.readouterr().err
+    each = ["--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5", "--name", "/"]
+    assert main(["compare", "annex15", "frvt11", *each, "--reports-dir", "r"]) == 2
+    assert f"audit: {DATASET_NOT_FILE.format(name='frvt11-accuracy')}\n" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
 
 
 def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):

@@ -358,6 +358,21 @@ def _list_datasets(quiet: bool) -> int:
     return 0
 
 
+def _named_inputs(args: argparse.Namespace) -> list[str]:
+    """What the command reads, as given: its inputs (or the deprecated --data or
+    --scores), and the table of an accuracy axis (--accuracy-from FILE, or compare's
+    DATA=SOURCE:COLUMN, whose SOURCE is a dataset's name where one is)."""
+    from audit.sources.datasets import DATASETS
+
+    named = list(args.data) if isinstance(args.data, list) else [args.data]
+    named += [getattr(args, option, None) for option in ("data_option", "scores_option")]
+    named.append(getattr(args, "accuracy_from", None))
+    for value in getattr(args, "accuracy_each", None) or []:
+        rest = value.partition("=")[2]
+        named += [rest[:i] for i, ch in enumerate(rest) if ch == ":" and rest[:i] in DATASETS]
+    return [n for n in named if n is not None]
+
+
 def _reads_without_working_folder(args: argparse.Namespace) -> bool:
     """Whether the command reads nothing relative to the working folder: audit check of a
     built-in dataset or of a file named in full (a report always writes from it)."""
@@ -562,7 +577,7 @@ def _run(args: argparse.Namespace, notify) -> int:
             raise UsageError(NO_WORKING_FOLDER) from None
     from audit.sources.datasets import DATASETS
 
-    for given in args.data if isinstance(args.data, list) else [args.data]:
+    for given in _named_inputs(args):
         if given in DATASETS and os.path.lexists(given):
             notify(DATASET_NOT_FILE.format(name=given))
     if args.command == "compare":
