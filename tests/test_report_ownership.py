@@ -186,6 +186,17 @@ def test_a_reports_folder_inside_a_report_is_refused(ran, rates_csv, tmp_path, c
     assert _report("y", rates_csv, tmp_path / "beside").is_dir()
 
 
+def test_the_longest_name_is_built_and_replaced(ran, rates_csv, tmp_path):
+    """A name of runner.LONGEST_NAME bytes (237: what the working folders add, 18 at most,
+    keeps each within a folder name's 255) is built, and replaced by its next run."""
+    name = "é" * 118 + "x"
+    assert len(name.encode()) == runner.LONGEST_NAME == 237
+    first = _report(name, rates_csv, tmp_path).resolve()
+    second = _report(name, rates_csv, tmp_path).resolve()
+    assert first != second and not first.exists() and second.parent == tmp_path
+    assert (tmp_path / name).resolve() == second and len(ran) == 2
+
+
 def test_a_reports_folder_that_cannot_be_entered_is_named_not_audits_marker(
     rates_csv, tmp_path, monkeypatch, capsys
 ):

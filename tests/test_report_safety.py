@@ -247,7 +247,8 @@ def test_a_name_too_long_for_the_working_folders_is_refused_before_any_work(
 ):
     """A name of 238 bytes is a folder name of its own, but not with the 18 its working
     folders add: refused before anything is made (it used to fail once the lock was
-    taken, leaving the lock's file); 237 bytes are written."""
+    taken, leaving the lock's file); 237 bytes pass the check (and are built:
+    tests/test_report_ownership.py)."""
     assert runner.LONGEST_NAME == 237
     name = "é" * 119  # 238 bytes in UTF-8
     argv = ["pareto", str(rates_csv), "--reports-dir", str(tmp_path / "r"), "--name", name]
