@@ -64,6 +64,28 @@ def test_a_subject_in_two_groups_is_warned():
     ]
 
 
+@pytest.mark.parametrize("block", [1, 7, 128])
+def test_the_counts_are_those_of_the_whole_table_whatever_the_block(monkeypatch, block):
+    """The table is counted a block of rows at a time (the memory of a block, not several
+    times the table's): blocks of any size, rows of a group and a subject's two groups
+    across their edges, give the warnings of the whole table at once."""
+    table = frame({"F": 30, "M": 200, "X": 99}, {"F": 500, "M": 99, "X": 40})
+    table = table.sample(frac=1, random_state=0).reset_index(drop=True)
+    at = table.index[table["group"] == "X"][-1]
+    table.loc[at, ["subject_1", "subject_2"]] = "F0"
+    whole = thin(table)
+    cases = whole[0].split("more than 1%: ")[1].split("; ")
+    assert sorted(cases) == sorted(
+        ["'a', 'F': 30 mated", "'a', 'X': 99 mated", "'a', 'M': 99 within-group non-mated"]
+        + ["'a', 'X': 40 within-group non-mated"]
+    )
+    assert whole[1] == S.SUBJECT_IN_TWO_GROUPS.format(
+        source="<DataFrame>", count=1, cases="'F0' in ['X', 'F']"
+    )
+    monkeypatch.setattr(S, "_BLOCK", block)
+    assert thin(table) == whole
+
+
 @pytest.mark.slow
 def test_the_warnings_reach_the_report_front_page(tmp_path):
     from audit.cli import main

@@ -165,7 +165,7 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
 
 
 #: Rows per block when coding labels: bounds the temporary integer codes.
-_BLOCK = 1 << 20
+_BLOCK = 1 << 18
 
 
 def _factorize(values) -> tuple[np.ndarray, np.ndarray]:
@@ -306,6 +306,10 @@ class ScoresWarning(DataWarning):
     two groups."""
 
 
+#: Rows :func:`warn_thin` counts at a time.
+_BLOCK = 1 << 18
+
+
 def warn_thin(table: pd.DataFrame) -> None:
     """Warn (:class:`ScoresWarning`) when a group's FMR or FNMR rests on fewer than
     :data:`FEW` comparisons (:data:`FEW_COMPARISONS`), and when a subject appears in two
@@ -313,15 +317,37 @@ def warn_thin(table: pd.DataFrame) -> None:
     source = table.attrs.get("source", "<DataFrame>")
     algorithms = table["algorithm"].cat.categories
     groups = table["group_1"].cat.categories
-    a = table["algorithm"].cat.codes.to_numpy().astype(np.int64)
-    g1 = table["group_1"].cat.codes.to_numpy().astype(np.int64)
-    g2 = table["group_2"].cat.codes.to_numpy().astype(np.int64)
+    codes = [table[c].array.codes for c in ("algorithm", "group_1", "group_2")]  # views
     mated = table["mated"].to_numpy(dtype=bool)
-    cell = a * len(groups) + g1
     size = len(algorithms) * len(groups)
+    counted = {
+        "mated": np.zeros(size, np.int64),
+        "within-group non-mated": np.zeros(size, np.int64),
+    }
+    pairs = []
+    # a block of rows at a time: the wide integers a count needs take a block's memory,
+    # not several times the table's (this runs on every score set read)
+    for lo in range(0, len(table), _BLOCK):
+        a, g1, g2 = (c[lo : lo + _BLOCK].astype(np.int64) for c in codes)
+        m = mated[lo : lo + _BLOCK]
+        cell = a * len(groups) + g1
+        counted["mated"] += np.bincount(cell[m], minlength=size)
+        counted["within-group non-mated"] += np.bincount(cell[~m & (g1 == g2)], minlength=size)
+        if "subject_1" in table.columns:
+            pairs.append(
+                np.unique(
+                    np.concatenate(
+                        [
+                            table[f"subject_{k}"].array.codes[lo : lo + _BLOCK].astype(np.int64)
+                            * len(groups)
+                            + g
+                            for k, g in ((1, g1), (2, g2))
+                        ]
+                    )
+                )
+            )
     cases = []
-    for kind, rows in (("mated", mated), ("within-group non-mated", ~mated & (g1 == g2))):
-        counts = np.bincount(cell[rows], minlength=size)
+    for kind, counts in counted.items():
         for k in np.flatnonzero((counts > 0) & (counts < FEW)):
             algorithm, group = algorithms[k // len(groups)], groups[k % len(groups)]
             cases.append(f"{algorithm!r}, {group!r}: {counts[k]} {kind}")
@@ -335,15 +361,7 @@ def warn_thin(table: pd.DataFrame) -> None:
     if "subject_1" not in table.columns:
         return
     subjects = table["subject_1"].cat.categories
-    pairs = np.unique(
-        np.concatenate(
-            [
-                table[f"subject_{k}"].cat.codes.to_numpy().astype(np.int64) * len(groups) + g
-                for k, g in ((1, g1), (2, g2))
-            ]
-        )
-    )
-    subject, group = np.divmod(pairs, len(groups))
+    subject, group = np.divmod(np.unique(np.concatenate(pairs)), len(groups))
     several = np.flatnonzero(np.bincount(subject, minlength=len(subjects)) > 1)
     if len(several):
         shown = "; ".join(
