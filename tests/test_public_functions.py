@@ -234,6 +234,31 @@ def test_what_another_commands_arguments_give_is_refused_as_not_taken(
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize(
+    ("parameter", "value"),
+    [("data_path", "x"), ("n_replicates", "abc"), ("accuracy_column", "y"), ("alpah", "1")],
+)
+def test_a_streamed_scores_report_refuses_what_its_notebook_does_not_take(
+    tmp_path, capsys, parameter, value
+):
+    """A streamed scores report runs no notebook, yet refuses a -p its notebook does not
+    declare as one that runs it does, by its name, before its value is read or used
+    (n_replicates abc and data_path x were taken without a word)."""
+    from audit.report.runner import UNKNOWN_PARAMETER, declared_parameters
+    from conftest import synthetic
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for i in range(2):
+        synthetic(500, seed=i).to_parquet(folder / f"part-{i}.parquet")
+    argv = ["scores", str(folder), "-p", parameter, value, "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    known = sorted(declared_parameters("scores"))
+    expected = UNKNOWN_PARAMETER.format(key=parameter, notebooks=["scores"], known=known)
+    assert capsys.readouterr().err.endswith(f"audit scores: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
+
+
 def test_every_notebook_parameter_is_declared():
     from audit.report.runner import NOTEBOOKS, declared_parameters
 

@@ -186,11 +186,8 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[name] = parse(name, replicates)
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
-    declared = _declared(args.command) if getattr(args, "parameter", None) else set()
     for key, text in getattr(args, "parameter", []):
-        if key not in declared:  # refused by name once the notebooks are known, not its value
-            parameters[key] = text
-            continue
+        _check_declared(args.command, key)  # by its name, before its value or any use of it
         if key in _ARGUMENT_PARAMETERS:
             raise UsageError(
                 SET_BY_ARGUMENTS.format(
@@ -225,13 +222,16 @@ def _accuracy_from(parameters: dict) -> None:
     parameters["accuracy_from"] = source
 
 
-def _declared(command: str) -> set[str]:
-    """The parameters the notebooks of ``command`` declare (with a report's cross-group
-    notebook)."""
-    from audit.report.runner import declared_parameters
+def _check_declared(command: str, key: str) -> None:
+    """Refuse ``-p key`` where no notebook of ``command`` declares ``key`` (a report's
+    cross-group notebook counts: what only it takes is refused once a plain table is read,
+    :func:`audit.report.runner.check_parameters`), as the runner refuses it, whether or
+    not the report runs a notebook (a streamed scores report runs none)."""
+    from audit.report.runner import check_parameters, declared_parameters
 
-    notebooks = [*NOTEBOOKS.get(command, ()), *(("crossgroup",) if command == "report" else ())]
-    return {p for notebook in notebooks for p in declared_parameters(notebook)}
+    notebooks = NOTEBOOKS.get(command, ())
+    also = declared_parameters("crossgroup") if command == "report" else ()
+    check_parameters({key: None}, {n: declared_parameters(n) for n in notebooks}, also=also)
 
 
 def _notebook_parameter(key: str, text: str):
