@@ -82,8 +82,15 @@ def test_the_counts_are_those_of_the_whole_table_whatever_the_block(monkeypatch,
     assert whole[1] == S.SUBJECT_IN_TWO_GROUPS.format(
         source="<DataFrame>", count=1, cases="'F0' in ['X', 'F']"
     )
-    monkeypatch.setattr(S, "_BLOCK", block)
+    monkeypatch.setattr(S, "_THIN_BLOCK", block)
     assert thin(table) == whole
+    # no row (a regrouping may leave none): nothing to warn of
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        empty = read_scores(table).iloc[:0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        S.warn_thin(empty)
 
 
 @pytest.mark.slow

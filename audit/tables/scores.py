@@ -165,7 +165,7 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
 
 
 #: Rows per block when coding labels: bounds the temporary integer codes.
-_BLOCK = 1 << 18
+_BLOCK = 1 << 20
 
 
 def _factorize(values) -> tuple[np.ndarray, np.ndarray]:
@@ -307,13 +307,18 @@ class ScoresWarning(DataWarning):
 
 
 #: Rows :func:`warn_thin` counts at a time.
-_BLOCK = 1 << 18
+_THIN_BLOCK = 1 << 18
 
 
 def warn_thin(table: pd.DataFrame) -> None:
     """Warn (:class:`ScoresWarning`) when a group's FMR or FNMR rests on fewer than
     :data:`FEW` comparisons (:data:`FEW_COMPARISONS`), and when a subject appears in two
-    groups (:data:`SUBJECT_IN_TWO_GROUPS`), with the numbers."""
+    groups (:data:`SUBJECT_IN_TWO_GROUPS`), with the numbers.
+
+    The table is counted a block of rows at a time (:data:`_THIN_BLOCK`), with what is
+    known of each subject (a group it is in, and whether it is in another): the memory of
+    a block and of the subjects, not several times the table's (this runs on every score
+    set read)."""
     source = table.attrs.get("source", "<DataFrame>")
     algorithms = table["algorithm"].cat.categories
     groups = table["group_1"].cat.categories
@@ -324,28 +329,21 @@ def warn_thin(table: pd.DataFrame) -> None:
         "mated": np.zeros(size, np.int64),
         "within-group non-mated": np.zeros(size, np.int64),
     }
-    pairs = []
-    # a block of rows at a time: the wide integers a count needs take a block's memory,
-    # not several times the table's (this runs on every score set read)
-    for lo in range(0, len(table), _BLOCK):
-        a, g1, g2 = (c[lo : lo + _BLOCK].astype(np.int64) for c in codes)
-        m = mated[lo : lo + _BLOCK]
+    sides = [table[f"subject_{k}"].array.codes for k in (1, 2)] if "subject_1" in table else []
+    subjects = table["subject_1"].cat.categories if sides else []
+    first = np.full(len(subjects), -1, dtype=np.int64)  # a group each subject is in
+    several = np.zeros(len(subjects), dtype=bool)  # in another too
+    for lo in range(0, len(table), _THIN_BLOCK):
+        a, g1, g2 = (c[lo : lo + _THIN_BLOCK].astype(np.int64) for c in codes)
+        m = mated[lo : lo + _THIN_BLOCK]
         cell = a * len(groups) + g1
         counted["mated"] += np.bincount(cell[m], minlength=size)
         counted["within-group non-mated"] += np.bincount(cell[~m & (g1 == g2)], minlength=size)
-        if "subject_1" in table.columns:
-            pairs.append(
-                np.unique(
-                    np.concatenate(
-                        [
-                            table[f"subject_{k}"].array.codes[lo : lo + _BLOCK].astype(np.int64)
-                            * len(groups)
-                            + g
-                            for k, g in ((1, g1), (2, g2))
-                        ]
-                    )
-                )
-            )
+        for side, g in zip(sides, (g1, g2), strict=False):
+            s = side[lo : lo + _THIN_BLOCK].astype(np.int64)
+            new = first[s] < 0
+            first[s[new]] = g[new]  # one of the subject's groups, whichever row wrote last
+            several[s[g != first[s]]] = True
     cases = []
     for kind, counts in counted.items():
         for k in np.flatnonzero((counts > 0) & (counts < FEW)):
@@ -358,20 +356,27 @@ def warn_thin(table: pd.DataFrame) -> None:
             ScoresWarning,
             stacklevel=3,
         )
-    if "subject_1" not in table.columns:
+    named = np.flatnonzero(several)
+    if not len(named):
         return
-    subjects = table["subject_1"].cat.categories
-    subject, group = np.divmod(np.unique(np.concatenate(pairs)), len(groups))
-    several = np.flatnonzero(np.bincount(subject, minlength=len(subjects)) > 1)
-    if len(several):
-        shown = "; ".join(
-            f"{subjects[s]!r} in {[groups[x] for x in group[subject == s]]}" for s in several[:5]
-        ) + ("; ..." if len(several) > 5 else "")
-        warnings.warn(
-            SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(several), cases=shown),
-            ScoresWarning,
-            stacklevel=3,
-        )
+    # the groups of the subjects named (at most 5), from a second look at their rows
+    shown = named[:5]
+    found = {int(x): set() for x in shown}
+    for lo in range(0, len(table), _THIN_BLOCK):
+        for side, column in zip(sides, ("group_1", "group_2"), strict=True):
+            s = side[lo : lo + _THIN_BLOCK]
+            here = np.isin(s, shown)
+            g = table[column].array.codes[lo : lo + _THIN_BLOCK]
+            for subject, group in zip(s[here].tolist(), g[here].tolist(), strict=True):
+                found[subject].add(group)
+    text = "; ".join(
+        f"{subjects[x]!r} in {[groups[g] for g in sorted(found[int(x)])]}" for x in shown
+    ) + ("; ..." if len(named) > 5 else "")
+    warnings.warn(
+        SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(named), cases=text),
+        ScoresWarning,
+        stacklevel=3,
+    )
 
 
 def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
