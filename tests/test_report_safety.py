@@ -271,6 +271,18 @@ def test_a_name_taken_from_the_input_says_so_when_refused(tmp_path, rates_csv, c
 
 @pytest.mark.parametrize(
     "name",
+    ["نتایج\u200cها", "\U0001f468\u200d\U0001f469", "soft\u00adhyphen", "\U0001fae8", "x\ue000"],
+)
+def test_names_that_writing_needs_are_taken(name):
+    """Joiners (Persian spelling, emoji sequences), the soft hyphen, a character newer
+    than this Python's Unicode tables and one for private use name a report: only what
+    acts where it is shown (controls, separators of lines, direction overrides) is
+    refused."""
+    assert runner.check_report_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name",
     ["../x", "/tmp/x", "a/b", ".", "..", "", " x", "a\\b", "a\nb", "x\x1b[31m", "x\x7f"]
     # a line break, a terminal's escape and a direction override beyond ASCII
     + ["a\x85b", "a\x9b2Jb", "a\u2028b", "a\u202eb"],

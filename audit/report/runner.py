@@ -110,7 +110,7 @@ NOTEBOOK_FAILED = (
 BAD_NAME = (
     "report name {name!r} must be a plain folder name: no '/' or backslash, "
     "no leading '.' (so not '.' or '..'), no leading or trailing space, no control "
-    "or format character (such as a line break, an escape or a direction override)"
+    "character (such as a line break, an escape or a direction override)"
 )
 EMPTY_NAME = "report name is empty"
 #: The longest name a folder of the file systems audit writes on takes, in bytes, less
@@ -191,11 +191,11 @@ def check_report_name(name: str) -> str:
     """
     if not isinstance(name, str) or name == "":
         raise UsageError(EMPTY_NAME)
-    from audit.report.text import unshown
+    from audit.report.text import has_control
 
     if (
         any(c in name for c in "/\\")
-        or unshown(name)
+        or has_control(name)
         or name.startswith(".")
         or name != name.strip()
     ):

@@ -84,14 +84,27 @@ def escape_mathtext(text: object) -> str:
 _UNSHOWN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
-def unshown(text: str) -> bool:
-    """Whether ``text`` holds a character a terminal would act on rather than show (what
-    :func:`escape_terminal` writes as its escape; a line break too).
+#: The bidirectional controls: they reorder the text that follows them.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
-    >>> unshown("vendor-x"), unshown("a\\nb"), unshown("a\\x85b"), unshown("a\\u202eb")
-    (False, True, True, True)
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character that acts where it is shown rather than showing
+    itself: a control (C0, C1 and DEL: line breaks, escapes), a line or paragraph
+    separator, a lone surrogate, a bidirectional control.  What writing needs stays out
+    of it: joiners (ZWJ, ZWNJ), the soft hyphen, characters newer than this Python's
+    Unicode tables.
+
+    >>> has_control("vendor-x"), has_control("a\\nb"), has_control("a\\x85b")
+    (False, True, True)
+    >>> has_control("a\\u202eb"), has_control("نتایج\\u200cها")
+    (True, False)
     """
-    return any(unicodedata.category(ch) in _UNSHOWN for ch in text)
+    return any(
+        unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") or ch in _BIDI_CONTROLS for ch in text
+    )
 
 
 def escape_terminal(text: object, *, newlines: bool = True) -> str:
