@@ -239,6 +239,24 @@ def test_a_measure_module_named_as_a_file_is_refused_with_its_dotted_name(
     assert not (tmp_path / "r").exists()
 
 
+def test_a_measure_module_named_through_a_link_to_the_working_folder(tmp_path, monkeypatch, capsys):
+    """The working folder reached through a link (macOS's /tmp is one) holds the module
+    however it is named: $PWD/m.py and ../link/m.py stand for 'my_measures' too."""
+    from audit.measures.modules import MODULE_AS_FILE
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "my_measures.py").write_text("x = 1\n")
+    (tmp_path / "link").symlink_to(real)
+    monkeypatch.chdir(tmp_path / "link")
+    for given in (str(tmp_path / "link" / "my_measures.py"), "../link/my_measures.py"):
+        code = main(["ffmc", "--measure-module", given, "--reports-dir", str(tmp_path / "r")])
+        assert code == 2
+        expected = MODULE_AS_FILE.format(name=given, dotted="my_measures")
+        assert capsys.readouterr().err.endswith(f"audit ffmc: error: {expected}\n")
+    assert not (tmp_path / "r").exists()
+
+
 # --- names and parameters, refused before any work -------------------------------------------
 
 

@@ -41,8 +41,11 @@ def _as_file(name: str) -> str | None:
         here = os.getcwd()
     except FileNotFoundError:
         return ""
-    path = os.path.normpath(os.path.join(here, os.path.expanduser(name.replace("\\", "/"))))
-    inside = os.path.relpath(path, here)
+    path = os.path.join(here, os.path.expanduser(name.replace("\\", "/")))
+    # the folders as they are, whatever links they were named through (the working folder
+    # is known by its own path; the file is named by the link it may be)
+    path = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    inside = os.path.relpath(path, os.path.realpath(here))
     parts = inside.removesuffix(".py").split(os.sep)
     if inside.startswith(os.pardir) or not all(p.isidentifier() for p in parts):
         return ""
