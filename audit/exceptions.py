@@ -204,6 +204,11 @@ class MeasureBoundsWarning(AuditWarning):
     """A measure returned values outside its declared bounds (flagged undefined)."""
 
 
+class InstallWarning(AuditWarning):
+    """audit's install is not as its source: e.g. its compiled counting loops were built
+    from other source (NumPy counts meanwhile, the same counts); install it again."""
+
+
 def exit_status(error: BaseException) -> int:
     """The command line's exit status for ``error``: its kind's, else :data:`EXIT_INTERNAL`.
 

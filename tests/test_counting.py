@@ -233,7 +233,7 @@ def test_without_the_compiled_loops_numpy_counts(monkeypatch):
     """Where the compiled loops were not built, "auto" counts with NumPy and "compiled"
     is refused, saying why."""
     monkeypatch.setitem(sys.modules, "audit.scores._compiled", None)  # its import fails
-    counting.compiled_available.cache_clear()
+    counting._compiled_state.cache_clear()
     try:
         assert counting.KERNEL == "auto" and not counting.compiled_now()
         with pytest.raises(ParameterError) as error:
@@ -245,7 +245,7 @@ def test_without_the_compiled_loops_numpy_counts(monkeypatch):
         assert_literal(chunk_of(frame), plan_of(frame, 4, bits=2))
     finally:
         monkeypatch.undo()
-        counting.compiled_available.cache_clear()
+        counting._compiled_state.cache_clear()
     assert counting.compiled_now() == counting.compiled_available()
 
 
@@ -263,6 +263,39 @@ def test_the_doctests_leave_out_the_binding_only_where_it_was_not_built(monkeypa
     spec.loader.exec_module(module)
     assert module.collect_ignore == ([] if built else ["audit/scores/_compiled.py"])
     assert (top.parent / "audit/scores/_compiled.py").is_file()
+
+
+def test_a_library_of_other_source_is_said_once_and_numpy_counts(monkeypatch):
+    """A library built from other source (an editable install not installed again) is
+    said once, as an InstallWarning with what to do; "auto" counts with NumPy, the same
+    counts, and "compiled" is refused with that reason, not for a missing compiler."""
+    from audit.exceptions import InstallWarning
+
+    reason = "audit's compiled kernel (k.so) was built from other source than this audit's"
+
+    def stale():
+        raise counting.StaleLibrary(reason)
+
+    monkeypatch.setattr(counting, "_load", stale)
+    counting._compiled_state.cache_clear()
+    try:
+        with pytest.warns(InstallWarning) as caught:
+            assert not counting.compiled_available()
+        assert [str(w.message) for w in caught] == [counting.STALE_WARNING.format(reason=reason)]
+        assert not counting.compiled_available()  # said once: a second warning would fail
+        with pytest.raises(ParameterError) as error:
+            counting.use("compiled")
+        expected = counting.STALE_KERNEL.format(reason=reason)
+        assert str(error.value) == REFUSED.format(
+            name="kernel", expected=expected, value="compiled"
+        )
+        assert not counting.compiled_now()
+        frame = frame_of(5, n=500)
+        assert_literal(chunk_of(frame), plan_of(frame, 5, bits=2))
+    finally:
+        monkeypatch.undo()
+        counting._compiled_state.cache_clear()
+    assert counting.compiled_now() == counting.compiled_available()
 
 
 def test_an_install_without_the_built_library_imports_and_counts():

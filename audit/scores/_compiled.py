@@ -19,7 +19,7 @@ import importlib.util
 
 import numpy as np
 
-from audit.scores.counting import FINE_BITS
+from audit.scores.counting import FINE_BITS, StaleLibrary
 
 #: The version of the C's interface this module binds (``AUDIT_KERNEL_ABI`` in
 #: ``_kernel.c``, raised with every change to the loops' names, arguments or ``Zones``).
@@ -31,16 +31,17 @@ STALE = (
 
 
 def _checked(lib: ctypes.CDLL, path: str) -> ctypes.CDLL:
-    """``lib`` if it is the version of the interface this module binds, else ImportError
-    (NumPy counts instead), before any of its loops is called."""
+    """``lib`` if it is the version of the interface this module binds, else
+    :class:`~audit.scores.counting.StaleLibrary` (an ImportError: NumPy counts instead),
+    before any of its loops is called."""
     try:
         version = lib.audit_kernel_abi
     except AttributeError:
-        raise ImportError(STALE.format(path=path, reason="it tells no version")) from None
+        raise StaleLibrary(STALE.format(path=path, reason="it tells no version")) from None
     version.restype, version.argtypes = ctypes.c_int64, []
     if version() != ABI:
         reason = f"version {version()}, where {ABI} is bound"
-        raise ImportError(STALE.format(path=path, reason=reason))
+        raise StaleLibrary(STALE.format(path=path, reason=reason))
     return lib
 
 

@@ -78,6 +78,15 @@ WITHOUT_KERNEL = (
     "'auto' or 'numpy' ('compiled' needs audit's compiled loops, built when audit is "
     "installed where a C compiler is found)"
 )
+#: What ``kernel`` may be where the library of the compiled loops is of other source.
+STALE_KERNEL = "'auto' or 'numpy' ('compiled' needs audit's compiled loops: {reason})"
+STALE_WARNING = "{reason}; NumPy counts meanwhile (the same counts, about half as fast)"
+
+
+class StaleLibrary(ImportError):
+    """The library of the compiled loops was built from other source than this audit's
+    (:mod:`audit.scores._compiled` refuses it)."""
+
 
 #: Rows per block of the NumPy path: the temporaries of a block stay in cache.
 _BLOCK = 1 << 17
@@ -87,14 +96,31 @@ _GROUP_SPLIT = 1 << 20
 _TABLE_GROUPS = 64
 
 
-@functools.cache
 def compiled_available() -> bool:
-    """Whether the compiled loops were built (:mod:`audit.scores._compiled`)."""
+    """Whether the compiled loops were built (:mod:`audit.scores._compiled`), from this
+    audit's source (else :class:`~audit.exceptions.InstallWarning`, once, saying so)."""
+    return _compiled_state() is None
+
+
+@functools.cache
+def _compiled_state() -> str | None:
+    """None where the compiled loops load; else why not ("" where they were not built)."""
     try:
-        import audit.scores._compiled  # noqa: F401
+        _load()
+    except StaleLibrary as error:
+        import warnings
+
+        from audit.exceptions import InstallWarning
+
+        warnings.warn(STALE_WARNING.format(reason=error), InstallWarning, stacklevel=4)
+        return str(error)
     except (ImportError, OSError):  # not built, or a library the system cannot load
-        return False
-    return True
+        return ""
+    return None
+
+
+def _load() -> None:
+    import audit.scores._compiled  # noqa: F401
 
 
 #: The kernel in use: ``"auto"`` (the default) counts with the compiled loops where
@@ -115,7 +141,10 @@ def use(kernel: str) -> str:
     global KERNEL
     check("kernel", kernel, Options(KERNELS))
     if kernel == "compiled" and not compiled_available():
-        raise refuse("kernel", kernel, WITHOUT_KERNEL)
+        reason = _compiled_state()
+        raise refuse(
+            "kernel", kernel, STALE_KERNEL.format(reason=reason) if reason else WITHOUT_KERNEL
+        )
     before, KERNEL = KERNEL, kernel
     return before
 
