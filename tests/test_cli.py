@@ -476,6 +476,9 @@ def test_a_file_named_as_a_dataset_is_noted_as_not_read(tmp_path, monkeypatch, c
     each = ["--accuracy-from", "frvt11=frvt11-accuracy:Mugshot, 1e-5", "--name", "/"]
     assert main(["compare", "annex15", "frvt11", *each, "--reports-dir", "r"]) == 2
     assert f"audit: {DATASET_NOT_FILE.format(name='frvt11-accuracy')}\n" in capsys.readouterr().err
+    # a name given twice (an input, and its accuracy's table) is noted once
+    assert main(["compare", "annex15", "annex15", "--accuracy-from", "annex15=annex15:x"]) == 2
+    assert capsys.readouterr().err.count(DATASET_NOT_FILE.format(name="annex15")) == 1
     assert not (tmp_path / "r").exists()
 
 

@@ -370,7 +370,7 @@ def _named_inputs(args: argparse.Namespace) -> list[str]:
     for value in getattr(args, "accuracy_each", None) or []:
         rest = value.partition("=")[2]
         named += [rest[:i] for i, ch in enumerate(rest) if ch == ":" and rest[:i] in DATASETS]
-    return [n for n in named if n is not None]
+    return list(dict.fromkeys(n for n in named if n is not None))  # each noted once
 
 
 def _reads_without_working_folder(args: argparse.Namespace) -> bool:
