@@ -4,6 +4,7 @@ NumPy path counts where the compiled loops were not built."""
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import subprocess
 import sys
@@ -422,10 +423,13 @@ def test_a_library_of_another_interface_is_refused_before_any_call():
     NumPy counts, rather than a loop reading its arguments wrong."""
     from audit.scores import _compiled
 
+    size = ctypes.sizeof(_compiled._Zones)
+
     class Library:
-        def __init__(self, version=None):
+        def __init__(self, version=None, zones=size):
             if version is not None:
                 self.audit_kernel_abi = lambda: version
+                self.audit_zones_size = lambda: zones
 
     assert _compiled._checked(Library(_compiled.ABI), "lib.so").audit_kernel_abi() == 1
     for library, reason in [
@@ -434,12 +438,14 @@ def test_a_library_of_another_interface_is_refused_before_any_call():
             f"version {_compiled.ABI + 1}, where {_compiled.ABI} is bound",
         ),
         (Library(), "it tells no version"),
+        (Library(_compiled.ABI, size + 8), f"a plan of {size + 8} bytes, where {size} are bound"),
     ]:
         with pytest.raises(ImportError) as error:
             _compiled._checked(library, "lib.so")
         assert str(error.value) == _compiled.STALE.format(path="lib.so", reason=reason)
     # the library built here is of this version
     assert _compiled._LIB.audit_kernel_abi() == _compiled.ABI
+    assert _compiled._LIB.audit_zones_size() == size
 
 
 @needs_compiled

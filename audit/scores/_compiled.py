@@ -35,20 +35,19 @@ def _checked(lib: ctypes.CDLL, path: str) -> ctypes.CDLL:
     :class:`~audit.scores.counting.StaleLibrary` (an ImportError: NumPy counts instead),
     before any of its loops is called."""
     try:
-        version = lib.audit_kernel_abi
+        version, size = lib.audit_kernel_abi, lib.audit_zones_size
     except AttributeError:
         raise StaleLibrary(STALE.format(path=path, reason="it tells no version")) from None
-    version.restype, version.argtypes = ctypes.c_int64, []
+    for told in (version, size):
+        told.restype, told.argtypes = ctypes.c_int64, []
     if version() != ABI:
         reason = f"version {version()}, where {ABI} is bound"
         raise StaleLibrary(STALE.format(path=path, reason=reason))
+    if size() != ctypes.sizeof(_Zones):  # a change to the plan's fields, its version not raised
+        reason = f"a plan of {size()} bytes, where {ctypes.sizeof(_Zones)} are bound"
+        raise StaleLibrary(STALE.format(path=path, reason=reason))
     return lib
 
-
-_spec = importlib.util.find_spec("audit.scores._kernel")
-if _spec is None or not _spec.origin or not _spec.has_location:
-    raise ImportError("audit's compiled kernel (audit.scores._kernel) is not built")
-_LIB = _checked(ctypes.CDLL(_spec.origin), _spec.origin)
 
 _I64, _F64, _P = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
 
@@ -72,6 +71,12 @@ class _Zones(ctypes.Structure):
         ("n_bits", _I64),
         ("first_keep", _I64),
     ]
+
+
+_spec = importlib.util.find_spec("audit.scores._kernel")
+if _spec is None or not _spec.origin or not _spec.has_location:
+    raise ImportError("audit's compiled kernel (audit.scores._kernel) is not built")
+_LIB = _checked(ctypes.CDLL(_spec.origin), _spec.origin)
 
 
 _LIB.audit_zones_known.restype = _I64
