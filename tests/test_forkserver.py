@@ -167,6 +167,53 @@ def test_a_block_within_another_shares_its_server_and_leaves_it_running():
         assert forkserver._server not in (None, outer)
 
 
+def test_a_server_bound_and_not_yet_listening_is_waited_for(tmp_path, monkeypatch):
+    """A server's socket exists from its bind, and refuses until it listens: a request
+    made between the two waits for it while it is starting (it was taken as a server that
+    had ended, and the kernels started afresh; the suite saw it once in 3,300 tests), and
+    is refused where no server starts."""
+    import socket
+    import threading
+
+    path = str(tmp_path / "s")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)  # bound, not listening: a connect is refused
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with pytest.raises(ConnectionRefusedError):
+        probe.connect(path)
+    probe.close()
+    monkeypatch.setattr(forkserver, "_starting", lambda address: address == path)
+
+    def serve():
+        time.sleep(0.3)
+        listener.listen(1)
+        listener.settimeout(10)  # (a request that gave up comes no more)
+        try:
+            connection, _ = listener.accept()
+        except TimeoutError:
+            return
+        socket.recv_fds(connection, 1 << 16, 4)
+        connection.sendall(b"pid 4242\n")
+        served.append(connection)
+
+    served = []
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        forked = forkserver._ask(path, {"argv": ["x"]}, [])
+        assert forked.pid == 4242
+        forked._reader.close()
+        forked._connection.close()
+    finally:
+        thread.join()
+        for connection in served:
+            connection.close()
+        listener.close()
+    monkeypatch.setattr(forkserver, "_starting", lambda address: False)  # it ended
+    with pytest.raises(forkserver.Unavailable, match="not listening"):
+        forkserver._ask(path, {"argv": ["x"]}, [])
+
+
 def test_a_folder_too_long_for_a_socket_gives_way_to_one_in_tmp(tmp_path, monkeypatch):
     deep = tmp_path / ("x" * 100)
     deep.mkdir()

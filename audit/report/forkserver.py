@@ -301,13 +301,17 @@ def _ask(address: str, request: dict, fds: list[int]) -> Forked:
             try:
                 connection.connect(address)
                 break
-            except FileNotFoundError as error:  # not listening yet, if it is starting
+            except (FileNotFoundError, ConnectionRefusedError) as error:
+                # not listening yet, if it is starting: no socket yet, or one bound and
+                # not yet listening (which refuses); refused by a server that ended
                 if _stopped():
                     raise Stopped from error
                 if not _starting(address) or time.monotonic() > deadline:
                     raise Unavailable("the server is not listening") from error
+                connection.close()  # (a socket a connect failed on is not used again)
+                connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 time.sleep(0.02)
-            except OSError as error:  # (refused: it ended)
+            except OSError as error:  # (it ended)
                 if _stopped():
                     raise Stopped from error
                 raise Unavailable(str(error)) from error
