@@ -244,8 +244,9 @@ def test_a_streamed_scores_report_refuses_what_its_notebook_does_not_take(
     """A streamed scores report runs no notebook, yet refuses a -p its notebook does not
     declare as one that runs it does, by its name, before its value is read or used
     (n_replicates abc and data_path x were taken without a word)."""
-    from audit.report.runner import UNKNOWN_PARAMETER, declared_parameters
     from conftest import synthetic
+
+    from audit.report.runner import UNKNOWN_PARAMETER, declared_parameters
 
     folder = tmp_path / "run"
     folder.mkdir()
