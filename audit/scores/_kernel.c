@@ -97,6 +97,17 @@ static inline int64_t zone_of(const Zones *p, uint64_t a, uint32_t key, double x
     return z;
 }
 
+/* The segment of a row whose groups map to g_map[c1] and g_map[c2]: the group (mated),
+ * G + the group (within-group non-mated) or 2G (cross-group non-mated). */
+static inline int64_t segment_of(const int64_t *g_map, int64_t n_groups, int64_t c1, int64_t c2,
+                                 uint8_t mated)
+{
+    int64_t g1 = g_map[c1];
+    if (mated)
+        return g1;
+    return g_map[c2] == g1 ? n_groups + g1 : 2 * n_groups;
+}
+
 /* The sub-zone count of a row of SPLIT slot `slot`. */
 static inline void count_split(const Zones *p, int64_t slot, double x, int64_t segment,
                                int64_t width, int64_t *split)
@@ -177,13 +188,7 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
                     segment = table[(((int64_t)group_1[i] * n_codes + group_2[i]) << 1)    \
                                     + mated[i]];                                           \
                 } else {                                                                   \
-                    int64_t g1 = g_map[group_1[i]];                                        \
-                    if (mated[i])                                                          \
-                        segment = g1;                                                      \
-                    else if (g_map[group_2[i]] == g1)                                      \
-                        segment = n_groups + g1;                                           \
-                    else                                                                   \
-                        segment = 2 * n_groups;                                            \
+                    segment = segment_of(g_map, n_groups, group_1[i], group_2[i], mated[i]); \
                 }                                                                          \
                 int64_t z = a_new[algorithm[i]];                                           \
                 if (z < 0) { /* an algorithm of the plan: its zone */                      \
@@ -214,15 +219,9 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
     {                                                                                      \
         for (int64_t j = 0; j < n; j++) {                                                  \
             int64_t i = rows[j];                                                           \
-            int64_t g1 = g_map[group_1[i]], segment;                                       \
-            if (mated[i])                                                                  \
-                segment = g1;                                                              \
-            else if (g_map[group_2[i]] == g1)                                              \
-                segment = n_groups + g1;                                                   \
-            else                                                                           \
-                segment = 2 * n_groups;                                                    \
             out_score[j] = score[i];                                                       \
-            out_segment[j] = (int32_t)segment;                                             \
+            out_segment[j] = (int32_t)segment_of(g_map, n_groups, group_1[i], group_2[i],  \
+                                                 mated[i]);                                \
         }                                                                                  \
     }
 
