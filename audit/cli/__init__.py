@@ -161,6 +161,7 @@ def _input(args: argparse.Namespace, notify) -> str | None:
 
 def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     """The notebook parameters the options stand for, each checked by its declaration."""
+    from audit.report.runner import check_parameters
     from audit.validation import check, parse
 
     parameters = {}
@@ -186,8 +187,12 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[name] = parse(name, replicates)
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
-    for key, text in getattr(args, "parameter", []):
-        _check_declared(args.command, key)  # by its name, before its value or any use of it
+    given = getattr(args, "parameter", [])
+    declared, also = _declarations(args.command) if given else ({}, ())
+    for key, text in given:
+        # refused by its name, before its value or any use of it, as the runner refuses it,
+        # whether or not the report runs a notebook (a streamed scores report runs none)
+        check_parameters({key: None}, declared, also=also)
         if key in _ARGUMENT_PARAMETERS:
             raise UsageError(
                 SET_BY_ARGUMENTS.format(
@@ -222,16 +227,14 @@ def _accuracy_from(parameters: dict) -> None:
     parameters["accuracy_from"] = source
 
 
-def _check_declared(command: str, key: str) -> None:
-    """Refuse ``-p key`` where no notebook of ``command`` declares ``key`` (a report's
-    cross-group notebook counts: what only it takes is refused once a plain table is read,
-    :func:`audit.report.runner.check_parameters`), as the runner refuses it, whether or
-    not the report runs a notebook (a streamed scores report runs none)."""
-    from audit.report.runner import check_parameters, declared_parameters
+def _declarations(command: str) -> tuple[dict, list]:
+    """The parameters each notebook of ``command`` declares, and those of a report's
+    cross-group notebook (taken here; refused once a plain table is read,
+    :func:`audit.report.runner.check_parameters`), each notebook read once."""
+    from audit.report.runner import declared_parameters
 
-    notebooks = NOTEBOOKS.get(command, ())
-    also = declared_parameters("crossgroup") if command == "report" else ()
-    check_parameters({key: None}, {n: declared_parameters(n) for n in notebooks}, also=also)
+    also = declared_parameters("crossgroup") if command == "report" else []
+    return {n: declared_parameters(n) for n in NOTEBOOKS.get(command, ())}, also
 
 
 def _notebook_parameter(key: str, text: str):
