@@ -371,8 +371,7 @@ def _named_inputs(args: argparse.Namespace) -> list[str]:
     named += [getattr(args, option, None) for option in ("data_option", "scores_option")]
     named.append(getattr(args, "accuracy_from", None))
     for value in getattr(args, "accuracy_each", None) or []:
-        rest = value.partition("=")[2]
-        named += [rest[:i] for i, ch in enumerate(rest) if ch == ":" and rest[:i] in DATASETS]
+        named += [src for src, _ in _source_splits(value.partition("=")[2]) if src in DATASETS]
     return list(dict.fromkeys(n for n in named if n is not None))  # each noted once
 
 
@@ -612,6 +611,18 @@ def _run(args: argparse.Namespace, notify) -> int:
 
 
 # ------------------------------------------------------------------ audit compare
+def _source_splits(rest: str) -> list[tuple[str, str]]:
+    """The ways ``SOURCE:COLUMN`` splits at a ':' after a built-in dataset's name or an
+    existing file."""
+    from audit.sources.datasets import DATASETS
+
+    return [
+        (rest[:i], rest[i + 1 :])
+        for i, ch in enumerate(rest)
+        if ch == ":" and (rest[:i] in DATASETS or Path(rest[:i]).expanduser().is_file())
+    ]
+
+
 def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, dict]:
     """``--accuracy-from DATA=SOURCE:COLUMN`` options as (label to source, label to column).
 
@@ -639,11 +650,7 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
                     value=value, data=data, source=rest, columns=accuracy_columns(rest)
                 )
             )
-        splits = [
-            (rest[:i], rest[i + 1 :])
-            for i, ch in enumerate(rest)
-            if ch == ":" and (rest[:i] in DATASETS or Path(rest[:i]).expanduser().is_file())
-        ]
+        splits = _source_splits(rest)
         if not splits:
             raise UsageError(ACCURACY_FROM_SOURCE.format(value=value, rest=rest))
         if len(splits) > 1:
