@@ -4,16 +4,21 @@ importing papermill: the same names, defaults and help as papermill's own readin
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 
 import papermill
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from audit.exceptions import UsageError
 from audit.report import runner
 from audit.report.parameters import (
+    _LINES,
+    _segment,
     code_cells,
     notebook_parameters,
     parse_parameters,
@@ -61,6 +66,41 @@ def test_annotations_comments_and_layouts():
     ]
     assert found["path"].source == "str(None)" and not found["path"].literal
     assert found["measures"].literal
+
+
+#: Sources whose lines ast numbers apart from str.splitlines: CR and CRLF ends, a form
+#: feed, a Unicode line break and wide characters inside strings, values over lines.
+ODD = [
+    CELL.replace("\n", "\r\n"),
+    CELL.replace("\n", "\r"),
+    'a = "\x0c"  # form feed before\nb: "Optional[str]" = "\u2028é"  # after a break\nc = 1',
+    'name = "naïve ✓"  # wide\r\nlong = [1,\r\n  2,\n  3]  # three lines\nz: int = 0',
+]
+
+
+@pytest.mark.parametrize("source", [CELL, *ODD])
+def test_each_segment_is_the_one_ast_gives(source):
+    """:func:`_segment` is :func:`ast.get_source_segment` (the oracle), from lines split
+    once for the whole cell; the help is the comment on the value's last line."""
+    lines = _LINES.findall(source)
+    for node in ast.walk(ast.parse(source)):
+        if hasattr(node, "end_col_offset") and node.end_col_offset is not None:
+            assert _segment(lines, node) == ast.get_source_segment(source, node)
+    found = parse_parameters(source)
+    if source.startswith("a = "):
+        assert [(p.source, p.help) for p in found.values()] == [
+            ('"\x0c"', "form feed before"),
+            ('"\u2028é"', "after a break"),
+            ("1", ""),
+        ]
+    if source.startswith("name"):
+        assert found["long"].default == [1, 2, 3] and found["long"].help == "three lines"
+        assert found["name"].help == "wide"
+
+
+@given(st.text(alphabet='ab=1#\r\n\x0c\u2028é "', max_size=40))
+def test_lines_are_split_as_ast_splits_them(text):
+    assert _LINES.findall(text) == ast._splitlines_no_ff(text)
 
 
 def test_an_undeclared_parameter_is_refused_before_any_work(tmp_path):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,27 @@ def parameters_cell(notebook: dict) -> str | None:
     return None
 
 
+#: A source's lines as :mod:`ast` numbers them, each with its end: split at ``\r\n``, ``\r``
+#: and ``\n`` only (:meth:`str.splitlines` also splits at form feeds and Unicode breaks).
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """The source text of ``node`` from the source's :data:`_LINES`: what
+    :func:`ast.get_source_segment` returns, without splitting the whole source again
+    for each node (ast counts columns in bytes of UTF-8)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode("utf-8")[node.col_offset : node.end_col_offset].decode("utf-8")
+    return "".join(
+        [
+            lines[first].encode("utf-8")[node.col_offset :].decode("utf-8"),
+            *lines[first + 1 : last],
+            lines[last].encode("utf-8")[: node.end_col_offset].decode("utf-8"),
+        ]
+    )
+
+
 def parse_parameters(source: str) -> dict[str, Parameter]:
     """The parameters a ``parameters`` cell's source assigns, in order.
 
@@ -56,24 +78,24 @@ def parse_parameters(source: str) -> dict[str, Parameter]:
     >>> [(p.name, p.default, p.annotation, p.help) for p in parse_parameters(cell).values()]
     [('alpha', 0.5, 'float', 'weight of the FMR term'), ('name', 'x', None, '')]
     """
-    lines = source.splitlines()
+    lines = _LINES.findall(source)
     found: dict[str, Parameter] = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, annotation = node.targets[0], None
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, annotation = node.target, ast.get_source_segment(source, node.annotation)
+            target, annotation = node.target, _segment(lines, node.annotation)
         else:
             continue
         if not isinstance(target, ast.Name):
             continue
-        text = ast.get_source_segment(source, node.value) or ""
+        text = _segment(lines, node.value)
         try:
             default, literal = ast.literal_eval(node.value), True
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             default, literal = None, False
         # ast counts columns in bytes of UTF-8
-        line = lines[node.end_lineno - 1].encode("utf-8")
+        line = lines[node.end_lineno - 1].rstrip("\r\n").encode("utf-8")
         rest = line[node.end_col_offset :].decode("utf-8").strip()
         comment = rest[1:].strip() if rest.startswith("#") else ""
         found[target.id] = Parameter(target.id, default, text, literal, annotation, comment)
