@@ -19,7 +19,7 @@ import pytest
 
 from audit.cli import main
 from audit.measures.registry import measure_names
-from audit.report import runner
+from audit.report import outputs, runner
 from audit.report.text import escape_markdown, markdown_code
 from audit.sources.annex15 import sha256sum
 from audit.validation import parse
@@ -469,14 +469,14 @@ def test_input_is_copied_hashed_and_read_once(fast_notebooks, rates_csv, tmp_pat
 def test_input_changed_during_the_run_cannot_split_manifest_and_results(
     fast_notebooks, rates_csv, tmp_path, monkeypatch
 ):
-    real_header = runner.run_header
+    real_header = outputs.run_header
 
     def header_then_change(path, parameters):
         header = real_header(path, parameters)
         rates_csv.write_text(rates_csv.read_text().replace("0.011", "0.099"))
         return header
 
-    monkeypatch.setattr(runner, "run_header", header_then_change)
+    monkeypatch.setattr(outputs, "run_header", header_then_change)
     before = sha256sum(rates_csv)
     folder, _ = _run(rates_csv, tmp_path)
     manifest = json.loads((folder / "manifest.json").read_text())

@@ -403,10 +403,13 @@ def _importable_here(modules) -> None:
 
 def _rate_measures_only(parameters: dict) -> None:
     """Refuse a score measure where a rates table is read (``measure``, ``measures``)."""
+    names = [parameters.get("measure"), *(parameters.get("measures") or [])]
+    if all(name is None for name in names):
+        return  # the registry (every measure's module) is imported by those who name one
     from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
     from audit.measures.registry import get_measure
 
-    for name in [parameters.get("measure"), *(parameters.get("measures") or [])]:
+    for name in names:
         if name is not None and not isinstance(
             get_measure(name), (RateMeasure, TableMeasure, PairMeasure)
         ):

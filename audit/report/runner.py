@@ -64,16 +64,21 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from audit import config
 from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
 from audit.report import interrupt, kernels, ownership
 from audit.report.kernels import KERNEL_ARGUMENTS
-from audit.report.outputs import merge_outputs, run_header
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
-from audit.sources import datasets, voxceleb
-from audit.sources.annex15 import annex15_path
 from audit.validation import check
+
+if TYPE_CHECKING:
+    from audit.sources.datasets import Dataset
+
+# audit.report.outputs (pandas) and audit.sources (requests, pooch) are imported where
+# used: a command checks its name, folder and parameters with this module before it
+# starts the server its kernels are forked from, and that server's start waits on them
 
 #: The notebooks a report can run, by short name.
 NOTEBOOKS = {
@@ -541,9 +546,11 @@ def _copy_input(source: str, staging: Path, folder: str = "input") -> Path:
     return copy
 
 
-def _copies(path: str, input_copy: str) -> tuple[bool, datasets.Dataset | None, str]:
+def _copies(path: str, input_copy: str) -> tuple[bool, Dataset | None, str]:
     """Whether a report copies the input ``path``, the built-in dataset it is, and what the
     manifest says of the copy (``input_copy``)."""
+    from audit.sources import datasets
+
     dataset = datasets.identify(path)
     if input_copy == "never":
         return False, dataset, NOT_COPIED_ASKED
@@ -557,6 +564,7 @@ def _compared_inputs(parameters: dict, input_copy: str) -> list[dict]:
     each resolved to a local file; ``parameters`` get their absolute paths and the
     datasets' labels (:func:`audit.analysis.compare.dataset_labels`)."""
     from audit.analysis.compare import check_accuracy_keys, dataset_labels
+    from audit.sources import datasets
 
     given = parameters.get("data_paths")
     if given is None:
@@ -589,7 +597,9 @@ def _compared_header(
     """The run header of a comparison: every input (file, sha256, bytes, copy, source),
     each copied under ``input/<n>/`` (``input/accuracy/<n>/``) unless its licence or
     ``input_copy`` forbids; ``run_parameters`` then name the copies."""
-    header = run_header(inputs[0]["path"], parameters)
+    from audit.report import outputs
+
+    header = outputs.run_header(inputs[0]["path"], parameters)
     for key in ("input_file", "input_sha256", "input_bytes"):
         header.pop(key)
     header["inputs"] = []
@@ -602,7 +612,7 @@ def _compared_header(
             else (f"input/accuracy/{item['index']}")
         )
         kept = _copy_input(item["path"], staging, folder) if item["copy"] else None
-        read = run_header(kept if kept is not None else item["path"], {})
+        read = outputs.run_header(kept if kept is not None else item["path"], {})
         if kept is not None:
             relative = str(kept.relative_to(staging))
             if item["role"] == "rates":
@@ -760,11 +770,13 @@ def write_report(
     The same guarantees as :func:`run_report` (:func:`_build`). A caller with long work
     before this call checks the report's place first (:func:`check_report_path`).
     """
+    from audit.report import outputs
+
     check_report_name(name)
 
     def fill(folder: Path) -> None:
         write(folder)
-        merge_outputs(folder)
+        outputs.merge_outputs(folder)
         _write_index(folder, name)
 
     return _build(check_reports_root(reports_root), name, notify, fill)
@@ -883,6 +895,10 @@ def run_report(
     built-in dataset whose licence forbids redistribution (see the module
     docstring).
     """
+    from audit.report import outputs
+    from audit.sources import datasets, voxceleb
+    from audit.sources.annex15 import annex15_path
+
     check_report_name(name)
     input_copy = check("input_copy", input_copy)
     parameters = dict(parameters or {})
@@ -931,7 +947,7 @@ def run_report(
         if many is not None:
             header = _compared_header(many, staging, parameters, run_parameters)
         else:
-            header = run_header(copy if copy is not None else input_file, parameters)
+            header = outputs.run_header(copy if copy is not None else input_file, parameters)
             header["input_file"] = input_file
         if key is not None:
             header["input_copy"] = str(copy.relative_to(staging)) if copy is not None else said
@@ -942,7 +958,7 @@ def run_report(
             kept = _copy_input(path, staging, "input/accuracy") if copy_it else None
             if kept is not None:
                 run_parameters["accuracy_from"] = str(kept.relative_to(staging))
-            read = run_header(kept if kept is not None else path, {})
+            read = outputs.run_header(kept if kept is not None else path, {})
             header["accuracy_input"] = {
                 "file": path,
                 "sha256": read["input_sha256"],
@@ -973,7 +989,7 @@ def run_report(
             # the front page's modules are imported while the kernels start, not after
             _run_all(run, notebooks, meanwhile=lambda: _page_maker(notebooks))
             shown.stage(FRONT_PAGE)
-            header["outputs"] = merge_outputs(staging, notebooks)
+            header["outputs"] = outputs.merge_outputs(staging, notebooks)
             _write_index(staging, name, header, notebooks)
         finally:
             shown.close()
