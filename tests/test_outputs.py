@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
+import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
 from figcheck import faults, record
 from matplotlib.text import Text
 
-from audit.report.outputs import save_figure, saved_image
+from audit.report.outputs import (
+    FIGURE_FORMATS,
+    SVG_HASHSALT,
+    render_figure,
+    save_figure,
+    saved_image,
+)
+from audit.report.plots import theme
 from audit.report.text import escape_mathtext
 
 
@@ -25,6 +34,57 @@ def test_save_figure_writes_png_and_svg_and_keeps_the_layout_engine(tmp_path):
     assert fig.get_layout_engine() is engine
     image = saved_image(paths)
     assert image.format == "png" and image.data == paths[0].read_bytes()
+
+
+def _savefig_twice(fig, dpi=150):
+    """The oracle: matplotlib's savefig of the PNG with the figure's layout engine (which
+    lays it out, then draws it), then of the SVG with the engine off (that layout kept)."""
+    engine, files = fig.get_layout_engine(), []
+    with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT}):
+        for suffix in FIGURE_FORMATS:
+            buffer = io.BytesIO()
+            metadata = {"Date": None} if suffix == "svg" else {"Software": None}
+            fig.savefig(buffer, format=suffix, dpi=dpi, metadata=metadata)
+            files.append(buffer.getvalue())
+            fig.set_layout_engine(None)
+    fig.set_layout_engine(engine)
+    return files
+
+
+def _panels(label):
+    from audit.report.plots.ffmc import ffmc_panels
+
+    alpha = [0.0, 0.25, 0.5, 0.75, 1.0]
+    detail = pd.DataFrame(  # terms over decades: a log axis, its tick labels mathtext
+        {
+            "alpha": 0.5,
+            "algorithm": ["a", "b", "c", "d"],
+            "value": [0.2, 0.5, 0.9, 0.4],
+            "fmr_term": [1e-5, 2e-3, 0.5, 0.01],
+            "fnmr_term": [1e-4, 0.3, 0.04, 2e-6],
+        }
+    )
+    by_alpha = pd.DataFrame({"alpha": alpha})
+    for column in ("value", "share"):
+        for i, stat in enumerate(("min", "q25", "median", "mean", "q75", "max")):
+            by_alpha[f"{column}_{stat}"] = [min(1.0, a * 0.5 + 0.1 * i) for a in alpha]
+    return ffmc_panels(detail, by_alpha, label=label, crossing=0.4, alpha=0.5)
+
+
+def test_a_laid_out_figure_has_the_bytes_savefig_gives_it_and_keeps_its_canvas():
+    """Laid out once and drawn once per file, a constrained-layout figure (with a
+    suptitle, legends and a long label) gives the very bytes of the oracle; the figure
+    keeps its canvas, dpi and engine, and renders the same PNG again (a second SVG of
+    one figure numbers its elements on, by savefig as by the oracle)."""
+    oracle = _savefig_twice(_panels("a long measure label, to move the layout"))
+    fig = _panels("a long measure label, to move the layout")
+    canvas, dpi, engine = fig.canvas, fig.dpi, fig.get_layout_engine()
+    rendered = render_figure(fig)
+    assert rendered == oracle
+    assert (fig.canvas, fig.dpi, fig.get_layout_engine()) == (canvas, dpi, engine)
+    assert render_figure(fig)[0] == oracle[0]
+    assert render_figure(fig, dpi=80)[0] != oracle[0]  # the layout is made at the dpi asked
+    plt.close("all")
 
 
 def test_save_figure_without_an_engine(tmp_path):

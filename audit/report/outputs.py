@@ -156,11 +156,13 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
     :func:`audit.report.text.escape_mathtext` (the package's figure functions
     do so), while matplotlib's own tick labels stay mathtext.
 
-    The figure is laid out once, by one engine: a figure with a layout
-    engine (the package's plots use constrained layout) is laid out by the
-    PNG's drawing and that layout is kept for the SVG, with no second pass
-    (``bbox_inches="tight"``); a figure without an engine is cropped by
-    ``bbox_inches="tight"`` alone.
+    The figure is laid out once, by one engine: a figure with a layout engine
+    (the package's plots use constrained layout) is laid out at ``dpi`` by
+    :func:`_lay_out`, and drawn for each file with that layout, with no second
+    pass (``bbox_inches="tight"``); a figure without an engine is cropped by
+    ``bbox_inches="tight"`` alone.  The bytes are those of matplotlib's own
+    ``savefig`` of the PNG with the engine, then of the SVG without it: each
+    figure is drawn once per file, where that ``savefig`` draws the PNG twice.
     """
     import io
 
@@ -171,19 +173,36 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
     rendered = []
     try:
         with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT}):
+            if engine is not None:
+                _lay_out(fig, engine, dpi)
+                # laid out: drawn without an engine, whose mere presence makes savefig
+                # draw the figure once more, rendering nothing, to lay it out again
+                fig.set_layout_engine(None)
             for suffix in FIGURE_FORMATS:
                 buffer = io.BytesIO()
                 metadata = {"Date": None} if suffix == "svg" else {"Software": None}
                 fig.savefig(buffer, format=suffix, dpi=dpi, bbox_inches=bbox, metadata=metadata)
                 rendered.append(buffer.getvalue())
-                if engine is not None:
-                    # laid out by the first drawing: keep it, without an engine (whose
-                    # mere presence makes savefig draw twice)
-                    fig.set_layout_engine(None)
     finally:
         if engine is not None:
             fig.set_layout_engine(engine)
     return rendered
+
+
+def _lay_out(fig, engine, dpi: int) -> None:
+    """Lay ``fig`` out by its layout ``engine`` as ``savefig(format="png", dpi=dpi)`` lays it
+    out: at ``dpi``, measured by an Agg renderer, on a canvas lent for the call (so that
+    no window the figure may have is resized); the figure's own canvas is given back."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas, before = fig.canvas, fig.dpi
+    FigureCanvasAgg(fig)  # the figure's canvas while it is laid out
+    try:
+        fig.dpi = dpi
+        engine.execute(fig)
+    finally:
+        fig.dpi = before
+        fig.set_canvas(canvas)
 
 
 def declare_figure(
