@@ -355,3 +355,64 @@ def test_a_scores_report_forks_its_kernel_and_a_streamed_one_starts_no_server(
     pd.read_csv(small_scores).to_parquet(folder / "a.parquet")
     assert main(["scores", str(folder), "--distance", *argv]) == 0
     assert len(servers) == 1 and len(launched) == 1  # streamed: no server, no kernel
+
+
+def _saves(tmp_path, monkeypatch, sources):
+    """Run a notebook of ``sources`` through :func:`runner.execute`, recording each save
+    of the executed notebook: the cells' statuses, in order."""
+    import nbformat
+    from papermill import engines
+
+    notebook = tmp_path / "t.ipynb"
+    cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
+    monkeypatch.setattr(runner, "notebook_path", lambda name: notebook)
+    monkeypatch.setitem(runner.NOTEBOOKS, "t", "t.ipynb")
+    saves, write = [], engines.write_ipynb
+
+    def recorded(nb, path):
+        saves.append([cell.metadata.papermill["status"] for cell in nb.cells])
+        write(nb, path)
+
+    monkeypatch.setattr(engines, "write_ipynb", recorded)
+    return saves, tmp_path / "out" / "t.ipynb"
+
+
+def test_a_notebook_is_saved_at_its_start_its_end_and_between_cells_every_few_seconds(
+    tmp_path, monkeypatch
+):
+    """Papermill saves the whole notebook at each cell's start and end; the report's
+    engine saves between cells only when :data:`runner.SAVE_EVERY` seconds have passed,
+    and always at the start and the end: 40 quick cells and a slow one are saved 4 times,
+    not 84, and the saved notebook is the one papermill's engine would save."""
+    sources = [f"x = {i}" for i in range(20)]
+    sources += [f"import time; time.sleep({runner.SAVE_EVERY} + 0.2)"]
+    sources += [f"print({i})" for i in range(20)]
+    saves, output = _saves(tmp_path, monkeypatch, sources)
+    output.parent.mkdir()
+    runner.execute("t", output, {}, progress=False)
+    assert saves[0] == ["pending"] * 41  # its start
+    assert saves[-1] == ["completed"] * 41  # its end
+    # the slow cell's end: SAVE_EVERY seconds after the last save
+    assert ["completed"] * 21 + ["pending"] * 20 in saves
+    assert 3 <= len(saves) <= 5
+    executed = read_notebook(output)
+    assert ["".join(c["outputs"][0]["text"]) for c in executed["cells"][21:]] == [
+        f"{i}\n" for i in range(20)
+    ]
+
+
+def test_a_failed_notebook_is_kept_as_far_as_it_ran(tmp_path, monkeypatch):
+    """The save at the end is not throttled: the notebook a failed cell stops is kept
+    with the cells before it completed, the failed one and its error."""
+    saves, output = _saves(tmp_path, monkeypatch, ["a = 1", "1 / 0", "b = 2"])
+    output.parent.mkdir()
+    with pytest.raises(runner.NotebookFailed):
+        runner.execute("t", output, {}, progress=False)
+    code = [c for c in read_notebook(output)["cells"] if c["cell_type"] == "code"]
+    assert [c["metadata"]["papermill"]["status"] for c in code] == [
+        "completed",
+        "failed",
+        "pending",
+    ]
+    assert code[1]["outputs"][-1]["ename"] == "ZeroDivisionError"

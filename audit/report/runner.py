@@ -314,6 +314,77 @@ class _QuietWhileStopping(logging.Filter):
 _QUIET = _QuietWhileStopping()
 
 
+#: Seconds at least between two saves of a notebook while its cells run.
+SAVE_EVERY = 2.0
+
+
+@functools.cache
+def _engine() -> str:
+    """The name of papermill's engine for the report's notebooks, registered once.
+
+    It is papermill's own (nbclient), but saves the executed notebook at a cell's
+    start or end only when :data:`SAVE_EVERY` seconds have passed since it last saved;
+    papermill's saves it at every one (the FFMC notebook, its figures included,
+    serialised and validated some 40 times).  The notebook is still saved when it
+    starts, and at its end however it ends (an error in a cell, a kernel stopped): a
+    failed or interrupted run keeps it as far as it ran.
+    """
+    from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
+
+    class Manager(NotebookExecutionManager):
+        throttled = False
+
+        def save(self, **kwargs):
+            if self.throttled and (self.now() - self.last_save_time).total_seconds() < SAVE_EVERY:
+                return
+            super().save(**kwargs)
+
+        def cell_start(self, cell, cell_index=None, **kwargs):
+            self.throttled = True
+            try:
+                super().cell_start(cell, cell_index, **kwargs)
+            finally:
+                self.throttled = False
+
+        def cell_complete(self, cell, cell_index=None, **kwargs):
+            self.throttled = True
+            try:
+                super().cell_complete(cell, cell_index, **kwargs)
+            finally:
+                self.throttled = False
+
+    class Engine(NBClientEngine):
+        @classmethod
+        def execute_notebook(
+            cls,
+            nb,
+            kernel_name,
+            output_path=None,
+            progress_bar=True,
+            log_output=False,
+            autosave_cell_every=30,
+            **kwargs,
+        ):
+            # papermill's Engine.execute_notebook, with the Manager above
+            manager = Manager(
+                nb,
+                output_path=output_path,
+                progress_bar=progress_bar,
+                log_output=log_output,
+                autosave_cell_every=autosave_cell_every,
+            )
+            manager.notebook_start()
+            try:
+                cls.execute_managed_notebook(manager, kernel_name, log_output=log_output, **kwargs)
+            finally:
+                manager.cleanup_pbar()
+                manager.notebook_complete()
+            return manager.nb
+
+    papermill_engines.register("audit", Engine)
+    return "audit"
+
+
 def execute(
     name: str, output: Path, parameters: Mapping, *, progress: bool | Callable[[], None] = True
 ) -> Path:
@@ -326,6 +397,7 @@ def execute(
     from papermill.exceptions import PapermillExecutionError
 
     _kernel_path()
+    engine = _engine()
     logger = logging.getLogger("papermill")
     if _QUIET not in logger.filters:
         logger.addFilter(_QUIET)
@@ -342,6 +414,7 @@ def execute(
             parameters=dict(parameters),
             progress_bar=progress is True,
             kernel_name="python3",
+            engine_name=engine,
             # the kernel starts in the report folder; papermill's cwd= would chdir the
             # whole process, which the notebooks running side by side in threads share
             resources={"metadata": {"path": str(output.parent)}},
