@@ -87,6 +87,49 @@ def test_a_laid_out_figure_has_the_bytes_savefig_gives_it_and_keeps_its_canvas()
     plt.close("all")
 
 
+def test_what_matplotlib_does_not_lay_out_is_drawn_as_savefig_draws_it():
+    """A figure without axes (no layout, no warning) and a compressed layout of axes
+    from two grids (which the engine refuses, as matplotlib's drawing lets it) give
+    the oracle's bytes."""
+    import warnings
+
+    def empty():
+        fig = plt.figure(layout="constrained")
+        fig.suptitle("only a title")
+        return fig
+
+    def two_grids():
+        fig = plt.figure(layout="compressed")
+        fig.add_subplot(121).plot([0, 1])
+        fig.add_subplot(133).plot([1, 0])
+        return fig
+
+    for make in (empty, two_grids):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert render_figure(make()) == _savefig_twice(make())
+    plt.close("all")
+
+
+def test_a_users_default_layout_does_not_lay_the_figure_out_again():
+    """Under ``figure.constrained_layout.use`` or ``figure.autolayout``, taking the engine
+    off would put a default one in its place, laying the figure out again without its
+    own settings: the files are those made without these settings."""
+
+    def padded():
+        fig, axes = plt.subplots(1, 2, layout="constrained")
+        fig.get_layout_engine().set(w_pad=0.5)
+        axes[0].set_title("t")
+        axes[1].set_ylabel("y")
+        return fig
+
+    expected = render_figure(padded())
+    for rc in ({"figure.constrained_layout.use": True}, {"figure.autolayout": True}):
+        with matplotlib.rc_context(rc):
+            assert render_figure(padded()) == expected
+    plt.close("all")
+
+
 def test_save_figure_without_an_engine(tmp_path):
     fig, ax = plt.subplots()
     fig.colorbar(ax.scatter([0, 1], [0, 1], c=[0, 1]), ax=ax)

@@ -172,7 +172,9 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
     bbox = "tight" if engine is None else None
     rendered = []
     try:
-        with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT}):
+        # the engine off means off: these would put a default engine in its place
+        off = {"figure.constrained_layout.use": False, "figure.autolayout": False}
+        with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT, **off}):
             if engine is not None:
                 _lay_out(fig, engine, dpi)
                 # laid out: drawn without an engine, whose mere presence makes savefig
@@ -192,14 +194,22 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
 def _lay_out(fig, engine, dpi: int) -> None:
     """Lay ``fig`` out by its layout ``engine`` as ``savefig(format="png", dpi=dpi)`` lays it
     out: at ``dpi``, measured by an Agg renderer, on a canvas lent for the call (so that
-    no window the figure may have is resized); the figure's own canvas is given back."""
+    no window the figure may have is resized); the figure's own canvas is given back.
+    As matplotlib's drawing does, a figure without axes is not laid out, and a layout
+    the engine refuses (a ``ValueError``: compressed layout of axes from several grids,
+    say) leaves the figure as it is."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    if not fig.axes:
+        return
     canvas, before = fig.canvas, fig.dpi
     FigureCanvasAgg(fig)  # the figure's canvas while it is laid out
     try:
         fig.dpi = dpi
-        engine.execute(fig)
+        try:
+            engine.execute(fig)
+        except ValueError:
+            pass
     finally:
         fig.dpi = before
         fig.set_canvas(canvas)
