@@ -358,13 +358,19 @@ def test_a_scores_report_forks_its_kernel_and_a_streamed_one_starts_no_server(
 
 
 def _saves(tmp_path, monkeypatch, sources):
-    """Run a notebook of ``sources`` through :func:`runner.execute`, recording each save
-    of the executed notebook: the cells' statuses, in order."""
+    """Run a notebook of ``sources`` (markdown where they start with ``#``) through
+    :func:`runner.execute`, recording each save of the executed notebook: the cells'
+    statuses, in order."""
     import nbformat
     from papermill import engines
 
     notebook = tmp_path / "t.ipynb"
-    cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    cells = [
+        nbformat.v4.new_markdown_cell(source)
+        if source.startswith("#")
+        else nbformat.v4.new_code_cell(source)
+        for source in sources
+    ]
     nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
     monkeypatch.setattr(runner, "notebook_path", lambda name: notebook)
     monkeypatch.setitem(runner.NOTEBOOKS, "t", "t.ipynb")
@@ -378,28 +384,38 @@ def _saves(tmp_path, monkeypatch, sources):
     return saves, tmp_path / "out" / "t.ipynb"
 
 
-def test_a_notebook_is_saved_at_its_start_its_end_and_between_cells_every_few_seconds(
+def test_a_notebook_is_saved_at_its_start_its_end_and_as_each_code_cell_starts(
     tmp_path, monkeypatch
 ):
     """Papermill saves the whole notebook at each cell's start and end; the report's
-    engine saves between cells only when :data:`runner.SAVE_EVERY` seconds have passed,
-    and always at the start and the end: 40 quick cells and a slow one are saved 4 times,
-    not 84, and the saved notebook is the one papermill's engine would save."""
-    sources = [f"x = {i}" for i in range(20)]
-    sources += [f"import time; time.sleep({runner.SAVE_EVERY} + 0.2)"]
-    sources += [f"print({i})" for i in range(20)]
+    engine saves it at its start, its end and each code cell's start only (30 cells,
+    10 of them markdown: 22 saves, not 62), each save holding every cell before done.
+    While a long silent cell runs, the file holds every cell before it done, their
+    outputs in, and the long one running."""
+    import threading
+
+    sources = [f"print({i})" if i % 3 else f"# part {i}" for i in range(29)]
+    sources.append("import time; time.sleep(3)")
     saves, output = _saves(tmp_path, monkeypatch, sources)
     output.parent.mkdir()
-    runner.execute("t", output, {}, progress=False)
-    assert saves[0] == ["pending"] * 41  # its start
-    assert saves[-1] == ["completed"] * 41  # its end
-    # the slow cell's end: SAVE_EVERY seconds after the last save
-    assert ["completed"] * 21 + ["pending"] * 20 in saves
-    assert 3 <= len(saves) <= 5
-    executed = read_notebook(output)
-    assert ["".join(c["outputs"][0]["text"]) for c in executed["cells"][21:]] == [
-        f"{i}\n" for i in range(20)
-    ]
+    seen = []
+    watch = threading.Timer(
+        2.0, lambda: seen.append(read_notebook(output)) if output.exists() else None
+    )
+    watch.start()
+    try:
+        runner.execute("t", output, {}, progress=False)
+    finally:
+        watch.cancel()
+    assert len(saves) == 1 + 20 + 1
+    assert saves[0] == ["pending"] * 30  # its start
+    assert saves[-1] == ["completed"] * 30  # its end
+    code = [i for i, source in enumerate(sources) if not source.startswith("#")]
+    assert saves[1:-1] == [["completed"] * i + ["running"] + ["pending"] * (29 - i) for i in code]
+    (during,) = seen
+    assert [c["metadata"]["papermill"]["status"] for c in during["cells"]] == saves[-2]
+    printed = ["".join(c["outputs"][0]["text"]) for c in during["cells"][:-1] if c.get("outputs")]
+    assert printed == [f"{i}\n" for i in code[:-1]]
 
 
 def test_a_failed_notebook_is_kept_as_far_as_it_ran(tmp_path, monkeypatch):
