@@ -394,19 +394,23 @@ def test_a_notebook_is_saved_at_its_start_its_end_and_as_each_code_cell_starts(
     outputs in, and the long one running."""
     import threading
 
+    started = tmp_path / "slow cell started"
     sources = [f"print({i})" if i % 3 else f"# part {i}" for i in range(29)]
-    sources.append("import time; time.sleep(3)")
+    sources.append(f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(2)")
     saves, output = _saves(tmp_path, monkeypatch, sources)
     output.parent.mkdir()
     seen = []
-    watch = threading.Timer(
-        2.0, lambda: seen.append(read_notebook(output)) if output.exists() else None
-    )
-    watch.start()
-    try:
-        runner.execute("t", output, {}, progress=False)
-    finally:
-        watch.cancel()
+
+    def watch():  # the file as it is while the slow cell runs
+        deadline = time.monotonic() + 120
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.append(read_notebook(output))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    runner.execute("t", output, {}, progress=False)
+    watcher.join()
     assert len(saves) == 1 + 20 + 1
     assert saves[0] == ["pending"] * 30  # its start
     assert saves[-1] == ["completed"] * 30  # its end
@@ -419,7 +423,7 @@ def test_a_notebook_is_saved_at_its_start_its_end_and_as_each_code_cell_starts(
 
 
 def test_a_failed_notebook_is_kept_as_far_as_it_ran(tmp_path, monkeypatch):
-    """The save at the end is not throttled: the notebook a failed cell stops is kept
+    """The notebook is saved at its end however it ends: one a failed cell stops is kept
     with the cells before it completed, the failed one and its error."""
     saves, output = _saves(tmp_path, monkeypatch, ["a = 1", "1 / 0", "b = 2"])
     output.parent.mkdir()

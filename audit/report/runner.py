@@ -324,7 +324,7 @@ def _engine() -> str:
     interrupted run keeps it as far as it ran.  Papermill's also saves it when each
     cell ends and when a markdown cell starts, each time just before the next save,
     with nothing new between them: the FFMC notebook, its figures included, was
-    serialised and validated 44 times, now 16.
+    serialised and validated 46 times (22 cells), now 17 (15 code cells).
     """
     from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
 
