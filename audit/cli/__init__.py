@@ -480,20 +480,15 @@ def _checked_name(args: argparse.Namespace, name: str) -> str:
 
 
 def _report(args: argparse.Namespace, parameters: dict, given: str | None, notify) -> Path:
-    from audit.report.runner import (
-        check_parameters,
-        check_report_path,
-        declared_parameters,
-    )
+    from audit.report.runner import check_parameters, check_report_path
 
     # what needs no reading first: its refusal then comes before any process starts
     name = _checked_name(args, _report_name(args, given))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
     streamed = _streamed(args, parameters)
     if streamed is False:
-        declared = {notebook: declared_parameters(notebook) for notebook in NOTEBOOKS[args.command]}
         # a report on a cross-group table adds the crossgroup notebook
-        also = declared_parameters("crossgroup") if args.command == "report" else ()
+        declared, also = _declarations(args.command)
         check_parameters(parameters, declared, also=also)
     if args.command in AHEAD:
         from audit.report.kernels import started_kernels
