@@ -363,10 +363,10 @@ def warn_thin(table: pd.DataFrame) -> None:
     shown = named[:5]
     found = {int(x): set() for x in shown}
     for lo in range(0, len(table), _THIN_BLOCK):
-        for side, column in zip(sides, ("group_1", "group_2"), strict=True):
+        for side, group_codes in zip(sides, codes[1:], strict=True):
             s = side[lo : lo + _THIN_BLOCK]
             here = np.isin(s, shown)
-            g = table[column].array.codes[lo : lo + _THIN_BLOCK]
+            g = group_codes[lo : lo + _THIN_BLOCK]
             for subject, group in zip(s[here].tolist(), g[here].tolist(), strict=True):
                 found[subject].add(group)
     text = "; ".join(
