@@ -136,6 +136,38 @@ def test_a_sweep_of_shuffled_rows_takes_one_pass():
     assert streamed.passes == 1
 
 
+@pytest.mark.parametrize(("memory", "fits"), [("8MB", [True]), ("4MB", [False, True])])
+def test_a_larger_sample_only_where_the_windows_of_the_smaller_do_not_fit(
+    monkeypatch, memory, fits
+):
+    """The sample that plans the first pass is the smaller of two sizes, here 2 sqrt(N)
+    and 30 sqrt(N) rows of N = 100,000; the larger, whose windows are narrower, is drawn
+    only when the windows planned on the smaller do not fit the memory budget. Either
+    way the sweep takes one pass and its values are the in-memory ones."""
+    monkeypatch.setattr(ST, "_SAMPLE_ROWS", 1 << 23)
+    monkeypatch.setattr(ST, "_SAMPLE_MIN", 16)
+    monkeypatch.setattr(ST, "_SAMPLE_FACTORS", (2, 30))
+    planned = []
+    plan_from_sample = StreamingScores._plan_from_sample
+
+    def spying(self, function):
+        plan, fit = plan_from_sample(self, function)
+        planned.append((self._sample_rows, fit))
+        return plan, fit
+
+    monkeypatch.setattr(StreamingScores, "_plan_from_sample", spying)
+    frame = synthetic(50000)
+    streamed = StreamingScores(chunks(frame, 5000), memory=memory)
+    pd.testing.assert_frame_equal(
+        streamed.sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=True
+    )
+    assert streamed.passes == 1
+    assert [fit for _, fit in planned] == fits
+    # every 64th row of the 8 chunks read (5,000 rows each), 79 a chunk (2 sqrt(N) is
+    # 632.5); then every 5th (30 sqrt(N) is 9,487, and at most 4 MB / 64 B / 4 = 15,625)
+    assert [rows for rows, _ in planned] == [632, 8000][: len(fits)]
+
+
 @pytest.mark.parametrize("round_to", [None, 1])
 def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, kernel):
     """Intervals too full for the budget are counted in sub-intervals first (10,000 rows

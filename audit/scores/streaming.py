@@ -25,9 +25,10 @@ so the same passes run in one process (:class:`LocalEngine`) or on a Dask
 cluster (:class:`audit.scores.dask.DaskEngine`).
 
 Passes are planned on a sample -- every ``k``-th row of up to 8 chunks spread
-evenly over the data, some ``300 sqrt(N)`` rows of ``N`` (in one process those
-chunks are read once, for the sample and the first pass).  The function runs
-on the sample first: every order statistic it reads there (the ``(k+1)``-th
+evenly over the data, some ``100 sqrt(N)`` rows of ``N``, or ``300 sqrt(N)``
+where the windows planned on the smaller do not fit the memory budget (in one
+process those chunks are read once, for the samples and the first pass).  The
+function runs on the sample first: every order statistic it reads there (the ``(k+1)``-th
 largest pooled non-mated score of a target FMR, an EER crossing, a DET
 quantile...) gives a window of scores around it, :data:`_Z` standard errors
 of its rank on each side, kept in the first pass as far as the memory budget
@@ -101,6 +102,15 @@ _BYTES_PER_ROW = 16
 #: rows the sample holds (fewer when the memory budget is small).
 _SAMPLE_PIECES = 8
 _SAMPLE_ROWS = 1 << 23
+#: Rows of the sample, in multiples of ``sqrt(N)`` of ``N`` (and at least
+#: :data:`_SAMPLE_MIN`): the smaller first, whose windows are wider, the larger only
+#: where those do not fit the memory budget.  Side by side on two cores
+#: (``benchmarks/bench_scale.py``, 2 GB): at 1e8 comparisons a sweep took 1.40 s
+#: (median of 9) where the larger sample alone took 1.49 s; at 1e9 the smaller's windows
+#: do not fit, and drawing both took 12.8 s against 12.0 (median of 3).  The smaller
+#: alone at 1e9 took a second pass: 22.5 s.
+_SAMPLE_FACTORS = (100, 300)
+_SAMPLE_MIN = 1 << 16
 #: Margin of a window planned from the sample, in standard errors of its rank.
 _Z = 6.0
 #: Sample scores an interval needs for a window to be placed in it from the sample.
@@ -288,26 +298,30 @@ class StreamingScores:
         at = np.unique(np.linspace(0, len(self.pieces) - 1, count).round().astype(int))
         chosen = [self.pieces[i] for i in at.tolist()]
         read = sum(p.rows for p in chosen)
-        rows = min(
-            _SAMPLE_ROWS,
-            self.memory // _BYTES_PER_KEPT // 4,
-            max(1 << 16, int(300 * math.sqrt(sum(p.rows for p in self.pieces)))),
-        )
-        plan = Plan(keep_new=True, stride=max(1, -(-read // max(1, rows))))
+        root = math.sqrt(sum(p.rows for p in self.pieces))
+        most = min(_SAMPLE_ROWS, self.memory // _BYTES_PER_KEPT // 4)
+        rows = [min(most, max(_SAMPLE_MIN, int(f * root))) for f in _SAMPLE_FACTORS]
+        strides = sorted({max(1, -(-read // max(1, r))) for r in rows}, reverse=True)
         # in this process the sample's chunks are read once: the first pass reuses them
         cache = None
         if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
             cache = {}
-        sample = self.engine.map_reduce(
-            _read_pass, merge, chosen, self.options, plan, cache, label="sample"
-        )
-        self._sample_rows = sample.rows
-        labels, lines = self._learnt(plan, sample, ordered=True)
-        self._sample = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
-        if plan.stride == 1 and len(chosen) == len(self.pieces):
-            self._stats = self._sample  # the sample is the data
-            return
-        plan = self._plan_from_sample(function)
+        for stride in strides:
+            plan = Plan(keep_new=True, stride=stride)
+            sample = self.engine.map_reduce(
+                _read_pass, merge, chosen, self.options, plan, cache, label="sample"
+            )
+            self._sample_rows = sample.rows
+            labels, lines = self._learnt(plan, sample, ordered=True)
+            self._sample = StreamedStats(
+                *labels, lines, self.options.higher_is_match, self.attributes
+            )
+            if stride == 1 and len(chosen) == len(self.pieces):
+                self._stats = self._sample  # the sample is the data
+                return
+            plan, fits = self._plan_from_sample(function)
+            if fits:
+                break
         self.passes += 1
         first = self.engine.map_reduce(
             _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
@@ -316,10 +330,10 @@ class StreamingScores:
         self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         self._sample = aligned(self._sample, *labels)
 
-    def _plan_from_sample(self, function) -> Plan:
+    def _plan_from_sample(self, function) -> tuple[Plan, bool]:
         """KEEP windows around every order statistic ``function`` reads on the sample,
         a margin of :data:`_Z` standard errors of its rank on each side, in order of
-        size as far as the memory allows."""
+        size as far as the memory allows; and whether every window is kept."""
         sample = self._sample
         sample.record, sample.needs = [], []
         try:
@@ -337,8 +351,9 @@ class StreamingScores:
             else:
                 spans = [self._crossing(sample, a, record[2])]
             windows.setdefault(a, []).extend(span for span in spans if span is not None)
-        chosen, points, _, _ = self._budget(sample, windows, {})
-        return self._plan(list(sample.algorithms), list(sample.groups), chosen, {}, points)
+        chosen, points, uncut, _ = self._budget(sample, windows, {})
+        plan = self._plan(list(sample.algorithms), list(sample.groups), chosen, {}, points)
+        return plan, not points and not uncut
 
     @staticmethod
     def _crossing(sample: StreamedStats, a: int, g: int) -> tuple | None:
