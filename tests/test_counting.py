@@ -230,24 +230,34 @@ def test_a_tiny_negative_score_on_a_bound_lies_above_it():
         assert part.counts[:, 1].tolist() == [1, 2]  # -2e-50 below; -1e-50 and 0 above
 
 
-def test_without_the_compiled_loops_numpy_counts(monkeypatch):
+@pytest.fixture
+def found_afresh(monkeypatch):
+    """Whether the compiled loops load (and why not) is found afresh in the test, after
+    what it patches, then again once those patches are undone."""
+    counting._compiled_state.cache_clear()
+    yield monkeypatch
+    monkeypatch.undo()
+    counting._compiled_state.cache_clear()
+    assert counting.compiled_now() == counting.compiled_available()
+
+
+def assert_refused_and_numpy_counts(expected: str, groups: int) -> None:
+    """The compiled loops are not used: "compiled" is refused for ``expected``, and a
+    chunk of ``groups`` groups is counted (with NumPy) as the literal counts say."""
+    assert not counting.compiled_now()
+    with pytest.raises(ParameterError) as error:
+        counting.use("compiled")
+    assert str(error.value) == REFUSED.format(name="kernel", expected=expected, value="compiled")
+    frame = frame_of(groups, n=500)
+    assert_literal(chunk_of(frame), plan_of(frame, groups, bits=2))
+
+
+def test_without_the_compiled_loops_numpy_counts(found_afresh):
     """Where the compiled loops were not built, "auto" counts with NumPy and "compiled"
     is refused, saying why."""
-    monkeypatch.setitem(sys.modules, "audit.scores._compiled", None)  # its import fails
-    counting._compiled_state.cache_clear()
-    try:
-        assert counting.KERNEL == "auto" and not counting.compiled_now()
-        with pytest.raises(ParameterError) as error:
-            counting.use("compiled")
-        assert str(error.value) == REFUSED.format(
-            name="kernel", expected=counting.WITHOUT_KERNEL, value="compiled"
-        )
-        frame = frame_of(4, n=500)
-        assert_literal(chunk_of(frame), plan_of(frame, 4, bits=2))
-    finally:
-        monkeypatch.undo()
-        counting._compiled_state.cache_clear()
-    assert counting.compiled_now() == counting.compiled_available()
+    found_afresh.setitem(sys.modules, "audit.scores._compiled", None)  # its import fails
+    assert counting.KERNEL == "auto"
+    assert_refused_and_numpy_counts(counting.WITHOUT_KERNEL, 4)
 
 
 def test_the_doctests_leave_out_the_binding_which_holds_none():
@@ -262,7 +272,7 @@ def test_the_doctests_leave_out_the_binding_which_holds_none():
     assert ">>>" not in (top / "audit" / "scores" / "_compiled.py").read_text()
 
 
-def test_a_library_of_other_source_is_said_once_and_numpy_counts(monkeypatch):
+def test_a_library_of_other_source_is_said_once_and_numpy_counts(found_afresh):
     """A library built from other source (an editable install not installed again) is
     said once, as an InstallWarning with what to do; "auto" counts with NumPy, the same
     counts, and "compiled" is refused with that reason, not for a missing compiler."""
@@ -273,26 +283,12 @@ def test_a_library_of_other_source_is_said_once_and_numpy_counts(monkeypatch):
     def stale():
         raise counting.StaleLibrary(reason)
 
-    monkeypatch.setattr(counting, "_load", stale)
-    counting._compiled_state.cache_clear()
-    try:
-        with pytest.warns(InstallWarning) as caught:
-            assert not counting.compiled_available()
-        assert [str(w.message) for w in caught] == [counting.STALE_WARNING.format(reason=reason)]
-        assert not counting.compiled_available()  # said once: a second warning would fail
-        with pytest.raises(ParameterError) as error:
-            counting.use("compiled")
-        expected = counting.STALE_KERNEL.format(reason=reason)
-        assert str(error.value) == REFUSED.format(
-            name="kernel", expected=expected, value="compiled"
-        )
-        assert not counting.compiled_now()
-        frame = frame_of(5, n=500)
-        assert_literal(chunk_of(frame), plan_of(frame, 5, bits=2))
-    finally:
-        monkeypatch.undo()
-        counting._compiled_state.cache_clear()
-    assert counting.compiled_now() == counting.compiled_available()
+    found_afresh.setattr(counting, "_load", stale)
+    with pytest.warns(InstallWarning) as caught:
+        assert not counting.compiled_available()
+    assert [str(w.message) for w in caught] == [counting.STALE_WARNING.format(reason=reason)]
+    assert not counting.compiled_available()  # said once: a second warning would fail
+    assert_refused_and_numpy_counts(counting.STALE_KERNEL.format(reason=reason), 5)
 
 
 def test_an_install_without_the_built_library_imports_and_counts():
