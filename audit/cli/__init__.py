@@ -187,9 +187,9 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         parameters[name] = parse(name, replicates)
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
-    given = getattr(args, "parameter", [])
-    declared, also = _declarations(args.command) if given else ({}, ())
-    for key, text in given:
+    pairs = getattr(args, "parameter", [])  # -p KEY VALUE
+    declared, also = _declarations(args.command) if pairs else ({}, ())
+    for key, text in pairs:
         # refused by its name, before its value or any use of it, as the runner refuses it,
         # whether or not the report runs a notebook (a streamed scores report runs none)
         check_parameters({key: None}, declared, also=also)
