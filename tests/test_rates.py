@@ -71,6 +71,40 @@ def test_long_layout_with_counts_and_any_groups(tmp_path):
     assert fnmr[1].tolist() == [0.02, 0.03, 0.01]
 
 
+def _pivoted(table, column, algorithms, groups):
+    """group_matrix's oracle: pandas' pivot, reindexed to the given orders."""
+    pivot = table.pivot(index="algorithm", columns="group", values=column)
+    return pivot.reindex(index=algorithms, columns=groups).to_numpy(dtype="float64")
+
+
+def test_group_matrix_is_the_pivot_in_any_order_of_rows_and_labels(annex15):
+    rng = np.random.default_rng(7)
+    shuffled = annex15.iloc[rng.permutation(len(annex15))].copy()
+    shuffled["n_mated"] = rng.integers(1, 10_000, len(shuffled))
+    algorithms = pd.Index(rng.permutation(pd.unique(annex15["algorithm"])))
+    groups = pd.Index(rng.permutation(pd.unique(annex15["group"])))
+    for column in ("fmr", "fnmr", "n_mated"):
+        got = rates.group_matrix(shuffled, column, algorithms, groups)
+        assert got.dtype == np.float64 and got.shape == (126, 8)
+        assert np.array_equal(got, _pivoted(shuffled, column, algorithms, groups))
+    # cells the table lacks stay NaN, rows of labels not asked for are left out
+    part = shuffled.iloc[:700]
+    got = rates.group_matrix(part, "fmr", algorithms[:100], groups)
+    assert np.isnan(got).sum() == 100 * 8 - part["algorithm"].isin(algorithms[:100]).sum()
+    assert np.array_equal(got, _pivoted(part, "fmr", algorithms[:100], groups), equal_nan=True)
+    assert np.isnan(rates.group_matrix(part, "n_nonmated", algorithms, groups)).all()
+
+
+def test_group_matrix_refuses_two_values_for_one_cell(annex15):
+    twice = pd.concat([annex15, annex15.iloc[[5]]])
+    algorithms, groups = (
+        pd.Index(pd.unique(twice["algorithm"])),
+        pd.Index(pd.unique(twice["group"])),
+    )
+    with pytest.raises(ValueError, match="two rows of the table give fnmr"):
+        rates.group_matrix(twice, "fnmr", algorithms, groups)
+
+
 def test_long_layout_attributes_make_the_group(tmp_path):
     path = write(
         tmp_path,

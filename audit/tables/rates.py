@@ -677,13 +677,19 @@ def group_matrix(
 ) -> np.ndarray:
     """One column of a validated table (a rate or a count) as an (algorithm x group)
     float64 array in the given orders; all NaN when the table lacks the column."""
+    matrix = np.full((len(algorithms), len(groups)), np.nan)
     if column not in table.columns:
-        return np.full((len(algorithms), len(groups)), np.nan)
-    return (
-        table.pivot(index="algorithm", columns="group", values=column)
-        .loc[algorithms, groups]
-        .to_numpy(dtype="float64")
-    )
+        return matrix
+    # each row's cell, placed directly (a pivot and a reindex took 4 to 5 times as long)
+    rows = algorithms.get_indexer(table["algorithm"])
+    columns = groups.get_indexer(table["group"])
+    inside = (rows >= 0) & (columns >= 0)
+    rows, columns = rows[inside], columns[inside]
+    cells = rows * len(groups) + columns
+    if np.unique(cells).size != cells.size:
+        raise ValueError(f"two rows of the table give {column} for one algorithm and group")
+    matrix[rows, columns] = table[column].to_numpy(dtype="float64", na_value=np.nan)[inside]
+    return matrix
 
 
 def group_table(table: pd.DataFrame) -> pd.DataFrame:
