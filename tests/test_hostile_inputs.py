@@ -50,6 +50,28 @@ def refused(source, error=RatesError, read=read_rates, **options) -> str:
 # --------------------------------------------------------------------- shape of the CSV
 
 
+#: Cells of every kind a label or rate column may hold: missing ones, whitespace of
+#: several kinds (the ideographic space too), text around whitespace, numbers.
+CELLS = [None, np.nan, pd.NA, pd.NaT, "", " ", "\t\n", "\u3000", "a", " a ", "0", 0, 1.5,
+         np.float32("nan"), np.str_(" "), np.str_("b"), -0.0, b"", True]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(range(len(CELLS))), max_size=tables._FEW_CELLS))
+def test_blank_looks_at_a_few_cells_as_at_many(picks):
+    # a few cells are looked at one by one, many through pandas' string methods: the
+    # answer for each cell is the same either way
+    cells = [CELLS[i] for i in picks]
+    many = pd.Series(cells * (tables._FEW_CELLS + 1) + [None], dtype=object)
+    assert len(many) > tables._FEW_CELLS or not cells
+    expected = tables.blank(many)[: len(cells)] if cells else np.zeros(0, bool)
+    got = tables.blank(pd.Series(cells, dtype=object))
+    assert got.dtype == bool and got.tolist() == expected.tolist()
+    if all(isinstance(c, str) or c is None or c is pd.NA for c in cells):
+        text = pd.Series(cells, dtype="string")
+        assert tables.blank(text).tolist() == expected.tolist()
+
+
 def test_extra_field_on_every_row_is_refused_not_shifted_into_the_index(tmp_path):
     path = write(tmp_path, WIDE + "a,0.1,0.2,0.3,0.4,0.5\nb,0.1,0.2,0.3,0.4,0.5\n")
     assert refused(path) == tables.RAGGED_ROW.format(
