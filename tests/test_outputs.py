@@ -87,6 +87,34 @@ def test_a_laid_out_figure_has_the_bytes_savefig_gives_it_and_keeps_its_canvas()
     plt.close("all")
 
 
+def test_on_aggs_own_canvas_one_renderer_lays_out_and_draws_the_png(monkeypatch):
+    """A figure on Agg's own canvas (a kernel's, a drawing worker's) is laid out by the
+    renderer that then draws its PNG (its texts measured once); a figure on another
+    canvas (a window's, here a subclass) is laid out on a lent one and keeps its own.
+    Both give the oracle's bytes."""
+    from matplotlib.backends import backend_agg
+
+    class Windowed(backend_agg.FigureCanvasAgg):
+        pass
+
+    made = []
+    original = backend_agg.RendererAgg.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(args)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(backend_agg.RendererAgg, "__init__", counted)
+    oracle = _savefig_twice(_panels("label"))
+    for canvas_class, renderers in ((backend_agg.FigureCanvasAgg, 1), (Windowed, 2)):
+        fig = _panels("label")
+        canvas = canvas_class(fig)
+        made.clear()
+        assert render_figure(fig) == oracle
+        assert len(made) == renderers and fig.canvas is canvas
+    plt.close("all")
+
+
 def test_what_matplotlib_does_not_lay_out_is_drawn_as_savefig_draws_it():
     """A figure without axes (no layout, no warning) and a compressed layout of axes
     from two grids (which the engine refuses, as matplotlib's drawing lets it) give
