@@ -350,7 +350,7 @@ def _unique_columns(frame: pd.DataFrame, name: str, error: type[Exception]) -> N
 
 
 #: Up to this many cells of text (or missing), :func:`blank` looks at each in Python: a
-#: chunk's few labels take 10 us so, and about 900 us through pandas' string methods.
+#: chunk's 8 labels take 3 us so, and 930 us through pandas' string methods.
 _FEW_CELLS = 64
 
 

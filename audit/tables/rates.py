@@ -676,7 +676,9 @@ def group_matrix(
     table: pd.DataFrame, column: str, algorithms: pd.Index, groups: pd.Index
 ) -> np.ndarray:
     """One column of a validated table (a rate or a count) as an (algorithm x group)
-    float64 array in the given orders; all NaN when the table lacks the column."""
+    float64 array in the given orders; NaN where the table has no row for the cell, all
+    NaN when it lacks the column.  Rows of other algorithms or groups are left out; two
+    rows for one cell raise ``ValueError`` (a validated table has none)."""
     matrix = np.full((len(algorithms), len(groups)), np.nan)
     if column not in table.columns:
         return matrix
