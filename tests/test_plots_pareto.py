@@ -51,6 +51,59 @@ def _texts(ax):
     return {t.get_text() for t in ax.texts if t.get_text()}
 
 
+def _centre(target, place, distance, half):
+    """The oracle of a label's centre at one place (the rule :data:`plots._PLACES` states)."""
+    a, b, c = place
+    return target + np.array([a * (distance + half[0]) + c * half[0], b * (distance + half[1])])
+
+
+def _overlaps(box, boxes):
+    """The oracle of which ``boxes`` overlap ``box``, one box at a time."""
+    return np.array([b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]
+                     for b in boxes], dtype=bool)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_ring_of_places_costs_what_each_place_costs_alone(seed):
+    """The places at one distance are costed at once; each place's centre, box, whether
+    it fits the axes, and its cost are those computed for it alone, bit for bit."""
+    from matplotlib.transforms import Bbox
+
+    rng = np.random.default_rng(seed)
+
+    def boxes(n):
+        low = rng.uniform(0, 400, (n, 2))
+        return np.column_stack([low, low + rng.uniform(1, 40, (n, 2))])
+
+    area = Bbox([[20.0, 10.0], [380.0, 300.0]])
+    placed, obstacles, lines = boxes(int(rng.integers(0, 6))), boxes(80), boxes(300)
+    target, half = rng.uniform(50, 350, 2), rng.uniform(5, 40, 2)
+    for distance in (6.0, 31.25, 120.0):
+        centres, got, inside, cost = plots._ring(
+            target, distance, half, area, placed, obstacles, lines
+        )
+        assert len(centres) == len(plots._PLACES)
+        fits = []
+        for k, place in enumerate(plots._PLACES):
+            centre = _centre(target, place, distance, half)
+            box = np.array([*(centre - half), *(centre + half)])
+            assert np.array_equal(centres[k], centre) and np.array_equal(got[k], box)
+            fits.append(area.x0 <= box[0] and area.y0 <= box[1] and box[2] <= area.x1
+                        and box[3] <= area.y1)  # fmt: skip
+            expected = (1000 * _overlaps(box, placed).sum() + 50 * _overlaps(box, obstacles).sum()
+                        + _overlaps(box, lines).sum())  # fmt: skip
+            assert cost[k] == expected
+        assert inside == [k for k, fit in enumerate(fits) if fit]
+    # the points along several leaders, looked at at once, as each leader's alone
+    leaders = [(k, rng.uniform(0, 400, (int(rng.integers(2, 30)), 2))) for k in (0, 3, 7)]
+    on_placed, on_obstacles, on_lines = plots._points_inside(leaders, placed, obstacles, lines)
+    for k, points in leaders:
+        assert on_placed[k] == bool(plots._inside(points, placed).any())
+        assert on_obstacles[k] == plots._inside(points, obstacles).sum()
+        assert on_lines[k] == plots._inside(points, lines).sum()
+    assert plots._points_inside([], placed, obstacles, lines) == ({}, {}, {})
+
+
 def _clashes(fig, frame: pd.DataFrame, *, radius: float = 4.0) -> list:
     """Labels over another label of the same axes, or over a point (a marker of ``radius``
     points) shown in the axes."""

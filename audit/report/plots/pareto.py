@@ -137,26 +137,6 @@ _PLACES += [(0, 1, -1), (0, -1, -1)]
 _PLACES += [(np.cos(t), np.sin(t), 0) for t in np.deg2rad([45, 135, 225, 315, *range(15, 360, 30)])]
 
 
-def _centre(target: np.ndarray, place, distance: float, half: np.ndarray) -> np.ndarray:
-    """The centre of a label's box at ``distance`` from its point in one of :data:`_PLACES`."""
-    a, b, c = place
-    return target + np.array(
-        [a * (distance + half[0]) + c * half[0], b * (distance + half[1])], dtype="float64"
-    )
-
-
-def _overlaps(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Which of ``boxes`` (n, 4: x0, y0, x1, y1) overlap ``box``."""
-    if not len(boxes):
-        return np.zeros(0, dtype=bool)
-    return (
-        (boxes[:, 0] < box[2])
-        & (box[0] < boxes[:, 2])
-        & (boxes[:, 1] < box[3])
-        & (box[1] < boxes[:, 3])
-    )
-
-
 def place_labels(
     ax,
     names,
@@ -236,36 +216,30 @@ def place_labels(
         half = np.array([extent.width / 2 + gap, extent.height / 2 + gap])
         best, best_cost = None, None
         for distance in np.arange(marker + gap, (reach + radius) * pixels, 2.5 * pixels):
-            for place in _PLACES:
-                centre = _centre(target, place, distance, half)
-                box = np.array([*(centre - half), *(centre + half)])
-                outside = (
-                    box[0] < area.x0 or box[1] < area.y0 or box[2] > area.x1 or box[3] > area.y1
-                )
-                if outside:
-                    continue
+            # every place at this distance at once (:func:`_ring`), then taken in order
+            ring = _ring(target, distance, half, area, placed, obstacles, lines)
+            centres_here, boxes, inside, box_cost = ring
+            found = [
+                (k, _leader(target, centres_here[k], half, marker + 3 * pixels)) for k in inside
+            ]
+            leader_points = [
+                (k, _along(leader, 2 * pixels)) for k, leader in found if leader is not None
+            ]
+            over_label, over_points, over_lines = _points_inside(
+                leader_points, placed, obstacles, lines
+            )
+            for k, leader in found:
+                box = boxes[k]
                 # a label over a label: never if it can be helped; over a point: worse than
                 # over a stretch of line
-                cost = (
-                    1000 * _overlaps(box, placed).sum()
-                    + 50 * _overlaps(box, obstacles).sum()
-                    + _overlaps(box, lines).sum()
-                )
-                leader = _leader(target, centre, half, marker + 3 * pixels)
+                cost = box_cost[k]
                 if leader is None and _nearer_other(box, target, centres, pixels):
                     cost += 30  # a label without a line must sit nearest its own point
                 if leader is not None:  # its line must cross no label and no other line
-                    on_line = _along(leader, 2 * pixels)
-                    crossing = _inside(on_line, placed).any() or any(
-                        _cross(leader, other) for other in leaders
-                    )
-                    cost += (
-                        1000 * crossing
-                        + 5 * _inside(on_line, obstacles).sum()
-                        + 2 * _inside(on_line, lines).sum()
-                    )
+                    crossing = over_label[k] or any(_cross(leader, other) for other in leaders)
+                    cost += 1000 * crossing + 5 * over_points[k] + 2 * over_lines[k]
                 if best_cost is None or cost < best_cost:
-                    best, best_cost = centre, cost
+                    best, best_cost = centres_here[k], cost
                 if cost == 0:
                     break
             if best_cost == 0:
@@ -287,6 +261,66 @@ def place_labels(
             lines = np.vstack([lines, np.column_stack([on_line - width, on_line + width])])
         texts.append(text)
     return texts
+
+
+#: The places of :data:`_PLACES` as arrays (a, b, c).
+_A, _B, _C = (np.array([place[i] for place in _PLACES], dtype="float64") for i in range(3))
+
+
+def _ring(target, distance, half, area, placed, obstacles, lines) -> tuple:
+    """The label boxes of every place of :data:`_PLACES` at ``distance`` from the point
+    ``target`` (display space; ``half``: the label's half width and height): their
+    centres, their boxes, the places whose box lies inside the axes' ``area`` (in
+    order), and each box's cost of covering labels (1000 each), points (50) and
+    stretches of line (1)."""
+    centres = target + np.column_stack(
+        [_A * (distance + half[0]) + _C * half[0], _B * (distance + half[1])]
+    )
+    boxes = np.column_stack([centres - half, centres + half])
+    outside = (
+        (boxes[:, 0] < area.x0)
+        | (boxes[:, 1] < area.y0)
+        | (boxes[:, 2] > area.x1)
+        | (boxes[:, 3] > area.y1)
+    )
+    cost = (
+        1000 * _overlap_counts(boxes, placed)
+        + 50 * _overlap_counts(boxes, obstacles)
+        + _overlap_counts(boxes, lines)
+    )
+    return centres, boxes, np.flatnonzero(~outside).tolist(), cost.tolist()
+
+
+def _overlap_counts(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For each of ``boxes`` (n, 4: x0, y0, x1, y1), how many of ``others`` overlap it."""
+    if not len(others):
+        return np.zeros(len(boxes), dtype=np.int64)
+    return (
+        (others[None, :, 0] < boxes[:, None, 2])
+        & (boxes[:, None, 0] < others[None, :, 2])
+        & (others[None, :, 1] < boxes[:, None, 3])
+        & (boxes[:, None, 1] < others[None, :, 3])
+    ).sum(axis=1)
+
+
+def _points_inside(leader_points: list, placed, obstacles, lines) -> tuple[dict, dict, dict]:
+    """For the points along each leader of ``leader_points`` ((place, points) pairs),
+    looked at all at once: whether one falls inside a placed label, and how many fall
+    inside a point's box and inside a stretch of line (:func:`_inside`), by place."""
+    if not leader_points:
+        return {}, {}, {}
+    points = np.vstack([points for _, points in leader_points])
+    owner = np.repeat(np.arange(len(leader_points)), [len(p) for _, p in leader_points])
+    counts = [
+        np.bincount(owner[_inside(points, boxes)], minlength=len(leader_points))
+        for boxes in (placed, obstacles, lines)
+    ]
+    places = [k for k, _ in leader_points]
+    return (
+        dict(zip(places, (counts[0] > 0).tolist(), strict=True)),
+        dict(zip(places, counts[1].tolist(), strict=True)),
+        dict(zip(places, counts[2].tolist(), strict=True)),
+    )
 
 
 def _leader(target: np.ndarray, centre: np.ndarray, half: np.ndarray, near: float):
