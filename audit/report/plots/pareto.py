@@ -217,8 +217,9 @@ def place_labels(
         best, best_cost = None, None
         for distance in np.arange(marker + gap, (reach + radius) * pixels, 2.5 * pixels):
             # every place at this distance at once (:func:`_ring`), then taken in order
-            ring = _ring(target, distance, half, area, placed, obstacles, lines)
-            centres_here, boxes, inside, box_cost = ring
+            centres_here, boxes, inside, box_cost = _ring(
+                target, distance, half, area, placed, obstacles, lines
+            )
             found = [
                 (k, _leader(target, centres_here[k], half, marker + 3 * pixels)) for k in inside
             ]
