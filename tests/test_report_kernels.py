@@ -160,6 +160,59 @@ def test_a_refused_table_leaves_no_kernel(tmp_path, capsys, entered, servers, mo
     assert len(servers) == 1 and servers[0].process.returncode in (0, -signal.SIGTERM)
 
 
+def _two_labs(small_table: Path, tmp_path: Path) -> list[str]:
+    """The small table as two datasets, ``lab-one`` and ``lab-two``, for ``audit compare``."""
+    paths = [tmp_path / "lab-one.csv", tmp_path / "lab-two.csv"]
+    for path in paths:
+        path.write_bytes(small_table.read_bytes())
+    return [str(p) for p in paths]
+
+
+def test_compare_runs_its_notebook_on_the_kernel_started_ahead(
+    small_table, tmp_path, entered, monkeypatch
+):
+    forked = []
+    launch = forkserver.launch
+
+    def spy(*args, **kwargs):
+        forked.append(launch(*args, **kwargs))
+        return forked[-1]
+
+    monkeypatch.setattr(forkserver, "launch", spy)
+    before = _start_folders()
+    root = tmp_path / "r"
+    argv = ["compare", *_two_labs(small_table, tmp_path), "--name", "x", "--replicates", "20"]
+    argv += ["--reports-dir", str(root), "--quiet", "--measures", "garbe"]
+    argv += ["-p", "verdict_replicates", "5", "-p", "n_random", "20"]
+    assert main(argv) == 0
+    report = (root / "x").resolve()
+    # forked from the command's server, started while the two tables were read
+    assert len(forked) == 1 and isinstance(forked[0], forkserver.Forked)
+    assert forked[0].returncode == 0
+    [(kernel, folder, started_in)] = entered
+    assert kernel.preloaded is True and not started_in.exists()
+    assert report.name == folder.name.replace(".partial-", ".report-")
+    assert (report / "compare.ipynb").is_file() and any(report.glob("figures/*.png"))
+    assert _kernels_here() == {} and _start_folders() == before
+    assert kernels.started(1) == []
+
+
+def test_a_refused_dataset_of_compare_leaves_no_kernel(
+    small_table, tmp_path, capsys, entered, servers
+):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("vm\n1\n")
+    before = _start_folders()
+    status = main(["compare", str(small_table), str(bad), "--reports-dir", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert status != 0 and err.startswith(f"audit: error: {bad}: cannot tell the layout")
+    assert err.count("\n") == 1
+    assert entered == [] and _kernels_here() == {} and _start_folders() == before
+    assert kernels.started(1) == []
+    assert len(servers) == 1 and servers[0].process.returncode in (0, -signal.SIGTERM)
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_kernel_that_fails_to_start_gives_way_to_one_of_the_notebooks_own(
     small_table, tmp_path, monkeypatch, entered
 ):

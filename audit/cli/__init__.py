@@ -97,7 +97,8 @@ NOTEBOOKS = {
 }
 #: Commands whose notebooks' kernels start before the table is read and checked (a
 #: scores report may be streamed, with no notebook; the others' kernels are forked from a
-#: server started then, :func:`_report`).
+#: server started then, :func:`_report`). ``compare`` starts its kernel likewise, while
+#: it reads its tables (:func:`_compare`).
 AHEAD = ("report", "ffmc", "pareto")
 #: The table options passed to :func:`audit.tables.rates.read_rates` (and the notebooks).
 READ_OPTIONS = (
@@ -668,6 +669,7 @@ def _compare(args: argparse.Namespace, notify) -> int:
     the verdict matrix."""
     from audit.analysis.compare import dataset_labels, read_datasets
     from audit.report.comparepage import verdict_lines
+    from audit.report.kernels import started_kernels
     from audit.report.runner import (
         check_report_path,
         check_reports_root,
@@ -692,23 +694,25 @@ def _compare(args: argparse.Namespace, notify) -> int:
         parameters.update({"accuracy_sources": sources, "accuracy_columns": columns})
     name = _checked_name(args, args.name if args.name is not None else "-vs-".join(labels))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
-    # the inputs and options refused here, before a kernel starts
     _rate_measures_only(parameters)
-    keys = (*READ_OPTIONS, "count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding")
-    read_datasets(given, labels, **{k: parameters[k] for k in keys if k in parameters})
-    for label, source in sources.items():
-        read_accuracy(source, columns[label])
-    check_reports_root(args.reports_dir)
-    progress = not (args.no_progress or args.quiet or args.verbose)
-    folder = run_report(
-        name,
-        notebooks=NOTEBOOKS["compare"],
-        parameters=parameters,
-        reports_root=args.reports_dir,
-        progress=progress,
-        input_copy=_input_copy(args),
-        notify=notify,
-    )
+    # the notebook's kernel starts while the inputs are read and checked (a refusal stops
+    # it), forked, as its drawing process then is, from a server that ends with the block
+    with started_kernels(len(NOTEBOOKS["compare"])):
+        keys = (*READ_OPTIONS, "count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding")
+        read_datasets(given, labels, **{k: parameters[k] for k in keys if k in parameters})
+        for label, source in sources.items():
+            read_accuracy(source, columns[label])
+        check_reports_root(args.reports_dir)
+        progress = not (args.no_progress or args.quiet or args.verbose)
+        folder = run_report(
+            name,
+            notebooks=NOTEBOOKS["compare"],
+            parameters=parameters,
+            reports_root=args.reports_dir,
+            progress=progress,
+            input_copy=_input_copy(args),
+            notify=notify,
+        )
     index = folder / "index.html"
     if not args.quiet:
         print("\n".join(escape_terminal(line, newlines=False) for line in verdict_lines(folder)))
