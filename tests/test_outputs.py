@@ -9,6 +9,7 @@ import sys
 import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
+import pytest
 from figcheck import faults, record
 from matplotlib.text import Text
 
@@ -112,6 +113,88 @@ def test_on_aggs_own_canvas_one_renderer_lays_out_and_draws_the_png(monkeypatch)
         made.clear()
         assert render_figure(fig) == oracle
         assert len(made) == renderers and fig.canvas is canvas
+    plt.close("all")
+
+
+def _titled(kind: str):
+    """A themed figure laid out by constrained layout, its title on the left (the
+    theme's): ``plain``; ``offset``, a y axis of millionths, which matplotlib labels with
+    an offset text where the title goes; ``top``, x tick labels on top; ``twin``, a second
+    y axis."""
+    from audit.report.plots import themed
+
+    @themed
+    def make():
+        fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+        ax.plot([0, 1, 2], [1e-6, 3e-6, 2e-6] if kind == "offset" else [1, 3, 2])
+        ax.set_title("a title where an offset text goes")
+        if kind == "top":
+            ax.xaxis.tick_top()
+        if kind == "twin":
+            ax.twinx().plot([0, 1, 2], [3, 1, 2])
+        return fig
+
+    return make()
+
+
+def _title(fig) -> Text:
+    ax = fig.axes[0]
+    [title] = [
+        c for c in ax.get_children() if isinstance(c, Text) and c.get_text()[:7] == "a title"
+    ]
+    return title
+
+
+@pytest.mark.parametrize("kind", ["plain", "offset", "top", "twin"])
+def test_titles_are_where_matplotlib_places_them(kind):
+    """Held at the top of their axes where nothing is there, placed by matplotlib where
+    something is: the oracle's bytes, and matplotlib's setting given back. An offset
+    text is seen once the figure is laid out, which is then laid out again: the same
+    PNG, the SVG's title where the oracle's is, its coordinates a millionth of a point
+    from the oracle's in places (a layout started from a laid-out figure)."""
+    oracle_figure = _titled(kind)
+    oracle = _savefig_twice(oracle_figure)
+    moved = _title(oracle_figure).get_position()[1] != 1.0
+    assert moved == (kind in ("offset", "top"))  # what matplotlib does, in the oracle
+    fig = _titled(kind)
+    before = [getattr(ax, "_autotitlepos", None) for ax in fig.axes]
+    rendered = render_figure(fig)
+    if kind == "offset":
+        assert rendered[0] == oracle[0]
+        here, there = _title(fig).get_position(), _title(oracle_figure).get_position()
+        assert here == pytest.approx(there, rel=0, abs=1e-9)
+        assert fig.axes[0].get_position().bounds == pytest.approx(
+            oracle_figure.axes[0].get_position().bounds, rel=0, abs=1e-6
+        )
+    else:
+        assert rendered == oracle
+    assert [getattr(ax, "_autotitlepos", None) for ax in fig.axes] == before
+    plt.close("all")
+
+
+def test_a_held_title_spares_the_measures_of_the_axes(monkeypatch):
+    """The FFMC panels' titles are held: laying the figure out and drawing its two files
+    measures its axes fewer times than placing the titles again would, for the same
+    bytes."""
+    from matplotlib import axis
+
+    from audit.report import outputs
+
+    measured = []
+    for cls in (axis.XAxis, axis.YAxis):
+        original = cls.get_tightbbox
+
+        def counted(self, *args, _original=original, **kwargs):
+            measured.append(self)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "get_tightbbox", counted)
+    held = render_figure(_panels("label"))
+    held_measures = len(measured)
+    monkeypatch.setattr(outputs, "_hold_titles", lambda fig: [])
+    measured.clear()
+    assert render_figure(_panels("label")) == held
+    assert held_measures < len(measured) / 2
     plt.close("all")
 
 
