@@ -222,9 +222,17 @@ class Tables(Rates):
 
     kind = "table"
 
+    def __init__(self):
+        #: (id of the spec, groups) -> (the spec, bound to labelled(groups)): a measure
+        #: is bound once per table and called on many rates, as the package calls it
+        self.bound: dict[tuple[int, int], tuple] = {}
+
     def evaluate(self, spec, x) -> Outcome:
         fmr, fnmr, alpha = x
-        bound = spec.bind(labelled(fmr.shape[-1]))
+        key = (id(spec), fmr.shape[-1])
+        if key not in self.bound:  # the spec is kept beside its binding: its id stays its own
+            self.bound[key] = (spec, spec.bind(labelled(fmr.shape[-1])))
+        bound = self.bound[key][1]
         return outcome(bound, lambda: bound(fmr, fnmr, alpha=alpha))
 
 
