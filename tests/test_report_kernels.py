@@ -228,18 +228,22 @@ def test_a_kernel_that_fails_to_start_gives_way_to_one_of_the_notebooks_own(
     assert _kernels_here() == {}
 
 
-def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(tmp_path):
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(
+    command, small_table, tmp_path
+):
     fifo = tmp_path / "table.csv"
     os.mkfifo(fifo)  # the table is read only once something writes it: never, here
-    command = [sys.executable, "-m", "audit", "report", str(fifo)]
-    command += ["--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    tables = [str(fifo)] if command == "report" else [str(small_table), str(fifo)]
+    command_line = [sys.executable, "-m", "audit", command, *tables]
+    command_line += ["--reports-dir", str(tmp_path / "r"), "--no-progress"]
     process = subprocess.Popen(
-        command,
+        command_line,
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    side_by_side = min(2, os.cpu_count() or 1)
+    side_by_side = min(2, os.cpu_count() or 1) if command == "report" else 1
     deadline = time.monotonic() + 60
     while len(kernels_below(process.pid)) < side_by_side:
         assert process.poll() is None, process.communicate()[1]
