@@ -201,19 +201,24 @@ def _hold_titles(fig) -> list[tuple]:
     and drawn, each with its setting before, to give back (:func:`_let_go`).
 
     matplotlib places an axes' titles again each time it measures or draws it: at the
-    top of the axes, or above x tick labels drawn on top, an x label placed on top, or
-    the y axis' offset text (``1e-5``, ``+9.999e-1``) where it meets a title. To know,
-    it measures both axes again, in each step of a layout and each drawing: a fifth of
-    the time an FFMC panel figure takes to render (0.58 s against 0.70 s, the same
-    bytes). An axes is held where none of those can be there: titled, with no twin or
-    shared axis, no axes inside it, no x label or tick labels on top; the offset text,
-    which only a measure of the axis tells, is looked at once the figure is laid out
-    (:func:`_offset_text_shown`). Anything else is placed by matplotlib as before.
-    (The setting is matplotlib's own flag, which ``Axes.set_title(y=...)`` turns off;
-    a matplotlib without it draws as before.)"""
+    top of the axes, or above what reaches past it there (x tick labels or an x label
+    on top, a colour bar's outline, the y axis' offset text -- ``1e-5``, ``+9.999e-1``
+    -- where it meets a title), level with the titles of twin axes and of axes whose
+    titles are aligned. To know, it measures both axes again, in each step of a layout
+    and each drawing: a fifth of the time an FFMC panel figure takes to render (0.58 s
+    against 0.70 s, the same bytes). An axes is held where none of those can be: it is
+    titled, has no twin, shared axis, axes inside it, outline, aligned titles, x label
+    or tick labels on top. The offset text, which only a measure of the axis tells, is
+    looked at once the figure is laid out (:func:`_offset_text_shown`). Anything else
+    is placed by matplotlib as before. (The setting is matplotlib's own flag, which
+    ``Axes.set_title(y=...)`` turns off; a matplotlib without it draws as before.)"""
     from matplotlib.text import Text
 
     held = []
+    groups = getattr(fig, "_align_label_groups", {})  # fig.align_titles() joins their titles
+    if "title" not in groups:
+        return held
+    aligned = groups["title"]
     for ax in fig.axes:
         before = getattr(ax, "_autotitlepos", False)
         if before is False:  # placed by hand, or a matplotlib that does not place them
@@ -224,6 +229,8 @@ def _hold_titles(fig) -> list[tuple]:
             not any(t.get_text() for t in titles)
             or any(t.get_position()[1] != 1.0 for t in titles)
             or ax.child_axes
+            or "outline" in ax.spines  # a colour bar's, past its axes to the triangles
+            or len(aligned.get_siblings(ax)) > 1
             or len(ax.get_shared_x_axes().get_siblings(ax)) > 1
             or len(ax.get_shared_y_axes().get_siblings(ax)) > 1
             or x_axis.get_label_position() == "top"
