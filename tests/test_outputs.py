@@ -120,7 +120,8 @@ def _titled(kind: str):
     """A themed figure laid out by constrained layout, its title on the left (the
     theme's): ``plain``; ``offset``, a y axis of millionths, which matplotlib labels with
     an offset text where the title goes; ``top``, x tick labels on top; ``twin``, a second
-    y axis."""
+    y axis; ``aligned``, beside an axes with tick labels on top, titles aligned; ``colour
+    bar``, with a titled colour bar extended at both ends."""
     from audit.report.plots import themed
 
     @themed
