@@ -170,16 +170,13 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
 
     engine = fig.get_layout_engine()
     bbox = "tight" if engine is None else None
-    rendered, held = [], []
+    rendered = []
     try:
         # the engine off means off: these would put a default engine in its place
         off = {"figure.constrained_layout.use": False, "figure.autolayout": False}
         with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT, **off}):
             if engine is not None:
-                held = _hold_titles(fig)
-                if not _lay_out(fig, engine, dpi, held):  # matplotlib would move a title
-                    _let_go(held)
-                    _lay_out(fig, engine, dpi)
+                _lay_out(fig, engine, dpi)
                 # laid out: drawn without an engine, whose mere presence makes savefig
                 # draw the figure once more, rendering nothing, to lay it out again
                 fig.set_layout_engine(None)
@@ -189,89 +186,12 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
                 fig.savefig(buffer, format=suffix, dpi=dpi, bbox_inches=bbox, metadata=metadata)
                 rendered.append(buffer.getvalue())
     finally:
-        _let_go(held)
         if engine is not None:
             fig.set_layout_engine(engine)
     return rendered
 
 
-def _hold_titles(fig) -> list[tuple]:
-    """The axes of ``fig`` whose titles are held at the top of the axes while it is laid
-    out and drawn, each with its setting before, to give back (:func:`_let_go`).
-
-    matplotlib places an axes' titles again each time it measures or draws it: at the
-    top of the axes, or higher, clear of whatever reaches above it there (x tick labels
-    or an x label on top, a colour bar's outline, the y axis' offset text, a title's own
-    descenders), level with the titles of twins and of aligned axes. To know, it
-    measures both axes again, in each step of a layout and each drawing: held, an FFMC
-    panel figure renders in 0.57 s against 0.67-0.69 s, the same bytes.
-    A titled axes is held while the figure is laid out, unless it has a twin, a shared
-    axis, axes inside it, an outline, aligned titles, an x label or x tick labels on
-    top; matplotlib then places its titles once, at the laid-out size
-    (:func:`_held_where_placed`), and where it would move one (an offset text, a title
-    reaching down past the top of its axes...), the figure is laid out again with every
-    title placed by matplotlib: the same titles, its axes within a few hundredths of a
-    pixel of where one layout puts them (a layout started from a laid-out figure). (The
-    setting is matplotlib's own flag, which ``Axes.set_title(y=...)`` turns off; a
-    matplotlib without it draws as before.)"""
-    held = []
-    groups = getattr(fig, "_align_label_groups", {})  # fig.align_titles() joins their titles
-    if "title" not in groups:
-        return held
-    for ax in fig.axes:
-        before = getattr(ax, "_autotitlepos", False)
-        if before is False:  # placed by hand, or a matplotlib that does not place them
-            continue
-        titles, x_axis = _titles(ax), ax.xaxis
-        if (  # untitled, or what would move a title, seen before the layout
-            not any(t.get_text() for t in titles)
-            or any(t.get_position()[1] != 1.0 for t in titles)
-            or ax.child_axes
-            or len(ax.get_shared_x_axes().get_siblings(ax)) > 1
-            or len(ax.get_shared_y_axes().get_siblings(ax)) > 1
-            or len(groups["title"].get_siblings(ax)) > 1
-            or "outline" in ax.spines  # a colour bar's, past its axes to the triangles
-            or x_axis.get_label_position() == "top"
-            or any(t.label2.get_visible() for t in (x_axis.majorTicks[0], x_axis.minorTicks[0]))
-        ):
-            continue
-        ax._autotitlepos = False
-        held.append((ax, before))
-    return held
-
-
-def _titles(ax) -> list:
-    """The title texts of an axes (left, centre, right): its texts that are not its
-    ``texts``."""
-    from matplotlib.text import Text
-
-    return [c for c in ax.get_children() if isinstance(c, Text) and c not in ax.texts]
-
-
-def _held_where_placed(held: list[tuple], renderer) -> bool:
-    """Whether matplotlib, placing the titles of each held axes once the figure is laid
-    out (as its drawing at this size would), leaves every one at the top of its axes,
-    where they were held: then they stay held."""
-    for ax, before in held:
-        place = getattr(ax, "_update_title_position", None)
-        if place is None:  # a matplotlib that places them otherwise
-            return False
-        ax._autotitlepos = before
-        place(renderer)
-        ax._autotitlepos = False
-        if any(t.get_position()[1] != 1.0 for t in _titles(ax)):
-            return False
-    return True
-
-
-def _let_go(held: list[tuple]) -> None:
-    """The held axes' titles placed by matplotlib again, as before (emptying ``held``)."""
-    for ax, before in held:
-        ax._autotitlepos = before
-    held.clear()
-
-
-def _lay_out(fig, engine, dpi: int, held: list[tuple] = ()) -> bool:
+def _lay_out(fig, engine, dpi: int) -> None:
     """Lay ``fig`` out by its layout ``engine`` as ``savefig(format="png", dpi=dpi)`` lays it
     out: at ``dpi``, measured by an Agg renderer.  A figure whose canvas is Agg's own (no
     window: a notebook kernel's, a drawing worker's) is laid out on that canvas, whose
@@ -281,13 +201,11 @@ def _lay_out(fig, engine, dpi: int, held: list[tuple] = ()) -> bool:
     that no window it may have is resized), and its own canvas is given back.  As
     matplotlib's drawing does, a figure without axes is not laid out, and a layout the
     engine refuses (a ``ValueError``: compressed layout of axes from several grids, say)
-    leaves the figure as it is. Returns whether the titles ``held`` (:func:`_hold_titles`)
-    are where matplotlib places them once the figure is laid out
-    (:func:`_held_where_placed`)."""
+    leaves the figure as it is."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if not fig.axes:
-        return True
+        return
     canvas, before = fig.canvas, fig.dpi
     lent = type(canvas) is not FigureCanvasAgg
     if lent:
@@ -298,7 +216,6 @@ def _lay_out(fig, engine, dpi: int, held: list[tuple] = ()) -> bool:
             engine.execute(fig)
         except ValueError:
             pass
-        return _held_where_placed(held, fig.canvas.get_renderer()) if held else True
     finally:
         fig.dpi = before
         if lent:
