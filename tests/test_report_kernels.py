@@ -64,6 +64,22 @@ def entered(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def forked(monkeypatch):
+    """Each process the report's server forked through :func:`forkserver.launch` (a launch
+    that raised, as :class:`~audit.report.forkserver.Unavailable` does before a process
+    is started afresh, is not listed)."""
+    seen = []
+    launch = forkserver.launch
+
+    def spy(*args, **kwargs):
+        seen.append(launch(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(forkserver, "launch", spy)
+    return seen
+
+
 @pytest.mark.parametrize("notebook", ["ffmc", "pareto"])
 def test_every_module_preloaded_is_one_the_notebook_imports_first(notebook):
     cells = read_notebook(runner.notebook_path(notebook))["cells"]
@@ -85,17 +101,7 @@ def test_every_module_preloaded_is_one_the_notebook_imports_first(notebook):
     assert len(imports) > 10
 
 
-def test_the_notebooks_run_on_the_kernels_started_ahead(
-    small_table, tmp_path, entered, monkeypatch
-):
-    forked = []
-    launch = forkserver.launch
-
-    def spy(*args, **kwargs):
-        forked.append(launch(*args, **kwargs))
-        return forked[-1]
-
-    monkeypatch.setattr(forkserver, "launch", spy)
+def test_the_notebooks_run_on_the_kernels_started_ahead(small_table, tmp_path, entered, forked):
     before = _start_folders()
     root = tmp_path / "r"
     argv = ["report", str(small_table), "--name", "x", "--reports-dir", str(root)]
@@ -169,16 +175,8 @@ def _two_labs(small_table: Path, tmp_path: Path) -> list[str]:
 
 
 def test_compare_runs_its_notebook_on_the_kernel_started_ahead(
-    small_table, tmp_path, entered, monkeypatch
+    small_table, tmp_path, entered, forked
 ):
-    forked = []
-    launch = forkserver.launch
-
-    def spy(*args, **kwargs):
-        forked.append(launch(*args, **kwargs))
-        return forked[-1]
-
-    monkeypatch.setattr(forkserver, "launch", spy)
     before = _start_folders()
     root = tmp_path / "r"
     argv = ["compare", *_two_labs(small_table, tmp_path), "--name", "x", "--replicates", "20"]
@@ -386,32 +384,24 @@ def test_a_kernel_whose_iopub_is_never_heard_is_given_up(monkeypatch):
 
 
 def test_a_scores_report_forks_its_kernel_and_a_streamed_one_starts_no_server(
-    small_scores, tmp_path, monkeypatch, servers
+    small_scores, tmp_path, servers, forked
 ):
-    """``audit scores`` (like ``audit compare``) starts no kernel ahead, but its notebook's
-    kernel is forked from a server that imported its modules while the scores were
-    checked; a streamed scores report, which runs no notebook, starts no server."""
+    """``audit scores`` starts no kernel ahead, but its notebook's kernel is forked from a
+    server that imported its modules while the scores were checked; a streamed scores
+    report, which runs no notebook, starts no server."""
     import pandas as pd
 
-    launched = []
-    launch = forkserver.launch
-
-    def launching(*args, **kwargs):
-        launched.append(launch(*args, **kwargs))  # (Unavailable: not recorded, started afresh)
-        return launched[-1]
-
-    monkeypatch.setattr(forkserver, "launch", launching)
     argv = ["--reports-dir", str(tmp_path / "r"), "--no-progress", "--target-fmr", "0.01"]
     argv += ["-p", "sweep_points", "3", "-p", "bootstrap_replicates", "5"]
     assert main(["scores", str(small_scores), "--distance", *argv]) == 0
     assert len(servers) == 1
-    assert [type(p) for p in launched] == [forkserver.Forked]
+    assert [type(p) for p in forked] == [forkserver.Forked]
     assert kernels_below(os.getpid()) == {}
     folder = tmp_path / "parts"
     folder.mkdir()
     pd.read_csv(small_scores).to_parquet(folder / "a.parquet")
     assert main(["scores", str(folder), "--distance", *argv]) == 0
-    assert len(servers) == 1 and len(launched) == 1  # streamed: no server, no kernel
+    assert len(servers) == 1 and len(forked) == 1  # streamed: no server, no kernel
 
 
 def _saves(tmp_path, monkeypatch, sources):
