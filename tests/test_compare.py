@@ -663,12 +663,47 @@ def test_the_heat_map_says_what_its_dots_mark():
     ax = agreement_heatmap(pairs, ["a", "b", "c"])
     dots = [line for line in ax.lines if line.get_marker() == "o"]
     assert len(dots) == len(unsure)
-    legend = ax.get_legend()
+    # three cells a side leave no room for it in the empty triangle: below the figure
+    assert ax.get_legend() is None and len(ax.figure.legends) == 1
+    legend = ax.figure.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["the 95% interval of tau-b contains 0"]
     plt.close(ax.figure)
     sure = agreement_heatmap(pairs[pairs["first"] == "a"].query("second == 'b'"), ["a", "b"])
-    assert sure.get_legend() is None
+    assert sure.get_legend() is None and sure.figure.legends == []
     plt.close(sure.figure)
+
+
+@pytest.mark.parametrize("n", [2, 5, 12, 28])
+def test_the_heat_map_keeps_every_text_on_its_figure(n):
+    """Few measures or many, short names or long, the title wider than the cells: the
+    figure is sized to what it draws, as the report's PNG is laid out (the title and the
+    long rotated names past the edge by 1 to 540 px before), and the legend stays in the
+    empty triangle only where it fits there."""
+    import itertools
+
+    import matplotlib.pyplot as plt
+    from figcheck import faults, record
+
+    from audit.report.outputs import render_figure
+    from audit.report.plots.compare import agreement_heatmap
+
+    rng = np.random.default_rng(n)
+    variables = [f"m{i}" for i in range(n)]
+    names = {v: "Vary GeoMean FNMR (NIST)"[: 2 + (7 * i) % 23] for i, v in enumerate(variables)}
+    pairs = pd.DataFrame(itertools.combinations(variables, 2), columns=["first", "second"])
+    pairs["tau"] = rng.uniform(-1, 1, len(pairs))
+    pairs.loc[0, "tau"] = 0.1  # an interval holding 0: a dot, and the legend saying so
+    pairs["low"], pairs["high"] = pairs["tau"] - 0.3, pairs["tau"] + 0.3
+    title = "annex15: Kendall's tau-b between the measures (126 algorithms)"
+    ax = agreement_heatmap(pairs, variables, labels=names, title=title)
+    render_figure(ax.figure)
+    data = record(ax.figure, laid_out=True)
+    assert faults(data, names=list(names.values())) == {k: [] for k in faults(data)}
+    seen = " ".join(t["seen"] for t in data["texts"]).split()
+    assert " ".join(seen).count(title) == 1  # wrapped, every word of it drawn once
+    inside = ax.get_legend() is not None
+    assert inside == (n >= 12) and len(ax.figure.legends) == (not inside)
+    plt.close(ax.figure)
 
 
 @pytest.mark.slow

@@ -65,7 +65,8 @@ def agreement_heatmap(
     labels = {v: str((labels or {}).get(v, v)) for v in variables}
     matrix = square(pairs, variables)
     n = len(variables)
-    if ax is None:
+    created = ax is None
+    if created:
         side = 1.6 + 0.42 * n
         _, ax = plt.subplots(figsize=(side + 1.2, side), layout="constrained")
     mask = np.triu(np.ones((n, n), dtype=bool), k=1)
@@ -83,7 +84,8 @@ def agreement_heatmap(
         square=True,
         linewidths=0.5,
         linecolor="white",
-        cbar_kws={"label": "Kendall's tau-b", "shrink": 0.6, "pad": 0.01},
+        cbar_kws={"label": "Kendall's tau-b", "shrink": 0.6, "pad": 0.01}
+        | ({"fraction": COLOUR_BAR_WIDTH / (CELL * n)} if created else {}),
         xticklabels=names,
         yticklabels=names,
         ax=ax,
@@ -106,9 +108,74 @@ def agreement_heatmap(
             )
     ax.tick_params(axis="x", labelrotation=90)
     ax.tick_params(axis="y", labelrotation=0)
-    if title:
+    if created:
+        _fit(ax, n, title)
+    elif title:
         ax.set_title(escape_mathtext(title), fontsize="medium")
     return ax
+
+
+#: The side of a cell of :func:`agreement_heatmap` (inches), and the room its figure keeps
+#: beyond the cells and the labels: the colour bar and its label, and the pads.
+CELL, COLOUR_BAR, PADS = 0.42, 1.3, 0.35
+#: The narrowest figure of :func:`agreement_heatmap` (inches): room for its title in two
+#: lines, and for the cells of two measures beside their names.
+NARROWEST = 5.0
+#: The width of its colour bar (inches).
+COLOUR_BAR_WIDTH = 0.25
+
+
+def _fit(ax, n: int, title: str) -> None:
+    """Size the figure of ``ax`` to the heat map's ``n`` cells a side and its labels as
+    drawn (measured by the figure's renderer), the title wrapped to the figure's width:
+    the square axes then fills what the layout gives it, and no label reaches past the
+    figure's edge, however long the names or few the measures.  The legend stays in the
+    empty upper triangle where it fits in the top row, and goes below the figure where
+    it does not."""
+    from matplotlib.font_manager import FontProperties
+
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+
+    def extent(texts, side: str) -> float:
+        sizes = [getattr(t.get_window_extent(renderer), side) for t in texts]
+        return max(sizes, default=0.0) / fig.dpi
+
+    width = CELL * n + extent(ax.get_yticklabels(), "width") + COLOUR_BAR + PADS
+    width = max(width, NARROWEST)
+    height = CELL * n + extent(ax.get_xticklabels(), "height") + PADS
+    legend = ax.get_legend()
+    if legend is not None and extent([legend], "width") > CELL * (n - 1) - 0.1:
+        handles, texts = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        legend.remove()
+        legend = fig.legend(handles, texts, loc="outside lower center", fontsize="small")
+        height += extent([legend], "height") + 0.1
+        width = max(width, extent([legend], "width") + PADS)
+    points = FontProperties(size="medium").get_size_in_points()
+
+    def titled(width: float) -> float:  # centred on the figure: wrapped to its width
+        text = fig.suptitle(escape_mathtext(wrap(title, width - PADS, points)), fontsize="medium")
+        return extent([text], "height") + 0.1
+
+    above = titled(width) if title else 0.0
+    height += above
+    fig.set_size_inches(width, height)
+    # laid out once: the room the square axes leaves unused, on one side, is taken off
+    # (a title wrapped anew to a narrower figure taking the lines it needs)
+    fig.get_layout_engine().execute(fig)
+    box, square = ax.get_position(original=True), ax.get_position()
+    width = max(width - (box.width - square.width) * width, NARROWEST)
+    height -= (box.height - square.height) * height
+    if title:
+        height += titled(width) - above
+    fig.set_size_inches(width, height)
+    # and laid out again: a text the new layout puts past an edge widens the figure
+    fig.get_layout_engine().execute(fig)
+    tight = fig.get_tightbbox(renderer)
+    past = [max(0.0, -tight.x0) + max(0.0, tight.x1 - width)]
+    past.append(max(0.0, -tight.y0) + max(0.0, tight.y1 - height))
+    if any(past):
+        fig.set_size_inches(width + past[0] + 0.05, height + past[1] + 0.05)
 
 
 @themed
