@@ -31,6 +31,7 @@ record as JSON beside the report; the test reads them back.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -88,27 +89,24 @@ def _tick_labels(fig) -> dict[int, str]:
     return owners
 
 
-def svg_texts(fig) -> list[str]:
-    """The texts of ``fig``'s SVG written with text as characters."""
+def svg_texts(fig, *, tight: bool | None = None) -> list[str]:
+    """The texts of ``fig``'s SVG written with text as characters; ``tight``: cropped to
+    its texts (by default where it has no layout engine, as the report saves it)."""
     import matplotlib
 
     buffer = io.BytesIO()
-    engine = fig.get_layout_engine()
+    if tight is None:
+        tight = fig.get_layout_engine() is None
     draw = fig.draw
 
     def texts_only(renderer):  # the SVG's texts are all that is read: no path is written
-        for name in PAINTING:
-            setattr(renderer, name, _paint_nothing)
-        try:
+        with _replaced(renderer, dict.fromkeys(PAINTING, _paint_nothing)):
             return draw(renderer)
-        finally:
-            for name in PAINTING:
-                delattr(renderer, name)
 
     fig.draw = texts_only
     try:
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "check"}):
-            fig.savefig(buffer, format="svg", bbox_inches="tight" if engine is None else None)
+            fig.savefig(buffer, format="svg", bbox_inches="tight" if tight else None)
     finally:
         del fig.draw
     root = ElementTree.fromstring(buffer.getvalue())
@@ -119,16 +117,34 @@ def svg_texts(fig) -> list[str]:
     ]
 
 
-def record(fig, *, dpi: float = 150.0) -> dict:
+def record(fig, *, dpi: float = 150.0, laid_out: bool = False) -> dict:
     """Draw ``fig`` at ``dpi`` (that of the report's PNG; laid out and its texts placed,
     no pixel painted) and return what it shows: its canvas, texts and SVG texts
-    (JSON-ready; boxes in pixels at ``dpi``)."""
+    (JSON-ready; boxes in pixels at ``dpi``).
+
+    A figure with a layout engine is laid out once, at ``dpi``, as
+    :func:`audit.report.outputs.render_figure` lays it out, and both drawings read that
+    layout; ``laid_out``: the figure was just rendered at ``dpi`` and keeps the layout
+    its files were drawn with, which is read as it is."""
+    import matplotlib
+
+    from audit.report.outputs import _lay_out
+
+    engine = fig.get_layout_engine()
     original = fig.dpi
-    fig.set_dpi(dpi)
+    off = {"figure.constrained_layout.use": False, "figure.autolayout": False}
     try:
-        return _record(fig)
+        with matplotlib.rc_context(off):
+            if engine is not None:
+                if not laid_out:
+                    _lay_out(fig, engine, dpi)
+                fig.set_layout_engine(None)  # laid out: drawn as it is
+            fig.set_dpi(dpi)
+            return _record(fig, tight=engine is None)
     finally:
         fig.set_dpi(original)
+        if engine is not None:
+            fig.set_layout_engine(engine)
 
 
 #: The renderer's methods that paint pixels, other than text: a record needs none.
@@ -140,7 +156,25 @@ def _paint_nothing(*args, **kwargs) -> None:
     pass
 
 
-def _record(fig) -> dict:
+@contextlib.contextmanager
+def _replaced(renderer, methods: dict):
+    """``renderer`` with ``methods`` in place of its own, then as it was: Agg's renderer
+    holds some of its methods as attributes of its own (its C renderer's), which a
+    figure drawn again later on the same canvas needs back."""
+    own = {name: vars(renderer)[name] for name in methods if name in vars(renderer)}
+    for name, method in methods.items():
+        setattr(renderer, name, method)
+    try:
+        yield
+    finally:
+        for name in methods:
+            if name in own:
+                setattr(renderer, name, own[name])
+            else:
+                delattr(renderer, name)
+
+
+def _record(fig, tight: bool) -> dict:
     from matplotlib.text import Text
 
     renderer = fig.canvas.get_renderer()
@@ -163,19 +197,15 @@ def _record(fig) -> dict:
     # the figure is laid out and its texts placed as for the PNG; nothing is painted
     # (what a reader sees of the texts is read from their strings, their boxes from
     # the renderer's metrics)
-    renderer.draw_text = noting
-    for name in PAINTING:
-        setattr(renderer, name, _paint_nothing)
     Text.draw = noting_artist
     try:
-        fig.draw(renderer)
+        with _replaced(renderer, {"draw_text": noting, **dict.fromkeys(PAINTING, _paint_nothing)}):
+            fig.draw(renderer)
     finally:
-        for name in ("draw_text", *PAINTING):
-            delattr(renderer, name)
         Text.draw = draw
     owners = _tick_labels(fig)
     width, height = fig.bbox.width, fig.bbox.height
-    if fig.get_layout_engine() is None:  # saved with bbox_inches="tight": the tight box
+    if tight:  # saved with bbox_inches="tight": the tight box
         tight = fig.get_tightbbox(renderer)
         canvas = [v * fig.dpi for v in (tight.x0, tight.y0, tight.x1, tight.y1)]
     else:
@@ -212,7 +242,7 @@ def _record(fig) -> dict:
         "size": [width, height],
         "canvas": canvas,
         "texts": texts,
-        "svg": svg_texts(fig),
+        "svg": svg_texts(fig, tight=tight),
     }
 
 
@@ -290,7 +320,7 @@ def install(folder: str | os.PathLike) -> None:
 
     def save_figure(fig, name, output_dir, **options):
         paths = original(fig, name, output_dir, **options)
-        data = record(fig)
+        data = record(fig, dpi=options.get("dpi", 150), laid_out=True)
         stem = Path(paths[0]).stem
         Path(folder, f"{stem}.json").write_text(json.dumps(data))
         return paths
@@ -322,7 +352,8 @@ class Recorded:
 
         def render_figure(fig, **options):
             rendered = original(fig, **options)
-            Path(self.folder, f"{stem}.json").write_text(json.dumps(record(fig)))
+            data = record(fig, dpi=options.get("dpi", 150), laid_out=True)
+            Path(self.folder, f"{stem}.json").write_text(json.dumps(data))
             return rendered
 
         render_figure.original = original
