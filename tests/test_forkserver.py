@@ -127,6 +127,21 @@ def test_the_server_ends_with_its_block_and_takes_what_it_forked(tmp_path):
         _spawn("pass")
 
 
+def test_a_server_never_asked_for_a_process_is_stopped_not_waited_for():
+    """A block that forked nothing ends its server at once (SIGTERM, even while it
+    imports); one that forked a process ends it as usual, its standard input closed."""
+    with forkserver.started():
+        unused = forkserver._server
+    # (SIGTERM before Python set the server's handler: ended by the signal itself)
+    assert unused.stopped and unused.process.returncode in (0, -signal.SIGTERM)
+    assert not os.path.exists(unused.folder)
+    with forkserver.started():
+        used = forkserver._server
+        with forkserver.started():  # a block within it asks the same server
+            assert _spawn("pass").wait(timeout=60) == 0
+    assert not used.stopped and used.process.returncode == 0
+
+
 def test_a_block_that_fails_stops_the_server_and_what_it_forked():
     with pytest.raises(RuntimeError, match="refused"):
         with forkserver.started():

@@ -104,6 +104,7 @@ class _Server:
             start_new_session=True,  # out of the terminal's Ctrl-C: the command line's
         )
         self.stopped = False
+        self.asked = False  # whether a process was asked of it
 
     def stop(self) -> None:
         """SIGTERM to the server: it ends at once, even while it imports, and what it
@@ -115,7 +116,10 @@ class _Server:
                 self.process.send_signal(signal.SIGTERM)
 
     def close(self) -> None:
-        """End the server (it kills any kernel still running) and remove its folder."""
+        """End the server (it kills any kernel still running) and remove its folder; one
+        never asked for a process ends at once (:meth:`stop`), not after its imports."""
+        if not self.asked:
+            self.stop()
         with contextlib.suppress(OSError):
             self.process.stdin.close()
         try:
@@ -278,6 +282,9 @@ def spawn(
                     raise Unavailable(f"stream {number}") from error
             fds.append(given)
         fds += list(pass_fds)
+        with _lock:
+            if _server is not None and _server.path == address:
+                _server.asked = True
         request = {
             "argv": cmd[1:],
             "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
