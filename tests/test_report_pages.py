@@ -133,6 +133,7 @@ def report(small_table, tmp_path_factory):
     command += ["--name", "small", "--reports-dir", str(root), "--no-progress"]
     command += ["-p", "n_replicates", "20", "-p", "verdict_replicates", "2"]
     command += ["-p", "n_random", "50", "-p", "alpha_step", "0.1"]
+    command += ["-p", "measures", '["garbe"]']  # the pages are under test: one measure's figures
     environment = {**os.environ, "TMPDIR": str(deep)}
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=environment)
     assert done.returncode == 0, done.stderr
