@@ -95,7 +95,8 @@ def test_average_ranks_are_scipys_mid_ranks(values, axis):
 def test_replicates_in_single_precision_are_the_double_precision_values(n):
     """Each replicate's sums are whole numbers below 2**24 (up to 4,096 algorithms): the
     single-precision products give exactly the values of the double-precision formula,
-    ties, algorithms drawn many times and resamples tied in one variable included."""
+    ties, algorithms drawn many times and resamples tied in one variable included;
+    counts that are not whole are taken in double precision."""
     rng = np.random.default_rng(n)
     x = rng.integers(0, 5, n).astype(float)  # many ties
     y = np.round(x + rng.random(n), 1)
@@ -103,14 +104,19 @@ def test_replicates_in_single_precision_are_the_double_precision_values(n):
     counts[0] = 0
     counts[0, 0] = n  # one algorithm drawn n times: every pair tied (NaN)
     sx, sy = np.sign(x[:, None] - x[None, :]), np.sign(y[:, None] - y[None, :])
-    c = counts.astype(np.float64)
-    joint = ((c @ (sx * sy)) * c).sum(axis=1)
-    untied = ((c @ np.abs(sx)) * c).sum(axis=1) * ((c @ np.abs(sy)) * c).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        expected = joint / np.sqrt(untied)
+
+    def double(counts):
+        c = np.asarray(counts, dtype=np.float64)
+        joint = ((c @ (sx * sy)) * c).sum(axis=1)
+        untied = ((c @ np.abs(sx)) * c).sum(axis=1) * ((c @ np.abs(sy)) * c).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return joint / np.sqrt(untied)
+
     got = tau_b_replicates(x, y, counts)
     assert np.isnan(got[0])
-    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got, double(counts))
+    weights = counts + 0.1  # not whole numbers: computed in double precision
+    np.testing.assert_array_equal(tau_b_replicates(x, y, weights), double(weights))
 
 
 def test_average_ranks_by_hand():

@@ -103,10 +103,11 @@ def tau_b_replicates(x, y, counts: np.ndarray) -> np.ndarray:
     """
     sx, sy = _signs(np.asarray(x, dtype="float64")), _signs(np.asarray(y, dtype="float64"))
     c = np.asarray(counts)
-    # every term is a whole number: each of a replicate's sums is at most the square of
-    # its draws (the algorithms), so single precision holds them exactly up to 4,096
-    # algorithms (2**24) and gives the double-precision values at half the cost
-    exact = np.float32 if c.sum(axis=1).max(initial=0) <= _EXACT_IN_FLOAT32 else np.float64
+    # whole counts make every term a whole number, each of a replicate's sums at most the
+    # square of its draws (the algorithms): single precision holds them exactly up to
+    # 4,096 draws (2**24) and gives the double-precision values at half the cost
+    whole = c.dtype.kind in "biu" and c.sum(axis=1).max(initial=0) <= _EXACT_IN_FLOAT32
+    exact = np.float32 if whole else np.float64
     c = c.astype(exact)
 
     def quadratic(signs: np.ndarray) -> np.ndarray:  # each replicate's c' signs c
