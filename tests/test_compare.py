@@ -673,13 +673,16 @@ def test_the_heat_map_says_what_its_dots_mark():
     plt.close(sure.figure)
 
 
-@pytest.mark.parametrize("n", [2, 5, 12])
-def test_the_heat_map_keeps_every_text_on_its_figure(n):
-    """Few measures or more, short names or long, the title wider than the cells: the
-    figure is sized to what it draws, as the report's PNG is laid out (the title and the
-    long rotated names past the edge by 12 to 322 px before), and the legend stays in the
-    empty triangle only where it fits there. (The compare report's heat maps of 20 and 25
-    measures, the title of one 1 px past the edge before, are read in test_figures.py.)"""
+@pytest.mark.parametrize(
+    ("n", "length"), [(2, 24), (3, 65), (5, 24), (8, 35), (12, 24)], ids=lambda v: str(v)
+)
+def test_the_heat_map_is_laid_out_for_its_names_and_its_number_of_measures(n, length):
+    """Few measures or more, short names or long, a title wider than the cells: every text
+    on the figure, no two overlapping; square cells of at least 0.42 in (a few measures'
+    larger), the legend over no cell and no text, in the empty triangle only where it
+    fits in the top row. Sized by hand before, such figures ran the title and the turned
+    names 12 to 322 px past the edge, and, sized to a first layout, shrank 8 cells of
+    35-character names to 0.20 in with the legend over them."""
     import itertools
 
     import matplotlib.pyplot as plt
@@ -690,21 +693,41 @@ def test_the_heat_map_keeps_every_text_on_its_figure(n):
 
     rng = np.random.default_rng(n)
     variables = [f"m{i}" for i in range(n)]
-    names = {v: "Vary GeoMean FNMR (NIST)"[: 2 + (7 * i) % 23] for i, v in enumerate(variables)}
+    long = "demographic parity difference of the false non-match rate across the groups"
+    names = {v: f"{i:02d} {long[: length - 3 - (5 * i) % 9]}" for i, v in enumerate(variables)}
     pairs = pd.DataFrame(itertools.combinations(variables, 2), columns=["first", "second"])
     pairs["tau"] = rng.uniform(-1, 1, len(pairs))
     pairs.loc[0, "tau"] = 0.1  # an interval holding 0: a dot, and the legend saying so
     pairs["low"], pairs["high"] = pairs["tau"] - 0.3, pairs["tau"] + 0.3
+    pairs.attrs["level"] = 0.95
     title = "annex15: Kendall's tau-b between the measures (126 algorithms)"
     ax = agreement_heatmap(pairs, variables, labels=names, title=title)
-    render_figure(ax.figure)
-    data = record(ax.figure, laid_out=True)
+    fig = ax.figure
+    render_figure(fig)
+    data = record(fig, laid_out=True)  # boxes in pixels at 150 dpi, from the bottom left
     assert faults(data, names=list(names.values())) == {k: [] for k in faults(data)}
-    seen = " ".join(t["seen"] for t in data["texts"]).split()
-    assert " ".join(seen).count(title) == 1  # wrapped, every word of it drawn once
+    assert " ".join(" ".join(t["seen"] for t in data["texts"]).split()).count(title) == 1
+    width, height = fig.get_size_inches()
+    x, y, w, h = ax.get_position().bounds
+    cell = w * width / n
+    assert cell >= 0.42 - 1e-9 and h * height == pytest.approx(w * width)
+    cells = [  # the drawn (lower-triangle) cells, in pixels
+        [150 * v for v in (x * width + j * cell, (y + h) * height - (i + 1) * cell)]
+        for i in range(n)
+        for j in range(i + 1)
+    ]
+    cells = [(x0, y0, x0 + 150 * cell, y0 + 150 * cell) for x0, y0 in cells]
+    (legend,) = [t for t in data["texts"] if t["seen"].startswith("the 95% interval")]
+    others = [t["box"] for t in data["texts"] if t is not legend]
+
+    def overlap(a, b):
+        return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+    assert [c for c in cells if overlap(legend["box"], c)] == []
+    assert [b for b in others if overlap(legend["box"], b)] == []
     inside = ax.get_legend() is not None
-    assert inside == (n >= 12) and len(ax.figure.legends) == (not inside)
-    plt.close(ax.figure)
+    assert inside == (n >= 8) and len(fig.legends) == (not inside)
+    plt.close(fig)
 
 
 @pytest.mark.slow

@@ -52,6 +52,9 @@ def agreement_heatmap(
         Display names (default: the variables).
     title
         The figure's title, drawn as written.
+    ax
+        Axes to draw on (default: a figure of its own, sized to the matrix, its names
+        and its title; it has no layout engine and is saved cropped to what it draws).
 
     Returns
     -------
@@ -66,9 +69,9 @@ def agreement_heatmap(
     matrix = square(pairs, variables)
     n = len(variables)
     created = ax is None
-    if created:
-        side = 1.6 + 0.42 * n
-        _, ax = plt.subplots(figsize=(side + 1.2, side), layout="constrained")
+    if created:  # sized and laid out by _place, once its texts are measured
+        fig = plt.figure()
+        ax, colour_bar = fig.add_axes((0.0, 0.0, 1.0, 1.0)), fig.add_axes((0.0, 0.0, 1.0, 1.0))
     mask = np.triu(np.ones((n, n), dtype=bool), k=1)
     annotate = n <= ANNOTATE_UP_TO
     names = [escape_mathtext(labels[v]) for v in variables]
@@ -84,8 +87,8 @@ def agreement_heatmap(
         square=True,
         linewidths=0.5,
         linecolor="white",
-        cbar_kws={"label": "Kendall's tau-b", "shrink": 0.6, "pad": 0.01}
-        | ({"fraction": COLOUR_BAR_WIDTH / (CELL * n)} if created else {}),
+        cbar_ax=colour_bar if created else None,
+        cbar_kws={"label": "Kendall's tau-b"} | ({} if created else {"shrink": 0.6, "pad": 0.01}),
         xticklabels=names,
         yticklabels=names,
         ax=ax,
@@ -109,73 +112,82 @@ def agreement_heatmap(
     ax.tick_params(axis="x", labelrotation=90)
     ax.tick_params(axis="y", labelrotation=0)
     if created:
-        _fit(ax, n, title)
+        _place(ax, colour_bar, n, title)
     elif title:
         ax.set_title(escape_mathtext(title), fontsize="medium")
     return ax
 
 
-#: The side of a cell of :func:`agreement_heatmap` (inches), and the room its figure keeps
-#: beyond the cells and the labels: the colour bar and its label, and the pads.
-CELL, COLOUR_BAR, PADS = 0.42, 1.3, 0.35
-#: The narrowest figure of :func:`agreement_heatmap` (inches): room for its title in two
-#: lines, and for the cells of two measures beside their names.
-NARROWEST = 5.0
-#: The width of its colour bar (inches).
-COLOUR_BAR_WIDTH = 0.25
+#: The smallest side of a cell of :func:`agreement_heatmap` (inches), and the smallest
+#: side of its matrix (a few measures get larger cells).
+CELL, SMALLEST_MATRIX = 0.42, 2.5
+#: Its colour bar: width, gap to the matrix, and room for its numbers (inches).
+COLOUR_BAR_WIDTH, COLOUR_BAR_GAP, COLOUR_BAR_NUMBERS = 0.2, 0.15, 0.6
+#: The gap between the matrix and the texts around it (inches).
+GAP = 0.12
 
 
-def _fit(ax, n: int, title: str) -> None:
-    """Size the figure of ``ax`` to the heat map's ``n`` cells a side and its labels as
-    drawn (measured by the figure's renderer), the title wrapped to the figure's width:
-    the square axes then fills what the layout gives it, and no label reaches past the
-    figure's edge, however long the names or few the measures.  The legend stays in the
-    empty upper triangle where it fits in the top row, and goes below the figure where
-    it does not."""
+def _place(ax, colour_bar, n: int, title: str) -> None:
+    """Size and place the heat map of :func:`agreement_heatmap` on its own figure, from
+    its texts as drawn (measured by the figure's renderer): each cell at least
+    :data:`CELL` a side and as tall as a name's lines, the names beside and below, the
+    colour bar to the right, the title above, wrapped to the width of all that and
+    centred on it, and the legend in the empty upper triangle where it fits in the top
+    row, below the names where it does not.  The figure has no layout engine: it is
+    saved cropped to what it draws (``bbox_inches="tight"``), and no text is cut
+    whatever its length."""
     from matplotlib.font_manager import FontProperties
 
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
 
-    def extent(texts, side: str) -> float:
-        sizes = [getattr(t.get_window_extent(renderer), side) for t in texts]
-        return max(sizes, default=0.0) / fig.dpi
+    def size(text) -> tuple[float, float]:  # (width, height) in inches, as drawn
+        box = text.get_window_extent(renderer)
+        return box.width / fig.dpi, box.height / fig.dpi
 
-    width = CELL * n + extent(ax.get_yticklabels(), "width") + COLOUR_BAR + PADS
-    width = max(width, NARROWEST)
-    height = CELL * n + extent(ax.get_xticklabels(), "height") + PADS
+    rows = [size(t) for t in ax.get_yticklabels() if t.get_text()]
+    columns = [size(t) for t in ax.get_xticklabels() if t.get_text()]  # turned upright
+    # a cell as tall as a name's lines (a column's name, turned, as wide)
+    cell = max(CELL, SMALLEST_MATRIX / max(n, 1), max((h for _, h in rows), default=0) + 0.05)
+    side = cell * max(n, 1)
+    tick = ax.xaxis.get_major_ticks()[0] if n else None  # a name's offset from the matrix
+    offset = (tick.get_tick_padding() + tick.get_pad()) / 72 if tick is not None else 0.0
+    names = max((w for w, _ in rows), default=0.0) + offset + GAP  # left of the matrix
+    bar = min(side, max(0.6 * side, SMALLEST_MATRIX))
+    width = names + side + COLOUR_BAR_GAP + COLOUR_BAR_WIDTH + COLOUR_BAR_NUMBERS
+    width += size(colour_bar.yaxis.label)[0]
+    bottom = max((h for _, h in columns), default=0.0) + offset + GAP  # the matrix's edge
     legend = ax.get_legend()
-    if legend is not None and extent([legend], "width") > CELL * (n - 1) - 0.1:
-        handles, texts = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
-        legend.remove()
-        legend = fig.legend(handles, texts, loc="outside lower center", fontsize="small")
-        height += extent([legend], "height") + 0.1
-        width = max(width, extent([legend], "width") + PADS)
-    points = FontProperties(size="medium").get_size_in_points()
-
-    def titled(width: float) -> float:  # centred on the figure: wrapped to its width
-        text = fig.suptitle(escape_mathtext(wrap(title, width - PADS, points)), fontsize="medium")
-        return extent([text], "height") + 0.1
-
-    above = titled(width) if title else 0.0
-    height += above
-    fig.set_size_inches(width, height)
-    # laid out once: the room the square axes leaves unused, on one side, is taken off
-    # (a title wrapped anew to a narrower figure taking the lines it needs)
-    fig.get_layout_engine().execute(fig)
-    box, square = ax.get_position(original=True), ax.get_position()
-    width = max(width - (box.width - square.width) * width, NARROWEST)
-    height -= (box.height - square.height) * height
+    if legend is not None:
+        wide, high = size(legend)
+        if wide <= cell * (n - 1) - 0.1 and high <= cell - 0.05:  # in the top row
+            legend = None
+        else:  # below the column names
+            handles, texts = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+            legend.remove()
+            legend = fig.legend(handles, texts, loc="lower center", fontsize="small")
+            bottom += high + 2 * GAP  # (and the legend's own pad)
+    height = bottom + side
+    heading = None
     if title:
-        height += titled(width) - above
+        points = FontProperties(size="medium").get_size_in_points()
+        text = escape_mathtext(wrap(title, width, points))
+        heading = fig.suptitle(text, ha="center", va="bottom", fontsize="medium")
+        height += GAP + size(heading)[1]
     fig.set_size_inches(width, height)
-    # and laid out again: a text the new layout puts past an edge widens the figure
-    fig.get_layout_engine().execute(fig)
-    tight = fig.get_tightbbox(renderer)
-    past = [max(0.0, -tight.x0) + max(0.0, tight.x1 - width)]
-    past.append(max(0.0, -tight.y0) + max(0.0, tight.y1 - height))
-    if any(past):
-        fig.set_size_inches(width + past[0] + 0.05, height + past[1] + 0.05)
+    ax.set_position((names / width, bottom / height, side / width, side / height))
+    colour_bar.set_position(
+        (
+            (names + side + COLOUR_BAR_GAP) / width,
+            (bottom + (side - bar) / 2) / height,
+            COLOUR_BAR_WIDTH / width,
+            bar / height,
+        )
+    )
+    if heading is not None:
+        heading.set_position((0.5, (bottom + side + GAP) / height))
+    if legend is not None:  # centred under the matrix
+        legend.set_bbox_to_anchor(((names + side / 2) / width, 0.0), fig.transFigure)
 
 
 @themed
