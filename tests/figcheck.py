@@ -128,13 +128,12 @@ def record(fig, *, dpi: float = 150.0, laid_out: bool = False) -> dict:
     its files were drawn with, which is read as it is."""
     import matplotlib
 
-    from audit.report.outputs import _lay_out
+    from audit.report.outputs import ENGINE_OFF, _lay_out
 
     engine = fig.get_layout_engine()
     original = fig.dpi
-    off = {"figure.constrained_layout.use": False, "figure.autolayout": False}
     try:
-        with matplotlib.rc_context(off):
+        with matplotlib.rc_context(ENGINE_OFF):
             if engine is not None:
                 if not laid_out:
                     _lay_out(fig, engine, dpi)

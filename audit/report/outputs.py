@@ -47,6 +47,9 @@ OUTPUTS_LIST = "outputs_{notebook}.json"
 KINDS = ("tables", "figures", "sentences")
 #: The files of each figure, in the order they are drawn (the PNG lays the figure out).
 FIGURE_FORMATS = ("png", "svg")
+#: Settings under which a laid-out figure is drawn with its engine off: these would put a
+#: default engine in its place.
+ENGINE_OFF = {"figure.constrained_layout.use": False, "figure.autolayout": False}
 ROLE_TAKEN = (
     "notebook {notebook!r} declared role {role!r} of its {kind} twice: {first} and {second}; "
     "give each output its own role"
@@ -172,9 +175,7 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
     bbox = "tight" if engine is None else None
     rendered = []
     try:
-        # the engine off means off: these would put a default engine in its place
-        off = {"figure.constrained_layout.use": False, "figure.autolayout": False}
-        with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT, **off}):
+        with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT, **ENGINE_OFF}):
             if engine is not None:
                 _lay_out(fig, engine, dpi)
                 # laid out: drawn without an engine, whose mere presence makes savefig
