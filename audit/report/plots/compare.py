@@ -150,22 +150,22 @@ def _place(ax, colour_bar, n: int, title: str) -> None:
     # a cell as tall as a name's lines (a column's name, turned, as wide)
     cell = max(CELL, SMALLEST_MATRIX / max(n, 1), max((h for _, h in rows), default=0) + 0.05)
     side = cell * max(n, 1)
-    tick = ax.xaxis.get_major_ticks()[0] if n else None  # a name's offset from the matrix
-    offset = (tick.get_tick_padding() + tick.get_pad()) / 72 if tick is not None else 0.0
+    offset = 0.0  # a name's offset from the matrix
+    if n:
+        tick = ax.xaxis.get_major_ticks()[0]
+        offset = (tick.get_tick_padding() + tick.get_pad()) / 72
     names = max((w for w, _ in rows), default=0.0) + offset + GAP  # left of the matrix
     bar = min(side, max(0.6 * side, SMALLEST_MATRIX))
     width = names + side + COLOUR_BAR_GAP + COLOUR_BAR_WIDTH + COLOUR_BAR_NUMBERS
     width += size(colour_bar.yaxis.label)[0]
     bottom = max((h for _, h in columns), default=0.0) + offset + GAP  # the matrix's edge
-    legend = ax.get_legend()
+    legend, below = ax.get_legend(), None  # in the top row, or below the column names
     if legend is not None:
         wide, high = size(legend)
-        if wide <= cell * (n - 1) - 0.1 and high <= cell - 0.05:  # in the top row
-            legend = None
-        else:  # below the column names
-            handles, texts = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        if wide > cell * (n - 1) - 0.1 or high > cell - 0.05:
+            texts = [t.get_text() for t in legend.get_texts()]
+            below = fig.legend(legend.legend_handles, texts, loc="lower center", fontsize="small")
             legend.remove()
-            legend = fig.legend(handles, texts, loc="lower center", fontsize="small")
             bottom += high + 2 * GAP  # (and the legend's own pad)
     height = bottom + side
     heading = None
@@ -186,8 +186,8 @@ def _place(ax, colour_bar, n: int, title: str) -> None:
     )
     if heading is not None:
         heading.set_position((0.5, (bottom + side + GAP) / height))
-    if legend is not None:  # centred under the matrix
-        legend.set_bbox_to_anchor(((names + side / 2) / width, 0.0), fig.transFigure)
+    if below is not None:  # centred under the matrix
+        below.set_bbox_to_anchor(((names + side / 2) / width, 0.0), fig.transFigure)
 
 
 @themed
