@@ -532,7 +532,7 @@ def pareto_figure(
     named = _named(frame)
     inside = in_zoom.loc[named.index].to_numpy()
     everything = frame[["accuracy", "fairness"]].to_numpy()
-    fig.canvas.draw()  # the layout is set: labels are placed in display space
+    fig.draw_without_rendering()  # the layout is set: labels are placed in display space
     main = named[~inside]
     place_labels(ax, main.index, main["accuracy"], main["fairness"], avoid=everything)
     if zoom is not None:

@@ -219,7 +219,7 @@ def add_frontier_probability(
     if annotate is not None:
         few = len(frontier) <= LABEL_ALL_UP_TO
         named = frontier if few else frontier[frontier["frontier_probability"] >= annotate]
-        ax.figure.canvas.draw()  # the layout is set: labels are placed in display space
+        ax.figure.draw_without_rendering()  # the layout is set: labels are placed in display space
         place_labels(
             ax,
             [f"{r.algorithm} ({r.frontier_probability:.2f})" for r in named.itertuples()],
