@@ -310,6 +310,57 @@ def test_draws_into_a_given_ax(annex15):
     assert not left.has_data()
 
 
+@pytest.mark.parametrize("canvas", ["none", "pdf", "svg", "subfigure"])
+def test_labels_are_placed_on_a_figure_without_agg_s_canvas(annex15, canvas):
+    """A figure made without pyplot (``Figure()``, as on a web server) or on a PDF or SVG
+    canvas has no renderer of its own to measure the labels with: matplotlib lends one,
+    and every label is placed; a bare figure's are where pyplot's Agg figure has them,
+    and so are those of an axes in a subfigure filling a pyplot figure."""
+    from matplotlib.backends.backend_pdf import FigureCanvasPdf
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    from audit.report.plots.uncertainty import plot_frontier_probability
+
+    frame = frontier_frame(annex15)
+    probability = pd.DataFrame(
+        {
+            "algorithm": frame.index,
+            "total_fnmr": frame["accuracy"].to_numpy(),
+            "value": frame["fairness"].to_numpy(),
+            "on_frontier": frame["on_frontier"].to_numpy(),
+            "frontier_probability": frame["on_frontier"].astype(float).to_numpy(),
+        }
+    )
+
+    def placed(make) -> list:
+        places = []
+        for draw in (
+            lambda ax: pareto_figure(frame, ax=ax),
+            lambda ax: plot_frontier_probability(probability, ax=ax),
+        ):
+            ax = make().add_subplot()
+            draw(ax)
+            places.append([(t.get_text(), t.get_position()) for t in ax.texts])
+        return places
+
+    def made():
+        if canvas == "subfigure":
+            return plt.figure(figsize=(8, 5.6)).subfigures(1, 1)
+        fig = Figure(figsize=(8, 5.6))
+        if canvas != "none":
+            {"pdf": FigureCanvasPdf, "svg": FigureCanvasSVG}[canvas](fig)
+        return fig
+
+    expected = placed(lambda: plt.figure(figsize=(8, 5.6)))
+    got = placed(made)
+    named = set(plots._named(frame).index)  # the frontier, and points tied with it
+    assert {name for name, _ in got[0]} == named >= set(frame.index[frame["on_frontier"]])
+    assert [name for name, _ in got[1]] == [name for name, _ in expected[1]] != []
+    if canvas in ("none", "subfigure"):
+        assert got == expected
+    plt.close("all")
+
+
 def test_bad_frame_and_log_errors(small):
     bare = pd.DataFrame({"accuracy": [0.1], "fairness": [0.2]})
     with pytest.raises(ValueError) as error:

@@ -176,6 +176,30 @@ def wrap(text: str, width_inches: float, fontsize: float = 10.0) -> str:
     return "\n".join(textwrap.fill(line, chars) for line in str(text).split("\n"))
 
 
+def root_figure(fig):
+    """The figure that holds ``fig``: ``fig`` itself, or the figure a subfigure is part of
+    (an ``ax`` given to a figure function may be one of a subfigure's)."""
+    try:
+        return fig.get_figure(root=True)
+    except TypeError:  # matplotlib before 3.10: a subfigure's .figure is its root
+        return fig.figure
+
+
+def renderer_of(fig):
+    """The renderer that measures ``fig``'s texts where a figure function places them by
+    their size: its canvas's own (Agg's, pyplot's usual), else one matplotlib lends for
+    the call, as its layout engines do (a bare ``Figure()``, a PDF or SVG canvas, whose
+    canvases have none)."""
+    return root_figure(fig)._get_renderer()
+
+
+def width_inches(fig) -> float:
+    """The width of ``fig`` (a figure, or a subfigure: its part of its figure), inches."""
+    if hasattr(fig, "get_figwidth"):
+        return fig.get_figwidth()
+    return fig.bbox.width / fig.dpi
+
+
 def themed(function: F) -> F:
     """Run a figure function under :func:`theme`, so that what it builds has the one look."""
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from audit.analysis.compare import ACCURACY
 from audit.analysis.ranks import square
-from audit.report.plots import GREY, colour, themed, wrap
+from audit.report.plots import GREY, colour, renderer_of, themed, wrap
 from audit.report.text import escape_mathtext
 
 #: Matrices up to this many variables get their tau written in the cells.
@@ -139,7 +139,7 @@ def _place(ax, colour_bar, n: int, title: str) -> None:
     from matplotlib.font_manager import FontProperties
 
     fig = ax.figure
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer_of(fig)
 
     def size(text) -> tuple[float, float]:  # (width, height) in inches, as drawn
         box = text.get_window_extent(renderer)

@@ -22,7 +22,16 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import InputError, UsageError
-from audit.report.plots import GREY, PAGE_WIDTH, VERMILION, colour, themed
+from audit.report.plots import (
+    GREY,
+    PAGE_WIDTH,
+    VERMILION,
+    colour,
+    renderer_of,
+    root_figure,
+    themed,
+    width_inches,
+)
 from audit.report.text import escape_mathtext
 
 NOT_A_FRONTIER_FRAME = (
@@ -175,7 +184,7 @@ def place_labels(
     if not len(xs):
         return []
     fig = ax.figure
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer_of(fig)
     pixels = fig.dpi / 72.0
     points = np.column_stack([xs, ys]) if avoid is None else np.asarray(avoid, dtype="float64")
     centres = ax.transData.transform(points)
@@ -491,8 +500,8 @@ def pareto_figure(
         f"{accuracy_label} vs {escape_mathtext(a['measure_label'])}: {a['n_frontier']} of "
         f"{a['n_candidates']} algorithms on the Pareto frontier"
     )
-    width_inches = fig.get_figwidth() * (0.55 if zoom is not None else 0.9)
-    weights = textwrap.fill(f"Weights: {a['weights']}", width=max(40, int(width_inches * 13)))
+    wide = width_inches(fig) * (0.55 if zoom is not None else 0.9)
+    weights = textwrap.fill(f"Weights: {a['weights']}", width=max(40, int(wide * 13)))
     ax.set_title(f"{title}\n{escape_mathtext(weights)}", fontsize="medium", fontweight="normal")
 
     if zoom is not None:
@@ -532,7 +541,7 @@ def pareto_figure(
     named = _named(frame)
     inside = in_zoom.loc[named.index].to_numpy()
     everything = frame[["accuracy", "fairness"]].to_numpy()
-    fig.draw_without_rendering()  # the layout is set: labels are placed in display space
+    root_figure(fig).draw_without_rendering()  # laid out: labels go in display space
     main = named[~inside]
     place_labels(ax, main.index, main["accuracy"], main["fairness"], avoid=everything)
     if zoom is not None:

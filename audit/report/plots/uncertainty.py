@@ -17,7 +17,16 @@ import pandas as pd
 from audit.analysis.pareto import ACCURACY_LABELS
 from audit.exceptions import UsageError
 from audit.measures.registry import get_measure
-from audit.report.plots import BLUE, PAGE_WIDTH, VERMILION, colour, themed, wrap
+from audit.report.plots import (
+    BLUE,
+    PAGE_WIDTH,
+    VERMILION,
+    colour,
+    root_figure,
+    themed,
+    width_inches,
+    wrap,
+)
 from audit.report.plots.pareto import LABEL_ALL_UP_TO, frontier_colour, log_accuracy, place_labels
 from audit.report.text import escape_mathtext
 from audit.uncertainty.claims import fairness_words
@@ -140,7 +149,7 @@ def plot_intervals(
     title = f"{_label(measure)}, fairest on top: {which}"
     if kind:
         title += f"; {kind} uncertainty"
-    width = ax.figure.get_figwidth() * ax.get_position().width
+    width = width_inches(ax.figure) * ax.get_position().width
     ax.set_title(wrap(title, width, 11.0), fontsize="medium", pad=24)
     return ax
 
@@ -219,7 +228,7 @@ def add_frontier_probability(
     if annotate is not None:
         few = len(frontier) <= LABEL_ALL_UP_TO
         named = frontier if few else frontier[frontier["frontier_probability"] >= annotate]
-        ax.figure.draw_without_rendering()  # the layout is set: labels are placed in display space
+        root_figure(ax.figure).draw_without_rendering()  # laid out: labels go in display space
         place_labels(
             ax,
             [f"{r.algorithm} ({r.frontier_probability:.2f})" for r in named.itertuples()],
