@@ -299,8 +299,8 @@ def _version(package: str) -> str:
 
 @functools.cache
 def _installed_version(package: str) -> str:
-    """The installed version of ``package``, read from its metadata once in a process
-    (2.5 ms a read, once per report before)."""
+    """The installed version of ``package``, read from its metadata (2.5 ms) once in a
+    process, however many reports it runs."""
     from importlib.metadata import version
 
     return version(package)
