@@ -75,22 +75,25 @@ def test_a_histogram_has_the_bars_seaborn_draws(data, options):
 
     from audit.report.plots.uncertainty import histogram
 
-    style = dict(color=plots.colour(plots.BLUE))
-    fig, (ours, theirs) = plt.subplots(1, 2)
     discrete = options.pop("discrete", False)
-    histogram(ours, data, discrete=discrete, **options, **style)
-    sns.histplot(
-        x=data, discrete=discrete, **options, **style, edgecolor="white", linewidth=0.3, ax=theirs
-    )
-    mine, seaborns = _bars(ours), _bars(theirs)
-    assert len(mine) == len(seaborns) > 0
-    for a, b in zip(mine, seaborns, strict=True):
-        np.testing.assert_allclose(a[:2], b[:2], rtol=1e-14)
-        assert a[2:] == b[2:]
-    assert ours.get_ylabel() == theirs.get_ylabel() == "Count"
-    assert ours.get_xlim() == pytest.approx(theirs.get_xlim(), rel=1e-12)
-    assert ours.get_ylim() == theirs.get_ylim()
-    plt.close(fig)
+    # a colour given, and none: the axes' next colour, the second time the next but one
+    for style, times in ((dict(color=plots.colour(plots.BLUE)), 1), ({}, 2)):
+        fig, (ours, theirs) = plt.subplots(1, 2)
+        for _ in range(times):
+            histogram(ours, data, discrete=discrete, **options, **style)
+            sns.histplot(
+                x=data, discrete=discrete, **options, **style, edgecolor="white", linewidth=0.3,
+                ax=theirs,
+            )  # fmt: skip
+        mine, seaborns = _bars(ours), _bars(theirs)
+        assert len(mine) == len(seaborns) > 0
+        for a, b in zip(mine, seaborns, strict=True):
+            np.testing.assert_allclose(a[:2], b[:2], rtol=1e-14)
+            assert a[2:] == b[2:]
+        assert ours.get_ylabel() == theirs.get_ylabel() == "Count"
+        assert ours.get_xlim() == pytest.approx(theirs.get_xlim(), rel=1e-12)
+        assert ours.get_ylim() == theirs.get_ylim()
+        plt.close(fig)
 
 
 def test_the_statistics_figure_imports_no_seaborn():

@@ -334,15 +334,20 @@ def histogram(ax, data, *, discrete: bool, bins="auto", binrange=None, color=Non
     discrete=..., bins=..., binrange=..., color=..., edgecolor="white",
     linewidth=0.3)`` draws it: the same bins (one per whole number when ``discrete``,
     else numpy's edges for ``bins`` over ``binrange``), bars of the colour at
-    :data:`BAR_ALPHA` standing on the axis, and "Count" on the y axis -- without
-    importing seaborn, whose import of scipy.stats costs about half a second in each
-    process that draws. ``tests/test_plots_theme.py`` checks the bars against
-    seaborn's own. Returns the bars."""
+    :data:`BAR_ALPHA` standing on the axis (without ``color``, the axes' next colour,
+    as seaborn takes it), and "Count" on the y axis -- without importing seaborn, whose
+    import of scipy.stats costs about half a second in each process that draws.
+    ``tests/test_plots_theme.py`` checks the bars against seaborn's own. Returns the
+    bars."""
     from matplotlib.colors import to_rgba
 
     data = np.asarray(data, dtype="float64")
     if len(data) == 0:
         return []
+    if color is None:  # the colour a bar drawn now would have: the cycle moves on
+        scout = ax.bar([np.nan], [np.nan])
+        color = scout.patches[0].get_facecolor()
+        scout.remove()
     start, stop = (data.min(), data.max()) if binrange is None else binrange
     if discrete:
         edges = np.arange(start - 0.5, stop + 1.5)
