@@ -361,6 +361,28 @@ def test_labels_are_placed_on_a_figure_without_agg_s_canvas(annex15, canvas):
     plt.close("all")
 
 
+@pytest.mark.parametrize("layout", [None, "constrained"])
+def test_the_legend_goes_under_the_plot_only_where_the_layout_makes_room(small, layout):
+    """Alone on its figure, the plot has its legend under it where constrained layout makes
+    room there (the figure's own, or a given ax on such a figure); on a figure without it
+    the legend stays in the plot, off the x axis's label, and so does one in a subfigure."""
+    fig, ax = plt.subplots(figsize=(8, 5.6), layout=layout)
+    pareto_figure(small, ax=ax)
+    sub = plt.figure(figsize=(12, 5), layout=layout).subfigures(1, 2)[0]
+    inner = sub.add_subplot()
+    pareto_figure(small, ax=inner)
+    fig.draw_without_rendering()
+    if layout == "constrained":
+        assert len(fig.legends) == 1 and ax.get_legend() is None
+        below = fig.legends[0].get_window_extent()
+        assert below.y1 <= ax.xaxis.label.get_window_extent().y0
+    else:
+        assert not fig.legends and ax.get_legend() is not None
+        assert ax.get_window_extent().contains(*ax.get_legend().get_window_extent().min)
+    assert not sub.legends and inner.get_legend() is not None
+    plt.close("all")
+
+
 def test_bad_frame_and_log_errors(small):
     bare = pd.DataFrame({"accuracy": [0.1], "fairness": [0.2]})
     with pytest.raises(ValueError) as error:

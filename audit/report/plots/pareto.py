@@ -457,6 +457,7 @@ def pareto_figure(
     'GARBE (alpha=0.5), lower is fairer'
     """
     import matplotlib.pyplot as plt
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
     from matplotlib.patches import Rectangle
 
     _check(frame)
@@ -534,7 +535,11 @@ def pareto_figure(
             )
         )
     handles, labels = ax.get_legend_handles_labels()
-    if fig.axes[0] is ax and (zoom is not None or len(fig.axes) == 1):
+    # under the plot, outside it, where constrained layout makes room for it (the figure's
+    # own, or a given ax alone on such a figure, not in a subfigure); else in the plot
+    constrained = isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    alone = fig.axes[0] is ax and (zoom is not None or len(fig.axes) == 1)
+    if constrained and alone and fig is root_figure(fig):
         fig.legend(handles, labels, loc="outside lower center", ncols=len(handles))
     else:
         ax.legend(handles, labels, loc="upper right")
