@@ -188,6 +188,39 @@ def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, ke
     assert streamed.passes > 2
 
 
+def test_empty_chunks_add_nothing(tmp_path, kernel):
+    """A row group, a file or a DataFrame of no rows among the others adds nothing, as
+    read_scores reads them; a source of nothing but empty chunks is refused as empty."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audit.tables.scores import EMPTY, ScoresError
+
+    frame = synthetic(3000, round_to=2).reset_index(drop=True)
+    parts = chunks(frame, 1500)
+    expected = read_scores(frame)
+    assert_same(StreamingScores([parts[0], frame.iloc[:0], *parts[1:]]), expected, frame)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    arrow = [pa.Table.from_pandas(part, preserve_index=False) for part in parts]
+    with pq.ParquetWriter(folder / "a.parquet", arrow[0].schema) as writer:
+        for table in (arrow[0], arrow[0].slice(0, 0), arrow[1]):
+            writer.write_table(table)
+    frame.iloc[:0].to_parquet(folder / "b.parquet", index=False)
+    pd.concat(parts[2:]).to_parquet(folder / "c.parquet", index=False)
+    row_groups = pq.ParquetFile(folder / "a.parquet").metadata
+    assert [row_groups.row_group(g).num_rows for g in range(3)] == [1500, 0, 1500]
+    assert_same(StreamingScores(folder, memory="64kB"), expected, frame)
+    with pytest.raises(ScoresError) as empty:
+        StreamingScores([frame.iloc[:0], frame.iloc[:0]]).sweep(TARGETS)
+    assert str(empty.value) == EMPTY.format(source="<DataFrame>")
+    (folder / "a.parquet").unlink()
+    (folder / "c.parquet").unlink()
+    with pytest.raises(ScoresError) as empty:
+        StreamingScores(folder).sweep(TARGETS)
+    assert str(empty.value) == EMPTY.format(source=str(folder))
+
+
 def test_labels_seen_only_after_the_sample():
     """An algorithm and a group that only the last chunk holds."""
     frame = synthetic(3000)

@@ -232,7 +232,9 @@ class StreamingScores:
         )
         self.attributes = tuple(attributes) if attributes is not None else ()
         self.engine = _engine(engine, client, progress)
-        self.pieces = pieces(source)
+        # an empty chunk (a row group, file or DataFrame of no rows) adds nothing, as for
+        # read_scores; a source of nothing but empty chunks is refused as empty
+        self.pieces = [piece for piece in pieces(source) if piece.rows]
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None
@@ -295,6 +297,8 @@ class StreamingScores:
 
     def _first_pass(self, function) -> None:
         """The sample, then a first pass planned on it (see the module docstring)."""
+        if not self.pieces:
+            raise ScoresError(EMPTY.format(source=self._name()))
         count = min(len(self.pieces), _SAMPLE_PIECES)
         at = np.unique(np.linspace(0, len(self.pieces) - 1, count).round().astype(int))
         chosen = [self.pieces[i] for i in at.tolist()]
@@ -484,9 +488,14 @@ class StreamingScores:
             known.windows.update(line.windows)
         stats._sorted.clear()
 
+    def _name(self) -> str:
+        """The source as messages name it: its path, or ``<DataFrame>``."""
+        source = self.source
+        return str(source) if isinstance(source, str | os.PathLike) else "<DataFrame>"
+
     def _learnt(self, plan: Plan, partial: Partial, ordered=False) -> tuple[tuple, list[Line]]:
         if partial is None or partial.rows == 0:
-            raise ScoresError(EMPTY.format(source=str(self.source)))
+            raise ScoresError(EMPTY.format(source=self._name()))
         return learnt(plan, partial, ordered=ordered)
 
     def _plan(self, algorithms, groups, keep, split, points, bits: int = 16) -> Plan:
