@@ -221,6 +221,13 @@ def test_empty_chunks_add_nothing(tmp_path, kernel):
     assert str(empty.value) == EMPTY.format(source=str(folder))
 
 
+def test_half_precision_scores_are_counted_as_read(kernel):
+    """float16 scores (widened exactly where the compiled loop reads them) give what
+    read_scores gives, kept rows included."""
+    frame = synthetic(3000, round_to=2, dtype="float16")
+    assert_same(StreamingScores(chunks(frame, 1500), memory="64kB"), read_scores(frame), frame)
+
+
 def test_labels_seen_only_after_the_sample():
     """An algorithm and a group that only the last chunk holds."""
     frame = synthetic(3000)

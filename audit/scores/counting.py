@@ -302,7 +302,9 @@ def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
     )  # fmt: skip
     if not kept:
         return []
-    out = (kept_zone[:kept].copy(), np.empty(kept, chunk.score.dtype), np.empty(kept, np.int32))
+    # the scores as the compiled loop reads them: float32 kept so, any other widened
+    written = np.float32 if chunk.score.dtype == np.float32 else np.float64
+    out = (kept_zone[:kept].copy(), np.empty(kept, written), np.empty(kept, np.int32))
     kept_rows(
         chunk.score, chunk.group_1, chunk.group_2, mated, g_map, n_groups, kept_at[:kept],
         out[1], out[2],
