@@ -261,6 +261,39 @@ def test_scores_file_is_read_once_the_cli_checks_only_its_columns(tmp_path, monk
     assert capsys.readouterr().err == f"audit: error: {expected}\n"
 
 
+def test_a_streamed_score_set_refuses_two_spellings_and_merging_them(tmp_path, capsys):
+    """Streamed, labels spelled two ways are refused (exit 3), naming the files and rows,
+    and --merge-labels, which only a score set read whole can honour, is refused up front
+    (exit 2); no report is written either way."""
+    import numpy as np
+    import pandas as pd
+
+    from audit.report.streamed import STREAMED_MERGE
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": rng.normal(size=400).round(1),
+            "mated": rng.random(400) < 0.3,
+            "group": rng.choice(["F", "M"], 400),
+        }
+    )
+    frame.loc[300:, "group"] = frame.loc[300:, "group"].str.lower()
+    (tmp_path / "run").mkdir()
+    frame.iloc[:200].to_parquet(tmp_path / "run" / "a.parquet")
+    frame.iloc[200:].to_parquet(tmp_path / "run" / "b.parquet")
+    argv = ["scores", str(tmp_path / "run"), "--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    assert main(argv) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "differ only by case, so they would be read as two groups" in err
+    assert f"{tmp_path / 'run' / 'b.parquet'}, row 100" in err
+    assert main([*argv, "--merge-labels"]) == 2
+    message = STREAMED_MERGE.format(scores=tmp_path / "run")
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
+    assert not list((tmp_path / "r").glob("run*"))
+
+
 def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatch):
     """A glob of Parquet files (or data over --memory) takes the streaming engine; its
     rates equal the in-memory ones. Whether it does is decided once (a file's footer

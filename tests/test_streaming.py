@@ -4,6 +4,8 @@ the memory budget."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -226,6 +228,51 @@ def test_half_precision_scores_are_counted_as_read(kernel):
     read_scores gives, kept rows included."""
     frame = synthetic(3000, round_to=2, dtype="float16")
     assert_same(StreamingScores(chunks(frame, 1500), memory="64kB"), read_scores(frame), frame)
+
+
+def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
+    """A group or an algorithm spelled two ways (case, spaces) is refused as read_scores
+    refuses it, each spelling named by the file and row where it first appears, whether
+    the chunks take the fast path or not; nothing is counted as two groups."""
+    from audit.scores.streaming import STREAMED_SPELLINGS
+    from audit.tables.scores import ScoresError
+
+    frame = synthetic(1000, round_to=2).reset_index(drop=True)
+    frame.loc[1500:, "group_1"] = frame.loc[1500:, "group_1"].str.lower()
+    frame.loc[1500:, "group_2"] = frame.loc[1500:, "group_2"].str.lower()
+    frame.iloc[:1000].to_parquet(tmp_path / "a.parquet", index=False)
+    frame.iloc[1000:].to_parquet(tmp_path / "b.parquet", index=False)
+    # the pair and the rows read_scores names (rows of the folder), in their files
+    with pytest.raises(ScoresError) as whole:
+        read_scores(tmp_path)
+    found = re.search(
+        r"labels '(\w)' \(.*, row (\d+)\) and '(\w)' \(.*, row (\d+)\)", str(whole.value)
+    )
+    first, first_row, second, second_row = found.groups()
+
+    def where(row: str) -> str:
+        row = int(row)
+        return (
+            f"{tmp_path / 'a.parquet'}, row {row}"
+            if row < 1000
+            else (f"{tmp_path / 'b.parquet'}, row {row - 1000}")
+        )
+
+    words = dict(source=str(tmp_path), column="group", first=first, second=second, how="case")
+    words |= dict(first_where=where(first_row), second_where=where(second_row))
+    assert second == first.lower() and int(second_row) >= 1500
+    for streamed in (
+        lambda: StreamingScores(tmp_path).sweep(TARGETS),
+        lambda: StreamingScores(tmp_path, memory="2kB").labels,
+    ):
+        with pytest.raises(ScoresError) as refused:
+            streamed()
+        assert str(refused.value) == STREAMED_SPELLINGS.format(**words)
+    spaced = frame.iloc[:1000].assign(algorithm=lambda f: f["algorithm"].replace("a", "a "))
+    with pytest.raises(ScoresError) as refused:
+        _ = StreamingScores([frame.iloc[:1000], spaced]).labels
+    assert "column 'algorithm': the labels" in str(refused.value)
+    assert "(<DataFrame>, row 1" in str(refused.value)
 
 
 def test_labels_seen_only_after_the_sample():

@@ -26,6 +26,15 @@ NO_BOOTSTRAP = (
 )
 
 
+#: ``--merge-labels`` asked of a streamed score set.
+STREAMED_MERGE = (
+    "{scores}: --merge-labels reads labels spelled two ways as one, which a score set "
+    "streamed in chunks (on a cluster, from a folder or a glob of Parquet files, or from "
+    "one Parquet file larger than --memory) cannot do; write the labels alike, or give "
+    "one Parquet file within --memory, which is read whole"
+)
+
+
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
     """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
     folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
@@ -59,6 +68,11 @@ def streamed_report(
     """
     import numpy as np
     import pandas as pd
+
+    from audit.exceptions import UsageError
+
+    if parameters.get("merge_labels"):
+        raise UsageError(STREAMED_MERGE.format(scores=scores))
 
     from audit.analysis.sweeps import sweep_measures
     from audit.measures.registry import evaluate_many, evaluate_scores

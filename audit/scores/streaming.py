@@ -75,6 +75,7 @@ from audit.tables.chunks import (
     pieces,
     read_chunk,
 )
+from audit.tables.labels import check_spellings
 from audit.tables.scores import EMPTY, ScoresError
 
 __all__ = [
@@ -90,6 +91,16 @@ __all__ = [
 BAD_MEMORY = "memory must be a positive size such as 4GB or 512MB, got {value!r}"
 UNKNOWN_ENGINE = "unknown engine {name!r}; use 'streaming' or 'dask'"
 TOO_MANY_PASSES = "no answer after {passes} passes over the data"
+
+#: Two spellings of one label in a streamed score set (which reads it in chunks and so
+#: cannot merge them; :func:`audit.scores.read_scores` can).
+STREAMED_SPELLINGS = (
+    "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
+    "({second_where}) differ only by {how}, so they would be read as two groups; write "
+    "them alike: a score set streamed in chunks cannot read both as {first!r}, one read "
+    "whole can (read_scores(..., merge_labels=True); command line: one Parquet file "
+    "within --memory, with --merge-labels)"
+)
 
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 _UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
@@ -249,6 +260,7 @@ class StreamingScores:
         until an attempt needs nothing more."""
         if self._stats is None:
             self._first_pass(function)
+            self._refuse_spellings()
         stats = self._stats
         for _ in range(_MAX_PASSES):
             stats.needs = []
@@ -287,6 +299,7 @@ class StreamingScores:
         """Algorithms and groups, in order of first appearance."""
         if self._stats is None:
             self._first_pass(lambda stats: None)
+            self._refuse_spellings()
         return list(self._stats.algorithms), list(self._stats.groups)
 
     # -- passes
@@ -487,6 +500,42 @@ class StreamingScores:
             known.add_edges(line.edges[1:-1], line.below[1:-1])
             known.windows.update(line.windows)
         stats._sorted.clear()
+
+    def _refuse_spellings(self) -> None:
+        """Two spellings of one label (by case, spaces, invisible characters or Unicode
+        normalisation) refused as :func:`~audit.scores.read_scores` refuses them, each
+        named by the file and row where it first appears."""
+        for column, labels in (
+            ("algorithm", self._stats.algorithms),
+            ("group", self._stats.groups),
+        ):
+            labels = [str(label) for label in labels]
+            check_spellings(
+                labels,
+                lambda i, column=column, labels=labels: self._first_row(column, labels[i]),
+                source=self._name(),
+                column=column,
+                error=ScoresError,
+                message=STREAMED_SPELLINGS,
+            )
+
+    def _first_row(self, column: str, label: str) -> str:
+        """Where ``label`` of ``column`` first appears: its file (or ``<DataFrame>``) and
+        row, found by reading the chunks in order until one holds it."""
+        options = dataclasses.replace(self.options, subjects=False)
+        for piece in self.pieces:
+            chunk = read_chunk(piece, options)
+            names = chunk.algorithms if column == "algorithm" else chunk.groups
+            if label not in names:
+                continue
+            code = names.index(label)
+            sides = [chunk.algorithm] if column == "algorithm" else [chunk.group_1, chunk.group_2]
+            rows = [np.flatnonzero(side == code) for side in sides]
+            rows = [r[0] for r in rows if len(r)]
+            if rows:
+                where = piece.path if piece.path is not None else "<DataFrame>"
+                return f"{where}, row {piece.offset + int(min(rows))}"
+        return self._name()
 
     def _name(self) -> str:
         """The source as messages name it: its path, or ``<DataFrame>``."""

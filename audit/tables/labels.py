@@ -107,6 +107,7 @@ def check_spellings(
     column: str,
     error: type[InputError],
     merge: bool = False,
+    message: str = SPELLINGS,
 ) -> dict[str, str]:
     """Refuse (or, with ``merge``, map) spellings of one label among ``labels``.
 
@@ -115,7 +116,8 @@ def check_spellings(
     of every merged spelling to the label it is read as (empty unless
     ``merge``); raises ``error`` with :data:`SPELLINGS` otherwise.  A label
     with white space at an edge and no other spelling gets a
-    :class:`LabelWarning` (:data:`EDGE_SPACE`).
+    :class:`LabelWarning` (:data:`EDGE_SPACE`).  ``message`` is the refusal's text
+    (:data:`SPELLINGS`'s fields), for a reader that cannot merge.
     """
     first_of: dict[str, int] = {}
     merged: dict[str, str] = {}
@@ -134,7 +136,7 @@ def check_spellings(
             how=difference(labels[j], label),
         )
         if not merge:
-            raise error(SPELLINGS.format(**words))
+            raise error(message.format(**words))
         merged[label] = labels[j]
         warnings.warn(MERGED.format(**words), LabelWarning, stacklevel=3)
     for i, label in enumerate(labels):
