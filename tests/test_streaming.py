@@ -232,8 +232,8 @@ def test_half_precision_scores_are_counted_as_read(kernel):
 
 def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     """A group or an algorithm spelled two ways (case, spaces) is refused as read_scores
-    refuses it, each spelling named by the file and row where it first appears, whether
-    the chunks take the fast path or not; nothing is counted as two groups."""
+    refuses it, each spelling named by the file (or ``<DataFrame>``) and row where it
+    first appears; nothing is counted as two groups."""
     from audit.scores.streaming import STREAMED_SPELLINGS
     from audit.tables.scores import ScoresError
 
@@ -271,8 +271,9 @@ def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     spaced = frame.iloc[:1000].assign(algorithm=lambda f: f["algorithm"].replace("a", "a "))
     with pytest.raises(ScoresError) as refused:
         _ = StreamingScores([frame.iloc[:1000], spaced]).labels
-    assert "column 'algorithm': the labels" in str(refused.value)
-    assert "(<DataFrame>, row 1" in str(refused.value)
+    first_a = 1000 + int((frame["algorithm"].iloc[:1000] == "a").to_numpy().argmax())
+    assert "column 'algorithm': the labels 'a' (<DataFrame>, row " in str(refused.value)
+    assert f"and 'a ' (<DataFrame>, row {first_a}) differ only by" in str(refused.value)
 
 
 def test_labels_seen_only_after_the_sample():
