@@ -267,19 +267,25 @@ def test_labels_keep_off_points_and_each_other(seed):
     plt.close(fig)
 
 
+def _certain(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frontier-membership table (:attr:`UncertaintyResult.frontier`) of a frontier
+    ``frame`` whose membership is certain: probability 1 on the frontier, 0 off it."""
+    return pd.DataFrame(
+        {
+            "algorithm": frame.index,
+            "total_fnmr": frame["accuracy"].to_numpy(),
+            "value": frame["fairness"].to_numpy(),
+            "on_frontier": frame["on_frontier"].to_numpy(),
+            "frontier_probability": frame["on_frontier"].astype(float).to_numpy(),
+        }
+    )
+
+
 def test_both_pareto_figures_follow_one_log_rule(annex15):
     from audit.report.plots.uncertainty import plot_frontier_probability
 
     for frame, log in ((frontier_frame(annex15), True), (_frame(0.02, 0.05), False)):
-        probability = pd.DataFrame(
-            {
-                "algorithm": frame.index,
-                "total_fnmr": frame["accuracy"].to_numpy(),
-                "value": frame["fairness"].to_numpy(),
-                "on_frontier": frame["on_frontier"].to_numpy(),
-                "frontier_probability": frame["on_frontier"].astype(float).to_numpy(),
-            }
-        )
+        probability = _certain(frame)
         assert plots.log_accuracy(frame["accuracy"]) is log
         assert (pareto_figure(frame).axes[0].get_xscale() == "log") is log
         assert (plot_frontier_probability(probability).get_xscale() == "log") is log
@@ -316,15 +322,7 @@ def _label_places(annex15, make) -> list:
     from audit.report.plots.uncertainty import plot_frontier_probability
 
     frame = frontier_frame(annex15)
-    probability = pd.DataFrame(
-        {
-            "algorithm": frame.index,
-            "total_fnmr": frame["accuracy"].to_numpy(),
-            "value": frame["fairness"].to_numpy(),
-            "on_frontier": frame["on_frontier"].to_numpy(),
-            "frontier_probability": frame["on_frontier"].astype(float).to_numpy(),
-        }
-    )
+    probability = _certain(frame)
     places = []
     for draw in (
         lambda ax: pareto_figure(frame, ax=ax),
