@@ -120,10 +120,16 @@ def _cells(counts: np.ndarray) -> int:
     return _out(counts, np.int64)
 
 
+def score_type(dtype) -> np.dtype:
+    """The type the loops read a score column of ``dtype`` as, and write kept scores in:
+    float32 and float64 as they are, any other widened to float64."""
+    dtype = np.dtype(dtype)
+    return dtype if dtype in _SCORES else np.dtype(np.float64)
+
+
 def _score(score) -> tuple[np.ndarray, int]:
     score = np.ascontiguousarray(score)
-    if score.dtype not in _SCORES:
-        score = score.astype(np.float64)
+    score = score.astype(score_type(score.dtype), copy=False)
     return score, _SCORES[score.dtype]
 
 

@@ -262,7 +262,7 @@ _BUFFER = _Buffer()
 
 
 def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
-    from audit.scores._compiled import kept_rows, zones, zones_known
+    from audit.scores._compiled import kept_rows, score_type, zones, zones_known
 
     n_plan = len(plan.algorithms)
     a_map = np.asarray(a_map, dtype=np.int64)
@@ -302,8 +302,7 @@ def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
     )  # fmt: skip
     if not kept:
         return []
-    # the scores as the compiled loop reads them: float32 kept so, any other widened
-    written = np.float32 if chunk.score.dtype == np.float32 else np.float64
+    written = score_type(chunk.score.dtype)  # as the compiled loop reads and writes them
     out = (kept_zone[:kept].copy(), np.empty(kept, written), np.empty(kept, np.int32))
     kept_rows(
         chunk.score, chunk.group_1, chunk.group_2, mated, g_map, n_groups, kept_at[:kept],
