@@ -680,9 +680,7 @@ def test_the_heat_map_is_laid_out_for_its_names_and_its_number_of_measures(n, le
     """Few measures or more, short names or long, a title wider than the cells: every text
     on the figure, no two overlapping; square cells of at least 0.42 in (a few measures'
     larger), the legend over no cell and no text, in the empty triangle only where it
-    fits in the top row. Sized by hand before, such figures ran the title and the turned
-    names 12 to 322 px past the edge, and, sized to a first layout, shrank 8 cells of
-    35-character names to 0.20 in with the legend over them."""
+    fits in the top row."""
     import itertools
 
     import matplotlib.pyplot as plt
