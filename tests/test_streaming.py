@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from audit.exceptions import ParameterError
 from audit.measures.registry import evaluate_scores
 from audit.measures.scores import eer_table
 from audit.scores import (
@@ -362,11 +363,34 @@ def test_parquet_folder_and_glob_read_row_group_by_row_group(tmp_path):
     for i, part in enumerate(chunks(frame, 4000)):
         part.to_parquet(tmp_path / "scores" / f"part-{i}.parquet", row_group_size=1500)
     expected = sweep(read_scores(frame), TARGETS)
-    for source in (tmp_path / "scores", str(tmp_path / "scores" / "*.parquet")):
+    files = [tmp_path / "scores" / f"part-{i}.parquet" for i in range(3)]
+    sources = (tmp_path / "scores", str(tmp_path / "scores" / "*.parquet"))
+    # a list of files (or of folders and globs) is read in the order given
+    sources += (files, tuple(map(str, files)), [files[0], str(tmp_path / "scores" / "part-[12]*")])
+    for source in sources:
         streamed = StreamingScores(source)
         assert len(streamed.pieces) == 3 + 3 + 2  # row groups of 1500 in parts of 4000
+        assert [p.path for p in streamed.pieces][::3] == [str(f) for f in files]
         pd.testing.assert_frame_equal(streamed.sweep(TARGETS), expected, check_exact=True)
-    assert ST.data_bytes(tmp_path / "scores") > 0
+    assert ST.data_bytes(tmp_path / "scores") == ST.data_bytes(files) > 0
+
+
+@pytest.mark.parametrize(
+    "source, kind",
+    [
+        (None, "NoneType"),
+        (3, "int"),
+        (b"scores.parquet", "bytes"),
+        ({"scores.parquet": 1}, "dict"),
+        ({"scores.parquet"}, "set"),
+        (["scores.parquet", pd.DataFrame()], "list of DataFrame, str"),
+        ((1, 2), "tuple of int"),
+    ],
+)
+def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kind):
+    with pytest.raises(ParameterError) as error:
+        StreamingScores(source)
+    assert str(error.value) == CH.BAD_SOURCE.format(kind=kind)
 
 
 def test_streamed_statistics_follow_the_protocol():
@@ -502,7 +526,9 @@ def test_a_file_rewritten_is_read_with_its_new_footer(tmp_path):
 def test_memory_sizes():
     assert ST.parse_memory("4GB") == 4 * 10**9
     assert ST.parse_memory("512MiB") == 512 * 2**20
-    for bad in ("", "-1GB", "4XB", 0, True):
+    assert ST.parse_memory("0.5kB") == 500 and ST.parse_memory("1B") == 1
+    # "0.5B" is under a byte: refused, where rounding down would run with no memory at all
+    for bad in ("", "-1GB", "4XB", 0, True, "0.5B", "0.4"):
         with pytest.raises(ValueError) as error:
             ST.parse_memory(bad)
         assert str(error.value) == ST.BAD_MEMORY.format(value=bad)

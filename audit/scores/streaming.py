@@ -74,6 +74,7 @@ from audit.tables.chunks import (
     parquet_files,
     pieces,
     read_chunk,
+    source_name,
 )
 from audit.tables.labels import check_spellings
 from audit.tables.scores import EMPTY, ScoresError
@@ -141,9 +142,12 @@ def parse_memory(value) -> int:
     if isinstance(value, int | np.integer) and not isinstance(value, bool) and value > 0:
         return int(value)
     match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
-    if match is None or match.group(2).upper() not in _UNITS or float(match.group(1)) <= 0:
+    if match is None or match.group(2).upper() not in _UNITS:
         raise ParameterError(BAD_MEMORY.format(value=value))
-    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    if size < 1:  # "0", and "0.5B", which would round down to no memory at all
+        raise ParameterError(BAD_MEMORY.format(value=value))
+    return size
 
 
 # ----------------------------------------------------------------------- engines
@@ -197,7 +201,8 @@ class StreamingScores:
     ----------
     source
         A Parquet file, a folder of Parquet files, a glob (``"scores/*.parquet"``),
-        or a sequence of DataFrames (chunks of one score table).
+        or a list of these (their files in the order given); or a DataFrame, or a
+        sequence of DataFrames (chunks of one score table).
     memory
         Memory budget, bytes or text (``"4GB"``): sizes the scores kept and the
         sub-interval counts of each pass (row groups are read whole; write files
@@ -538,9 +543,8 @@ class StreamingScores:
         return self._name()
 
     def _name(self) -> str:
-        """The source as messages name it: its path, or ``<DataFrame>``."""
-        source = self.source
-        return str(source) if isinstance(source, str | os.PathLike) else "<DataFrame>"
+        """The source as messages name it (:func:`~audit.tables.chunks.source_name`)."""
+        return source_name(self.source)
 
     def _learnt(self, plan: Plan, partial: Partial, ordered=False) -> tuple[tuple, list[Line]]:
         if partial is None or partial.rows == 0:

@@ -1,7 +1,7 @@
 """Score sets chunk by chunk, each chunk read and validated on its own.
 
-A source is a Parquet file, a folder of Parquet files, a glob, or a sequence of
-DataFrames; its chunks are the row groups of the files (or the DataFrames), in
+A source is a Parquet file, a folder of Parquet files, a glob, a list of these, or
+a sequence of DataFrames; its chunks are the row groups of the files (or the DataFrames), in
 order.  :func:`read_chunk` gives a chunk as arrays -- scores in match
 orientation, mated flags, and every label as an integer code into a short
 list of labels -- with no per-row strings and, for the usual columns
@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import os
 from collections import deque
+from collections.abc import Iterable, Mapping, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,10 +30,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
 from audit.tables.common import CANNOT_READ_PARQUET, Source, blank
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
+BAD_SOURCE = (
+    "the scores to stream must be a Parquet file, folder or glob, a list of them, or "
+    "DataFrames (one, or a list of chunks of one score table); got {kind}"
+)
 
 #: Rows at the head of a chunk searched first for the order in which labels appear
 #: (when there are few labels).
@@ -76,22 +82,57 @@ def _metadata(path: str):
         ) from reason
 
 
-def pieces(source) -> list[Piece]:
-    """The chunks of ``source`` (Parquet path, folder or glob; or DataFrames) in order."""
-    if isinstance(source, pd.DataFrame):
-        source = [source]
+def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
+    """``source`` as its Parquet files (each path, folder or glob expanded, in the order
+    given) or as its DataFrames; a source of neither kind is refused, naming its type."""
     if isinstance(source, str | os.PathLike):
-        out = []
-        for path in parquet_files(source):
-            metadata = _metadata(path)
-            offset = 0
-            for g in range(metadata.num_row_groups):
-                rows = metadata.row_group(g).num_rows
-                out.append(Piece(path=path, row_group=g, offset=offset, rows=rows))
-                offset += rows
-        return out
-    out, offset = [], 0
-    for frame in source:
+        return parquet_files(source), []
+    if isinstance(source, pd.DataFrame):
+        return [], [source]
+    # a mapping's or a set's order is not an order of chunks
+    ordered = isinstance(source, Iterable) and not isinstance(source, Mapping | Set)
+    items = list(source) if ordered and not _is_text(source) else None
+    if items is not None and all(isinstance(item, pd.DataFrame) for item in items):
+        return [], items
+    if items is not None and all(isinstance(item, str | os.PathLike) for item in items):
+        return [path for item in items for path in parquet_files(item)], []
+    if items is None:
+        kind = type(source).__name__
+    else:
+        kinds = sorted({type(item).__name__ for item in items})
+        kind = f"{type(source).__name__} of {', '.join(kinds)}"
+    raise ParameterError(BAD_SOURCE.format(kind=kind))
+
+
+def _is_text(value) -> bool:
+    return isinstance(value, bytes | bytearray | memoryview)
+
+
+def source_name(source) -> str:
+    """``source`` as messages name it: its path; the first of a list of paths, and how
+    many follow; or ``<DataFrame>``."""
+    if isinstance(source, str | os.PathLike):
+        return str(source)
+    if isinstance(source, list | tuple) and source:
+        if all(isinstance(item, str | os.PathLike) for item in source):
+            more = len(source) - 1
+            return str(source[0]) + (f" (and {more} more)" if more else "")
+    return "<DataFrame>"
+
+
+def pieces(source) -> list[Piece]:
+    """The chunks of ``source`` (Parquet paths, folders or globs; or DataFrames) in order."""
+    paths, frames = _paths_or_frames(source)
+    out = []
+    for path in paths:
+        metadata = _metadata(path)
+        offset = 0
+        for g in range(metadata.num_row_groups):
+            rows = metadata.row_group(g).num_rows
+            out.append(Piece(path=path, row_group=g, offset=offset, rows=rows))
+            offset += rows
+    offset = 0
+    for frame in frames:
         out.append(Piece(offset=offset, rows=len(frame), frame=frame))
         offset += len(frame)
     return out
@@ -99,15 +140,13 @@ def pieces(source) -> list[Piece]:
 
 def data_bytes(source) -> int:
     """Bytes of the data when held in memory (Parquet: uncompressed column sizes)."""
-    if isinstance(source, str | os.PathLike):
-        total = 0
-        for path in parquet_files(source):
-            metadata = _metadata(path)
-            for g in range(metadata.num_row_groups):
-                total += metadata.row_group(g).total_byte_size
-        return total
-    frames = [source] if isinstance(source, pd.DataFrame) else source
-    return int(sum(f.memory_usage(deep=False).sum() for f in frames))
+    paths, frames = _paths_or_frames(source)
+    total = 0
+    for path in paths:
+        metadata = _metadata(path)
+        for g in range(metadata.num_row_groups):
+            total += metadata.row_group(g).total_byte_size
+    return total + int(sum(f.memory_usage(deep=False).sum() for f in frames))
 
 
 @dataclass(frozen=True)
