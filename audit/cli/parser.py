@@ -306,7 +306,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="scores are distances (lower means a match); default: similarities",
     )
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
-    scores.add_argument("--merge-labels", action="store_true", help=_help("merge_labels"))
+    scores.add_argument(
+        "--merge-labels",
+        action="store_true",
+        help=_help("merge_labels") + "; only for scores read whole, not streamed (see --memory)",
+    )
     scores.add_argument("--encoding", metavar="NAME", help=_help("encoding"))
     point = scores.add_mutually_exclusive_group()
     point.add_argument("--target-fmr", metavar="FMR", help=_help("target_fmr", 0.001))
