@@ -191,6 +191,29 @@ def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, ke
     assert streamed.passes > 2
 
 
+def test_many_groups_at_a_small_budget_keep_their_counts_near_it():
+    """An interval too full for the budget is counted in sub-intervals, 2G + 1 counts
+    each: with 300 groups their number follows the budget, not a fixed 2**16 (which
+    held 3.3 GB for 20,000 scores in 64 kB); the values are those read whole."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"algorithm": "a", "group": rng.choice([f"g{i}" for i in range(300)],
+                          20_000), "mated": rng.random(20_000) < 0.3})  # fmt: skip
+    frame["score"] = rng.normal(size=20_000).round(3) + 2 * frame["mated"]
+    streamed = StreamingScores(chunks(frame, 2000), memory="64kB")
+    tracemalloc.start()
+    try:
+        got = streamed.sweep(TARGETS)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert streamed.passes > 1 and peak < 64 * 2**20
+    with pytest.warns(UserWarning):  # rates resting on few comparisons
+        expected = sweep(read_scores(frame), TARGETS)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
 def test_empty_chunks_add_nothing(tmp_path, kernel):
     """A row group, a file or a DataFrame of no rows among the others adds nothing, as
     read_scores reads them; a source of nothing but empty chunks is refused as empty."""

@@ -496,7 +496,7 @@ class StreamingScores:
             else:
                 split.setdefault(a, []).append((lo, hi))
         n_split = sum(len(s) for s in split.values())
-        bits = int(np.clip(math.floor(math.log2(max(1, _SUB_ZONES // max(1, n_split)))), 2, 16))
+        bits = self._bits(n_split, 2 * len(stats.groups) + 1)
         plan = self._plan(list(stats.algorithms), list(stats.groups), keep, split, points, bits)
         self.passes += 1
         labels, lines = self._learnt(plan, self._run(plan, self.pieces, f"pass {self.passes}"))
@@ -505,6 +505,15 @@ class StreamingScores:
             known.add_edges(line.edges[1:-1], line.below[1:-1])
             known.windows.update(line.windows)
         stats._sorted.clear()
+
+    def _bits(self, n_split: int, width: int) -> int:
+        """Sub-intervals of a split interval, as a power of two: at most
+        :data:`_SUB_ZONES` in all, and their counts within a quarter of the memory
+        budget.  Each chunk's result holds ``n_split * 2**bits * width`` counts (8
+        bytes each), one a thread and the merged one, and the line learns as many."""
+        held = 8 * width * max(1, n_split) * (getattr(self.engine, "threads", 1) + 2)
+        most = min(_SUB_ZONES // max(1, n_split), self.memory // 4 // held)
+        return int(np.clip(math.floor(math.log2(max(1, most))), 2, 16))
 
     def _refuse_spellings(self) -> None:
         """Two spellings of one label (by case, spaces, invisible characters or Unicode
