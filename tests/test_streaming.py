@@ -546,6 +546,33 @@ def test_a_file_rewritten_is_read_with_its_new_footer(tmp_path):
     pd.testing.assert_frame_equal(second, sweep(read_scores(other), [0.1]), check_exact=True)
 
 
+def test_a_file_changed_between_passes_is_refused(tmp_path):
+    """A file rewritten after a pass has read it would be counted partly as it was and
+    partly as it is (neither table's values): the next read of it is refused, naming it."""
+    path = tmp_path / "scores.parquet"
+    frame = synthetic(3000).reset_index(drop=True)
+    frame.to_parquet(path, row_group_size=1000)
+    engine = ST.LocalEngine()
+    original = engine.map_reduce
+    passes = []
+
+    def rewriting(*args, **kwargs):
+        result = original(*args, **kwargs)
+        passes.append(kwargs.get("label"))
+        if len(passes) == 2:  # the sample and the first pass have read it
+            synthetic(3000, seed=1).to_parquet(path, row_group_size=1000, index=False)
+        return result
+
+    engine.map_reduce = rewriting
+    streamed = StreamingScores(path, memory="20kB", engine=engine)
+    with pytest.raises(CH.ScoresError) as error:
+        streamed.sweep(TARGETS)
+    assert len(passes) == 2 and str(error.value) == CH.CHANGED.format(source=path)
+    # read afresh, the file as it is now
+    expected = sweep(read_scores(synthetic(3000, seed=1)), TARGETS)
+    pd.testing.assert_frame_equal(StreamingScores(path).sweep(TARGETS), expected, check_exact=True)
+
+
 def test_memory_sizes():
     assert ST.parse_memory("4GB") == 4 * 10**9
     assert ST.parse_memory("512MiB") == 512 * 2**20

@@ -35,6 +35,12 @@ from audit.tables.common import CANNOT_READ_PARQUET, Source, blank
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
+CHANGED = (
+    "{source}: the file changed while it was being read (its size or modification time "
+    "is not what it was at the start); a score set streamed in chunks is read in several "
+    "passes, which must all find its files as they were: leave them unchanged until audit "
+    "has finished, or read a copy"
+)
 BAD_SOURCE = (
     "the scores to stream must be a Parquet file, folder or glob, a list of them, or "
     "DataFrames (one, or a list of chunks of one score table); got {kind}"
@@ -69,6 +75,19 @@ class Piece:
     offset: int = 0  # rows of the file (or of the sequence) before this chunk
     rows: int = 0
     frame: pd.DataFrame | None = field(default=None, compare=False)
+    #: The file's modification time (ns) and size when its row groups were listed: a
+    #: file that differs when a chunk is read has changed since (see :data:`CHANGED`).
+    stamp: tuple[int, int] | None = None
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """The modification time (ns) and size of a file (None where it cannot be read:
+    reading its metadata then says why)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
 
 
 def _metadata(path: str):
@@ -125,11 +144,12 @@ def pieces(source) -> list[Piece]:
     paths, frames = _paths_or_frames(source)
     out = []
     for path in paths:
+        stamp = _stamp(path)
         metadata = _metadata(path)
         offset = 0
         for g in range(metadata.num_row_groups):
             rows = metadata.row_group(g).num_rows
-            out.append(Piece(path=path, row_group=g, offset=offset, rows=rows))
+            out.append(Piece(path=path, row_group=g, offset=offset, rows=rows, stamp=stamp))
             offset += rows
     offset = 0
     for frame in frames:
@@ -260,6 +280,8 @@ def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
     import pyarrow.parquet as pq
 
     stat = os.stat(piece.path)
+    if piece.stamp is not None and piece.stamp != (stat.st_mtime_ns, stat.st_size):
+        raise ScoresError(CHANGED.format(source=piece.path))
     file = pq.ParquetFile(
         piece.path,
         metadata=_footer(piece.path, stat.st_mtime_ns, stat.st_size),
