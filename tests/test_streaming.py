@@ -396,6 +396,16 @@ def test_parquet_folder_and_glob_read_row_group_by_row_group(tmp_path):
         assert [p.path for p in streamed.pieces][::3] == [str(f) for f in files]
         pd.testing.assert_frame_equal(streamed.sweep(TARGETS), expected, check_exact=True)
     assert ST.data_bytes(tmp_path / "scores") == ST.data_bytes(files) > 0
+    # a file listed twice, itself or through a folder or glob, would be counted twice
+    (tmp_path / "link.parquet").symlink_to(files[1])
+    for twice, first, again in [
+        ([files[0], files[0]], files[0], files[0]),
+        ([files[1], tmp_path / "scores"], files[1], files[1]),
+        ([tmp_path / "link.parquet", files[1]], tmp_path / "link.parquet", files[1]),
+    ]:
+        with pytest.raises(ParameterError) as error:
+            StreamingScores(twice)
+        assert str(error.value) == CH.TWICE.format(first=first, again=again)
 
 
 @pytest.mark.parametrize(

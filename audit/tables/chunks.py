@@ -41,6 +41,11 @@ CHANGED = (
     "passes, which must all find its files as they were: leave them unchanged until audit "
     "has finished, or read a copy"
 )
+TWICE = (
+    "{again}: this Parquet file is listed twice (as {first}, and again through another "
+    "file, folder or glob of the list), so its comparisons would be counted twice; list "
+    "each file once"
+)
 BAD_SOURCE = (
     "the scores to stream must be a Parquet file, folder or glob, a list of them, or "
     "DataFrames (one, or a list of chunks of one score table); got {kind}"
@@ -114,7 +119,14 @@ def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
     if items is not None and all(isinstance(item, pd.DataFrame) for item in items):
         return [], items
     if items is not None and all(isinstance(item, str | os.PathLike) for item in items):
-        return [path for item in items for path in parquet_files(item)], []
+        paths = [path for item in items for path in parquet_files(item)]
+        seen: dict[str, str] = {}
+        for path in paths:  # a file counted twice would count its comparisons twice
+            real = os.path.realpath(path)
+            if real in seen:
+                raise ParameterError(TWICE.format(first=seen[real], again=path))
+            seen[real] = path
+        return paths, []
     if items is None:
         kind = type(source).__name__
     else:
