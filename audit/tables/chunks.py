@@ -115,7 +115,7 @@ def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
         return [], [source]
     # a mapping's or a set's order is not an order of chunks
     ordered = isinstance(source, Iterable) and not isinstance(source, Mapping | Set)
-    items = list(source) if ordered and not _is_text(source) else None
+    items = list(source) if ordered and not _is_bytes(source) else None
     if items is not None and all(isinstance(item, pd.DataFrame) for item in items):
         return [], items
     if items is not None and all(isinstance(item, str | os.PathLike) for item in items):
@@ -135,7 +135,7 @@ def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
     raise ParameterError(BAD_SOURCE.format(kind=kind))
 
 
-def _is_text(value) -> bool:
+def _is_bytes(value) -> bool:
     return isinstance(value, bytes | bytearray | memoryview)
 
 
