@@ -667,9 +667,10 @@ def test_a_window_in_no_order_answers_as_a_sorted_one(kernel):
     segments = [rng.normal(size=n).round(2) for n in (300, 0, 500)]
     window = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
     everything = np.sort(np.concatenate(segments))
-    for t in (-0.5, 0.0, -0.0, 0.013, 0.01, 9.0, -9.0, float(everything[0])):
+    thresholds = (-0.5, 0.0, -0.0, 0.013, 0.01, 9.0, -9.0, float(everything[0]))
+    for t in thresholds:
         fresh = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
-        assert fresh.below(t) == [int((s < t).sum()) for s in segments]
+        assert fresh.below(np.array([t])).tolist() == [[int((s < t).sum()) for s in segments]]
         above = everything[everything >= t]
         expected = float(above[0]) if len(above) else None
         assert fresh.smallest_at_or_above((0, 1, 2), t) == expected
@@ -681,6 +682,11 @@ def test_a_window_in_no_order_answers_as_a_sorted_one(kernel):
     for _ in range(_SCANS):
         window.scan()
     assert window.ordered  # questions kept coming: sorted once
+    # many thresholds at once: scanned until the window sorts, the rest searched
+    many = np.array([*thresholds, *rng.normal(size=_SCANS)])
+    fresh = Window(-np.inf, np.inf, [s.copy() for s in segments], ordered=False)
+    expected = [[int((s < t).sum()) for s in segments] for t in many]
+    assert fresh.below(many).tolist() == expected and fresh.ordered
     for mine, theirs in zip(window.by_segment, segments, strict=True):
         np.testing.assert_array_equal(mine, np.sort(theirs))
 

@@ -72,11 +72,19 @@ class Window:
                 self.sort()
         return not self.ordered
 
-    def below(self, t: float) -> list[int]:
-        """How many scores of each segment lie below ``t``."""
-        if self.scan():
-            return [int(np.count_nonzero(s < t)) for s in self.by_segment]
-        return [int(np.searchsorted(s, t, "left")) for s in self.by_segment]
+    def below(self, t: np.ndarray) -> np.ndarray:
+        """How many scores of each segment lie below each threshold of ``t``:
+        (thresholds, segments), one scan or search a segment for all of them."""
+        out = np.zeros((len(t), len(self.by_segment)), dtype=np.int64)
+        j = 0
+        while j < len(t) and self.scan():  # a scan a threshold, until the window sorts
+            out[j] = [np.count_nonzero(s < t[j]) for s in self.by_segment]
+            j += 1
+        if j < len(t):
+            for c, s in enumerate(self.by_segment):
+                if len(s):
+                    out[j:, c] = np.searchsorted(s, t[j:], "left")
+        return out
 
     def select(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
         """The scores at 0-based ascending ranks among some segments of a window in no
@@ -160,12 +168,15 @@ class StreamedStats(SufficientStatistics):
         t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
         at = line.interval(t)
         out = line.below[at].copy()
-        for j in np.flatnonzero(line.edges[at] != t).tolist():
-            window = line.windows.get(float(line.edges[at[j]]))
+        inside = np.flatnonzero(line.edges[at] != t)
+        # the thresholds inside one window are counted together
+        for i in np.unique(at[inside]).tolist():
+            here = inside[at[inside] == i]
+            window = line.windows.get(float(line.edges[i]))
             if window is None:
-                self.needs.append(("point", a, float(t[j])))
+                self.needs.extend(("point", a, float(v)) for v in t[here].tolist())
                 continue
-            out[j] += window.below(t[j])
+            out[here] += window.below(t[here])
         return out
 
     def _columns(self, population: str, g: int = 0) -> tuple:
