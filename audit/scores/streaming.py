@@ -49,6 +49,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -598,13 +599,14 @@ def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -
 
 def _union(spans: list[tuple]) -> list[tuple]:
     """Overlapping (lo, hi, ladder) spans joined (their ladders too)."""
-    out: list[tuple] = []
+    out: list[list] = []
     for lo, hi, ladder in sorted(spans):
         if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi), out[-1][2] + ladder)
+            out[-1][1] = max(out[-1][1], hi)
+            out[-1][2].append(ladder)  # joined once at the end: many overlap
         else:
-            out.append((lo, hi, ladder))
-    return out
+            out.append([lo, hi, [ladder]])
+    return [(lo, hi, tuple(chain.from_iterable(ladders))) for lo, hi, ladders in out]
 
 
 def _around(values: np.ndarray, at: float, lo: float, hi: float, error: float | None = None):
