@@ -426,6 +426,15 @@ def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kin
     assert str(error.value) == CH.BAD_SOURCE.format(kind=kind)
 
 
+@pytest.mark.parametrize("source", ["", " ", [""], ["scores.parquet", ""]])
+def test_an_empty_path_is_refused_not_read_as_the_working_folder(source, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    synthetic(100).to_parquet(tmp_path / "scores.parquet", index=False)
+    with pytest.raises(ParameterError) as error:
+        StreamingScores(source)
+    assert str(error.value) == CH.NO_PATH
+
+
 def test_streamed_statistics_follow_the_protocol():
     frame = synthetic(2000)
     streamed = StreamingScores(chunks(frame, 900))

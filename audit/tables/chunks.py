@@ -35,6 +35,7 @@ from audit.tables.common import CANNOT_READ_PARQUET, Source, blank
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
+NO_PATH = "the path of the Parquet scores is empty; name a file, a folder or a glob"
 CHANGED = (
     "{source}: the file changed while it was being read (its size or modification time "
     "is not what it was at the start); a score set streamed in chunks is read in several "
@@ -60,6 +61,8 @@ _HEAD_LABELS = 64
 def parquet_files(source: str | os.PathLike) -> list[str]:
     """The Parquet files of a file, a folder (all ``*.parquet`` below it) or a glob."""
     text = str(source)
+    if not text.strip():  # "" would be the working folder, and all the Parquet below it
+        raise ParameterError(NO_PATH)
     if any(ch in text for ch in "*?["):
         files = sorted(glob.glob(text, recursive=True))
     elif Path(text).is_dir():
