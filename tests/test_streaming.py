@@ -426,6 +426,32 @@ def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kin
     assert str(error.value) == CH.BAD_SOURCE.format(kind=kind)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
+)
+def test_chunks_whose_columns_differ_are_refused_naming_both(tmp_path):
+    """Each chunk alone could pass (subjects are optional), but read_scores refuses the
+    table they make: so is a chunk, or a file, whose columns are not the first's."""
+    frame = synthetic(3000, subjects=True).reset_index(drop=True)
+    bare = frame.drop(columns=["subject_1", "subject_2"])
+    expected = CH.COLUMNS_DIFFER.format(
+        source="<DataFrame>, row 1000", columns=sorted(bare.columns), first="<DataFrame>, row 0",
+        expected=sorted(frame.columns))  # fmt: skip
+    with pytest.raises(CH.ScoresError) as error:
+        StreamingScores([frame.iloc[:1000], bare.iloc[1000:2000], frame.iloc[2000:]])
+    assert str(error.value) == expected
+    frame.iloc[:1000].to_parquet(tmp_path / "a.parquet", index=False)
+    bare.iloc[1000:].to_parquet(tmp_path / "b.parquet", index=False)
+    with pytest.raises(CH.ScoresError) as error:
+        StreamingScores(tmp_path)
+    assert str(error.value).startswith(f"{tmp_path / 'b.parquet'}: columns ")
+    # the same columns in another order, and a chunk of no rows, are one table
+    parts = [frame.iloc[:1000], frame.iloc[:0][["score"]], frame.iloc[1000:][frame.columns[::-1]]]
+    pd.testing.assert_frame_equal(
+        StreamingScores(parts).sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=True
+    )
+
+
 @pytest.mark.parametrize("source", ["", " ", [""], ["scores.parquet", ""]])
 def test_an_empty_path_is_refused_not_read_as_the_working_folder(source, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -36,6 +36,10 @@ from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
 NO_PATH = "the path of the Parquet scores is empty; name a file, a folder or a glob"
+COLUMNS_DIFFER = (
+    "{source}: columns {columns}, where the first chunk ({first}) has {expected}; the "
+    "chunks of one score table have the same columns"
+)
 CHANGED = (
     "{source}: the file changed while it was being read (its size or modification time "
     "is not what it was at the start); a score set streamed in chunks is read in several "
@@ -158,9 +162,12 @@ def pieces(source) -> list[Piece]:
     """The chunks of ``source`` (Parquet paths, folders or globs; or DataFrames) in order."""
     paths, frames = _paths_or_frames(source)
     out = []
+    first: tuple | None = None  # the first chunk with rows: where, and its columns
     for path in paths:
         stamp = _stamp(path)
         metadata = _metadata(path)
+        if metadata.num_rows:
+            first = _same_columns(first, path, metadata.schema.names)
         offset = 0
         for g in range(metadata.num_row_groups):
             rows = metadata.row_group(g).num_rows
@@ -168,9 +175,25 @@ def pieces(source) -> list[Piece]:
             offset += rows
     offset = 0
     for frame in frames:
+        if len(frame):
+            first = _same_columns(first, f"<DataFrame>, row {offset}", map(str, frame.columns))
         out.append(Piece(offset=offset, rows=len(frame), frame=frame))
         offset += len(frame)
     return out
+
+
+def _same_columns(first: tuple | None, where: str, names) -> tuple:
+    """``(where, columns)`` of the first chunk; a later chunk whose columns differ
+    from it is refused, naming both (each chunk alone could pass: a subject column
+    present in one and not another, say)."""
+    columns = frozenset(names)
+    if first is not None and columns != first[1]:
+        raise ScoresError(
+            COLUMNS_DIFFER.format(
+                source=where, columns=sorted(columns), first=first[0], expected=sorted(first[1])
+            )
+        )
+    return first if first is not None else (where, columns)
 
 
 def data_bytes(source) -> int:
