@@ -548,8 +548,7 @@ class StreamingScores:
             rows = [np.flatnonzero(side == code) for side in sides]
             rows = [r[0] for r in rows if len(r)]
             if rows:
-                where = piece.path if piece.path is not None else "<DataFrame>"
-                return f"{where}, row {piece.offset + int(min(rows))}"
+                return piece.at(int(min(rows)))
         return self._name()
 
     def _name(self) -> str:

@@ -91,6 +91,11 @@ class Piece:
     #: file that differs when a chunk is read has changed since (see :data:`CHANGED`).
     stamp: tuple[int, int] | None = None
 
+    def at(self, row: int = 0) -> str:
+        """Row ``row`` of this chunk as messages name it: its file (or ``<DataFrame>``)
+        and its row there."""
+        return f"{self.path if self.path is not None else '<DataFrame>'}, row {self.offset + row}"
+
 
 def _stamp(path: str) -> tuple[int, int] | None:
     """The modification time (ns) and size of a file (None where it cannot be read:
@@ -175,9 +180,9 @@ def pieces(source) -> list[Piece]:
             offset += rows
     offset = 0
     for frame in frames:
-        if len(frame):
-            first = _same_columns(first, f"<DataFrame>, row {offset}", map(str, frame.columns))
         out.append(Piece(offset=offset, rows=len(frame), frame=frame))
+        if len(frame):
+            first = _same_columns(first, out[-1].at(), map(str, frame.columns))
         offset += len(frame)
     return out
 
