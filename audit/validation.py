@@ -934,7 +934,9 @@ PARAMETERS: dict[str, Parameter] = {
     ),
     "level": Parameter(Real(0, 1, closed="neither"), "confidence level of the intervals"),
     "bootstrap_replicates": Parameter(
-        Integer(0), "bootstrap replicates of the scores report (0: none)"
+        Integer(0),
+        "bootstrap replicates of the scores report (0: none); only for scores read whole, "
+        "not streamed (see --memory)",
     ),
     # the frontier
     "weights": Parameter(

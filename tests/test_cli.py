@@ -268,7 +268,7 @@ def test_a_streamed_score_set_refuses_two_spellings_and_merging_them(tmp_path, c
     import numpy as np
     import pandas as pd
 
-    from audit.report.streamed import STREAMED_MERGE
+    from audit.report.streamed import STREAMED_BOOTSTRAP, STREAMED_MERGE
 
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(
@@ -291,7 +291,17 @@ def test_a_streamed_score_set_refuses_two_spellings_and_merging_them(tmp_path, c
     assert main([*argv, "--merge-labels"]) == 2
     message = STREAMED_MERGE.format(scores=tmp_path / "run")
     assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
+    # a bootstrap asked for is refused as well, by --replicates or -p; 0 asks for none
+    for asked in (["--replicates", "50"], ["-p", "bootstrap_replicates", "50"]):
+        assert main([*argv, *asked]) == 2
+        message = STREAMED_BOOTSTRAP.format(scores=tmp_path / "run", replicates=50)
+        assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
     assert not list((tmp_path / "r").glob("run*"))
+    frame["group"] = frame["group"].str.upper()
+    frame.iloc[200:].to_parquet(tmp_path / "run" / "b.parquet")
+    assert main([*argv, "--replicates", "0"]) == 0
+    manifest = json.loads((tmp_path / "r" / "run" / "manifest.json").read_text())
+    assert manifest["parameters"]["bootstrap_replicates"] == 0
 
 
 def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatch):

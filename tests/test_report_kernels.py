@@ -392,8 +392,9 @@ def test_a_scores_report_forks_its_kernel_and_a_streamed_one_starts_no_server(
     import pandas as pd
 
     argv = ["--reports-dir", str(tmp_path / "r"), "--no-progress", "--target-fmr", "0.01"]
-    argv += ["-p", "sweep_points", "3", "-p", "bootstrap_replicates", "5"]
-    assert main(["scores", str(small_scores), "--distance", *argv]) == 0
+    argv += ["-p", "sweep_points", "3"]
+    bootstrap = ["-p", "bootstrap_replicates", "5"]  # none for a streamed set: refused there
+    assert main(["scores", str(small_scores), "--distance", *argv, *bootstrap]) == 0
     assert len(servers) == 1
     assert [type(p) for p in forked] == [forkserver.Forked]
     assert kernels_below(os.getpid()) == {}

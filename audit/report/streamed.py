@@ -34,6 +34,16 @@ STREAMED_MERGE = (
     "one Parquet file within --memory, which is read whole"
 )
 
+#: A bootstrap (``--replicates N``, or ``-p bootstrap_replicates N``) asked of a streamed
+#: score set.
+STREAMED_BOOTSTRAP = (
+    "{scores}: --replicates {replicates} asks for a bootstrap, which a score set streamed "
+    "in chunks (on a cluster, from a folder or a glob of Parquet files, or from one Parquet "
+    "file larger than --memory) cannot have: its scores are never all in memory to be "
+    "resampled; give --replicates 0, or one Parquet file within --memory, which is read "
+    "whole and resampled by subject"
+)
+
 
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
     """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
@@ -64,7 +74,9 @@ def streamed_report(
 
     ``parameters`` are the scores notebook's (``target_fmr``, ``alpha``,
     ``sweep_min``, ``sweep_max``, ``sweep_points``, ``higher_is_match``,
-    ``attributes``), with its defaults where absent.
+    ``attributes``), with its defaults where absent; ``merge_labels`` and a bootstrap
+    (``bootstrap_replicates`` above 0), which a streamed score set cannot honour, are
+    refused.
     """
     import numpy as np
     import pandas as pd
@@ -73,6 +85,9 @@ def streamed_report(
 
     if parameters.get("merge_labels"):
         raise UsageError(STREAMED_MERGE.format(scores=scores))
+    if parameters.get("bootstrap_replicates"):  # asked for (its default is not given here)
+        replicates = parameters["bootstrap_replicates"]
+        raise UsageError(STREAMED_BOOTSTRAP.format(scores=scores, replicates=replicates))
 
     from audit.analysis.sweeps import sweep_measures
     from audit.measures.registry import evaluate_many, evaluate_scores
