@@ -426,6 +426,37 @@ def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kin
     assert str(error.value) == CH.BAD_SOURCE.format(kind=kind)
 
 
+@pytest.mark.parametrize(
+    "source, kind",
+    [
+        ([], "list"),
+        ((), "tuple"),
+        (np.array([]), "ndarray"),
+        (pd.Series([], dtype=object), "Series"),
+        (iter(()), "list"),
+    ],  # fmt: skip
+)
+def test_an_empty_sequence_is_refused_not_read_as_a_table_of_no_rows(source, kind):
+    with pytest.raises(ParameterError) as error:
+        StreamingScores(source)
+    assert str(error.value) == CH.NOTHING.format(kind=kind)
+
+
+@pytest.mark.parametrize("kind", [list, tuple, np.array, pd.Series, iter])
+def test_a_sequence_of_paths_is_read_in_order_and_named_by_its_first(kind, tmp_path):
+    """Paths as a list, a tuple, an array, a Series or an iterator (read once, then
+    kept): the same values, and messages name the first path and how many follow."""
+    frame = synthetic(2000).reset_index(drop=True)
+    paths = [tmp_path / f"{name}.parquet" for name in ("b", "a")]  # not in sorted order
+    frame.iloc[:1500].to_parquet(paths[0], index=False)
+    frame.iloc[1500:].to_parquet(paths[1], index=False)
+    streamed = StreamingScores(kind([str(path) for path in paths]))
+    pd.testing.assert_frame_equal(
+        streamed.sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=True
+    )
+    assert streamed._name() == f"{paths[0]} (and 1 more)"
+
+
 @pytest.mark.filterwarnings(
     "ignore:.*appear in more than one group:audit.tables.scores.ScoresWarning"
 )

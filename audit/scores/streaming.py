@@ -72,6 +72,7 @@ from audit.tables.chunks import (
     Piece,
     data_bytes,
     in_order,
+    once,
     parquet_files,
     pieces,
     read_chunk,
@@ -242,7 +243,7 @@ class StreamingScores:
         client=None,
         progress: bool = False,
     ):
-        self.source = source
+        self.source = once(source)  # named in messages, after its chunks are listed
         self.memory = parse_memory(memory)
         self.options = Options(
             bool(higher_is_match), None if attributes is None else tuple(attributes), tuple(ignore)
@@ -251,7 +252,7 @@ class StreamingScores:
         self.engine = _engine(engine, client, progress)
         # an empty chunk (a row group, file or DataFrame of no rows) adds nothing, as for
         # read_scores; a source of nothing but empty chunks is refused as empty
-        self.pieces = [piece for piece in pieces(source) if piece.rows]
+        self.pieces = [piece for piece in pieces(self.source) if piece.rows]
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None

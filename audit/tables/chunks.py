@@ -21,7 +21,7 @@ from __future__ import annotations
 import glob
 import os
 from collections import deque
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -54,6 +54,10 @@ TWICE = (
 BAD_SOURCE = (
     "the scores to stream must be a Parquet file, folder or glob, a list of them, or "
     "DataFrames (one, or a list of chunks of one score table); got {kind}"
+)
+NOTHING = (
+    "the scores to stream are an empty {kind}: give a Parquet file, folder or glob, a "
+    "list of them, or DataFrames"
 )
 
 #: Rows at the head of a chunk searched first for the order in which labels appear
@@ -125,9 +129,9 @@ def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
         return parquet_files(source), []
     if isinstance(source, pd.DataFrame):
         return [], [source]
-    # a mapping's or a set's order is not an order of chunks
-    ordered = isinstance(source, Iterable) and not isinstance(source, Mapping | Set)
-    items = list(source) if ordered and not _is_bytes(source) else None
+    items = _items(source)
+    if items is not None and not items:
+        raise ParameterError(NOTHING.format(kind=type(source).__name__))
     if items is not None and all(isinstance(item, pd.DataFrame) for item in items):
         return [], items
     if items is not None and all(isinstance(item, str | os.PathLike) for item in items):
@@ -147,19 +151,33 @@ def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
     raise ParameterError(BAD_SOURCE.format(kind=kind))
 
 
+def _items(source) -> list | None:
+    """The items of a source that is a sequence of chunks (a list, a tuple, an array, a
+    Series, an iterator...), in order; ``None`` for one that is not: a mapping's or a
+    set's order is not an order of chunks, and bytes are not paths."""
+    if isinstance(source, str | os.PathLike | pd.DataFrame | Mapping | Set) or _is_bytes(source):
+        return None
+    return list(source) if isinstance(source, Iterable) else None
+
+
 def _is_bytes(value) -> bool:
     return isinstance(value, bytes | bytearray | memoryview)
 
 
+def once(source):
+    """``source``, read as often as it is asked for: an iterator (read once) as a list."""
+    return list(source) if isinstance(source, Iterator) else source
+
+
 def source_name(source) -> str:
-    """``source`` as messages name it: its path; the first of a list of paths, and how
+    """``source`` as messages name it: its path; the first of a sequence of paths, and how
     many follow; or ``<DataFrame>``."""
     if isinstance(source, str | os.PathLike):
         return str(source)
-    if isinstance(source, list | tuple) and source:
-        if all(isinstance(item, str | os.PathLike) for item in source):
-            more = len(source) - 1
-            return str(source[0]) + (f" (and {more} more)" if more else "")
+    items = None if isinstance(source, Iterator) else _items(source)  # not read up here
+    if items and all(isinstance(item, str | os.PathLike) for item in items):
+        more = len(items) - 1
+        return str(items[0]) + (f" (and {more} more)" if more else "")
     return "<DataFrame>"
 
 
