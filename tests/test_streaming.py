@@ -434,7 +434,7 @@ def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kin
         (np.array([]), "ndarray"),
         (pd.Series([], dtype=object), "Series"),
         (iter(()), "list"),
-    ],  # fmt: skip
+    ],
 )
 def test_an_empty_sequence_is_refused_not_read_as_a_table_of_no_rows(source, kind):
     with pytest.raises(ParameterError) as error:
@@ -622,9 +622,11 @@ def test_a_file_rewritten_is_read_with_its_new_footer(tmp_path):
     pd.testing.assert_frame_equal(second, sweep(read_scores(other), [0.1]), check_exact=True)
 
 
-def test_a_file_changed_between_passes_is_refused(tmp_path):
+@pytest.mark.parametrize("change", ["rewritten", "deleted"])
+def test_a_file_changed_between_passes_is_refused(tmp_path, change):
     """A file rewritten after a pass has read it would be counted partly as it was and
-    partly as it is (neither table's values): the next read of it is refused, naming it."""
+    partly as it is (neither table's values): the next read of it is refused, naming it;
+    so is a file deleted since (not one that cannot be read as Parquet)."""
     path = tmp_path / "scores.parquet"
     frame = synthetic(3000).reset_index(drop=True)
     frame.to_parquet(path, row_group_size=1000)
@@ -635,7 +637,9 @@ def test_a_file_changed_between_passes_is_refused(tmp_path):
     def rewriting(*args, **kwargs):
         result = original(*args, **kwargs)
         passes.append(kwargs.get("label"))
-        if len(passes) == 2:  # the sample and the first pass have read it
+        if len(passes) == 2 and change == "deleted":  # the sample and the first pass read it
+            path.unlink()
+        elif len(passes) == 2:
             synthetic(3000, seed=1).to_parquet(path, row_group_size=1000, index=False)
         return result
 
@@ -644,6 +648,8 @@ def test_a_file_changed_between_passes_is_refused(tmp_path):
     with pytest.raises(CH.ScoresError) as error:
         streamed.sweep(TARGETS)
     assert len(passes) == 2 and str(error.value) == CH.CHANGED.format(source=path)
+    if change == "deleted":
+        return
     # read afresh, the file as it is now
     expected = sweep(read_scores(synthetic(3000, seed=1)), TARGETS)
     pd.testing.assert_frame_equal(StreamingScores(path).sweep(TARGETS), expected, check_exact=True)

@@ -41,8 +41,8 @@ COLUMNS_DIFFER = (
     "chunks of one score table have the same columns"
 )
 CHANGED = (
-    "{source}: the file changed while it was being read (its size or modification time "
-    "is not what it was at the start); a score set streamed in chunks is read in several "
+    "{source}: the file changed while it was being read (it is gone, or its size or "
+    "modification time is not what it was at the start); a score set streamed in chunks is read in several "
     "passes, which must all find its files as they were: leave them unchanged until audit "
     "has finished, or read a copy"
 )
@@ -340,7 +340,12 @@ def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
     at once."""
     import pyarrow.parquet as pq
 
-    stat = os.stat(piece.path)
+    try:
+        stat = os.stat(piece.path)
+    except FileNotFoundError:
+        if piece.stamp is None:  # not found when listed either: reading it says so
+            raise
+        raise ScoresError(CHANGED.format(source=piece.path)) from None
     if piece.stamp is not None and piece.stamp != (stat.st_mtime_ns, stat.st_size):
         raise ScoresError(CHANGED.format(source=piece.path))
     file = pq.ParquetFile(
