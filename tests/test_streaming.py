@@ -659,8 +659,12 @@ def test_memory_sizes():
     assert ST.parse_memory("4GB") == 4 * 10**9
     assert ST.parse_memory("512MiB") == 512 * 2**20
     assert ST.parse_memory("0.5kB") == 500 and ST.parse_memory("1B") == 1
+    # a number as text or as a float, in scientific notation too, is bytes
+    for same in ("2e9", "2E9", " 2e+9 B", "2.e9", ".002e12", 2e9, np.float32(2e9), "2000MB"):
+        assert ST.parse_memory(same) == 2 * 10**9
     # "0.5B" is under a byte: refused, where rounding down would run with no memory at all
-    for bad in ("", "-1GB", "4XB", 0, True, "0.5B", "0.4"):
+    for bad in ("", "-1GB", "4XB", 0, True, "0.5B", "0.4", 0.5, "1e-3", "2E", "1eB", "4 e9",
+                float("nan"), float("inf"), "-1e3"):  # fmt: skip
         with pytest.raises(ValueError) as error:
             ST.parse_memory(bad)
         assert str(error.value) == ST.BAD_MEMORY.format(value=bad)

@@ -136,14 +136,18 @@ _MAX_PASSES = 64
 
 
 def parse_memory(value) -> int:
-    """Bytes in ``value``: an int, or text such as ``"4GB"``, ``"512MB"`` or ``"2GiB"``.
+    """Bytes in ``value``: a number, or text such as ``"4GB"``, ``"512MB"``, ``"2GiB"`` or
+    ``"1e9"``.
 
-    >>> parse_memory("4GB"), parse_memory("1.5 GiB"), parse_memory(1000)
-    (4000000000, 1610612736, 1000)
+    >>> parse_memory("4GB"), parse_memory("1.5 GiB"), parse_memory(1000), parse_memory("2e9")
+    (4000000000, 1610612736, 1000, 2000000000)
     """
     if isinstance(value, int | np.integer) and not isinstance(value, bool) and value > 0:
         return int(value)
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
+    # a float as Python writes it (1e+22 reads as the number 1e22 below)
+    text = repr(float(value)) if isinstance(value, float | np.floating) else str(value)
+    number = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    match = re.fullmatch(rf"\s*({number})\s*([a-zA-Z]*)\s*", text)
     if match is None or match.group(2).upper() not in _UNITS:
         raise ParameterError(BAD_MEMORY.format(value=value))
     size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
