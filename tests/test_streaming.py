@@ -655,6 +655,47 @@ def test_a_file_changed_between_passes_is_refused(tmp_path, change):
     pd.testing.assert_frame_equal(StreamingScores(path).sweep(TARGETS), expected, check_exact=True)
 
 
+def _around_oracle(values, at, lo, hi, error=None):
+    """The window around one position, as written one position at a time."""
+    import math
+
+    m = len(values)
+    if error is None:
+        p = min(max(at / m, 0.0), 1.0)
+        error = math.sqrt(m * p * (1 - p))
+    margin = ST._Z * error + 2 * ST._Z
+    first, last = math.floor(at - margin), math.ceil(at + margin)
+    start = float(values[first]) if first > 0 else lo
+    stop = float(np.nextafter(values[last], np.inf)) if last < m - 1 else hi
+    steps = np.unique(np.round(at + max(1.0, error) * np.arange(-ST._Z, ST._Z + 1, 2)))
+    steps = steps[(steps > 0) & (steps < m)].astype(np.intp)
+    return start, stop, tuple(float(v) for v in np.unique(values[steps]))
+
+
+def test_windows_around_many_ranks_at_once_are_those_around_each():
+    """The windows a sample plans around hundreds of order statistics at once equal
+    those planned one at a time: float32 and float64 scores, ties, bounds of either
+    kind, positions whole or not, binomial errors or given ones."""
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        m = int(rng.integers(1, 3000))
+        dtype = rng.choice([np.float32, np.float64])
+        values = np.sort(rng.normal(size=m).round(int(rng.integers(0, 4))).astype(dtype))
+        lo, hi = (-np.inf, np.inf) if rng.random() < 0.5 else (float(values[0]) - 1.1, 9.1)
+        at = rng.integers(0, m + 1, size=int(rng.integers(1, 20))).astype(float)
+        at += rng.random(len(at)) * (rng.random() < 0.3)
+        error = None if rng.random() < 0.7 else rng.random(len(at)) * rng.integers(1, 100)
+        got = ST._arounds(values, at, lo, hi, error)
+        for i, a in enumerate(at.tolist()):
+            one = None if error is None else float(error[i])
+            assert (
+                got[i]
+                == _around_oracle(values, a, lo, hi, one)
+                == ST._around(values, a, lo, hi, one)
+            )
+            assert all(type(v) is float for v in (*got[i][:2], *got[i][2]))
+
+
 def test_memory_sizes():
     assert ST.parse_memory("4GB") == 4 * 10**9
     assert ST.parse_memory("512MiB") == 512 * 2**20

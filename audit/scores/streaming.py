@@ -376,7 +376,7 @@ class StreamingScores:
             if record[0] == "rank":
                 _, a, columns, ranks, _ = record
                 values = sample._population(a, sample.lines[a].windows[-np.inf], columns)
-                spans = [_around(values, r, -np.inf, np.inf) for r in ranks.tolist()]
+                spans = _arounds(values, ranks, -np.inf, np.inf)
             else:
                 spans = [self._crossing(sample, a, record[2])]
             windows.setdefault(a, []).extend(span for span in spans if span is not None)
@@ -619,14 +619,32 @@ def _around(values: np.ndarray, at: float, lo: float, hi: float, error: float | 
     standard errors of a rank there on each side (``error``: that standard error, if
     not the binomial one), ``lo`` or ``hi`` past the first or last value; ``ladder``
     cuts it every two standard errors, for a pass that counts rather than keeps."""
+    return _arounds(values, [at], lo, hi, None if error is None else [error])[0]
+
+
+def _arounds(values: np.ndarray, at, lo: float, hi: float, error=None) -> list[tuple]:
+    """:func:`_around` at each position of ``at`` (and ``error``, if given), at once: a
+    distribution's order statistics ask for hundreds of windows of one population."""
     m = len(values)
+    at = np.asarray(at, dtype=np.float64)
     if error is None:
-        p = min(max(at / m, 0.0), 1.0)
-        error = math.sqrt(m * p * (1 - p))
+        p = np.minimum(np.maximum(at / m, 0.0), 1.0)
+        error = np.sqrt(m * p * (1 - p))
+    error = np.asarray(error, dtype=np.float64)
     margin = _Z * error + 2 * _Z
-    first, last = math.floor(at - margin), math.ceil(at + margin)
-    start = float(values[first]) if first > 0 else lo
-    stop = float(np.nextafter(values[last], np.inf)) if last < m - 1 else hi
-    steps = np.unique(np.round(at + max(1.0, error) * np.arange(-_Z, _Z + 1, 2)))
-    steps = steps[(steps > 0) & (steps < m)].astype(np.intp)
-    return start, stop, tuple(float(v) for v in np.unique(values[steps]))
+    first, last = np.floor(at - margin).astype(np.int64), np.ceil(at + margin).astype(np.int64)
+    # float64 before lo and hi join them (float32 scores would round those)
+    start = np.where(first > 0, values[np.clip(first, 0, m - 1)].astype(np.float64), lo)
+    after = np.nextafter(values[np.clip(last, 0, m - 1)], np.inf).astype(np.float64)
+    stop = np.where(last < m - 1, after, hi)
+    # the steps of each ladder rise along a row, and so do the values there: a ladder is
+    # its row's values at the steps inside the sample, each once
+    steps = np.round(at[:, None] + np.maximum(1.0, error)[:, None] * np.arange(-_Z, _Z + 1, 2))
+    inside = (steps > 0) & (steps < m)
+    cut = values[np.where(inside, steps, 0).astype(np.intp)]
+    once = inside.copy()
+    once[:, 1:] &= ~(inside[:, :-1] & (cut[:, 1:] == cut[:, :-1]))
+    return [
+        (float(a), float(b), tuple(row[keep].tolist()))
+        for a, b, row, keep in zip(start.tolist(), stop.tolist(), cut, once, strict=True)
+    ]
