@@ -150,10 +150,11 @@ def parse_memory(value) -> int:
     match = re.fullmatch(rf"\s*({number})\s*([a-zA-Z]*)\s*", text)
     if match is None or match.group(2).upper() not in _UNITS:
         raise ParameterError(BAD_MEMORY.format(value=value))
-    size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-    if size < 1:  # "0", and "0.5B", which would round down to no memory at all
+    size = float(match.group(1)) * _UNITS[match.group(2).upper()]
+    # "0", and "0.5B", which would round down to no memory at all; "1e400", no number
+    if not 1 <= size < math.inf:
         raise ParameterError(BAD_MEMORY.format(value=value))
-    return size
+    return int(size)
 
 
 # ----------------------------------------------------------------------- engines
