@@ -210,6 +210,38 @@ def test_parameters_the_arguments_set_are_refused(argv, how, tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["scores", "--replicates", "0", "-p", "bootstrap_replicates", "5"],
+         "-p bootstrap_replicates 5 sets what --replicates 0 sets already"),
+        (["report", "--replicates", "20", "-p", "n_replicates", "0"],
+         "-p n_replicates 0 sets what --replicates 20 sets already"),
+        (["compare", "annex15", "frvt11", "--replicates", "20", "-p", "rank_replicates", "0"],
+         "-p rank_replicates 0 sets what --replicates 20 sets already"),
+        (["scores", "--distance", "-p", "higher_is_match", "True"],
+         "-p higher_is_match True sets what --distance sets already"),
+        (["scores", "--operating-point", "nist", "-p", "target_fmr", "0.01"],
+         "-p target_fmr 0.01 sets what --operating-point nist sets already"),
+        (["report", "--alpha", "0.3", "-p", "alpha", "0.4"],
+         "-p alpha 0.4 sets what --alpha 0.3 sets already"),
+        (["report", "--ignore-columns", "x", "-p", "ignore", "['y']"],
+         "-p ignore ['y'] sets what --ignore-columns x sets already"),
+        (["report", "--merge-labels", "-p", "merge_labels", "False"],
+         "-p merge_labels False sets what --merge-labels sets already"),
+        (["report", "-p", "alpha", "0.3", "-p", "alpha", "0.4"],
+         "-p alpha 0.4 sets what -p alpha 0.3 sets already"),
+    ],
+)  # fmt: skip
+def test_a_parameter_given_twice_is_refused_not_overridden(argv, message, tmp_path, capsys):
+    """An option and a ``-p`` (or two ``-p``) setting one parameter: one of them would be
+    dropped without a word, and which one was meant only the user knows."""
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == f"audit {argv[0]}: error: {message}; give one of them"
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.parametrize("argv", [["--measures", "fdr,,ir"], ["-p", "measures", "fdr, ir,"]])
 def test_an_empty_name_in_a_list_is_refused_not_dropped(argv, tmp_path, capsys):
     from audit.validation import constraint_of

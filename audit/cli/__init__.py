@@ -54,6 +54,7 @@ NEEDS_RATES_MEASURE = (
 )
 DEPRECATED_OPTION = "note: {old} is deprecated; give the {what} as the first argument: {example}"
 SET_BY_ARGUMENTS = "-p {key} is set by the command's own arguments: {how}"
+GIVEN_TWICE = "-p {key} {value} sets what {option} sets already; give one of them"
 #: The notebook parameters the command's own arguments set, and how they are given (a
 #: command refuses as such only those its notebooks declare: any other -p is refused as
 #: a parameter they do not take).
@@ -166,28 +167,32 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     from audit.validation import check, parse
 
     parameters = {}
+    options = {}  # each parameter an option sets: the option, as given (-p may not set it too)
     if given is not None:
         key = "scores_path" if args.command == "scores" else "data_path"
         parameters[key] = given
     if getattr(args, "distance", False):
-        parameters["higher_is_match"] = False
+        parameters["higher_is_match"], options["higher_is_match"] = False, "--distance"
     for flag in ("merge_labels", "fmr_above_fnmr"):
         if getattr(args, flag, False):
-            parameters[flag] = True
+            parameters[flag], options[flag] = True, "--" + flag.replace("_", "-")
     if getattr(args, "measure_module", None):
         parameters["measure_modules"] = check("measure_modules", list(args.measure_module))
     for option, name in _OPTION_PARAMETERS.items():
         text = getattr(args, option, None)
         if text is not None:
             parameters[name] = parse(name, text)
+            flag = "--ignore-columns" if option == "ignore" else "--" + option.replace("_", "-")
+            options[name] = f"{flag} {text}"
     replicates = getattr(args, "replicates", None)
     if replicates is not None:
         name = {"scores": "bootstrap_replicates", "compare": "rank_replicates"}.get(
             args.command, "n_replicates"
         )
-        parameters[name] = parse(name, replicates)
+        parameters[name], options[name] = parse(name, replicates), f"--replicates {replicates}"
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
+        options["target_fmr"] = f"--operating-point {args.operating_point}"
     pairs = getattr(args, "parameter", [])  # -p KEY VALUE
     declared, also = _declarations(args.command) if pairs else ({}, ())
     for key, text in pairs:
@@ -200,7 +205,10 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
                     key=key, how=_ARGUMENT_PARAMETERS[key].format(command=args.command)
                 )
             )
+        if key in options:  # which of the two was meant, only the user knows
+            raise UsageError(GIVEN_TWICE.format(key=key, value=text, option=options[key]))
         parameters[key] = _notebook_parameter(key, text)
+        options[key] = f"-p {key} {text}"
     if isinstance(parameters.get("weights"), str) and parameters["weights"] not in (
         "equal",
         "counts",
