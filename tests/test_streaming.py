@@ -418,6 +418,8 @@ def test_parquet_folder_and_glob_read_row_group_by_row_group(tmp_path):
         ({"scores.parquet"}, "set"),
         (["scores.parquet", pd.DataFrame()], "list of DataFrame, str"),
         ((1, 2), "tuple of int"),
+        ((n for n in (1, 2)), "generator of int"),
+        (np.array("scores.parquet"), "ndarray"),
     ],
 )
 def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kind):
@@ -433,7 +435,8 @@ def test_a_source_of_neither_files_nor_frames_is_refused_by_its_type(source, kin
         ((), "tuple"),
         (np.array([]), "ndarray"),
         (pd.Series([], dtype=object), "Series"),
-        (iter(()), "list"),
+        (iter(()), "tuple_iterator"),
+        ((path for path in ()), "generator"),
     ],
 )
 def test_an_empty_sequence_is_refused_not_read_as_a_table_of_no_rows(source, kind):
@@ -455,6 +458,28 @@ def test_a_sequence_of_paths_is_read_in_order_and_named_by_its_first(kind, tmp_p
         streamed.sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=True
     )
     assert streamed._name() == f"{paths[0]} (and 1 more)"
+
+
+def test_a_path_like_object_is_read_as_the_path_it_stands_for(tmp_path):
+    """What ``os.fspath`` gives, not what ``str`` gives (here, not a path at all)."""
+
+    class Where:
+        def __init__(self, path):
+            self.path = path
+
+        def __fspath__(self):
+            return self.path
+
+        def __str__(self):
+            return "somewhere"
+
+    frame = synthetic(1000).reset_index(drop=True)
+    frame.to_parquet(tmp_path / "a.parquet", index=False)
+    expected = sweep(read_scores(frame), TARGETS)
+    for source in (Where(str(tmp_path / "a.parquet")), [Where(str(tmp_path / "a.parquet"))]):
+        streamed = StreamingScores(source)
+        pd.testing.assert_frame_equal(streamed.sweep(TARGETS), expected, check_exact=True)
+        assert streamed._name() == str(tmp_path / "a.parquet")
 
 
 @pytest.mark.filterwarnings(
@@ -622,12 +647,15 @@ def test_a_file_rewritten_is_read_with_its_new_footer(tmp_path):
     pd.testing.assert_frame_equal(second, sweep(read_scores(other), [0.1]), check_exact=True)
 
 
-@pytest.mark.parametrize("change", ["rewritten", "deleted"])
+@pytest.mark.parametrize("change", ["rewritten", "deleted", "its folder a file"])
 def test_a_file_changed_between_passes_is_refused(tmp_path, change):
     """A file rewritten after a pass has read it would be counted partly as it was and
     partly as it is (neither table's values): the next read of it is refused, naming it;
-    so is a file deleted since (not one that cannot be read as Parquet)."""
-    path = tmp_path / "scores.parquet"
+    so is a file gone since (not one that cannot be read as Parquet)."""
+    import shutil
+
+    (tmp_path / "run").mkdir()
+    path = tmp_path / "run" / "scores.parquet"
     frame = synthetic(3000).reset_index(drop=True)
     frame.to_parquet(path, row_group_size=1000)
     engine = ST.LocalEngine()
@@ -639,6 +667,9 @@ def test_a_file_changed_between_passes_is_refused(tmp_path, change):
         passes.append(kwargs.get("label"))
         if len(passes) == 2 and change == "deleted":  # the sample and the first pass read it
             path.unlink()
+        elif len(passes) == 2 and change == "its folder a file":
+            shutil.rmtree(tmp_path / "run")
+            (tmp_path / "run").write_text("not a folder")
         elif len(passes) == 2:
             synthetic(3000, seed=1).to_parquet(path, row_group_size=1000, index=False)
         return result
@@ -648,7 +679,7 @@ def test_a_file_changed_between_passes_is_refused(tmp_path, change):
     with pytest.raises(CH.ScoresError) as error:
         streamed.sweep(TARGETS)
     assert len(passes) == 2 and str(error.value) == CH.CHANGED.format(source=path)
-    if change == "deleted":
+    if change != "rewritten":
         return
     # read afresh, the file as it is now
     expected = sweep(read_scores(synthetic(3000, seed=1)), TARGETS)

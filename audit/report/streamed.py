@@ -37,10 +37,11 @@ STREAMED_MERGE = (
 #: A bootstrap (``--replicates N``, or ``-p bootstrap_replicates N``) asked of a streamed
 #: score set.
 STREAMED_BOOTSTRAP = (
-    "{scores}: --replicates {replicates} asks for a bootstrap, which a score set streamed "
-    "in chunks (on a cluster, from a folder or a glob of Parquet files, or from one Parquet "
-    "file larger than --memory) cannot have: its scores are never all in memory to be "
-    "resampled; give --replicates 0, or one Parquet file within --memory, which is read "
+    "{scores}: a bootstrap of {replicates} replicates (--replicates or -p "
+    "bootstrap_replicates) is asked for, which a score set streamed in chunks (on a "
+    "cluster, from a folder or a glob of Parquet files, or from one Parquet file larger "
+    "than --memory) cannot have: its scores are never all in memory to be resampled; "
+    "leave it out (or give 0), or give one Parquet file within --memory, which is read "
     "whole and resampled by subject"
 )
 

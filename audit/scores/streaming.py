@@ -248,6 +248,7 @@ class StreamingScores:
         client=None,
         progress: bool = False,
     ):
+        kind = type(source).__name__  # an iterator is kept as a list: named as given
         self.source = once(source)  # named in messages, after its chunks are listed
         self.memory = parse_memory(memory)
         self.options = Options(
@@ -257,7 +258,7 @@ class StreamingScores:
         self.engine = _engine(engine, client, progress)
         # an empty chunk (a row group, file or DataFrame of no rows) adds nothing, as for
         # read_scores; a source of nothing but empty chunks is refused as empty
-        self.pieces = [piece for piece in pieces(self.source) if piece.rows]
+        self.pieces = [piece for piece in pieces(self.source, kind) if piece.rows]
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None

@@ -66,9 +66,15 @@ _HEAD = 1 << 12
 _HEAD_LABELS = 64
 
 
+def path_text(path: str | os.PathLike) -> str:
+    """A path as text: what a path-like object stands for (:func:`os.fspath`), not its
+    ``str``, which may be anything."""
+    return os.fsdecode(os.fspath(path)) if isinstance(path, os.PathLike) else str(path)
+
+
 def parquet_files(source: str | os.PathLike) -> list[str]:
     """The Parquet files of a file, a folder (all ``*.parquet`` below it) or a glob."""
-    text = str(source)
+    text = path_text(source)
     if not text.strip():  # "" would be the working folder, and all the Parquet below it
         raise ParameterError(NO_PATH)
     if any(ch in text for ch in "*?["):
@@ -122,16 +128,18 @@ def _metadata(path: str):
         ) from reason
 
 
-def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
+def _paths_or_frames(source, kind: str | None = None) -> tuple[list[str], list[pd.DataFrame]]:
     """``source`` as its Parquet files (each path, folder or glob expanded, in the order
-    given) or as its DataFrames; a source of neither kind is refused, naming its type."""
+    given) or as its DataFrames; a source of neither kind is refused, naming its type
+    (``kind``, where ``source`` is a list made of what was given: see :func:`once`)."""
+    kind = kind or type(source).__name__
     if isinstance(source, str | os.PathLike):
         return parquet_files(source), []
     if isinstance(source, pd.DataFrame):
         return [], [source]
     items = _items(source)
     if items is not None and not items:
-        raise ParameterError(NOTHING.format(kind=type(source).__name__))
+        raise ParameterError(NOTHING.format(kind=kind))
     if items is not None and all(isinstance(item, pd.DataFrame) for item in items):
         return [], items
     if items is not None and all(isinstance(item, str | os.PathLike) for item in items):
@@ -143,11 +151,8 @@ def _paths_or_frames(source) -> tuple[list[str], list[pd.DataFrame]]:
                 raise ParameterError(TWICE.format(first=seen[real], again=path))
             seen[real] = path
         return paths, []
-    if items is None:
-        kind = type(source).__name__
-    else:
-        kinds = sorted({type(item).__name__ for item in items})
-        kind = f"{type(source).__name__} of {', '.join(kinds)}"
+    if items is not None:
+        kind += " of " + ", ".join(sorted({type(item).__name__ for item in items}))
     raise ParameterError(BAD_SOURCE.format(kind=kind))
 
 
@@ -156,6 +161,8 @@ def _items(source) -> list | None:
     Series, an iterator...), in order; ``None`` for one that is not: a mapping's or a
     set's order is not an order of chunks, and bytes are not paths."""
     if isinstance(source, str | os.PathLike | pd.DataFrame | Mapping | Set) or _is_bytes(source):
+        return None
+    if isinstance(source, np.ndarray) and source.ndim == 0:  # one value, not a sequence
         return None
     return list(source) if isinstance(source, Iterable) else None
 
@@ -173,17 +180,18 @@ def source_name(source) -> str:
     """``source`` as messages name it: its path; the first of a sequence of paths, and how
     many follow; or ``<DataFrame>``."""
     if isinstance(source, str | os.PathLike):
-        return str(source)
+        return path_text(source)
     items = None if isinstance(source, Iterator) else _items(source)  # not read up here
     if items and all(isinstance(item, str | os.PathLike) for item in items):
         more = len(items) - 1
-        return str(items[0]) + (f" (and {more} more)" if more else "")
+        return path_text(items[0]) + (f" (and {more} more)" if more else "")
     return "<DataFrame>"
 
 
-def pieces(source) -> list[Piece]:
-    """The chunks of ``source`` (Parquet paths, folders or globs; or DataFrames) in order."""
-    paths, frames = _paths_or_frames(source)
+def pieces(source, kind: str | None = None) -> list[Piece]:
+    """The chunks of ``source`` (Parquet paths, folders or globs; or DataFrames) in order
+    (``kind``: what ``source`` was given as, for messages, where it is not that)."""
+    paths, frames = _paths_or_frames(source, kind)
     out = []
     first: tuple | None = None  # the first chunk with rows: where, and its columns
     for path in paths:
@@ -342,7 +350,7 @@ def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
 
     try:
         stat = os.stat(piece.path)
-    except FileNotFoundError:
+    except OSError:  # gone, or its folder: not found as the pass before found it
         if piece.stamp is None:  # not found when listed either: reading it says so
             raise
         raise ScoresError(CHANGED.format(source=piece.path)) from None
@@ -700,7 +708,7 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
 
     pool = pa.default_memory_pool()
     items = pieces(source)
-    name = str(source)
+    name = path_text(source)
     rows = sum(p.rows for p in items)
     if not rows:
         _columns(list(pq.read_schema(parquet_files(source)[0]).names), name, options)
