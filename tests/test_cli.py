@@ -408,6 +408,66 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatc
     assert manifest["passes"] > 1
 
 
+def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(tmp_path, capsys, monkeypatch):
+    """--scheduler ADDRESS runs the passes on that cluster (here one of threads in this
+    process, reached over TCP): the tables are those streamed here, and the manifest
+    names the engine. An address no scheduler answers at, or a machine without Dask's
+    distributed, is refused (exit 2) saying so, where it ended as an internal error."""
+    import sys
+
+    import numpy as np
+    import pandas as pd
+
+    distributed = pytest.importorskip("distributed")
+    from audit.report import streamed
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"algorithm": "a", "score": rng.normal(size=3000),
+                          "mated": rng.random(3000) < 0.3, "group": rng.choice(["F", "M"], 3000)})  # fmt: skip
+    frame.loc[frame["mated"], "score"] += 2
+    (tmp_path / "run").mkdir()
+    frame.iloc[:1000].to_parquet(tmp_path / "run" / "a.parquet")
+    frame.iloc[1000:].to_parquet(tmp_path / "run" / "b.parquet")
+    argv = ["scores", str(tmp_path / "run"), "--no-progress", "-p", "sweep_points", "3"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "here")]) == 0
+    with distributed.LocalCluster(
+        n_workers=1, processes=False, dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"}
+    ) as cluster:  # fmt: skip
+        address = cluster.scheduler_address
+        assert main([*argv, "--reports-dir", str(tmp_path / "there"), "--scheduler", address]) == 0
+    capsys.readouterr()
+    for name in ("rates_at_fmr", "sweep", "eer_by_group", "measures"):
+        pd.testing.assert_frame_equal(
+            pd.read_csv(tmp_path / "there" / "run" / "tables" / f"{name}.csv"),
+            pd.read_csv(tmp_path / "here" / "run" / "tables" / f"{name}.csv"),
+        )
+    manifest = json.loads((tmp_path / "there" / "run" / "manifest.json").read_text())
+    assert manifest["engine"] == "dask"
+    bad = ["--reports-dir", str(tmp_path / "bad")]
+    assert main([*argv, *bad, "--scheduler", "foo://x:1"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(
+        "audit scores: error: --scheduler foo://x:1: no Dask scheduler could be reached "
+        "there (ValueError: unknown address scheme 'foo'"
+    )
+    assert err.endswith("or leave --scheduler out to stream the scores in this process")
+
+    def timed_out(address):
+        raise OSError(f"Timed out trying to connect to {address} after 30 s")
+
+    monkeypatch.setattr(distributed, "Client", timed_out)
+    assert main([*argv, *bad, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    reason = "OSError: Timed out trying to connect to tcp://127.0.0.1:1 after 30 s"
+    message = streamed.NO_SCHEDULER.format(scheduler="tcp://127.0.0.1:1", reason=reason)
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
+    monkeypatch.setitem(sys.modules, "distributed", None)  # not installed
+    assert main([*argv, *bad, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("audit scores: error: --scheduler tcp://127.0.0.1:1: running the passes")
+    assert "pip install 'audit[dask]'" in err
+    assert not list((tmp_path / "bad").iterdir())  # no report
+
+
 @pytest.mark.parametrize(
     ("command", "expected"),
     [("report", "mine"), ("ffmc", "mine-ffmc"), ("pareto", "mine-pareto")],

@@ -46,6 +46,35 @@ STREAMED_BOOTSTRAP = (
 )
 
 
+#: ``--scheduler`` where Dask's distributed is not installed, or no scheduler answers.
+NO_DISTRIBUTED = (
+    "--scheduler {scheduler}: running the passes on a Dask cluster needs Dask's "
+    "distributed, which is not installed ({reason}); pip install 'audit[dask]', or leave "
+    "--scheduler out to stream the scores in this process"
+)
+NO_SCHEDULER = (
+    "--scheduler {scheduler}: no Dask scheduler could be reached there ({reason}); check "
+    "the address (tcp://HOST:PORT) and that the scheduler runs, or leave --scheduler out "
+    "to stream the scores in this process"
+)
+
+
+def connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler``; refused, saying why, where Dask's
+    distributed is missing or no scheduler answers there."""
+    from audit.exceptions import UsageError
+
+    try:
+        from distributed import Client
+    except ImportError as error:
+        raise UsageError(NO_DISTRIBUTED.format(scheduler=scheduler, reason=error)) from error
+    try:
+        return Client(scheduler)
+    except (OSError, TimeoutError, ValueError) as error:
+        reason = f"{type(error).__name__}: {error}"
+        raise UsageError(NO_SCHEDULER.format(scheduler=scheduler, reason=reason)) from error
+
+
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
     """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
     folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
@@ -120,11 +149,7 @@ def streamed_report(
                 tables["det_points"] = det_points(stats)
         return tables
 
-    client = None
-    if scheduler:
-        from distributed import Client
-
-        client = Client(scheduler)
+    client = connect(scheduler) if scheduler else None
     try:
         engine = StreamingScores(
             scores,
