@@ -408,6 +408,20 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatc
     assert manifest["passes"] > 1
 
 
+@pytest.mark.parametrize("data", [[], ["scores.csv"]])
+def test_a_bad_memory_budget_is_refused_whatever_the_scores(data, tmp_path, capsys, monkeypatch):
+    """--memory is read before anything else, for the built-in scores (read whole, where
+    it was never looked at) as for a file."""
+    from audit.scores.streaming import BAD_MEMORY
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scores.csv").write_text("algorithm,score,mated,group\na,0.5,True,F\n")
+    argv = ["scores", *data, "--memory", "1e3 apples", "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    message = BAD_MEMORY.format(value="1e3 apples")
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
+
+
 def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(tmp_path, capsys, monkeypatch):
     """--scheduler ADDRESS runs the passes on that cluster (here one of threads in this
     process, reached over TCP): the tables are those streamed here, and the manifest

@@ -78,11 +78,11 @@ def connect(scheduler: str):
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
     """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
     folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
-    if not scores:
-        return False
     from audit.scores.streaming import data_bytes, parse_memory
 
-    budget = parse_memory(memory)
+    budget = parse_memory(memory)  # refused as given, whatever the scores
+    if not scores:
+        return False
     text = str(scores)
     if scheduler or any(ch in text for ch in "*?[") or Path(text).is_dir():
         return True
