@@ -324,6 +324,36 @@ def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch, 
     assert label in records["ffmc_panels_user_dollar"]["svg"]
 
 
+def test_the_sweep_figure_names_the_measures_it_cannot_draw():
+    """Measures asked for that the sweep does not hold (a score measure, a cross-group
+    one) are named in the title, not dropped without a word; with none left, the
+    figure says so instead of being blank under its title."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.plots.scores import sweep_figure
+    from audit.scores import read_scores, score_stats
+
+    stats = score_stats(read_scores(synthetic(2000)))
+    swept = sweep_measures(stats, targets=[1e-2, 1e-1])
+    for asked, drawn in ((["fdr", "std_eer", "cell_gini"], 1), (["cell_gini"], 0)):
+        fig = sweep_figure(swept, asked, n_groups=3)
+        data = record(fig)
+        assert all(found == [] for found in faults(data).values()), faults(data)
+        title = " ".join(fig.get_suptitle().split())
+        assert title.endswith("not drawn, as no rate measure of these scores: "
+                              + ", ".join(asked[drawn:]))  # fmt: skip
+        visible = [ax for ax in fig.axes if ax.get_visible()]
+        titles = [ax.get_title("left") + ax.get_title() for ax in visible]
+        assert titles == (["FDR (higher is fairer)"] if drawn else [""])
+        if not drawn:
+            assert [t.get_text() for t in visible[0].texts] == ["no measure to draw"]
+        plt.close(fig)
+    fig = sweep_figure(swept, ["fdr", "ir"], n_groups=3)
+    assert "not drawn" not in fig.get_suptitle()
+    plt.close(fig)
+
+
 def test_the_score_figures_draw_hostile_names_as_written():
     """Systems and groups named with markup in the sweep and DET figures (built in the
     package, as the scores notebook draws them)."""

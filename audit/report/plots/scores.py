@@ -68,11 +68,14 @@ def sweep_figure(
 ):
     """The report's figure of measures across operating points: one panel per measure
     (:func:`measure_vs_operating_point`), :data:`COLUMNS` to a row, one legend of the
-    systems below.  ``grouping`` and ``n_groups`` name the groups in the title.
-    Returns the Figure."""
+    systems below.  ``grouping`` and ``n_groups`` name the groups in the title, which
+    also names the measures asked for and not in ``swept`` (a score measure, or one the
+    rates do not allow), so that none is left out without a word.  Returns the Figure."""
     import matplotlib.pyplot as plt
 
-    measures = [m for m in measures if m in set(swept["measure"])]
+    present = set(swept["measure"])
+    missing = [m for m in measures if m not in present]
+    measures = [m for m in measures if m in present]
     ncols = max(1, min(COLUMNS, len(measures)))
     nrows = max(1, -(-len(measures) // ncols))
     fig, axes = plt.subplots(
@@ -95,6 +98,16 @@ def sweep_figure(
         "Fairness measures as the threshold moves, "
         f"{_grouping(grouping, n_groups)}; threshold set at each target FMR (pooled)"
     )
+    if missing:
+        title += (
+            f"; not drawn, as no rate measure of these scores: "
+            f"{', '.join(escape_mathtext(m) for m in missing)}"
+        )
+    if not measures:
+        ax = axes.ravel()[0]
+        ax.set_visible(True)
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "no measure to draw", ha="center", va="center", color="0.4")
     fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
     if measures:
         handles, labels = axes.ravel()[0].get_legend_handles_labels()
