@@ -391,6 +391,24 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatc
     garbe = measures.set_index(["measure", "algorithm"]).loc[("garbe", "b"), "value"]
     assert f'<td class="num">{garbe:.4g}</td>' in page
     assert "This report has no FFMC audit." in page
+    # the notebook's figures, from the same tables: byte for byte those drawn in memory
+    import matplotlib.pyplot as plt
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.outputs import render_figure
+    from audit.report.plots.scores import det_figure, sweep_figure
+
+    swept = sweep_measures(table, targets=np.geomspace(1e-3, 0.1, 21), alpha=0.5)
+    for name, fig in (
+        ("sweep_group", sweep_figure(swept, ["fdr", "ir", "garbe", "nrb", "std_fnmr"],
+                                     grouping="group", n_groups=2)),
+        ("det_group", det_figure(det_points(table), grouping="group")),
+    ):  # fmt: skip
+        png, svg = render_figure(fig)
+        plt.close(fig)
+        assert (folder / "figures" / f"{name}.png").read_bytes() == png
+        assert (folder / "figures" / f"{name}.svg").read_bytes() == svg
+        assert f'<img src="figures/{name}.png"' in page
     one = tmp_path / "one.parquet"
     frame.to_parquet(one)
     # a budget just under the data's 24 kB: the engine takes several passes (seven), each

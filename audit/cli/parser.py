@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="memory budget (default: 4GB); Parquet score data larger than this, a folder "
         "or a glob of Parquet files is read in streaming passes, row group by row group, "
-        "into the report's tables (no notebook)",
+        "into the report's tables and figures (no notebook)",
     )
     scores.add_argument(
         "--scheduler",

@@ -1,13 +1,13 @@
-"""The scores report of a score set read in streaming passes: its tables and front page,
-without the notebook.
+"""The scores report of a score set read in streaming passes: its tables, figures and
+front page, without the notebook.
 
 A folder or a glob of Parquet files, or one Parquet file larger than the memory
 budget, is read by :class:`audit.scores.streaming.StreamingScores` in passes
 over its row groups (on a Dask cluster when a scheduler is named).  The tables
 are those the scores notebook writes in memory -- rates at the target FMR, the
 sweep and the measures along it, the rate and score measures, the EER of each
-group, the DET points -- with the same values, bit for bit; the front page is
-built from them as for any report.
+group, the DET points -- with the same values, bit for bit, and the notebook's
+figures of them; the front page is built from them as for any report.
 """
 
 from __future__ import annotations
@@ -147,7 +147,10 @@ def streamed_report(
             tables["scored"] = evaluate_scores(stats)
             if len(stats.groups) <= 12:  # as the notebook draws them
                 tables["det_points"] = det_points(stats)
+        drawn["groups"] = len(stats.groups)
         return tables
+
+    drawn: dict = {}
 
     client = connect(scheduler) if scheduler else None
     try:
@@ -193,9 +196,36 @@ def streamed_report(
             save_table(measures, "measures", folder)
             for table_name, table in tables.items():
                 save_table(table, table_name, folder)
+            _figures(tables, parameters, drawn["groups"], folder)
             save_sentences(
                 [NO_BOOTSTRAP], "robustness_streamed", folder, topic=TOPIC, role="robustness"
             )
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
 
     return write_report(name, write, reports_root=reports_root)
+
+
+def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> None:
+    """The figures the scores notebook draws of a file's groups, from the same tables:
+    the measures across the sweep, and the DET curves (for at most 12 groups, with
+    both kinds of comparison)."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.outputs import save_figure
+    from audit.report.parameters import notebook_parameters
+    from audit.report.plots.scores import det_figure, sweep_figure
+    from audit.report.runner import notebook_path
+
+    measures = parameters.get("sweep_plot_measures")
+    if measures is None:
+        measures = notebook_parameters(notebook_path("scores"))["sweep_plot_measures"].default
+    figures = [("sweep_group", lambda: sweep_figure(tables["sweep_measures"], measures,
+                                                      grouping="group", n_groups=n_groups))]  # fmt: skip
+    if "det_points" in tables:
+        figures.append(("det_group", lambda: det_figure(tables["det_points"], grouping="group")))
+    for name, draw in figures:
+        fig = draw()
+        try:
+            save_figure(fig, name, folder)
+        finally:
+            plt.close(fig)
