@@ -644,9 +644,9 @@ def _arounds(values: np.ndarray, at, lo: float, hi: float, error=None) -> list[t
     steps = np.round(at[:, None] + np.maximum(1.0, error)[:, None] * np.arange(-_Z, _Z + 1, 2))
     inside = (steps > 0) & (steps < m)
     cut = values[np.where(inside, steps, 0).astype(np.intp)]
-    once = inside.copy()
-    once[:, 1:] &= ~(inside[:, :-1] & (cut[:, 1:] == cut[:, :-1]))
+    distinct = inside.copy()
+    distinct[:, 1:] &= ~(inside[:, :-1] & (cut[:, 1:] == cut[:, :-1]))
     return [
         (float(a), float(b), tuple(row[keep].tolist()))
-        for a, b, row, keep in zip(start.tolist(), stop.tolist(), cut, once, strict=True)
+        for a, b, row, keep in zip(start.tolist(), stop.tolist(), cut, distinct, strict=True)
     ]
