@@ -794,6 +794,34 @@ def test_dask_on_a_local_cluster_equals_in_memory(dask_client, tmp_path, case):
     pd.testing.assert_frame_equal(tiny.apply(eer_table), eer_table(stats), check_exact=True)
 
 
+def test_the_warnings_of_a_function_are_those_of_its_last_attempt_once():
+    """A function applied over several passes warns once, of the answer: not once an
+    attempt, nor of the sample that planned the first pass (which is not the data)."""
+    import warnings
+
+    frame = synthetic(5000, round_to=2)
+    expected = sweep(read_scores(frame), TARGETS)
+    for memory, passes in (("4GB", 0), ("20kB", 3)):
+        streamed = StreamingScores(chunks(frame, 1250), memory=memory)
+        attempts = []
+
+        def warning(stats, streamed=streamed, attempts=attempts):
+            attempts.append(stats is streamed._sample)
+            warnings.warn(f"attempt {len(attempts)}", UserWarning, stacklevel=1)
+            return sweep(stats, TARGETS)
+
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            pd.testing.assert_frame_equal(streamed.apply(warning), expected, check_exact=True)
+        assert streamed.passes >= passes and len(attempts) > 1 + (passes > 0)
+        assert [str(w.message) for w in said] == [f"attempt {len(attempts)}"]
+    with pytest.raises(UserWarning, match="^attempt"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # the filters in force judge it, as given
+        StreamingScores(chunks(frame, 1250), memory="20kB").apply(
+            lambda stats: warnings.warn("attempt", UserWarning, stacklevel=1)
+        )
+
+
 def test_dask_without_a_cluster_uses_the_default_scheduler():
     """Dask's own scheduler, where no client is given: a budget of 2 kB takes a dozen
     passes, some splitting intervals (256 bytes took 56, on the same paths)."""

@@ -48,6 +48,7 @@ import dataclasses
 import math
 import os
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from itertools import chain
 
@@ -270,7 +271,9 @@ class StreamingScores:
         :class:`~audit.scores.stats.SufficientStatistics` (every operating point
         and score measure of ``audit``, e.g. ``audit.measures.scores.eer_table``
         or ``audit.measures.registry.evaluate_scores``): passes over the data
-        until an attempt needs nothing more."""
+        until an attempt needs nothing more.  The warnings ``function`` gives are those
+        of that last attempt, given once: an attempt that needs more is no answer, and
+        what it warned of may not hold of the data."""
         if self._stats is None:
             self._first_pass(function)
             self._refuse_spellings()
@@ -278,11 +281,15 @@ class StreamingScores:
         for _ in range(_MAX_PASSES):
             stats.needs = []
             try:
-                result = function(stats)
+                with warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always")  # the filters outside judge them below
+                    result = function(stats)
             except Exception:
                 if not stats.needs:
+                    _say(said)
                     raise
             if not stats.needs:
+                _say(said)
                 return result
             self._learn(stats.needs)
         raise RuntimeError(TOO_MANY_PASSES.format(passes=self.passes))
@@ -368,7 +375,9 @@ class StreamingScores:
         sample = self._sample
         sample.record, sample.needs = [], []
         try:
-            function(sample)
+            with warnings.catch_warnings():  # of the sample, not of the data: not said
+                warnings.simplefilter("ignore")
+                function(sample)
         except Exception:  # noqa: BLE001  (a sample may lack what the data has)
             pass
         records, sample.record = sample.record, None
@@ -601,6 +610,13 @@ def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -
         if cache is not None and plan.keep_new:
             cache[piece] = chunk
     return partial(chunk, plan)
+
+
+def _say(said: list) -> None:
+    """Give again the warnings recorded by :func:`warnings.catch_warnings`, to the filters
+    and the display in force."""
+    for w in said:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _union(spans: list[tuple]) -> list[tuple]:
