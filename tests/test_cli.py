@@ -483,6 +483,15 @@ def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(tmp_path, capsys, 
         "there (ValueError: unknown address scheme 'foo'"
     )
     assert err.endswith("or leave --scheduler out to stream the scores in this process")
+    for address, reason in (("", "ValueError: "), ("tls://127.0.0.1:1", "TypeError: ")):
+        assert main([*argv, *bad, "--scheduler", address]) == 2
+        err = capsys.readouterr().err.splitlines()[-1]
+        assert err.startswith(f"audit scores: error: --scheduler {address}: no Dask scheduler "
+                              f"could be reached there ({reason}")  # fmt: skip
+    # the built-in scores are read whole: a cluster given for them is refused, not ignored
+    assert main(["scores", "--no-progress", *bad, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    message = streamed.SCHEDULER_BUILT_IN.format(scheduler="tcp://127.0.0.1:1")
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
 
     def timed_out(address):
         raise OSError(f"Timed out trying to connect to {address} after 30 s")

@@ -59,6 +59,13 @@ NO_SCHEDULER = (
 )
 
 
+SCHEDULER_BUILT_IN = (
+    "--scheduler {scheduler}: a Dask cluster runs the passes over Parquet scores (a file, "
+    "a folder or a glob); the built-in scores are a table read whole in this process: "
+    "give the Parquet scores, or leave --scheduler out"
+)
+
+
 def connect(scheduler: str):
     """A Dask client of the scheduler at ``scheduler``; refused, saying why, where Dask's
     distributed is missing or no scheduler answers there."""
@@ -70,7 +77,7 @@ def connect(scheduler: str):
         raise UsageError(NO_DISTRIBUTED.format(scheduler=scheduler, reason=error)) from error
     try:
         return Client(scheduler)
-    except (OSError, TimeoutError, ValueError) as error:
+    except (OSError, TimeoutError, ValueError, TypeError) as error:  # TypeError: tls://
         reason = f"{type(error).__name__}: {error}"
         raise UsageError(NO_SCHEDULER.format(scheduler=scheduler, reason=reason)) from error
 
@@ -78,13 +85,16 @@ def connect(scheduler: str):
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
     """Whether the scores at ``scores`` are read in streaming passes: on a cluster, from a
     folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
+    from audit.exceptions import UsageError
     from audit.scores.streaming import data_bytes, parse_memory
 
     budget = parse_memory(memory)  # refused as given, whatever the scores
     if not scores:
+        if scheduler is not None:  # a cluster given for what is read whole
+            raise UsageError(SCHEDULER_BUILT_IN.format(scheduler=scheduler))
         return False
     text = str(scores)
-    if scheduler or any(ch in text for ch in "*?[") or Path(text).is_dir():
+    if scheduler is not None or any(ch in text for ch in "*?[") or Path(text).is_dir():
         return True
     return text.lower().endswith(".parquet") and data_bytes(text) > budget
 
@@ -152,7 +162,7 @@ def streamed_report(
 
     drawn: dict = {}
 
-    client = connect(scheduler) if scheduler else None
+    client = connect(scheduler) if scheduler is not None else None
     try:
         engine = StreamingScores(
             scores,
@@ -183,7 +193,7 @@ def streamed_report(
         ignore_index=True,
     )[[*columns, "undefined"]]
     manifest = {
-        "engine": "dask" if scheduler else "streaming",
+        "engine": "dask" if scheduler is not None else "streaming",
         "scores": str(scores),
         "files": [{"path": f, "bytes": Path(f).stat().st_size} for f in parquet_files(scores)],
         "passes": engine.passes,
