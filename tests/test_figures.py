@@ -336,13 +336,17 @@ def test_the_sweep_figure_names_the_measures_it_cannot_draw():
 
     stats = score_stats(read_scores(synthetic(2000)))
     swept = sweep_measures(stats, targets=[1e-2, 1e-1])
-    for asked, drawn in ((["fdr", "std_eer", "cell_gini"], 1), (["cell_gini"], 0)):
+    many = ["std_eer", "sed_mean", "sed_std", "dfi", "cei", "cell_gini"]
+    for asked, drawn, said in (
+        (["fdr", "std_eer", "fdr", "cell_gini"], 1, "std_eer, cell_gini"),
+        (["cell_gini"], 0, "cell_gini"),
+        (["fdr", *many], 1, "std_eer, sed_mean, sed_std and 3 more"),
+    ):
         fig = sweep_figure(swept, asked, n_groups=3)
         data = record(fig)
         assert all(found == [] for found in faults(data).values()), faults(data)
         title = " ".join(fig.get_suptitle().split())
-        assert title.endswith("not drawn, as no rate measure of these scores: "
-                              + ", ".join(asked[drawn:]))  # fmt: skip
+        assert title.endswith("; not in the sweep of these scores: " + said)
         visible = [ax for ax in fig.axes if ax.get_visible()]
         titles = [ax.get_title("left") + ax.get_title() for ax in visible]
         assert titles == (["FDR (higher is fairer)"] if drawn else [""])

@@ -58,6 +58,10 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
     return ax
 
 
+#: Measures not in the sweep named in the sweep figure's title (the rest counted).
+_NAMED = 3
+
+
 @themed
 def sweep_figure(
     swept: pd.DataFrame,
@@ -70,10 +74,12 @@ def sweep_figure(
     (:func:`measure_vs_operating_point`), :data:`COLUMNS` to a row, one legend of the
     systems below.  ``grouping`` and ``n_groups`` name the groups in the title, which
     also names the measures asked for and not in ``swept`` (a score measure, or one the
-    rates do not allow), so that none is left out without a word.  Returns the Figure."""
+    rates do not allow: an FNMR measure of non-mated scores), so that none is left out
+    without a word.  Returns the Figure."""
     import matplotlib.pyplot as plt
 
     present = set(swept["measure"])
+    measures = list(dict.fromkeys(measures))  # each measure once
     missing = [m for m in measures if m not in present]
     measures = [m for m in measures if m in present]
     ncols = max(1, min(COLUMNS, len(measures)))
@@ -98,11 +104,10 @@ def sweep_figure(
         "Fairness measures as the threshold moves, "
         f"{_grouping(grouping, n_groups)}; threshold set at each target FMR (pooled)"
     )
-    if missing:
-        title += (
-            f"; not drawn, as no rate measure of these scores: "
-            f"{', '.join(escape_mathtext(m) for m in missing)}"
-        )
+    if missing:  # a few named, so that the title leaves the panels their room
+        named = ", ".join(escape_mathtext(m) for m in missing[:_NAMED])
+        more = f" and {len(missing) - _NAMED} more" if len(missing) > _NAMED else ""
+        title += f"; not in the sweep of these scores: {named}{more}"
     if not measures:
         ax = axes.ravel()[0]
         ax.set_visible(True)
