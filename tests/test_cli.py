@@ -424,6 +424,12 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatc
     assert (tmp_path / "r" / "one" / "tables" / "sweep.csv").exists()
     manifest = json.loads((tmp_path / "r" / "one" / "manifest.json").read_text())
     assert manifest["passes"] > 1
+    # each file read is recorded with its size and its checksum, as any report's input is
+    import hashlib
+
+    sha256 = hashlib.sha256(one.read_bytes()).hexdigest()
+    assert manifest["files"] == [{"path": str(one), "bytes": one.stat().st_size, "sha256": sha256}]
+    assert sha256 in (tmp_path / "r" / "one" / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("data", [[], ["scores.csv"]])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 #: The name its outputs are declared under in the manifest (:mod:`audit.report.outputs`).
@@ -136,6 +137,7 @@ def streamed_report(
     from audit.report.runner import write_report
     from audit.scores import det_points, sweep
     from audit.scores.streaming import StreamingScores, parquet_files
+    from audit.sources.download import sha256sum
 
     target = parameters.get("target_fmr", 1e-3)
     alpha = parameters.get("alpha", 0.5)
@@ -163,6 +165,9 @@ def streamed_report(
     drawn: dict = {}
 
     client = connect(scheduler) if scheduler is not None else None
+    # each file's sha256, for the report's record, read in a thread of its own beside the
+    # passes (hashlib lets go of the interpreter)
+    hashing = ThreadPoolExecutor(1)
     try:
         engine = StreamingScores(
             scores,
@@ -173,8 +178,11 @@ def streamed_report(
             client=client,
             progress=progress,
         )
+        digests = {f: hashing.submit(sha256sum, f) for f in parquet_files(scores)}
         tables = engine.apply(report)
+        sums = {f: digest.result() for f, digest in digests.items()}
     finally:
+        hashing.shutdown(cancel_futures=True)
         if client is not None:
             client.close()
     swept = tables["sweep"]
@@ -195,7 +203,10 @@ def streamed_report(
     manifest = {
         "engine": "dask" if scheduler is not None else "streaming",
         "scores": str(scores),
-        "files": [{"path": f, "bytes": Path(f).stat().st_size} for f in parquet_files(scores)],
+        "files": [
+            {"path": f, "bytes": Path(f).stat().st_size, "sha256": sha256}
+            for f, sha256 in sums.items()
+        ],
         "passes": engine.passes,
         "parameters": {k: v for k, v in parameters.items() if k != "scores_path"},
     }
