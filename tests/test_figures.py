@@ -324,6 +324,35 @@ def test_a_report_draws_hostile_names_as_written(tmp_path_factory, monkeypatch, 
     assert label in records["ffmc_panels_user_dollar"]["svg"]
 
 
+@pytest.mark.parametrize("least", [1e-7, 1e-5, 3e-3])
+def test_det_axes_reach_every_rate_drawn_and_their_labels_never_meet(least):
+    """The DET axes' ticks follow the rates drawn (a billion comparisons reach FMRs of
+    1e-6 and below, which fixed ticks from 0.01% left unlabelled), thinned so that
+    neighbouring labels do not run into each other (0.01 and 0.1 did), three systems
+    side by side."""
+    from scipy.special import ndtri
+
+    from audit.report.plots.scores import det_figure
+
+    fmr = np.geomspace(least, 0.9, 60)
+    fnmr = np.clip(0.5 * (least / fmr) ** 0.3, 1e-4, 0.99)
+    points = pd.concat(
+        [pd.DataFrame({"algorithm": a, "group": g, "fmr": fmr, "fnmr": fnmr})
+         for a in ("sys-a", "sys-b", "sys-c") for g in ("F", "M")]
+    )  # fmt: skip
+    fig = det_figure(points, grouping="group")
+    data = record(fig)
+    assert all(found == [] for found in faults(data).values()), faults(data)
+    for ax in fig.axes[:3]:
+        left, right = ax.get_xlim()
+        bottom, top = ax.get_ylim()
+        assert left < ndtri(fmr.min()) and right > ndtri(fmr.max())
+        assert bottom < ndtri(fnmr.min()) and top > ndtri(fnmr.max())
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert len(labels) >= 4 and ("95" in labels or "80" in labels)
+    plt.close(fig)
+
+
 def test_the_sweep_figure_names_the_measures_it_cannot_draw():
     """Measures asked for that the sweep does not hold (a score measure, a cross-group
     one) are named in the title, not dropped without a word; with none left, the

@@ -121,6 +121,34 @@ def sweep_figure(
     return fig
 
 
+#: Rates a DET axis may mark (from 0.0001% to 95%).
+_DET_TICKS = np.array([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95])
+
+
+def _det_ticks(values: np.ndarray, share: float) -> tuple[np.ndarray, float, float]:
+    """Ticks of a DET axis showing the rates ``values`` (in (0, 1)), and the axis's ends:
+    from the tick at or below the least rate to the one at or above the greatest (the
+    rates themselves past the first and last ticks), the ticks thinned from the top down
+    so that neighbours are at least ``share`` of the axis apart on the normal-deviate
+    scale."""
+    from scipy.special import ndtri
+
+    candidates = _DET_TICKS
+    if not len(values):
+        values = candidates[[2, -1]]  # nothing drawn: the usual 0.01% to 95%
+    least, greatest = float(values.min()), float(values.max())
+    first = candidates[candidates <= least].max(initial=candidates[0])
+    last = candidates[candidates >= greatest].min(initial=candidates[-1])
+    low, high = min(first, least), max(last, greatest)
+    ticks = candidates[(candidates >= first) & (candidates <= last)]
+    gap = share * (ndtri(high) - ndtri(low))
+    kept = [ticks[-1]]
+    for tick in ticks[-2::-1]:
+        if ndtri(kept[-1]) - ndtri(tick) >= gap:
+            kept.append(tick)
+    return np.array(kept[::-1]), low, high
+
+
 @themed
 def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = True):
     """Per-group DET curves on normal-deviate axes (Chouchane et al., Fig. 7).
@@ -138,8 +166,11 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = 
         algorithm = points["algorithm"].iloc[0]
     part = points[points["algorithm"] == algorithm]
     colours = palette()
+    drawn = {"fmr": [], "fnmr": []}
     for i, (group, rows) in enumerate(part.groupby("group", sort=False)):
         keep = (rows["fmr"] > 0) & (rows["fmr"] < 1) & (rows["fnmr"] > 0) & (rows["fnmr"] < 1)
+        for rate in drawn:
+            drawn[rate].append(rows.loc[keep, rate].to_numpy())
         # ten colours, then the same colours dashed: no two groups look alike
         ax.plot(
             ndtri(rows.loc[keep, "fmr"].to_numpy()),
@@ -148,9 +179,16 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = 
             color=colours[i % len(colours)],
             linestyle=_STYLES[(i // len(colours)) % len(_STYLES)],
         )
-    ticks = np.array([1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95])
-    ax.set_xticks(ndtri(ticks), [f"{100 * t:g}" for t in ticks])
-    ax.set_yticks(ndtri(ticks), [f"{100 * t:g}" for t in ticks])
+    # ticks over the rates drawn (one at or past each end), the axis reaching them; on
+    # the FMR axis, neighbours a tenth of the axis apart, so that their labels never meet
+    for rate, share, ticks_of, limits in (
+        ("fmr", 0.11, ax.set_xticks, ax.set_xlim),
+        ("fnmr", 0.05, ax.set_yticks, ax.set_ylim),
+    ):
+        values = np.concatenate(drawn[rate]) if drawn[rate] else np.zeros(0)
+        ticks, low, high = _det_ticks(values, share)
+        ticks_of(ndtri(ticks), [f"{100 * t:g}" for t in ticks])
+        limits(ndtri(low) - 0.15, ndtri(high) + 0.15)
     ax.set_xlabel("FMR (%)")
     ax.set_ylabel("FNMR (%)")
     ax.set_title(escape_mathtext(algorithm), fontsize="medium")
