@@ -242,6 +242,27 @@ def test_a_parameter_given_twice_is_refused_not_overridden(argv, message, tmp_pa
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["scores", "--alpha", "0.3", "--alpha", "0.4"], "--alpha"),
+        (["scores", "--seed", "1", "--seed=2"], "--seed"),
+        (["report", "--alp", "0.3", "--alpha", "0.4"], "--alpha"),  # abbreviated
+        (["report", "--name", "a", "--name", "b"], "--name"),
+        (["scores", "--memory", "1GB", "--memory", "2GB"], "--memory"),
+    ],
+)
+def test_an_option_of_one_value_given_twice_is_refused(argv, option, tmp_path, capsys):
+    """argparse keeps the last of two values without a word; which was meant only the
+    user knows (options that gather values, -p and --measure-module, may repeat)."""
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--reports-dir", str(tmp_path / "r")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == f"audit {argv[0]}: error: {option} is given twice; give it once"
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.parametrize("argv", [["--measures", "fdr,,ir"], ["-p", "measures", "fdr, ir,"]])
 def test_an_empty_name_in_a_list_is_refused_not_dropped(argv, tmp_path, capsys):
     from audit.validation import constraint_of

@@ -63,8 +63,26 @@ def _statuses() -> str:
     return "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_STATUSES.items())
 
 
+class _Once(argparse._StoreAction):
+    """An option that takes one value, given at most once: given twice, which value was
+    meant only the user knows (argparse would keep the last without a word)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            parser.error(f"{option_string} is given twice; give it once")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with audit's exit status for usage errors, and the command's own usage."""
+    """argparse with audit's exit status for usage errors, and the command's own usage;
+    an option of one value given twice is refused (:class:`_Once`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)  # the default action, argparse's "store"
+        self.register("action", "store", _Once)
 
     def error(self, message: str):  # noqa: D102 - argparse's contract
         self.print_usage(sys.stderr)
