@@ -321,7 +321,7 @@ def test_a_streamed_score_set_refuses_two_spellings_and_merging_them(tmp_path, c
     import numpy as np
     import pandas as pd
 
-    from audit.report.streamed import STREAMED_BOOTSTRAP, STREAMED_MERGE
+    from audit.report.streamed import STREAMED_BOOTSTRAP, STREAMED_COPY, STREAMED_MERGE
 
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(
@@ -349,6 +349,10 @@ def test_a_streamed_score_set_refuses_two_spellings_and_merging_them(tmp_path, c
         assert main([*argv, *asked]) == 2
         message = STREAMED_BOOTSTRAP.format(scores=tmp_path / "run", replicates=50)
         assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
+    # so is a copy of the input in the report, which a streamed set does not get
+    assert main([*argv, "--input-copy", "always"]) == 2
+    message = STREAMED_COPY.format(scores=tmp_path / "run")
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
     assert not list((tmp_path / "r").glob("run*"))
     frame["group"] = frame["group"].str.upper()
     frame.iloc[200:].to_parquet(tmp_path / "run" / "b.parquet")

@@ -544,7 +544,10 @@ def _report_on(
         chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
     check_reports_root(args.reports_dir)
     if streamed:
-        from audit.report.streamed import streamed_report
+        from audit.report.streamed import STREAMED_COPY, streamed_report
+
+        if _input_copy(args) == "always":  # asked for, and not to be had
+            raise UsageError(STREAMED_COPY.format(scores=parameters["scores_path"]))
 
         return streamed_report(
             parameters["scores_path"],

@@ -47,6 +47,14 @@ STREAMED_BOOTSTRAP = (
 )
 
 
+#: ``--input-copy always`` asked of a streamed score set.
+STREAMED_COPY = (
+    "{scores}: --input-copy always asks for a copy of the scores in the report, which a "
+    "score set streamed in chunks does not get (its files may be of any size): its record "
+    "names each file with its size and sha256; give --input-copy never or auto, or copy "
+    "the files yourself"
+)
+
 #: ``--scheduler`` where Dask's distributed is not installed, or no scheduler answers.
 NO_DISTRIBUTED = (
     "--scheduler {scheduler}: running the passes on a Dask cluster needs Dask's "
