@@ -519,6 +519,18 @@ def test_sweep_measures_covers_rate_measures():
     np.testing.assert_allclose(garbe["value"].to_numpy(), direct["value"].to_numpy())
 
 
+def test_a_target_given_twice_is_one_point_of_the_sweep():
+    """A sweep from 1% to 1% (sweep_min equal to sweep_max) asks for one point many
+    times: one point, where two rows for one algorithm and group stopped the measures
+    (the streamed report ended as an internal error); the order of the targets is kept."""
+    table = read_scores(synthetic(3000))
+    once = sweep_measures(table, targets=[1e-1, 1e-2])
+    pd.testing.assert_frame_equal(sweep_measures(table, targets=[1e-1, 1e-2, 1e-1, 1e-2]), once)
+    assert once["target_fmr"].unique().tolist() == [1e-1, 1e-2]
+    flat = sweep_measures(table, targets=np.geomspace(1e-2, 1e-2, 21))
+    pd.testing.assert_frame_equal(flat, sweep_measures(table, targets=[1e-2]))
+
+
 def _sweep_point_by_point(table, targets):
     """The oracle of :func:`sweep_measures`: the measures on each point's rates table alone."""
     from audit.measures.registry import evaluate_many

@@ -35,8 +35,11 @@ def sweep_measures(
     rates table.  Undefined values follow each
     measure's documented convention and are flagged in ``undefined``; the
     per-point :class:`~audit.measures.UndefinedMeasureWarning` is not repeated
-    for every point (the column says where).
+    for every point (the column says where).  A target given twice is one point (a
+    sweep from 1% to 1%, say), in the order the targets come.
     """
+    if targets is not None:
+        targets = pd.unique(np.atleast_1d(np.asarray(targets, dtype=np.float64)))
     table = sweep(scores, targets)
     # Every point at once: each (point, algorithm) is one row of the rate matrices, under a
     # key of its own, so the measures run once on the whole sweep (a measure reads one
