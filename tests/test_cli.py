@@ -471,7 +471,9 @@ def test_a_bad_memory_budget_is_refused_whatever_the_scores(data, tmp_path, caps
     assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
 
 
-def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(tmp_path, capsys, monkeypatch):
+def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(
+    tmp_path, capsys, monkeypatch, http_folder
+):
     """--scheduler ADDRESS runs the passes on that cluster (here one of threads in this
     process, reached over TCP): the tables are those streamed here, and the manifest
     names the engine. An address no scheduler answers at, or a machine without Dask's
@@ -519,6 +521,16 @@ def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(tmp_path, capsys, 
         err = capsys.readouterr().err.splitlines()[-1]
         assert err.startswith(f"audit scores: error: --scheduler {address}: no Dask scheduler "
                               f"could be reached there ({reason}")  # fmt: skip
+    # a listener that is no scheduler (a web server) never answers Dask's handshake,
+    # which Dask's own timeout does not cover: refused once that timeout has passed
+    import dask
+
+    address = http_folder[1].replace("http://", "tcp://")
+    with dask.config.set({"distributed.comm.timeouts.connect": "0.2s"}):
+        assert main([*argv, *bad, "--scheduler", address]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"audit scores: error: --scheduler {address}: no Dask scheduler "
+                          "could be reached there (no answer within 1.3 s")  # fmt: skip
     # the built-in scores are read whole: a cluster given for them is refused, not ignored
     assert main(["scores", "--no-progress", *bad, "--scheduler", "tcp://127.0.0.1:1"]) == 2
     message = streamed.SCHEDULER_BUILT_IN.format(scheduler="tcp://127.0.0.1:1")

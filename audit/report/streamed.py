@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -81,14 +82,36 @@ def connect(scheduler: str):
     from audit.exceptions import UsageError
 
     try:
+        import dask
+        from dask.utils import parse_timedelta
         from distributed import Client
     except ImportError as error:
         raise UsageError(NO_DISTRIBUTED.format(scheduler=scheduler, reason=error)) from error
-    try:
-        return Client(scheduler)
-    except (OSError, TimeoutError, ValueError, TypeError) as error:  # TypeError: tls://
+    # Dask's connection timeout does not cover a listener that never answers its
+    # handshake (a web server, say): the client is made in a thread, waited for as long
+    # as half as long again as that timeout (which fails first, where it applies)
+    wait = 1.5 * parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s") + 1
+    made: dict = {}
+
+    def make() -> None:
+        try:
+            made["client"] = Client(scheduler)
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread
+            made["error"] = error
+
+    thread = threading.Thread(target=make, name="audit-dask-connect", daemon=True)
+    thread.start()
+    thread.join(wait)
+    if thread.is_alive():
+        reason = f"no answer within {wait:g} s: is a Dask scheduler listening there?"
+        raise UsageError(NO_SCHEDULER.format(scheduler=scheduler, reason=reason))
+    error = made.get("error")
+    if isinstance(error, OSError | TimeoutError | ValueError | TypeError):  # TypeError: tls://
         reason = f"{type(error).__name__}: {error}"
         raise UsageError(NO_SCHEDULER.format(scheduler=scheduler, reason=reason)) from error
+    if error is not None:
+        raise error
+    return made["client"]
 
 
 def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None) -> bool:
