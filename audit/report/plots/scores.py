@@ -150,12 +150,14 @@ def _det_ticks(values: np.ndarray, share: float) -> tuple[np.ndarray, float, flo
 
 
 @themed
-def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = True):
+def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = True, axes_of=None):
     """Per-group DET curves on normal-deviate axes (Chouchane et al., Fig. 7).
 
     ``points``: the output of :func:`audit.scores.det_points`; ``algorithm`` selects one
     (default: the first).  Rates of exactly 0 or 1 cannot be drawn on
-    probit axes and are left out.  Returns the Axes.
+    probit axes and are left out.  The axes' ticks and ends follow the rates drawn,
+    or those of ``axes_of`` (points of several systems, whose panels then share them).
+    Returns the Axes.
     """
     import matplotlib.pyplot as plt
     from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf), lighter to import
@@ -185,7 +187,12 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = 
         ("fmr", 0.11, ax.set_xticks, ax.set_xlim),
         ("fnmr", 0.05, ax.set_yticks, ax.set_ylim),
     ):
-        values = np.concatenate(drawn[rate]) if drawn[rate] else np.zeros(0)
+        if axes_of is not None:  # the rates drawn in every panel
+            fmr, fnmr = axes_of["fmr"], axes_of["fnmr"]
+            values = axes_of.loc[(fmr > 0) & (fmr < 1) & (fnmr > 0) & (fnmr < 1), rate]
+            values = values.to_numpy()
+        else:
+            values = np.concatenate(drawn[rate]) if drawn[rate] else np.zeros(0)
         ticks, low, high = _det_ticks(values, share)
         ticks_of(ndtri(ticks), [f"{100 * t:g}" for t in ticks])
         limits(ndtri(low) - 0.15, ndtri(high) + 0.15)
@@ -200,8 +207,8 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = 
 @themed
 def det_figure(points: pd.DataFrame, *, grouping: str | None = None):
     """The report's DET figure: one panel per system (:func:`det_curves`), :data:`COLUMNS`
-    to a row, one legend of the groups below (the groups are the same in every panel).
-    Returns the Figure."""
+    to a row, one legend of the groups below (the groups are the same in every panel),
+    the panels' axes alike (over the rates of them all).  Returns the Figure."""
     import matplotlib.pyplot as plt
 
     systems = list(dict.fromkeys(points["algorithm"]))
@@ -217,7 +224,7 @@ def det_figure(points: pd.DataFrame, *, grouping: str | None = None):
         squeeze=False,
     )
     for ax, system in zip(axes.ravel(), systems, strict=False):
-        det_curves(points, algorithm=system, ax=ax, legend=False)
+        det_curves(points, algorithm=system, ax=ax, legend=False, axes_of=points)
     for ax in axes.ravel()[len(systems) :]:
         ax.set_visible(False)
     title = f"DET curves per group, {_grouping(grouping, n_groups)}"
