@@ -33,6 +33,7 @@ from audit.cli.parser import (
     PART_REPORTS,
     _subparser,
     build_parser,
+    given_as,
 )
 from audit.exceptions import (
     EXIT_INPUT,
@@ -182,17 +183,17 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         text = getattr(args, option, None)
         if text is not None:
             parameters[name] = parse(name, text)
-            flag = "--ignore-columns" if option == "ignore" else "--" + option.replace("_", "-")
-            options[name] = f"{flag} {text}"
+            options[name] = f"{given_as(args, option)} {text}"
     replicates = getattr(args, "replicates", None)
     if replicates is not None:
         name = {"scores": "bootstrap_replicates", "compare": "rank_replicates"}.get(
             args.command, "n_replicates"
         )
-        parameters[name], options[name] = parse(name, replicates), f"--replicates {replicates}"
+        parameters[name] = parse(name, replicates)
+        options[name] = f"{given_as(args, 'replicates')} {replicates}"
     if getattr(args, "operating_point", None) is not None:
         parameters["target_fmr"] = OPERATING_POINTS[args.operating_point]
-        options["target_fmr"] = f"--operating-point {args.operating_point}"
+        options["target_fmr"] = f"{given_as(args, 'operating_point')} {args.operating_point}"
     pairs = getattr(args, "parameter", [])  # -p KEY VALUE
     declared, also = _declarations(args.command) if pairs else ({}, ())
     for key, text in pairs:

@@ -63,16 +63,26 @@ def _statuses() -> str:
     return "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_STATUSES.items())
 
 
+#: Where the parsed arguments keep the option each value was given with, by destination.
+_GIVEN = "_given_as"
+
+
 class _Once(argparse._StoreAction):
     """An option that takes one value, given at most once: given twice, which value was
-    meant only the user knows (argparse would keep the last without a word)."""
+    meant only the user knows (argparse would keep the last without a word).  The option
+    it was given with is kept (:func:`given_as`)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        given = namespace.__dict__.setdefault("_given_once", set())
+        given = namespace.__dict__.setdefault(_GIVEN, {})
         if self.dest in given:
             parser.error(f"{option_string} is given twice; give it once")
-        given.add(self.dest)
+        given[self.dest] = option_string
         super().__call__(parser, namespace, values, option_string)
+
+
+def given_as(args: argparse.Namespace, dest: str) -> str | None:
+    """The option (``--ignore-columns``, say) that gave ``args.<dest>``, or None."""
+    return getattr(args, _GIVEN, {}).get(dest)
 
 
 class _Parser(argparse.ArgumentParser):
