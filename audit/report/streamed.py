@@ -190,10 +190,7 @@ def streamed_report(
             tables["scored"] = evaluate_scores(stats)
             if len(stats.groups) <= 12:  # as the notebook draws them
                 tables["det_points"] = det_points(stats)
-        drawn["groups"] = len(stats.groups)
         return tables
-
-    drawn: dict = {}
 
     client = connect(scheduler) if scheduler is not None else None
     # each file's sha256, for the report's record, read in a thread of its own beside the
@@ -211,6 +208,7 @@ def streamed_report(
         )
         digests = {f: hashing.submit(sha256sum, f) for f in parquet_files(scores)}
         tables = engine.apply(report)
+        n_groups = engine.apply(lambda stats: len(stats.groups))  # known: no pass
         sums = {f: digest.result() for f, digest in digests.items()}
     finally:
         hashing.shutdown(cancel_futures=True)
@@ -248,7 +246,7 @@ def streamed_report(
             save_table(measures, "measures", folder)
             for table_name, table in tables.items():
                 save_table(table, table_name, folder)
-            _figures(tables, parameters, drawn["groups"], folder)
+            _figures(tables, parameters, n_groups, folder)
             save_sentences(
                 [NO_BOOTSTRAP], "robustness_streamed", folder, topic=TOPIC, role="robustness"
             )
@@ -271,13 +269,14 @@ def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> 
     measures = parameters.get("sweep_plot_measures")
     if measures is None:
         measures = notebook_parameters(notebook_path("scores"))["sweep_plot_measures"].default
-    figures = [("sweep_group", lambda: sweep_figure(tables["sweep_measures"], measures,
-                                                      grouping="group", n_groups=n_groups))]  # fmt: skip
-    if "det_points" in tables:
-        figures.append(("det_group", lambda: det_figure(tables["det_points"], grouping="group")))
-    for name, draw in figures:
-        fig = draw()
+
+    def save(fig, name: str) -> None:
         try:
             save_figure(fig, name, folder)
         finally:
             plt.close(fig)
+
+    swept = tables["sweep_measures"]
+    save(sweep_figure(swept, measures, grouping="group", n_groups=n_groups), "sweep_group")
+    if "det_points" in tables:
+        save(det_figure(tables["det_points"], grouping="group"), "det_group")

@@ -42,9 +42,9 @@ COLUMNS_DIFFER = (
 )
 CHANGED = (
     "{source}: the file changed while it was being read (it is gone, or its size or "
-    "modification time is not what it was at the start); a score set streamed in chunks is read in several "
-    "passes, which must all find its files as they were: leave them unchanged until audit "
-    "has finished, or read a copy"
+    "modification time is not what it was at the start); a score set streamed in chunks "
+    "is read in several passes, which must all find its files as they were: leave them "
+    "unchanged until audit has finished, or read a copy"
 )
 TWICE = (
     "{again}: this Parquet file is listed twice (as {first}, and again through another "
