@@ -121,6 +121,12 @@ def sweep_figure(
     return fig
 
 
+def _on_probit_axes(points: pd.DataFrame) -> pd.Series:
+    """The DET points that can be drawn on normal-deviate axes: both rates in (0, 1)."""
+    fmr, fnmr = points["fmr"], points["fnmr"]
+    return (fmr > 0) & (fmr < 1) & (fnmr > 0) & (fnmr < 1)
+
+
 #: Rates a DET axis may mark (from 0.0001% to 95%).
 _DET_TICKS = np.array([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95])
 
@@ -168,11 +174,8 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = 
         algorithm = points["algorithm"].iloc[0]
     part = points[points["algorithm"] == algorithm]
     colours = palette()
-    drawn = {"fmr": [], "fnmr": []}
     for i, (group, rows) in enumerate(part.groupby("group", sort=False)):
-        keep = (rows["fmr"] > 0) & (rows["fmr"] < 1) & (rows["fnmr"] > 0) & (rows["fnmr"] < 1)
-        for rate in drawn:
-            drawn[rate].append(rows.loc[keep, rate].to_numpy())
+        keep = _on_probit_axes(rows)
         # ten colours, then the same colours dashed: no two groups look alike
         ax.plot(
             ndtri(rows.loc[keep, "fmr"].to_numpy()),
@@ -183,17 +186,13 @@ def det_curves(points: pd.DataFrame, *, algorithm=None, ax=None, legend: bool = 
         )
     # ticks over the rates drawn (one at or past each end), the axis reaching them; on
     # the FMR axis, neighbours a tenth of the axis apart, so that their labels never meet
+    scope = part if axes_of is None else axes_of  # this panel's rates, or every panel's
+    shown = scope[_on_probit_axes(scope)]
     for rate, share, ticks_of, limits in (
         ("fmr", 0.11, ax.set_xticks, ax.set_xlim),
         ("fnmr", 0.05, ax.set_yticks, ax.set_ylim),
     ):
-        if axes_of is not None:  # the rates drawn in every panel
-            fmr, fnmr = axes_of["fmr"], axes_of["fnmr"]
-            values = axes_of.loc[(fmr > 0) & (fmr < 1) & (fnmr > 0) & (fnmr < 1), rate]
-            values = values.to_numpy()
-        else:
-            values = np.concatenate(drawn[rate]) if drawn[rate] else np.zeros(0)
-        ticks, low, high = _det_ticks(values, share)
+        ticks, low, high = _det_ticks(shown[rate].to_numpy(), share)
         ticks_of(ndtri(ticks), [f"{100 * t:g}" for t in ticks])
         limits(ndtri(low) - 0.15, ndtri(high) + 0.15)
     ax.set_xlabel("FMR (%)")
