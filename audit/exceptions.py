@@ -27,10 +27,13 @@ and tells the kinds apart when it needs to (the model is
     AuditWarning (UserWarning)
     ├── DataWarning                      the data look implausible (may be misread)
     │   ├── ImplausibleRatesWarning
-    │   └── PairLikeGroupsWarning
+    │   ├── PairLikeGroupsWarning
+    │   ├── OrientationWarning           distances read as similarities, or the reverse
+    │   └── ScoresWarning                (audit.tables.scores) rates resting on little
     ├── UndefinedMeasureWarning          a measure undefined, a convention applied
     ├── UnmatchedAlgorithmsWarning       two tables joined by algorithm do not match
-    └── MeasureBoundsWarning             a measure returned values outside its bounds
+    ├── MeasureBoundsWarning             a measure returned values outside its bounds
+    └── InstallWarning                   the install is not as its source
 
 Each kind carries the exit status the command line ends with
 (:attr:`AuditError.exit_status`; the statuses are listed in :data:`EXIT_STATUSES`).
@@ -189,6 +192,12 @@ class ImplausibleRatesWarning(DataWarning):
 
 class PairLikeGroupsWarning(DataWarning):
     """A one-group-per-row table whose group labels look like (enrolment, probe) pairs."""
+
+
+class OrientationWarning(DataWarning):
+    """Scores whose median mated score lies on the non-match side of the median
+    non-mated one: distances read as similarities (``--distance`` forgotten), or the
+    reverse, which puts every FNMR near 1 (:mod:`audit.scores.orientation`)."""
 
 
 class UndefinedMeasureWarning(AuditWarning):

@@ -746,7 +746,9 @@ def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
     assert {p.name for p in tables.iterdir()} == {
         "rates_at_fmr.csv", "sweep.csv", "sweep_measures.csv", "measures.csv",
         "robustness_streamed.csv",  # the sentence the front page's how sure shows
+        "warnings_streamed.csv",  # and the warnings it lists (none here)
     }  # fmt: skip
+    assert pd.read_csv(tables / "warnings_streamed.csv").empty
     expected = rates_at_fmr(read_scores(frame), 0.01)
     rates = pd.read_csv(tables / "rates_at_fmr.csv")
     assert list(rates.columns) == ["algorithm", "group", "fmr", "n_nonmated"]

@@ -210,7 +210,7 @@ def test_annex15_report_has_no_code_paths_and_no_broken_section(annex15_report, 
         assert CODE_PATH.search(page.read_text(encoding="utf-8")) is None, page.name
     assert UNREADABLE.split("{")[0] not in annex15_page
     warned = _text(_section(annex15_page, "warnings"))
-    assert warned.startswith("No warning was raised while the notebooks ran")
+    assert warned.startswith("No warning was raised while the report was computed")
     for name in ("warnings_ffmc.csv", "warnings_pareto.csv"):
         assert len(pd.read_csv(annex15_report / "tables" / name)) == 0
 
@@ -516,7 +516,7 @@ def test_a_bug_in_a_section_is_an_internal_error_with_its_traceback_in_the_log(
     assert "in broken" in log and log.rstrip().endswith("TypeError: boom_internal")
     # the rest of the page stands
     assert _text(_section(page, "warnings")) == (
-        "No warning was raised while the notebooks ran. From w.csv ."
+        "No warning was raised while the report was computed. From w.csv ."
     )
     # a second failure is appended, not written over
     front_page(tmp_path, title="t", header=_ffmc_header(warnings="tables/w.csv"))

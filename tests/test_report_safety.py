@@ -164,8 +164,40 @@ def test_forgotten_distance_is_warned_in_the_report_not_by_a_second_read(tmp_pat
     monkeypatch.setattr(score_tables, "read_scores", no_rows)
     monkeypatch.setattr(runner, "run_report", lambda *a, **k: tmp_path)
     assert main(["scores", str(path), "--reports-dir", str(tmp_path / "r")]) == 0
-    notebook = (runner.notebook_path("scores")).read_text()
-    assert "orientation_warning(table)" in notebook
+
+
+def test_forgotten_distance_is_listed_on_the_front_page_read_whole_or_streamed(tmp_path, capsys):
+    """Distances given without --distance put every FNMR near 1: the scores notebook (the
+    scores read whole) and the streamed report (a folder of Parquet files) give the same
+    warning, listed in the front page's warnings (the streamed one says it on the terminal
+    too, as it computes there)."""
+    from markupsafe import escape
+
+    from audit.report.notices import sentence
+    from audit.scores import read_scores
+    from audit.scores.orientation import orientation_warning
+
+    frame = _scores(lambda mated, rng: np.where(mated, 0.2, 0.8) + rng.normal(0, 0.01, len(mated)))
+    frame.to_csv(tmp_path / "whole.csv", index=False)
+    folder = tmp_path / "streamed"
+    folder.mkdir()
+    for i, start in enumerate(range(0, len(frame), 300)):
+        frame.iloc[start : start + 300].to_parquet(folder / f"part-{i}.parquet")
+    message = orientation_warning(read_scores(frame))
+    assert message is not None
+    common = ["--reports-dir", str(tmp_path / "r"), "--no-progress", "--target-fmr", "0.01"]
+    common += ["-p", "bootstrap_replicates", "0"]
+    for source, notebook in (("whole.csv", "scores"), ("streamed", "streamed")):
+        capsys.readouterr()
+        assert main(["scores", str(tmp_path / source), *common]) == 0
+        report = tmp_path / "r" / Path(source).stem
+        recorded = pd.read_csv(report / "tables" / f"warnings_{notebook}.csv")
+        row = recorded[recorded["category"] == "OrientationWarning"]
+        assert list(row["sentence"]) == [sentence(message)] and list(row["kind"]) == ["orientation"]
+        page = (report / "index.html").read_text(encoding="utf-8")
+        assert str(escape(sentence(message))) in page
+        if notebook == "streamed":
+            assert f"audit: warning: {message}" in capsys.readouterr().err
 
 
 # --- measure modules --------------------------------------------------------------------------

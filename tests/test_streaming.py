@@ -895,3 +895,37 @@ def test_passes_after_the_first_leave_the_subjects_unread(monkeypatch):
     assert len(first) >= 4 and all(has for _, has in first)  # every chunk once, with subjects
     later = [r for r in read if not r[0]]
     assert later and not any(has for _, has in later)
+
+
+@pytest.mark.parametrize("case", ["continuous", "ties"])
+@pytest.mark.parametrize("higher_is_match", [True, False])
+def test_the_medians_and_the_orientation_warning_streamed_are_those_in_memory(
+    case, higher_is_match
+):
+    """Each algorithm's median mated and median non-mated score (numpy's, the mean of the
+    two middle scores of an even count) learnt in passes as any order statistic, at any
+    budget; so the warning of scores read the wrong way round is the one in memory."""
+    from audit.scores.orientation import FIX_DISTANCE, orientation_warning
+
+    frame = synthetic(3001, **CASES[case])  # similarities: an odd and an even count
+    frame["score"] = -frame["score"]  # as distances
+    table = read_scores(frame, higher_is_match=higher_is_match)
+    stats = score_stats(table)
+    expected = []
+    for name in stats.algorithms:
+        rows = frame[frame["algorithm"] == name]
+        internal = rows["score"] if higher_is_match else -rows["score"]
+        expected.append((np.median(internal[rows["mated"]]), np.median(internal[~rows["mated"]])))
+    assert len({len(internal[rows["mated"]]) % 2, len(internal[~rows["mated"]]) % 2}) == 2
+    message = orientation_warning(table)
+    # distances read as similarities are warned of, read as distances they are not
+    assert (message is not None and message.endswith(FIX_DISTANCE)) == higher_is_match
+    assert [stats.medians(a) for a in range(2)] == expected
+    assert orientation_warning(stats) == message
+    for memory, passes in (("4GB", 1), ("20kB", 4)):  # a small budget: passes find them
+        streamed = StreamingScores(
+            chunks(frame, 1000), memory=memory, higher_is_match=higher_is_match
+        )
+        assert streamed.apply(lambda s: [s.medians(a) for a in range(2)]) == expected
+        assert streamed.passes >= passes
+        assert streamed.apply(orientation_warning) == message

@@ -140,7 +140,11 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, str | None], ...]]] = {
         "warnings": (("tables", "warnings"),),
     },
     "crossgroup": {"warnings": (("tables", "warnings"),)},
-    "streamed": {"measures": (("tables", "measures"),), "robustness": (("sentences", None),)},
+    "streamed": {
+        "measures": (("tables", "measures"),),
+        "robustness": (("sentences", None),),
+        "warnings": (("tables", "warnings"),),
+    },
 }
 
 #: The findings, in the order of the page: (key, title).
@@ -902,7 +906,7 @@ def warnings_section(folder: Path, declared: Declared) -> dict:
                     "count": int(r.count) if _float(r.count) is not None else 1,
                 }
             )
-    none = "" if items else "No warning was raised while the notebooks ran."
+    none = "" if items else "No warning was raised while the report was computed."
     return {"none": none, "entries": items, "sources": _links(found, folder)}
 
 

@@ -92,23 +92,8 @@ class WarningRecord:
     def collect(self, cell: int | None = None) -> list[tuple[str, str]]:
         """The ``(kind, sentence)`` of each warning caught since the last call and never
         seen before, in order; every one is counted in the table."""
-        new = []
         caught, self._caught[:] = list(self._caught), []
-        for message in caught:
-            key = (kind(message.category), sentence(message.message))
-            row = self.rows.get(key)
-            if row is None:
-                self.rows[key] = {
-                    "notebook": self.notebook,
-                    "cell": cell,
-                    "kind": key[0],
-                    "category": message.category.__name__,
-                    "sentence": key[1],
-                    "count": 1,
-                }
-                new.append(key)
-            else:
-                row["count"] += 1
+        new = tally(self.rows, caught, self.notebook, cell)
         if caught:
             self.save()
         return new
@@ -116,8 +101,7 @@ class WarningRecord:
     def table(self) -> pd.DataFrame:
         """One row per distinct warning: ``notebook``, ``cell`` (execution count where it
         first appeared), ``kind``, ``category``, ``sentence``, ``count``."""
-        frame = pd.DataFrame(list(self.rows.values()), columns=COLUMNS)
-        return frame.astype({"cell": "Int64", "count": "int64"})
+        return _frame(self.rows)
 
     def save(self) -> Path:
         return save_table(
@@ -141,6 +125,47 @@ class WarningRecord:
         new = self.collect(cell)
         if new:
             display(Markdown(markdown(new)))
+
+
+def tally(
+    rows: dict, caught: list, notebook: str, cell: int | None = None
+) -> list[tuple[str, str]]:
+    """Count the warnings ``caught`` (as :func:`warnings.catch_warnings` records them)
+    in ``rows``, one row per (kind, sentence); return the keys of those new to it."""
+    new = []
+    for message in caught:
+        key = (kind(message.category), sentence(message.message))
+        row = rows.get(key)
+        if row is None:
+            rows[key] = {
+                "notebook": notebook,
+                "cell": cell,
+                "kind": key[0],
+                "category": message.category.__name__,
+                "sentence": key[1],
+                "count": 1,
+            }
+            new.append(key)
+        else:
+            row["count"] += 1
+    return new
+
+
+def _frame(rows: dict) -> pd.DataFrame:
+    frame = pd.DataFrame(list(rows.values()), columns=COLUMNS)
+    return frame.astype({"cell": "Int64", "count": "int64"})
+
+
+def save_warnings(caught: list, notebook: str, output_dir: str | os.PathLike) -> Path:
+    """The table of the warnings ``caught`` while a report without a notebook was
+    computed (:mod:`audit.report.streamed`), as :class:`WarningRecord` writes a
+    notebook's: under ``tables/warnings_<notebook>.csv``, declared as warnings, so that
+    the front page lists them (an empty table says none was raised)."""
+    rows: dict = {}
+    tally(rows, caught, notebook)
+    return save_table(
+        _frame(rows), TABLE.format(notebook=notebook), output_dir, index=False, role=ROLE
+    )
 
 
 def markdown(warned: list[tuple[str, str]]) -> str:
@@ -176,4 +201,12 @@ def record_warnings(notebook: str, output_dir: str | os.PathLike = ".") -> Warni
     return record
 
 
-__all__ = ["WarningRecord", "kind", "markdown", "record_warnings", "sentence"]
+__all__ = [
+    "WarningRecord",
+    "kind",
+    "markdown",
+    "record_warnings",
+    "save_warnings",
+    "sentence",
+    "tally",
+]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -162,11 +163,14 @@ def streamed_report(
         raise UsageError(STREAMED_BOOTSTRAP.format(scores=scores, replicates=replicates))
 
     from audit.analysis.sweeps import sweep_measures
+    from audit.exceptions import OrientationWarning
     from audit.measures.registry import evaluate_many, evaluate_scores
     from audit.measures.scores import eer_table
+    from audit.report.notices import save_warnings
     from audit.report.outputs import recording, save_sentences, save_table
     from audit.report.runner import write_report
     from audit.scores import det_points, sweep
+    from audit.scores.orientation import orientation_warning
     from audit.scores.streaming import StreamingScores, parquet_files
     from audit.sources.download import sha256sum
 
@@ -180,7 +184,10 @@ def streamed_report(
 
     def report(stats) -> dict:
         """Every table, from one set of statistics (one sample plans the first pass); as
-        in the notebook, no EER, score measure or DET without both kinds of comparison."""
+        in the notebook, no EER, score measure or DET without both kinds of comparison;
+        the orientation warned of as the notebook does."""
+        if (warning := orientation_warning(stats)) is not None:
+            warnings.warn(warning, OrientationWarning, stacklevel=2)
         tables = {
             "sweep": sweep(stats, np.unique(np.append(targets, target))),
             "sweep_measures": sweep_measures(stats, targets=targets, alpha=alpha),
@@ -207,13 +214,18 @@ def streamed_report(
             progress=progress,
         )
         digests = {f: hashing.submit(sha256sum, f) for f in parquet_files(scores)}
-        tables = engine.apply(report)
+        # the warnings of the passes and of the answer, recorded for the front page (the
+        # filters in force decide which, as for a notebook's), then given again as raised
+        with warnings.catch_warnings(record=True) as said:
+            tables = engine.apply(report)
         n_groups = engine.apply(lambda stats: len(stats.groups))  # known: no pass
         sums = {f: digest.result() for f, digest in digests.items()}
     finally:
         hashing.shutdown(cancel_futures=True)
         if client is not None:
             client.close()
+    for w in said:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     swept = tables["sweep"]
     rates = swept[swept["target_fmr"] == target].drop(
         columns=["target_fmr", "threshold", "attained_fmr"]
@@ -247,6 +259,7 @@ def streamed_report(
             for table_name, table in tables.items():
                 save_table(table, table_name, folder)
             _figures(tables, parameters, n_groups, folder)
+            save_warnings(said, NOTEBOOK, folder)
             save_sentences(
                 [NO_BOOTSTRAP], "robustness_streamed", folder, topic=TOPIC, role="robustness"
             )

@@ -15,32 +15,52 @@ FIX_DISTANCE = "if lower scores mean a match, pass --distance (higher_is_match=F
 FIX_SIMILARITY = "if higher scores mean a match, leave out --distance (higher_is_match=True)"
 
 
-def orientation_warning(scores: pd.DataFrame) -> str | None:
+def orientation_warning(scores) -> str | None:
     """The :data:`LOOKS_REVERSED` message when, for some algorithm, the median
     mated score lies on the non-match side of the median non-mated score; else None.
 
     ``scores`` is a validated score table (:func:`audit.scores.read_scores`), whose
-    ``attrs["higher_is_match"]`` says how it is read. Equal medians say nothing.
+    ``attrs["higher_is_match"]`` says how it is read, or its statistics
+    (:class:`~audit.scores.stats.SufficientStatistics`: in memory, or streamed in
+    passes, which learn the medians as any other order statistic). Equal medians say
+    nothing.
 
     Examples
     --------
-    >>> t = pd.DataFrame({"algorithm": "a", "score": [0.1, 0.2, 0.8, 0.9],
+    >>> from audit.scores import read_scores, score_stats
+    >>> t = pd.DataFrame({"algorithm": "a", "group": "F", "score": [0.1, 0.2, 0.8, 0.9],
     ...                   "mated": [True, True, False, False]})
     >>> t.attrs["higher_is_match"] = True
     >>> print(orientation_warning(t))  # doctest: +NORMALIZE_WHITESPACE
     scores look like distances read as similarities: for 'a', the median mated score is
     below the median non-mated score (0.15 < 0.85); if lower scores mean a match, pass
     --distance (higher_is_match=False)
+    >>> orientation_warning(score_stats(read_scores(t))) == orientation_warning(t)
+    True
     >>> t.attrs["higher_is_match"] = False
     >>> orientation_warning(t) is None
     True
     """
-    higher = bool(scores.attrs.get("higher_is_match", True))
-    medians = scores.groupby(["algorithm", "mated"], sort=False)["score"].median().unstack()
-    if True not in medians.columns or False not in medians.columns:
-        return None
-    mated, nonmated = medians[True], medians[False]
-    wrong = (mated < nonmated) if higher else (mated > nonmated)
+    if isinstance(scores, pd.DataFrame):
+        higher = bool(scores.attrs.get("higher_is_match", True))
+        medians = scores.groupby(["algorithm", "mated"], sort=False)["score"].median().unstack()
+        if True not in medians.columns or False not in medians.columns:
+            return None
+        return _message(medians[True], medians[False], higher)
+    stats = scores
+    higher = bool(stats.higher_is_match)
+    pairs = [stats.medians(a) for a in range(len(stats.algorithms))]
+    # back in the caller's units: a distance's internal score is its negation
+    sign = 1.0 if higher else -1.0
+    mated = pd.Series([sign * m for m, _ in pairs], index=stats.algorithms, dtype=float)
+    nonmated = pd.Series([sign * n for _, n in pairs], index=stats.algorithms, dtype=float)
+    return _message(mated, nonmated, higher)
+
+
+def _message(mated: pd.Series, nonmated: pd.Series, higher: bool) -> str | None:
+    """The message for the algorithms whose median mated score (``mated``, by
+    algorithm) lies on the non-match side of their median non-mated score."""
+    wrong = (mated < nonmated) if higher else (mated > nonmated)  # NaN: never wrong
     if not wrong.any():
         return None
     sign = "<" if higher else ">"

@@ -29,8 +29,8 @@ class SufficientStatistics:
     ``higher_is_match``, ``attributes``.  Methods: :meth:`counts`,
     :meth:`n_mated`, :meth:`n_nonmated`, :meth:`n_pooled_nonmated`, :meth:`rates_held`,
     :meth:`score_range`, :meth:`cut_points`, :meth:`smallest_at_or_above`,
-    :meth:`equal_error`, :meth:`order_statistics`, :meth:`to_internal`,
-    :meth:`to_external`, :meth:`algorithm_index`.
+    :meth:`equal_error`, :meth:`order_statistics`, :meth:`pooled_order_statistics`,
+    :meth:`medians`, :meth:`to_internal`, :meth:`to_external`, :meth:`algorithm_index`.
     """
 
     algorithms: pd.Index
@@ -54,6 +54,19 @@ class SufficientStatistics:
         mated = any(self.n_mated(a).sum() > 0 for a in algorithms)
         nonmated = any(self.n_pooled_nonmated(a) > 0 for a in algorithms)
         return tuple(rate for rate, held in (("fmr", nonmated), ("fnmr", mated)) if held)
+
+    def medians(self, a: int) -> tuple[float, float]:
+        """The median mated score and the median non-mated score (within and across
+        groups) of algorithm ``a``, internal (NaN for none): as :func:`numpy.median`,
+        the mean of the two middle scores of an even count."""
+
+        def median(mated: bool, n: int) -> float:
+            if not n:
+                return np.nan
+            middle = self.pooled_order_statistics(a, mated, [(n - 1) // 2, n // 2])
+            return float(np.mean(middle))
+
+        return median(True, int(self.n_mated(a).sum())), median(False, self.n_pooled_nonmated(a))
 
     def algorithm_index(self, name) -> int:
         try:
@@ -156,6 +169,13 @@ class ScoreStats(SufficientStatistics):
         """The ``k``-th smallest (0-based, an array) of group ``g``'s mated and
         within-group non-mated scores taken together."""
         return kth_of_two(self.mated[a][g], self.nonmated[a][g], np.asarray(k))
+
+    def pooled_order_statistics(self, a: int, mated: bool, k) -> np.ndarray:
+        """The ``k``-th smallest (0-based, an array) of algorithm ``a``'s mated scores,
+        or of its non-mated scores (within and across groups), every group together."""
+        runs = self.mated[a] if mated else [*self.nonmated[a], self.cross[a]]
+        k = np.atleast_1d(np.asarray(k, dtype=np.intp))
+        return np.partition(np.concatenate(runs), k)[k]
 
 
 def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:

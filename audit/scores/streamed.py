@@ -185,6 +185,8 @@ class StreamedStats(SufficientStatistics):
             return tuple(range(2 * n + 1))
         if population == "nonmated":
             return tuple(range(n, 2 * n + 1))
+        if population == "mated":
+            return tuple(range(n))
         return (g, n + g)  # a group's mated and within-group non-mated scores
 
     def _locate(self, a: int, columns: tuple, ranks) -> np.ndarray:
@@ -316,6 +318,9 @@ class StreamedStats(SufficientStatistics):
 
     def order_statistics(self, a: int, g: int, k) -> np.ndarray:
         return self._locate(a, self._columns("group", g), k)
+
+    def pooled_order_statistics(self, a: int, mated: bool, k) -> np.ndarray:
+        return self._locate(a, self._columns("mated" if mated else "nonmated"), k)
 
 
 def learnt(plan: Plan, partial: Partial, *, ordered: bool = False) -> tuple[tuple, list[Line]]:
