@@ -28,6 +28,7 @@ from audit.report.frontpage import (
     front_page,
 )
 from audit.report.runner import run_report
+from audit.report.text import escape_mathtext
 
 pytestmark = pytest.mark.usefixtures("shared_server")  # one server for its reports
 
@@ -216,6 +217,34 @@ def test_annex15_report_has_no_code_paths_and_no_broken_section(annex15_report, 
 
 
 @pytest.mark.slow
+def test_annex15_figures_are_captioned_by_their_titles(annex15_report, annex15_page):
+    """Each figure is captioned, and described to a screen reader, by the title drawn on
+    it (written into its PNG and SVG), not by its file name: the golden frontier of the
+    paper's Fig. 5 (6 of 126 on GARBE's) reads in the caption."""
+    from xml.sax.saxutils import escape as xml_escape
+
+    from PIL import Image
+
+    figures = re.findall(
+        r'<img src="figures/([^"]+)\.png" alt="([^"]*)"[^>]*></a><figcaption>(.*?)</figcaption>',
+        _section(annex15_page, "figures"),
+    )
+    assert len(figures) == len(list((annex15_report / "figures").glob("*.png"))) >= 10
+    for stem, alt, caption in figures:
+        with Image.open(annex15_report / "figures" / f"{stem}.png") as image:
+            title = image.info["Title"]
+        assert html.unescape(alt) == title and title != stem
+        assert re.sub(r"\s+\)", ")", _text(caption)) == f"{title} ({stem}, SVG)"
+        svg = (annex15_report / "figures" / f"{stem}.svg").read_text(encoding="utf-8")
+        assert f"<dc:title>{xml_escape(title)}</dc:title>" in svg
+    titles = {stem: html.unescape(alt) for stem, alt, _ in figures}
+    assert titles["pareto_garbe"].startswith(
+        "Total FNMR vs GARBE: 6 of 126 algorithms on the Pareto frontier. Weights: "
+    )
+    assert titles["ffmc_panels_garbe"] == "GARBE"
+
+
+@pytest.mark.slow
 def test_annex15_page_is_self_contained(annex15_page):
     assert "<script" not in annex15_page
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", annex15_page)
@@ -347,6 +376,41 @@ def _write(
 
 def _outputs(folder: Path) -> dict:
     return json.loads((folder / "manifest.json").read_text())["outputs"]
+
+
+def test_a_figure_is_captioned_by_its_escaped_title_else_by_its_name(tmp_path):
+    """A title with markup is shown as text; a figure without a title, and a PNG PIL
+    cannot open, are captioned by their file names."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.outputs import save_figure
+
+    folder = tmp_path / "r"
+    _write(folder, "t.csv", pd.DataFrame({"x": [1]}))
+    header = json.loads((folder / "manifest.json").read_text())
+    declared = header["outputs"]["test"].setdefault("figures", {})
+    for name, title in (("titled", f"{SCRIPT} {IMG} \N{GREEK SMALL LETTER ALPHA}"), ("plain", "")):
+        fig, ax = plt.subplots()
+        ax.plot([0, 1])
+        ax.set_title(escape_mathtext(title))
+        save_figure(fig, name, folder)
+        plt.close(fig)
+        declared[name] = f"figures/{name}.png"
+    (folder / "figures" / "broken.png").write_bytes(b"\x89PNG not an image")
+    (folder / "figures" / "broken.svg").write_text("")
+    declared["broken"] = "figures/broken.png"
+    (folder / "manifest.json").write_text(json.dumps(header))
+    page = front_page(folder, title="t")
+    assert RAW.search(page) is None
+    captions = [
+        re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", _text(c)))
+        for c in re.findall(r"<figcaption>(.*?)</figcaption>", _section(page, "figures"))
+    ]
+    assert captions == [
+        "broken (SVG)",
+        "plain (SVG)",
+        f"{SCRIPT} {IMG} \N{GREEK SMALL LETTER ALPHA} (titled, SVG)",
+    ]
 
 
 def test_front_page_escapes_every_name_it_reads(tmp_path):

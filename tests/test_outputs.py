@@ -16,6 +16,7 @@ from matplotlib.text import Text
 from audit.report.outputs import (
     FIGURE_FORMATS,
     SVG_HASHSALT,
+    figure_title,
     render_figure,
     save_figure,
     saved_image,
@@ -39,12 +40,15 @@ def test_save_figure_writes_png_and_svg_and_keeps_the_layout_engine(tmp_path):
 
 def _savefig_twice(fig, dpi=150):
     """The oracle: matplotlib's savefig of the PNG with the figure's layout engine (which
-    lays it out, then draws it), then of the SVG with the engine off (that layout kept)."""
+    lays it out, then draws it), then of the SVG with the engine off (that layout kept);
+    each file titled as render_figure titles it (tested on its own below)."""
     engine, files = fig.get_layout_engine(), []
+    title = figure_title(fig)
     with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT}):
         for suffix in FIGURE_FORMATS:
             buffer = io.BytesIO()
             metadata = {"Date": None} if suffix == "svg" else {"Software": None}
+            metadata |= {"Title": title} if title else {}
             fig.savefig(buffer, format=suffix, dpi=dpi, metadata=metadata)
             files.append(buffer.getvalue())
             fig.set_layout_engine(None)

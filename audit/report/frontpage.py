@@ -957,6 +957,20 @@ _BUILDERS: dict[str, Callable[[Path, Declared], dict | None]] = {
 # ------------------------------------------------------------------ links, figures, run
 
 
+def figure_caption(path: Path) -> str:
+    """The title a PNG figure carries (:func:`audit.report.outputs.figure_title`, written
+    as its ``Title`` text); empty for a figure without one, or a file PIL cannot open.
+    Only the chunks before the image are read."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            title = image.info.get("Title")
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError):
+        return ""
+    return " ".join(str(title).split()) if title else ""
+
+
 def _meta(header: dict) -> list[dict]:
     parts = []
     if header.get("input_file"):
@@ -1104,7 +1118,12 @@ def front_page(
                 continue
             findings.append({"key": key, "title": name, "notices": notices, **(section or {})})
     figures = [
-        {"href": _href(p, folder), "name": p.stem, "svg": _href(p.with_suffix(".svg"), folder)}
+        {
+            "href": _href(p, folder),
+            "name": p.stem,
+            "title": figure_caption(p),
+            "svg": _href(p.with_suffix(".svg"), folder),
+        }
         for p in declared.listed("figures")
     ]
     tables = sorted(declared.listed("tables") + declared.listed("sentences"), key=lambda p: p.name)
@@ -1135,6 +1154,7 @@ def front_page(
 __all__ = [
     "Declared",
     "calibration_section",
+    "figure_caption",
     "front_page",
     "frontier_section",
     "guarded_html",

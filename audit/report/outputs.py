@@ -174,6 +174,7 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
 
     engine = fig.get_layout_engine()
     bbox = "tight" if engine is None else None
+    title = figure_title(fig)
     rendered = []
     try:
         with matplotlib.rc_context({**theme(), "svg.hashsalt": SVG_HASHSALT, **ENGINE_OFF}):
@@ -185,12 +186,43 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
             for suffix in FIGURE_FORMATS:
                 buffer = io.BytesIO()
                 metadata = {"Date": None} if suffix == "svg" else {"Software": None}
+                if title:  # what the front page captions the figure with
+                    metadata["Title"] = title
                 fig.savefig(buffer, format=suffix, dpi=dpi, bbox_inches=bbox, metadata=metadata)
                 rendered.append(buffer.getvalue())
     finally:
         if engine is not None:
             fig.set_layout_engine(engine)
     return rendered
+
+
+def figure_title(fig) -> str | None:
+    r"""The title a reader knows ``fig`` by, on one line and as drawn (an escaped ``\$`` is
+    a ``$``): its suptitle, else the title of its only axes (a colour bar aside); None
+    when it has neither.  :func:`render_figure` writes it into both files (PNG text,
+    SVG metadata), and the front page captions the figure with it.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> figure_title(fig) is None
+    True
+    >>> _ = ax.set_title("FDR of vendor-\\$1")
+    >>> figure_title(fig)
+    'FDR of vendor-$1'
+    >>> _ = fig.suptitle("DET curves,\n3 groups")
+    >>> figure_title(fig)
+    'DET curves, 3 groups'
+    >>> plt.close(fig)
+    """
+    text = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    if not text.strip():
+        axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+        titles = [ax.get_title(loc) for ax in axes[:1] for loc in ("center", "left", "right")]
+        titles = [t for t in titles if t.strip()]
+        if len(axes) != 1 or not titles:
+            return None
+        text = titles[0]
+    return " ".join(text.replace(r"\$", "$").split())
 
 
 def _lay_out(fig, engine, dpi: int) -> None:

@@ -503,7 +503,7 @@ def pareto_figure(
     )
     wide = width_inches(fig) * (0.55 if zoom is not None else 0.9)
     weights = textwrap.fill(f"Weights: {a['weights']}", width=max(40, int(wide * 13)))
-    ax.set_title(f"{title}\n{escape_mathtext(weights)}", fontsize="medium", fontweight="normal")
+    ax.set_title(f"{title}.\n{escape_mathtext(weights)}", fontsize="medium", fontweight="normal")
 
     if zoom is not None:
         _draw(zoom, frame, size=26)

@@ -282,7 +282,7 @@ def plot_frontier_probability(
     if kind:
         title += f" over {n} {kind} replicates"
     ax.set_title(
-        f"{title}\nline: the frontier of the point rates; grey bars: {level}% intervals",
+        f"{title}.\nLine: the frontier of the point rates; grey bars: {level}% intervals",
         fontsize="medium",
         fontweight="normal",
     )
