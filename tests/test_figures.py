@@ -392,6 +392,35 @@ def test_the_sweep_figure_names_the_measures_it_cannot_draw():
     plt.close(fig)
 
 
+def test_twelve_systems_across_the_sweep_each_look_their_own():
+    """Beyond the palette's ten colours a system's line is dashed, in its panels and in the
+    legend, so that no two of twelve systems are drawn alike (the eleventh and twelfth
+    were the first and second again)."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.plots import palette
+    from audit.report.plots.scores import sweep_figure
+    from audit.scores import read_scores, score_stats
+
+    systems = [f"sys-{i:02d}" for i in range(12)]
+    stats = score_stats(read_scores(synthetic(300, algorithms=tuple(systems))))
+    fig = sweep_figure(sweep_measures(stats, targets=[1e-2, 1e-1]), ["fdr", "garbe"], n_groups=3)
+    looks = [
+        [(line.get_label(), line.get_color(), line.get_linestyle()) for line in ax.get_lines()]
+        for ax in fig.axes
+        if ax.get_visible()
+    ]
+    assert len(looks) == 2 and looks[0] == looks[1]
+    assert [label for label, _, _ in looks[0]] == systems
+    assert len({(colour, style) for _, colour, style in looks[0]}) == 12
+    assert [colour for _, colour, _ in looks[0]] == [*palette(), *palette()[:2]]
+    legend = fig.legends[0]
+    assert [(t.get_text(), h.get_color(), h.get_linestyle())
+            for t, h in zip(legend.get_texts(), legend.legend_handles, strict=True)] == looks[0]  # fmt: skip
+    plt.close(fig)
+
+
 def test_the_score_figures_draw_hostile_names_as_written():
     """Systems and groups named with markup in the sweep and DET figures (built in the
     package, as the scores notebook draws them)."""

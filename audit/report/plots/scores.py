@@ -18,7 +18,7 @@ from audit.report.text import escape_mathtext
 
 #: Panels per row of the report's score figures.
 COLUMNS = 3
-#: Line styles that tell apart groups beyond the palette's ten colours.
+#: Line styles that tell apart groups (or systems) beyond the palette's ten colours.
 _STYLES = ["-", "--", ":", "-."]
 
 
@@ -42,11 +42,20 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
     if ax is None:
         _, ax = plt.subplots(figsize=(PAGE_WIDTH * 0.6, 3.6), layout="constrained")
     part = swept[swept["measure"] == measure]
-    for algorithm, rows in part.groupby("algorithm", sort=False):
+    colours = palette()
+    for i, (algorithm, rows) in enumerate(part.groupby("algorithm", sort=False)):
         rows = rows.sort_values("target_fmr")
         # undefined points (e.g. IR with a group at FMR 0) are gaps, not values
         value = rows["value"].where(~rows["undefined"].astype(bool))
-        ax.plot(rows["target_fmr"] * 100, value, marker=".", label=escape_mathtext(algorithm))
+        ax.plot(
+            rows["target_fmr"] * 100,
+            value,
+            marker=".",
+            label=escape_mathtext(algorithm),
+            # ten colours, then the same colours dashed: no two systems look alike
+            color=colours[i % len(colours)],
+            linestyle=_STYLES[(i // len(colours)) % len(_STYLES)],
+        )
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
