@@ -392,6 +392,33 @@ def test_the_sweep_figure_names_the_measures_it_cannot_draw():
     plt.close(fig)
 
 
+@pytest.mark.filterwarnings("ignore::audit.tables.scores.ScoresWarning")
+def test_a_measure_undefined_at_every_target_says_so_over_the_targets_swept():
+    """A panel with nothing to draw (IR and GARBE of a group without a false match at
+    any threshold: undefined) says so over the targets swept, with no y values, where
+    it was blank over an axis of 1% to 10% of its own making."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.plots.scores import sweep_figure
+    from audit.scores import read_scores, score_stats
+
+    stats = score_stats(read_scores(synthetic(400, algorithms=("a",))))
+    swept = sweep_measures(stats, targets=[1e-4, 1e-3])
+    undefined = swept.groupby("measure")["undefined"].all()
+    assert undefined["ir"] and undefined["garbe"] and not undefined["fdr"]
+    fig = sweep_figure(swept, ["fdr", "ir", "garbe"], n_groups=3)
+    data = record(fig)
+    assert all(found == [] for found in faults(data).values()), faults(data)
+    for ax, empty in zip(fig.axes, (False, True, True), strict=True):
+        notes = [" ".join(t.get_text().split()) for t in ax.texts]
+        assert notes == (["undefined at every target FMR"] if empty else [])
+        left, right = ax.get_xlim()
+        assert left < 0.01 and 0.1 < right < 1  # the targets, in percent
+        assert (len(ax.get_yticks()) == 0) == empty
+    plt.close(fig)
+
+
 def test_twelve_systems_across_the_sweep_each_look_their_own():
     """Beyond the palette's ten colours a system's line is dashed, in its panels and in the
     legend, so that no two of twelve systems are drawn alike (the eleventh and twelfth

@@ -57,6 +57,15 @@ def measure_vs_operating_point(swept: pd.DataFrame, measure: str = "garbe", *, a
             linestyle=_STYLES[(i // len(colours)) % len(_STYLES)],
         )
     ax.set_xscale("log")
+    shown = part["value"].where(~part["undefined"].astype(bool)).to_numpy(dtype=float)
+    if len(part) and not np.isfinite(shown).any():
+        # nothing to draw (e.g. IR with a group at FMR 0 at every threshold): said, over
+        # the targets swept, where the panel was blank over an axis of its own making
+        low, high = part["target_fmr"].min() * 100, part["target_fmr"].max() * 100
+        ax.set_xlim(low / 1.25, high * 1.25)
+        ax.set_yticks([])
+        ax.text(0.5, 0.5, "undefined at every\ntarget FMR", transform=ax.transAxes,
+                ha="center", va="center", color="0.4")  # fmt: skip
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("target FMR (%)")
