@@ -448,6 +448,44 @@ def test_twelve_systems_across_the_sweep_each_look_their_own():
     plt.close(fig)
 
 
+def test_long_system_names_are_wrapped_within_the_score_figures():
+    """System names of a sentence's length are wrapped, whole, in the sweep figure's legend
+    (which ran 300 px off both sides) and over the DET panels (whose titles ran into
+    each other, squeezing the panels); a dollar in one stays a dollar."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.plots.scores import det_figure, sweep_figure
+    from audit.scores import det_points, read_scores, score_stats
+
+    systems = (
+        "ResNetSE34V2 trained on VoxCeleb2 with AAM-softmax, cosine scoring, $5 budget",
+        "ECAPA-TDNN (SpeechBrain) v1.0",
+        "x-vector PLDA baseline from Kaldi recipe v2 with adaptive score normalisation",
+    )
+    stats = score_stats(read_scores(synthetic(3000, algorithms=systems)))
+    for fig, wrapped in (
+        # the legend in one column, where each name fits on its line
+        (sweep_figure(sweep_measures(stats, targets=[1e-2, 1e-1]), ["fdr", "ir", "garbe"]), 0),
+        (det_figure(det_points(stats, n_points=50), grouping="group"), 3),
+    ):
+        data = record(fig)
+        found = faults(data, names=systems)
+        # a line of a wrapped name holding its dollar is the name's, drawn as written
+        found["raw markup"] = [
+            f for f in found["raw markup"] if not any(f.strip("'") in n for n in systems)
+        ]
+        assert all(items == [] for items in found.values()), found
+        whole = {"".join(name.split()) for name in systems}
+        names = [t["seen"] for t in data["texts"] if "".join(t["seen"].split()) in whole]
+        assert {"".join(seen.split()) for seen in names} == whole
+        assert sum("\n" in seen for seen in names) == wrapped
+        assert any("$5 budget" in " ".join(t["seen"].split()) for t in data["texts"])
+        if not wrapped:
+            assert fig.legends[0]._ncols == 1
+        plt.close(fig)
+
+
 def test_the_score_figures_draw_hostile_names_as_written():
     """Systems and groups named with markup in the sweep and DET figures (built in the
     package, as the scores notebook draws them)."""

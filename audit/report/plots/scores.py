@@ -133,10 +133,30 @@ def sweep_figure(
         ax.text(0.5, 0.5, "no measure to draw", ha="center", va="center", color="0.4")
     fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
     if measures:
-        handles, labels = axes.ravel()[0].get_legend_handles_labels()
-        fig.legend(handles, labels, title="system", loc="outside lower center",
-                   ncols=min(len(handles), 4))  # fmt: skip
+        _legend(fig, *axes.ravel()[0].get_legend_handles_labels(), title="system")
     return fig
+
+
+def _legend(fig, handles: list, labels: list[str], *, title: str) -> None:
+    """One legend below the panels: in as many columns (at most 4) as the widest label
+    leaves room for across the figure, each label wrapped to the width it has (a long
+    system name ran off both sides of the figure)."""
+    from matplotlib import rcParams
+    from matplotlib.font_manager import FontProperties
+
+    size = FontProperties(size=rcParams["legend.fontsize"]).get_size_in_points()
+    em = size / 72  # inches
+    # a column: its label (about 0.6 em a character, as wrap has it), the handle, the
+    # pad between them and the space to the next column
+    frame = rcParams["legend.handlelength"] + rcParams["legend.handletextpad"]
+    frame += rcParams["legend.columnspacing"]
+    room = fig.get_figwidth() - 0.3
+    raw = [label.replace(r"\$", "$") for label in labels]  # as escape_mathtext gave them
+    widest = max((len(line) for label in raw for line in label.split("\n")), default=1)
+    ncols = max(1, min(4, len(labels), int(room // ((0.6 * widest + frame) * em))))
+    width = room / ncols - frame * em
+    labels = [escape_mathtext(wrap(label, width, size)) for label in raw]
+    fig.legend(handles, labels, title=title, loc="outside lower center", ncols=ncols)
 
 
 def _on_probit_axes(points: pd.DataFrame) -> pd.Series:
@@ -242,11 +262,13 @@ def det_figure(points: pd.DataFrame, *, grouping: str | None = None):
     )
     for ax, system in zip(axes.ravel(), systems, strict=False):
         det_curves(points, algorithm=system, ax=ax, legend=False, axes_of=points)
+        # a long system name on as many lines as its panel needs: on one, it ran over
+        # its neighbours' and squeezed the panels
+        size = ax.title.get_fontsize()
+        ax.set_title(escape_mathtext(wrap(system, side - 0.4, size)), fontsize="medium")
     for ax in axes.ravel()[len(systems) :]:
         ax.set_visible(False)
     title = f"DET curves per group, {_grouping(grouping, n_groups)}"
     fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
-    handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    fig.legend(handles, labels, title="group", loc="outside lower center",
-               ncols=min(len(handles), 4))  # fmt: skip
+    _legend(fig, *axes.ravel()[0].get_legend_handles_labels(), title="group")
     return fig
