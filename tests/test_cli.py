@@ -415,7 +415,17 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatc
     page = (tables.parent / "index.html").read_text(encoding="utf-8")
     garbe = measures.set_index(["measure", "algorithm"]).loc[("garbe", "b"), "value"]
     assert f'<td class="num">{garbe:.4g}</td>' in page
-    assert "This report has no FFMC audit." in page
+    # the FFMC audit of the rates at the operating point, the notebook's on the same rates
+    from audit.analysis.ffmc import ffmc_table
+
+    verdicts = pd.read_csv(tables / "ffmc_table.csv")
+    expected_verdicts = ffmc_table(expected).assign(grouping="group")
+    assert list(verdicts["grouping"]) == list(expected_verdicts["grouping"])
+    columns = ["measure", "criterion", "passed"]
+    pd.testing.assert_frame_equal(
+        verdicts[columns].astype(str), expected_verdicts[columns].astype(str)
+    )
+    assert "This report has no FFMC audit." not in page and "FFMC.2" in page
     # the notebook's figures, from the same tables: byte for byte those drawn in memory
     import matplotlib.pyplot as plt
 
@@ -747,6 +757,7 @@ def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
         "rates_at_fmr.csv", "sweep.csv", "sweep_measures.csv", "measures.csv",
         "robustness_streamed.csv",  # the sentence the front page's how sure shows
         "warnings_streamed.csv",  # and the warnings it lists (none here)
+        "ffmc_table.csv", "measure_registry.csv",  # the FFMC audit of the FMRs
     }  # fmt: skip
     assert pd.read_csv(tables / "warnings_streamed.csv").empty
     expected = rates_at_fmr(read_scores(frame), 0.01)

@@ -141,6 +141,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, str | None], ...]]] = {
     },
     "crossgroup": {"warnings": (("tables", "warnings"),)},
     "streamed": {
+        "verdicts": (("tables", "ffmc_table"),),
         "measures": (("tables", "measures"),),
         "robustness": (("sentences", None),),
         "warnings": (("tables", "warnings"),),

@@ -6,8 +6,9 @@ budget, is read by :class:`audit.scores.streaming.StreamingScores` in passes
 over its row groups (on a Dask cluster when a scheduler is named).  The tables
 are those the scores notebook writes in memory -- rates at the target FMR, the
 sweep and the measures along it, the rate and score measures, the EER of each
-group, the DET points -- with the same values, bit for bit, and the notebook's
-figures of them; the front page is built from them as for any report.
+group, the DET points, the FFMC audit of the rates -- with the same values, bit for
+bit, and the notebook's figures of them; the front page is built from them as for
+any report.
 """
 
 from __future__ import annotations
@@ -162,9 +163,10 @@ def streamed_report(
         replicates = parameters["bootstrap_replicates"]
         raise UsageError(STREAMED_BOOTSTRAP.format(scores=scores, replicates=replicates))
 
+    from audit.analysis import ffmc
     from audit.analysis.sweeps import sweep_measures
     from audit.exceptions import OrientationWarning
-    from audit.measures.registry import evaluate_many, evaluate_scores
+    from audit.measures.registry import evaluate_many, evaluate_scores, measure_table
     from audit.measures.scores import eer_table
     from audit.report.notices import save_warnings
     from audit.report.outputs import recording, save_sentences, save_table
@@ -232,6 +234,9 @@ def streamed_report(
     )
     rates = rates.reset_index(drop=True)
     rated = evaluate_many(rates, alpha=alpha, zero_division="flag").drop(columns="alpha")
+    # the FFMC audit of the rates at the operating point, as the notebook has it
+    verdicts = ffmc.ffmc_table(rates)
+    verdicts.insert(0, "grouping", "group")
     columns = ["grouping", "algorithm", "measure", "kind", "value", "fmr_term", "fnmr_term"]
     scored = tables.pop("scored", rated.iloc[:0])
     measures = pd.concat(
@@ -256,6 +261,10 @@ def streamed_report(
         with recording(NOTEBOOK, folder):  # declared, by role, as a notebook declares them
             save_table(rates, "rates_at_fmr", folder)
             save_table(measures, "measures", folder)
+            save_table(verdicts, "ffmc_table", folder)
+            save_table(
+                measure_table(dict.fromkeys(verdicts["measure"])), "measure_registry", folder
+            )
             for table_name, table in tables.items():
                 save_table(table, table_name, folder)
             _figures(tables, parameters, n_groups, folder)
