@@ -559,7 +559,7 @@ def _report_on(
             reports_root=args.reports_dir,
             progress=progress,
         )
-    return run_report(
+    folder = run_report(
         name,
         notebooks=chosen,
         parameters=parameters,
@@ -568,6 +568,38 @@ def _report_on(
         input_copy=_input_copy(args),
         notify=notify,  # quiet with --quiet; one line per stage with --no-progress
     )
+    _say_warnings(folder)
+    return folder
+
+
+def _say_warnings(folder: Path) -> None:
+    """Say on stderr, as the command's own warnings are said, each warning the report's
+    notebooks raised (the tables the front page lists them from), once, with how often:
+    a warning is not for whoever opens the report alone.  (A streamed report, computed
+    here, said its own as they were raised.)"""
+    import json
+
+    import pandas as pd
+
+    try:
+        outputs = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["outputs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    said = set()  # a warning two notebooks raised (of the same table, say) is said once
+    for declared in outputs.values():
+        relative = (declared.get("tables") or {}).get("warnings")
+        if not isinstance(relative, str):
+            continue
+        try:
+            table = pd.read_csv(folder / relative, keep_default_na=False)
+        except (OSError, ValueError, pd.errors.ParserError):
+            continue
+        for sentence, count in zip(table.get("sentence", []), table.get("count", []), strict=True):
+            if sentence in said:
+                continue
+            said.add(sentence)
+            times = f" ({count} times)" if str(count).isdigit() and int(count) > 1 else ""
+            _warning_sentence(f"{sentence}{times}", None, None, None)
 
 
 def _input_copy(args: argparse.Namespace) -> str:
@@ -725,6 +757,7 @@ def _compare(args: argparse.Namespace, notify) -> int:
             input_copy=_input_copy(args),
             notify=notify,
         )
+    _say_warnings(folder)
     index = folder / "index.html"
     if not args.quiet:
         print("\n".join(escape_terminal(line, newlines=False) for line in verdict_lines(folder)))

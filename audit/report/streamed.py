@@ -175,6 +175,7 @@ def streamed_report(
     from audit.scores.orientation import orientation_warning
     from audit.scores.streaming import StreamingScores, parquet_files
     from audit.sources.download import sha256sum
+    from audit.tables.scores import ScoresWarning, few_comparisons
 
     target = parameters.get("target_fmr", 1e-3)
     alpha = parameters.get("alpha", 0.5)
@@ -187,9 +188,18 @@ def streamed_report(
     def report(stats) -> dict:
         """Every table, from one set of statistics (one sample plans the first pass); as
         in the notebook, no EER, score measure or DET without both kinds of comparison;
-        the orientation warned of as the notebook does."""
+        the orientation, and rates resting on few comparisons, warned of as in memory."""
         if (warning := orientation_warning(stats)) is not None:
             warnings.warn(warning, OrientationWarning, stacklevel=2)
+        counted = {  # the comparisons each group's rates rest on, as read_scores counts them
+            "mated": np.concatenate([stats.n_mated(a) for a in range(len(stats.algorithms))]),
+            "within-group non-mated": np.concatenate(
+                [stats.n_nonmated(a) for a in range(len(stats.algorithms))]
+            ),
+        }
+        few = few_comparisons(str(scores), list(stats.algorithms), list(stats.groups), counted)
+        if few is not None:
+            warnings.warn(few, ScoresWarning, stacklevel=2)
         tables = {
             "sweep": sweep(stats, np.unique(np.append(targets, target))),
             "sweep_measures": sweep_measures(stats, targets=targets, alpha=alpha),

@@ -310,6 +310,22 @@ class ScoresWarning(DataWarning):
 _THIN_BLOCK = 1 << 18
 
 
+def few_comparisons(source: str, algorithms, groups, counted: dict) -> str | None:
+    """The :data:`FEW_COMPARISONS` message of the (algorithm, group) rates that rest on
+    fewer than :data:`FEW` comparisons (none: None).  ``counted`` maps a kind of
+    comparison (``"mated"``, ``"within-group non-mated"``) to its counts, algorithm by
+    algorithm, group by group within one (a flat array); a count of 0 is no rate."""
+    cases = []
+    for kind, counts in counted.items():
+        for k in np.flatnonzero((counts > 0) & (counts < FEW)):
+            algorithm, group = algorithms[k // len(groups)], groups[k % len(groups)]
+            cases.append(f"{algorithm!r}, {group!r}: {counts[k]} {kind}")
+    if not cases:
+        return None
+    shown = "; ".join(cases[:5]) + ("; ..." if len(cases) > 5 else "")
+    return FEW_COMPARISONS.format(source=source, count=len(cases), few=FEW, cases=shown)
+
+
 def warn_thin(table: pd.DataFrame) -> None:
     """Warn (:class:`ScoresWarning`) when a group's FMR or FNMR rests on fewer than
     :data:`FEW` comparisons (:data:`FEW_COMPARISONS`), and when a subject appears in two
@@ -344,18 +360,8 @@ def warn_thin(table: pd.DataFrame) -> None:
             new = first[s] < 0
             first[s[new]] = g[new]  # one of the subject's groups, whichever row wrote last
             several[s[g != first[s]]] = True
-    cases = []
-    for kind, counts in counted.items():
-        for k in np.flatnonzero((counts > 0) & (counts < FEW)):
-            algorithm, group = algorithms[k // len(groups)], groups[k % len(groups)]
-            cases.append(f"{algorithm!r}, {group!r}: {counts[k]} {kind}")
-    if cases:
-        shown = "; ".join(cases[:5]) + ("; ..." if len(cases) > 5 else "")
-        warnings.warn(
-            FEW_COMPARISONS.format(source=source, count=len(cases), few=FEW, cases=shown),
-            ScoresWarning,
-            stacklevel=3,
-        )
+    if (message := few_comparisons(source, algorithms, groups, counted)) is not None:
+        warnings.warn(message, ScoresWarning, stacklevel=3)
     named = np.flatnonzero(several)
     if not len(named):
         return
