@@ -354,6 +354,16 @@ def test_a_streamed_score_set_refuses_two_spellings_and_merging_them(tmp_path, c
     message = STREAMED_COPY.format(scores=tmp_path / "run")
     assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
     assert not list((tmp_path / "r").glob("run*"))
+    # a glob or a folder of no Parquet file says so first, whatever else is asked
+    from audit.tables.chunks import NO_PARQUET
+
+    (tmp_path / "none").mkdir()
+    for empty in (str(tmp_path / "run" / "*.parq"), str(tmp_path / "none")):
+        for asked in (["--replicates", "50"], ["--merge-labels"], ["--input-copy", "always"]):
+            rest = ["--reports-dir", str(tmp_path / "r"), "--no-progress"]
+            assert main(["scores", empty, *asked, *rest]) == EXIT_INPUT
+            said = capsys.readouterr().err.splitlines()[-1]
+            assert said == f"audit: error: {NO_PARQUET.format(source=empty)}"
     frame["group"] = frame["group"].str.upper()
     frame.iloc[200:].to_parquet(tmp_path / "run" / "b.parquet")
     assert main([*argv, "--replicates", "0"]) == 0

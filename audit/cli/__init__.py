@@ -546,7 +546,9 @@ def _report_on(
     check_reports_root(args.reports_dir)
     if streamed:
         from audit.report.streamed import STREAMED_COPY, streamed_report
+        from audit.scores.streaming import parquet_files
 
+        parquet_files(parameters["scores_path"])  # none to read: said before what is asked
         if _input_copy(args) == "always":  # asked for, and not to be had
             raise UsageError(STREAMED_COPY.format(scores=parameters["scores_path"]))
 

@@ -156,7 +156,9 @@ def streamed_report(
     import pandas as pd
 
     from audit.exceptions import UsageError
+    from audit.scores.streaming import parquet_files
 
+    parquet_files(scores)  # a glob or a folder of no file says so first: the likeliest slip
     if parameters.get("merge_labels"):
         raise UsageError(STREAMED_MERGE.format(scores=scores))
     if parameters.get("bootstrap_replicates"):  # asked for (its default is not given here)
@@ -173,7 +175,7 @@ def streamed_report(
     from audit.report.runner import write_report
     from audit.scores import det_points, sweep
     from audit.scores.orientation import orientation_warning
-    from audit.scores.streaming import StreamingScores, parquet_files
+    from audit.scores.streaming import StreamingScores
     from audit.sources.download import sha256sum
     from audit.tables.scores import ScoresWarning, few_comparisons
 
