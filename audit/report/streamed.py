@@ -228,10 +228,20 @@ def streamed_report(
             progress=progress,
         )
         digests = {f: hashing.submit(sha256sum, f) for f in parquet_files(scores)}
-        # the warnings of the passes and of the answer, recorded for the front page (the
-        # filters in force decide which, as for a notebook's), then given again as raised
+        # the warnings of the passes, of the answer and of the measures, recorded for the
+        # front page (the filters in force decide which, as for a notebook's), then given
+        # again as raised
         with warnings.catch_warnings(record=True) as said:
             tables = engine.apply(report)
+            swept = tables["sweep"]
+            rates = swept[swept["target_fmr"] == target].drop(
+                columns=["target_fmr", "threshold", "attained_fmr"]
+            )
+            rates = rates.reset_index(drop=True)
+            rated = evaluate_many(rates, alpha=alpha, zero_division="flag").drop(columns="alpha")
+            # the FFMC audit of the rates at the operating point, as the notebook has it
+            verdicts = ffmc.ffmc_table(rates)
+            verdicts.insert(0, "grouping", "group")
         n_groups = engine.apply(lambda stats: len(stats.groups))  # known: no pass
         sums = {f: digest.result() for f, digest in digests.items()}
     finally:
@@ -240,15 +250,6 @@ def streamed_report(
             client.close()
     for w in said:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-    swept = tables["sweep"]
-    rates = swept[swept["target_fmr"] == target].drop(
-        columns=["target_fmr", "threshold", "attained_fmr"]
-    )
-    rates = rates.reset_index(drop=True)
-    rated = evaluate_many(rates, alpha=alpha, zero_division="flag").drop(columns="alpha")
-    # the FFMC audit of the rates at the operating point, as the notebook has it
-    verdicts = ffmc.ffmc_table(rates)
-    verdicts.insert(0, "grouping", "group")
     columns = ["grouping", "algorithm", "measure", "kind", "value", "fmr_term", "fnmr_term"]
     scored = tables.pop("scored", rated.iloc[:0])
     measures = pd.concat(
