@@ -10,6 +10,7 @@ import re
 import shutil
 import struct
 import subprocess
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -378,9 +379,12 @@ def _outputs(folder: Path) -> dict:
     return json.loads((folder / "manifest.json").read_text())["outputs"]
 
 
+@pytest.mark.filterwarnings("ignore:Glyph 27:UserWarning")  # the escape, drawn as a box
 def test_a_figure_is_captioned_by_its_escaped_title_else_by_its_name(tmp_path):
-    """A title with markup is shown as text; a figure without a title, and a PNG PIL
-    cannot open, are captioned by their file names."""
+    """A title with markup is shown as text, and one with control characters shows them
+    escaped (an override reversed the rest of the caption); a panel's title is its
+    figure's beside an untitled inset; a figure without a title, and a PNG PIL cannot
+    open (or refuses as a decompression bomb), are captioned by their file names."""
     import matplotlib.pyplot as plt
 
     from audit.report.outputs import save_figure
@@ -396,9 +400,27 @@ def test_a_figure_is_captioned_by_its_escaped_title_else_by_its_name(tmp_path):
         save_figure(fig, name, folder)
         plt.close(fig)
         declared[name] = f"figures/{name}.png"
+    # a panel and its untitled inset (the Pareto zoom); a name with an escape and an override
+    fig, ax = plt.subplots()
+    ax.inset_axes([0.6, 0.6, 0.3, 0.3]).plot([0, 1])
+    ax.set_title("front\x1b[2J \u202eevil")
+    save_figure(fig, "inset", folder)
+    plt.close(fig)
+    declared["inset"] = "figures/inset.png"
     (folder / "figures" / "broken.png").write_bytes(b"\x89PNG not an image")
-    (folder / "figures" / "broken.svg").write_text("")
-    declared["broken"] = "figures/broken.png"
+    # a header claiming 200,000 x 200,000 pixels: PIL refuses to open it as a bomb
+    bomb = b"\x89PNG\r\n\x1a\n"
+    for kind, data in (
+        (b"IHDR", struct.pack(">IIBBBBB", 200_000, 200_000, 8, 2, 0, 0, 0)),
+        (b"IDAT", zlib.compress(b"")),
+        (b"IEND", b""),
+    ):
+        bomb += struct.pack(">I", len(data)) + kind + data
+        bomb += struct.pack(">I", zlib.crc32(kind + data))
+    (folder / "figures" / "bomb.png").write_bytes(bomb)
+    for name in ("broken", "bomb"):
+        (folder / "figures" / f"{name}.svg").write_text("")
+        declared[name] = f"figures/{name}.png"
     (folder / "manifest.json").write_text(json.dumps(header))
     page = front_page(folder, title="t")
     assert RAW.search(page) is None
@@ -407,7 +429,9 @@ def test_a_figure_is_captioned_by_its_escaped_title_else_by_its_name(tmp_path):
         for c in re.findall(r"<figcaption>(.*?)</figcaption>", _section(page, "figures"))
     ]
     assert captions == [
+        "bomb (SVG)",
         "broken (SVG)",
+        "front\\x1b[2J \\u202eevil (inset, SVG)",
         "plain (SVG)",
         f"{SCRIPT} {IMG} \N{GREEK SMALL LETTER ALPHA} (titled, SVG)",
     ]

@@ -962,14 +962,20 @@ def figure_caption(path: Path) -> str:
     """The title a PNG figure carries (:func:`audit.report.outputs.figure_title`, written
     as its ``Title`` text); empty for a figure without one, or a file PIL cannot open.
     Only the chunks before the image are read."""
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
+    from audit.report.text import escape_controls
+
     try:
-        with Image.open(path) as image:
-            title = image.info.get("Title")
-    except (OSError, UnidentifiedImageError, ValueError, SyntaxError):
+        with warnings.catch_warnings():  # a header claiming a huge image: its title alone
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as image:
+                title = image.info.get("Title")
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError, Image.DecompressionBombError):
         return ""
-    return " ".join(str(title).split()) if title else ""
+    return escape_controls(" ".join(str(title).split())) if title else ""
 
 
 def _meta(header: dict) -> list[dict]:

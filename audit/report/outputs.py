@@ -198,9 +198,10 @@ def render_figure(fig, *, dpi: int = 150) -> list[bytes]:
 
 def figure_title(fig) -> str | None:
     r"""The title a reader knows ``fig`` by, on one line and as drawn (an escaped ``\$`` is
-    a ``$``): its suptitle, else the title of its only axes (a colour bar aside); None
-    when it has neither.  :func:`render_figure` writes it into both files (PNG text,
-    SVG metadata), and the front page captions the figure with it.
+    a ``$``, a control character its escape): its suptitle, else the title of its only
+    titled axes (an inset, a colour bar aside); None when it has neither.
+    :func:`render_figure` writes it into both files (PNG text, SVG metadata), and the
+    front page captions the figure with it.
 
     >>> import matplotlib.pyplot as plt
     >>> fig, ax = plt.subplots()
@@ -214,15 +215,21 @@ def figure_title(fig) -> str | None:
     'DET curves, 3 groups'
     >>> plt.close(fig)
     """
+    from audit.report.text import escape_controls
+
     text = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
     if not text.strip():
         axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
-        titles = [ax.get_title(loc) for ax in axes[:1] for loc in ("center", "left", "right")]
-        titles = [t for t in titles if t.strip()]
-        if len(axes) != 1 or not titles:
+        titles = [
+            next(t for loc in ("center", "left", "right") if (t := ax.get_title(loc)).strip())
+            for ax in axes
+            if any(ax.get_title(loc).strip() for loc in ("center", "left", "right"))
+        ]
+        if len(titles) != 1:  # untitled, or several panels each of its own
             return None
         text = titles[0]
-    return " ".join(text.replace(r"\$", "$").split())
+    # a control character in a name (an escape, a bidirectional override) shown, not acting
+    return escape_controls(" ".join(text.replace(r"\$", "$").split()))
 
 
 def _lay_out(fig, engine, dpi: int) -> None:

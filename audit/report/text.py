@@ -107,6 +107,21 @@ def has_control(text: str) -> bool:
     )
 
 
+def escape_controls(text: object) -> str:
+    """``text`` with each character :func:`has_control` finds written as its escape
+    (``\\x1b``, ``\\u202e``): shown, not acting, where a name is shown as a line of
+    text (a figure's caption, its files' titles, which XML refuses controls in); what
+    writing needs (joiners) kept.
+
+    >>> escape_controls("vendor\\u202eevil\\x1b"), escape_controls("نتایج\\u200cها")
+    ('vendor\\\\u202eevil\\\\x1b', 'نتایج\\u200cها')
+    """
+    return "".join(
+        (repr(ch)[1:-1] if ord(ch) < 0x80 else f"\\u{ord(ch):04x}") if has_control(ch) else ch
+        for ch in str(text)
+    )
+
+
 def escape_terminal(text: object, *, newlines: bool = True) -> str:
     """``text`` safe to print on a terminal: every control, format (bidirectional,
     zero-width) or separator character written as its escape, ``\\x1b`` or
@@ -136,6 +151,7 @@ def escape_terminal(text: object, *, newlines: bool = True) -> str:
 
 
 __all__ = [
+    "escape_controls",
     "escape_html",
     "escape_markdown",
     "escape_mathtext",
