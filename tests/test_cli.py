@@ -739,6 +739,37 @@ def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
     assert done.stderr == b""
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # said again on the terminal, as raised
+def test_a_streamed_report_records_each_warning_once_and_those_of_its_figures(tmp_path):
+    """A measure undefined for a system (SED_G of scores all alike: no FNMR at the mean
+    EER threshold), warned of once a value, is recorded once, as a notebook records it;
+    a glyph its figures cannot draw is recorded too, where it was said on the terminal
+    only."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    parts = []
+    for name, spread in (("a", 1.0), ("\u9854", 0.0)):  # a name DejaVu Sans cannot draw
+        mated = rng.random(2000) < 0.3
+        score = rng.normal(size=2000) * spread + 2.0 * mated * spread + 0.5
+        group = rng.choice(["F", "M"], 2000)
+        parts.append(
+            pd.DataFrame({"algorithm": name, "score": score, "mated": mated, "group": group})
+        )
+    frame = pd.concat(parts, ignore_index=True)
+    (tmp_path / "run").mkdir()
+    for i in range(4):
+        frame.iloc[i * 1000 : (i + 1) * 1000].to_parquet(tmp_path / "run" / f"{i}.parquet")
+    argv = ["scores", str(tmp_path / "run"), "--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    assert main(argv) == 0
+    recorded = pd.read_csv(tmp_path / "r" / "run" / "tables" / "warnings_streamed.csv")
+    undefined = recorded[recorded["category"] == "UndefinedMeasureWarning"]
+    assert list(undefined["count"]) == [1] and "SED_G undefined" in undefined["sentence"].iloc[0]
+    glyphs = recorded[recorded["sentence"].str.startswith("Glyph 38996")]
+    assert len(glyphs) >= 1 and (glyphs["category"] == "UserWarning").all()
+
+
 def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
     """Non-mated scores alone, streamed: the FMR-only rates and the rate measures the
     in-memory path gives; no EER, DET points or score measure (they need mated scores)."""

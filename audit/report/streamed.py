@@ -248,8 +248,8 @@ def streamed_report(
         hashing.shutdown(cancel_futures=True)
         if client is not None:
             client.close()
-    for w in said:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    said = _once(said)
+    _say(said)
     columns = ["grouping", "algorithm", "measure", "kind", "value", "fmr_term", "fnmr_term"]
     scored = tables.pop("scored", rated.iloc[:0])
     measures = pd.concat(
@@ -280,14 +280,37 @@ def streamed_report(
             )
             for table_name, table in tables.items():
                 save_table(table, table_name, folder)
-            _figures(tables, parameters, n_groups, folder)
-            save_warnings(said, NOTEBOOK, folder)
+            with warnings.catch_warnings(record=True) as drawn:  # a glyph missing, say
+                _figures(tables, parameters, n_groups, folder)
+            drawn = _once(drawn)
+            save_warnings([*said, *drawn], NOTEBOOK, folder)
             save_sentences(
                 [NO_BOOTSTRAP], "robustness_streamed", folder, topic=TOPIC, role="robustness"
             )
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, allow_nan=False))
+        _say(drawn)
 
     return write_report(name, write, reports_root=reports_root)
+
+
+def _once(caught: list) -> list:
+    """The warnings recorded, each raised at one place with one message once, as the
+    default filter shows them (and a notebook records them): a measure warning of
+    each of its values said it as often."""
+    seen, out = set(), []
+    for w in caught:
+        key = (w.category, str(w.message), w.filename, w.lineno)
+        if key not in seen:
+            seen.add(key)
+            out.append(w)
+    return out
+
+
+def _say(caught: list) -> None:
+    """Give again the warnings recorded, to the filters and the display in force (the
+    command line's: each as a sentence on stderr)."""
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> None:
