@@ -486,6 +486,46 @@ def test_long_system_names_are_wrapped_within_the_score_figures():
         plt.close(fig)
 
 
+def test_eleven_names_of_a_paragraph_keep_the_legend_below_the_panels():
+    """Eleven system names of 100 to 150 characters, with and without spaces: the sweep
+    figure grows to hold its legend below the panels (it was drawn over them), and each
+    DET panel's title takes at most four lines, cut with an ellipsis (nine lines
+    squeezed the panel to a strip)."""
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.outputs import render_figure
+    from audit.report.plots.scores import det_figure, sweep_figure
+    from audit.scores import det_points, read_scores, score_stats
+
+    systems = tuple(
+        f"sys{i:02d}" + (" vendor" * 20 if i % 2 else "-VeryLongVendorAlgorithmName" * 5)
+        for i in range(11)
+    )
+    stats = score_stats(read_scores(synthetic(2000, algorithms=systems)))
+    fig = sweep_figure(sweep_measures(stats, targets=[1e-2, 1e-1]), ["fdr", "garbe"])
+    data = record(fig)
+    assert all(found == [] for found in faults(data, names=systems).values()), faults(data)
+    render_figure(fig)  # laid out as the report's PNG is, at its 150 dpi: measured there
+    fig.set_dpi(150)
+    renderer = fig.canvas.get_renderer()
+    legend = fig.legends[0].get_window_extent(renderer)
+    panels = [ax.get_tightbbox(renderer) for ax in fig.axes if ax.get_visible()]
+    assert legend.y1 < min(box.y0 for box in panels)  # below every panel and its labels
+    assert fig.get_figheight() > 4
+    plt.close(fig)
+    fig = det_figure(det_points(stats, n_points=30), grouping="group")
+    data = record(fig)
+    assert all(found == [] for found in faults(data, names=systems).values()), faults(data)
+    titles = [ax.get_title("left") for ax in fig.axes if ax.get_visible()]  # the theme's
+    assert len(titles) == 11 and all(t.count("\n") <= 3 for t in titles)
+    assert all(t.endswith("\N{HORIZONTAL ELLIPSIS}") for t in titles)
+    for ax, system in zip(fig.axes, systems, strict=False):  # each the start of its name
+        shown = "".join(ax.get_title("left").removesuffix("\N{HORIZONTAL ELLIPSIS}").split())
+        assert "".join(system.split()).startswith(shown)
+    plt.close(fig)
+
+
 def test_the_score_figures_draw_hostile_names_as_written():
     """Systems and groups named with markup in the sweep and DET figures (built in the
     package, as the scores notebook draws them)."""

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.registry import get_measure
-from audit.report.plots import PAGE_WIDTH, palette, themed, wrap
+from audit.report.plots import PAGE_WIDTH, palette, renderer_of, themed, wrap
 from audit.report.text import escape_mathtext
 
 #: Panels per row of the report's score figures.
@@ -139,24 +139,63 @@ def sweep_figure(
 
 def _legend(fig, handles: list, labels: list[str], *, title: str) -> None:
     """One legend below the panels: in as many columns (at most 4) as the widest label
-    leaves room for across the figure, each label wrapped to the width it has (a long
-    system name ran off both sides of the figure)."""
+    leaves room for across the figure, each label fitted to the width it has
+    (:func:`_fit`: a long system name ran off both sides of the figure), the figure
+    made taller by what a legend of many lines needs (it was drawn over the panels)."""
     from matplotlib import rcParams
     from matplotlib.font_manager import FontProperties
 
-    size = FontProperties(size=rcParams["legend.fontsize"]).get_size_in_points()
-    em = size / 72  # inches
-    # a column: its label (about 0.6 em a character, as wrap has it), the handle, the
-    # pad between them and the space to the next column
+    font = FontProperties(size=rcParams["legend.fontsize"])
+    em = font.get_size_in_points() / 72  # inches
+    # a column: its label, the handle, the pad between them and the space to the next
     frame = rcParams["legend.handlelength"] + rcParams["legend.handletextpad"]
     frame += rcParams["legend.columnspacing"]
     room = fig.get_figwidth() - 0.3
     raw = [label.replace(r"\$", "$") for label in labels]  # as escape_mathtext gave them
-    widest = max((len(line) for label in raw for line in label.split("\n")), default=1)
-    ncols = max(1, min(4, len(labels), int(room // ((0.6 * widest + frame) * em))))
-    width = room / ncols - frame * em
-    labels = [escape_mathtext(wrap(label, width, size)) for label in raw]
-    fig.legend(handles, labels, title=title, loc="outside lower center", ncols=ncols)
+    widest = max((_width(line, font) for label in raw for line in label.split("\n")), default=0)
+    ncols = max(1, min(4, len(labels), int(room // (widest + frame * em))))
+    fitted = [_fit(label, room / ncols - frame * em, font) for label in raw]
+    labels = [escape_mathtext(label) for label in fitted]
+    legend = fig.legend(handles, labels, title=title, loc="outside lower center", ncols=ncols)
+    tall = legend.get_window_extent(renderer_of(fig)).height / fig.dpi  # inches
+    if tall > _LEGEND_ROOM:  # what the panels give up for a legend of a few lines
+        fig.set_figheight(fig.get_figheight() + tall - _LEGEND_ROOM)
+
+
+#: Inches of legend the panels give up without the figure growing (two rows of names).
+_LEGEND_ROOM = 0.9
+
+
+def _width(text: str, font) -> float:
+    """The width, in inches, of one line of plain ``text`` in ``font``."""
+    from matplotlib.textpath import TextToPath
+
+    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0] / 72
+
+
+def _fit(text: str, width: float, font, *, lines: int | None = None) -> str:
+    """``text`` broken into lines of at most ``width`` inches in ``font``, measured (a
+    character count overflowed with wide letters, a bold title or a word longer than a
+    line); at most ``lines`` lines, the last ending in an ellipsis where more were
+    needed."""
+    import textwrap
+
+    width = max(width, 0.5)  # a figure too narrow for a name still gives it a line
+    if _width(text, font) <= width:
+        return text
+    chars = max(1, int(width / (0.5 * font.get_size_in_points() / 72)))
+    while True:
+        fitted = textwrap.wrap(text, chars) or [""]
+        if chars == 1 or all(_width(line, font) <= width for line in fitted):
+            break
+        chars -= max(1, chars // 10)
+    if lines is not None and len(fitted) > lines:
+        fitted = fitted[:lines]
+        last = fitted[-1]
+        while last and _width(last + "\N{HORIZONTAL ELLIPSIS}", font) > width:
+            last = last[:-1]
+        fitted[-1] = last.rstrip() + "\N{HORIZONTAL ELLIPSIS}"
+    return "\n".join(fitted)
 
 
 def _on_probit_axes(points: pd.DataFrame) -> pd.Series:
@@ -262,10 +301,10 @@ def det_figure(points: pd.DataFrame, *, grouping: str | None = None):
     )
     for ax, system in zip(axes.ravel(), systems, strict=False):
         det_curves(points, algorithm=system, ax=ax, legend=False, axes_of=points)
-        # a long system name on as many lines as its panel needs: on one, it ran over
-        # its neighbours' and squeezed the panels
-        size = ax.title.get_fontsize()
-        ax.set_title(escape_mathtext(wrap(system, side - 0.4, size)), fontsize="medium")
+        # a long system name on as many lines as its panel needs (at most 4): on one, it
+        # ran over its neighbours' and squeezed the panels
+        title = _fit(str(system), side - 0.4, ax.title.get_fontproperties(), lines=4)
+        ax.set_title(escape_mathtext(title), fontsize="medium")
     for ax in axes.ravel()[len(systems) :]:
         ax.set_visible(False)
     title = f"DET curves per group, {_grouping(grouping, n_groups)}"
