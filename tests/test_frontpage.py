@@ -213,6 +213,7 @@ def test_annex15_report_has_no_code_paths_and_no_broken_section(annex15_report, 
     assert UNREADABLE.split("{")[0] not in annex15_page
     warned = _text(_section(annex15_page, "warnings"))
     assert warned.startswith("No warning was raised while the report was computed")
+    assert 'id="read-first"' not in annex15_page  # nothing that says it was misread
     for name in ("warnings_ffmc.csv", "warnings_pareto.csv"):
         assert len(pd.read_csv(annex15_report / "tables" / name)) == 0
 
@@ -435,6 +436,31 @@ def test_a_figure_is_captioned_by_its_escaped_title_else_by_its_name(tmp_path):
         "plain (SVG)",
         f"{SCRIPT} {IMG} \N{GREEK SMALL LETTER ALPHA} (titled, SVG)",
     ]
+
+
+def test_a_warning_that_the_data_may_be_misread_stands_above_the_findings(tmp_path):
+    """An orientation, implausible-rates or pair-like-groups warning is shown at the top,
+    escaped, each once; other warnings (few comparisons) only in their section."""
+    folder = tmp_path / "r"
+    rows = [
+        ("OrientationWarning", f"Scores look like {SCRIPT}."),
+        ("ImplausibleRatesWarning", f"The median FMR is 0.4 {IMG}."),
+        ("OrientationWarning", f"Scores look like {SCRIPT}."),  # a second notebook's
+        ("ScoresWarning", "3 rates rest on fewer than 100 comparisons."),
+    ]
+    frame = pd.DataFrame(rows, columns=["category", "sentence"]).assign(
+        notebook="test", cell=1, kind="", count=1
+    )
+    _write(folder, "warnings_test.csv", frame, role="warnings")
+    page = front_page(folder, title="t")
+    assert RAW.search(page) is None
+    first = re.search(r'<div class="misread" id="read-first">(.*?)</div>', page, re.DOTALL)
+    assert first is not None and page.index("read-first") < page.index("<nav>")
+    assert [_text(li) for li in re.findall(r"<li>(.*?)</li>", first.group(1))] == [
+        f"Scores look like {SCRIPT}.",
+        f"The median FMR is 0.4 {IMG}.",
+    ]
+    assert "fewer than 100" in _text(_section(page, "warnings"))
 
 
 def test_front_page_escapes_every_name_it_reads(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -198,6 +199,11 @@ def test_forgotten_distance_is_listed_on_the_front_page_read_whole_or_streamed(t
         assert list(row["sentence"]) == [sentence(message)] and list(row["kind"]) == ["orientation"]
         page = (report / "index.html").read_text(encoding="utf-8")
         assert str(escape(sentence(message))) in page
+        # and above the findings, which it makes meaningless, before the page's contents
+        first = re.search(r'<div class="misread" id="read-first">(.*?)</div>', page, re.DOTALL)
+        assert first is not None and page.index("read-first") < page.index("<nav>")
+        items = re.findall(r"<li>(.*?)</li>", first.group(1))
+        assert items == [str(escape(sentence(message)))]  # not the few comparisons
         said = message if notebook == "streamed" else sentence(message)
         err = capsys.readouterr().err
         assert err.count(f"audit: warning: {said}\n") == 1

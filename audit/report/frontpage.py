@@ -174,6 +174,8 @@ nav { font-size: 0.92em; margin: 0 0 1em; padding: 0.45em 0.8em; background: #f6
 nav a { margin-right: 0.9em; white-space: nowrap; }
 .answer { font-size: 1.05em; margin: 0.3em 0; }
 .note, .source { font-size: 0.88em; color: #57606a; }
+.misread { margin: 0 0 1em; padding: 0.5em 0.9em; background: #fff8c5; border-left: 4px solid #bf8700; border-radius: 4px; }
+.misread ul { margin: 0.3em 0 0.2em; padding-left: 1.2em; }
 .source { margin: 0.2em 0 0.8em; }
 .notice { padding: 0.4em 0.8em; background: #fff8c5; border-left: 4px solid #d4a72c; }
 .internal { padding: 0.4em 0.8em; background: #ffebe9; border-left: 4px solid #cf222e; }
@@ -892,6 +894,28 @@ def quality_section(folder: Path, declared: Declared) -> dict:
     return {"files": files}
 
 
+#: The warnings that say the data may have been read other than as meant: shown at the top
+#: of the page too, above findings they may make meaningless (a forgotten --distance puts
+#: every FNMR near 1).
+MISREAD = ("OrientationWarning", "ImplausibleRatesWarning", "PairLikeGroupsWarning")
+
+
+def misread_warnings(folder: Path, declared: Declared) -> list[str]:
+    """The sentences of the warnings of :data:`MISREAD` the report's notebooks recorded,
+    each once."""
+    said = []
+    for _, path in declared.tables("warnings", "warnings"):
+        try:
+            frame = _read(path)
+        except ReportError:  # said in the warnings section
+            continue
+        if not {"category", "sentence"} <= set(frame.columns):
+            continue
+        rows = frame[frame["category"].astype(str).isin(MISREAD)]
+        said += [str(sentence) for sentence in rows["sentence"]]
+    return list(dict.fromkeys(said))
+
+
 def warnings_section(folder: Path, declared: Declared) -> dict:
     found = [path for _, path in declared.tables("warnings", "warnings")]
     if not found:
@@ -1124,6 +1148,8 @@ def front_page(
             if section is None and not notices:
                 continue
             findings.append({"key": key, "title": name, "notices": notices, **(section or {})})
+    # above the findings, on a page that lists the warnings (a report of one table)
+    misread = misread_warnings(folder, declared) if sections is None else []
     figures = [
         {
             "href": _href(p, folder),
@@ -1145,6 +1171,7 @@ def front_page(
         .render(
             title=title,
             lead=Markup(lead),
+            misread=misread,
             style=STYLE,
             meta=_meta(header),
             input_notes=_input_notes(header),
@@ -1165,6 +1192,7 @@ __all__ = [
     "front_page",
     "frontier_section",
     "guarded_html",
+    "misread_warnings",
     "measures_section",
     "orderings_data",
     "orderings_section",
