@@ -213,6 +213,31 @@ def test_forgotten_distance_is_listed_on_the_front_page_read_whole_or_streamed(t
     assert [category for category, _ in listed[0]] == ["OrientationWarning", "ScoresWarning"]
 
 
+def test_a_bad_row_the_notebook_reads_is_refused_as_bad_input_naming_the_users_file(
+    tmp_path, capsys
+):
+    """A score file's rows are read once, by the notebook (the command checks the header):
+    a missing score is refused as bad input (exit 3, as streamed), naming the file as the
+    user gave it, with its line and column, not the report's copy of it; where the
+    executed notebook is kept is said too, and no report is published."""
+    from audit.exceptions import EXIT_INPUT
+
+    frame = _scores(lambda mated, rng: np.where(mated, 0.8, 0.2) + rng.normal(0, 0.01, len(mated)))
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    lines = path.read_text().splitlines()
+    cells = lines[38].split(",")
+    lines[38] = ",".join([cells[0], "", *cells[2:]])  # line 39: no score
+    path.write_text("\n".join(lines) + "\n")
+    argv = ["scores", str(path), "--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    assert main([*argv, "-p", "bootstrap_replicates", "0"]) == EXIT_INPUT
+    said = capsys.readouterr().err.splitlines()
+    assert said[-2] == f"audit: error: {path}, line 39, column 'score': value is missing"
+    kept = tmp_path / "r" / ".scores.failed" / "scores.ipynb"
+    assert said[-1] == f"The executed notebook, up to the failing cell, is kept at {kept}"
+    assert kept.is_file() and not (tmp_path / "r" / "scores").exists()
+
+
 # --- measure modules --------------------------------------------------------------------------
 
 

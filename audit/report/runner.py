@@ -67,7 +67,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit import config
-from audit.exceptions import NotebookFailed, ReportError, UnknownNameError, UsageError
+from audit.exceptions import (
+    InputError,
+    NotebookFailed,
+    ReportError,
+    UnknownNameError,
+    UsageError,
+)
 from audit.report import interrupt, kernels, ownership
 from audit.report.kernels import KERNEL_ARGUMENTS
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
@@ -397,7 +403,7 @@ def execute(
             **hooks,
         )
     except PapermillExecutionError as error:
-        raise NotebookFailed(
+        failed = NotebookFailed(
             NOTEBOOK_FAILED.format(
                 notebook=NOTEBOOKS[name],
                 cell=error.exec_count,
@@ -405,11 +411,31 @@ def execute(
                 evalue=error.evalue,
                 kept=output,
             )
-        ) from None
+        )
+        failed.ename, failed.evalue = error.ename, error.evalue  # what the kernel raised
+        raise failed from None
     finally:
         if kernel is not None:
             kernel.release()  # it ends while the notebook is rendered
     return output
+
+
+def _refused_input(failed: NotebookFailed, given: dict[str, str]):
+    """The input error a notebook raised reading its input (a missing score in a row of
+    the scores, say) as the command line's refusal of bad input: of its kind, naming
+    the file as the user gave it (``given``: the report's copy to it) rather than the
+    copy; None for any other failure, which stays the notebook's."""
+    from audit import exceptions
+
+    kind = getattr(exceptions, getattr(failed, "ename", ""), None)
+    if not (isinstance(kind, type) and issubclass(kind, exceptions.InputError)):
+        return None
+    said = str(failed.evalue)
+    for copy, path in given.items():
+        if said.startswith(copy):  # a message names its file first
+            said = path + said[len(copy) :]
+    kept = str(failed).rsplit("\n", 1)[-1]  # where the executed notebook is kept
+    return kind(f"{said}\n{kept}")
 
 
 def _mkdir(path: Path) -> Path:
@@ -888,7 +914,9 @@ def _build(
             kept = _keep_failed(staging, token, name)
             if isinstance(error, interrupt.Interrupted):
                 error.kept = kept
-            if isinstance(error, NotebookFailed | ReportError) and str(staging) in str(error):
+            if isinstance(error, NotebookFailed | ReportError | InputError) and str(staging) in str(
+                error
+            ):
                 kind = type(error)
                 raise kind(str(error).replace(str(staging), str(kept))) from None
             if isinstance(error, OSError) and not isinstance(error, ReportError):
@@ -1017,17 +1045,27 @@ def run_report(
         (staging / "manifest.json").write_text(_manifest(header))
         shown = _Progress(name, total, progress, notify)
 
+        # the input as the notebooks read it (its copy in the report) and as the user gave it
+        given = {
+            run_parameters[k]: parameters[k]
+            for k in (key, "accuracy_from")
+            if k is not None and run_parameters.get(k) not in (None, parameters.get(k))
+        }
+
         def run(notebook: str) -> None:
             if interrupt.stopping():
                 return
             own = {k: v for k, v in run_parameters.items() if k in declared[notebook]}
             shown.stage(RUNNING.format(notebook=NOTEBOOKS[notebook]), notebook)
-            executed = execute(
-                notebook,
-                staging / f"{notebook}.ipynb",
-                {**own, "output_dir": "."},
-                progress=shown.cell if progress else False,
-            )
+            try:
+                executed = execute(
+                    notebook,
+                    staging / f"{notebook}.ipynb",
+                    {**own, "output_dir": "."},
+                    progress=shown.cell if progress else False,
+                )
+            except NotebookFailed as failed:
+                raise _refused_input(failed, given) or failed from None
             shown.stage(RENDERING.format(notebook=NOTEBOOKS[notebook]), notebook)
             export_html(executed, staging / f"{notebook}.html")
             shown.done(notebook)
