@@ -526,6 +526,31 @@ def test_eleven_names_of_a_paragraph_keep_the_legend_below_the_panels():
     plt.close(fig)
 
 
+@pytest.mark.filterwarnings("ignore::audit.tables.labels.LabelWarning")  # said as read
+def test_a_name_with_control_characters_is_drawn_escaped_and_its_svg_is_xml():
+    """A system named with an escape sequence and a direction override: drawn as the
+    escapes (no font has a glyph for them), and the SVG stays XML (it held a raw escape,
+    which XML refuses)."""
+    import xml.etree.ElementTree as ET
+
+    from conftest import synthetic
+
+    from audit.analysis.sweeps import sweep_measures
+    from audit.report.outputs import render_figure
+    from audit.report.plots.scores import sweep_figure
+    from audit.scores import read_scores, score_stats
+
+    systems = ("evil\x1b[2J", "\u202eright-to-left")
+    stats = score_stats(read_scores(synthetic(2000, algorithms=systems)))
+    fig = sweep_figure(sweep_measures(stats, targets=[1e-2, 1e-1]), ["fdr"])
+    data = record(fig)
+    shown = {t["seen"] for t in data["texts"]}
+    assert {"evil\\x1b[2J", "\\u202eright-to-left"} <= shown
+    png, svg = render_figure(fig)
+    ET.fromstring(svg)  # well-formed
+    plt.close(fig)
+
+
 def test_the_score_figures_draw_hostile_names_as_written():
     """Systems and groups named with markup in the sweep and DET figures (built in the
     package, as the scores notebook draws them)."""

@@ -70,12 +70,20 @@ def escape_mathtext(text: object) -> str:
     placed; the figure's own texts (log-axis tick labels such as
     ``$\mathdefault{10^{-2}}$``) stay mathtext.
 
+    A control character (an escape, a bidirectional override; a line break aside) is
+    drawn as its escape, as :func:`escape_controls` writes it: a font has no glyph for
+    it, and an SVG holding one is no longer XML.
+
     >>> print(escape_mathtext(r"vendor-$\frac$"))
     vendor-\$\frac\$
     >>> escape_mathtext(50)
     '50'
+    >>> print(escape_mathtext("evil\x1b[2J\u202etwo\nlines"))
+    evil\x1b[2J\u202etwo
+    lines
     """
-    return str(text).replace("$", r"\$")
+    lines = str(text).split("\n")  # a line break a caller placed (a wrapped title) kept
+    return "\n".join(escape_controls(line) for line in lines).replace("$", r"\$")
 
 
 #: Unicode categories a terminal would act on rather than show: controls (escape
