@@ -23,8 +23,16 @@ def test_the_written_out_style_is_seaborns():
 def test_the_theme_is_seaborns_with_the_reports_settings_on_top():
     theme = plots.theme()
     for key, value in plots.SEABORN_RC.items():
-        if key not in plots._EXTRA:
+        if key not in plots._EXTRA and key != "font.family":
             assert theme[key] == value, key
+    # seaborn's sans-serif fonts named, those installed, then the fallbacks installed
+    from matplotlib import font_manager
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    assert theme["font.family"][-1] == "sans-serif" and "DejaVu Sans" in theme["font.family"]
+    assert set(theme["font.family"][:-1]) <= installed
+    named = [*plots.SEABORN_RC["font.sans-serif"], *plots.FALLBACK_FONTS]
+    assert theme["font.family"][:-1] == [f for f in named if f in installed]
     for key, value in plots._EXTRA.items():
         assert theme[key] == value, key
     assert theme["image.cmap"] == "viridis"  # ours, over seaborn's "rocket"
@@ -111,3 +119,43 @@ def test_the_statistics_figure_imports_no_seaborn():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_name_in_chinese_or_japanese_is_drawn_where_a_font_for_it_is_installed():
+    """With a CJK font installed (Debian: fonts-noto-cjk), a system named in Japanese is
+    drawn in it, with no missing-glyph warning (it was boxes and a warning a glyph); a
+    Latin name is drawn byte for byte as with seaborn's generic sans-serif list."""
+    import io
+    import warnings
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+    from matplotlib import font_manager
+
+    def draw(text: str, **rc) -> tuple[bytes, list]:
+        with (
+            matplotlib.rc_context({**plots.theme(), **rc}),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            warnings.simplefilter("always")
+            fig, ax = plt.subplots(figsize=(3, 1))
+            ax.set_title(text)
+            ax.plot([0, 1], label=text)
+            ax.legend()
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png")
+            plt.close(fig)
+        return buffer.getvalue(), [str(w.message) for w in caught]
+
+    latin, said = draw("vendor-1 é α")
+    assert said == [] and latin == draw("vendor-1 é α", **{"font.family": ["sans-serif"]})[0]
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    if not installed & set(plots.FALLBACK_FONTS):
+        pytest.skip(
+            "no CJK font is installed (Debian: apt-get install fonts-noto-cjk, then remove "
+            "~/.cache/matplotlib/fontlist-*.json), so the fallback is not drawn here"
+        )
+    _, said = draw("顔認識システム vendor-1")
+    assert said == []
+    _, said = draw("顔認識システム vendor-1", **{"font.family": ["sans-serif"]})
+    assert any(s.startswith("Glyph") for s in said)  # the oracle: boxes without it

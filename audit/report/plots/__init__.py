@@ -130,6 +130,35 @@ SEABORN_PALETTE = (
 )
 
 
+#: Fonts of the scripts the theme's sans-serif fonts lack (Chinese, Japanese, Korean),
+#: drawn with where installed (Debian: ``fonts-noto-cjk``): a name in them was drawn as
+#: boxes, each with a warning.
+FALLBACK_FONTS = (
+    "Noto Sans CJK JP",
+    "Noto Sans CJK SC",
+    "Noto Sans CJK TC",
+    "Noto Sans CJK KR",
+    "Source Han Sans",
+    "WenQuanYi Zen Hei",
+    "Droid Sans Fallback",
+)
+
+
+def _families(sans: list[str]) -> list[str]:
+    """The theme's sans-serif fonts that are installed, then the installed fonts of
+    :data:`FALLBACK_FONTS`, as ``font.family``: matplotlib draws a glyph one font lacks
+    with the next font of that list (not of the generic ``sans-serif`` list), and a
+    family named there and not installed is logged as a warning in every process that
+    draws, so only installed ones are named.  Where none of the fallbacks is installed
+    this draws as ``["sans-serif"]`` did, byte for byte.  (matplotlib finds a font
+    installed after its font cache was written once that cache is removed:
+    ``~/.cache/matplotlib/fontlist-*.json``.)"""
+    from matplotlib import font_manager
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return [family for family in (*sans, *FALLBACK_FONTS) if family in installed] + ["sans-serif"]
+
+
 @functools.cache
 def _theme() -> tuple:
     from cycler import cycler
@@ -137,6 +166,7 @@ def _theme() -> tuple:
     rc = dict(SEABORN_RC)
     rc["axes.prop_cycle"] = cycler(color=list(SEABORN_PALETTE))
     rc.update(_EXTRA)
+    rc["font.family"] = _families(rc["font.sans-serif"])
     return tuple(rc.items())
 
 
