@@ -175,7 +175,7 @@ def streamed_report(
     from audit.report.runner import write_report
     from audit.scores import det_points, sweep
     from audit.scores.orientation import orientation_warning
-    from audit.scores.streaming import StreamingScores
+    from audit.scores.streaming import StreamingScores, _say  # _say: as apply gives its own
     from audit.sources.download import sha256sum
     from audit.tables.scores import ScoresWarning, few_comparisons
 
@@ -304,13 +304,6 @@ def _once(caught: list) -> list:
             seen.add(key)
             out.append(w)
     return out
-
-
-def _say(caught: list) -> None:
-    """Give again the warnings recorded, to the filters and the display in force (the
-    command line's: each as a sentence on stderr)."""
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> None:
