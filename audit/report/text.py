@@ -124,10 +124,7 @@ def escape_controls(text: object) -> str:
     >>> escape_controls("vendor\\u202eevil\\x1b"), escape_controls("نتایج\\u200cها")
     ('vendor\\\\u202eevil\\\\x1b', 'نتایج\\u200cها')
     """
-    return "".join(
-        (repr(ch)[1:-1] if ord(ch) < 0x80 else f"\\u{ord(ch):04x}") if has_control(ch) else ch
-        for ch in str(text)
-    )
+    return "".join(_escaped(ch) if has_control(ch) else ch for ch in str(text))
 
 
 def escape_terminal(text: object, *, newlines: bool = True) -> str:
@@ -145,17 +142,18 @@ def escape_terminal(text: object, *, newlines: bool = True) -> str:
         if ch == "\n" and newlines:
             out.append(ch)
         elif unicodedata.category(ch) in _UNSHOWN or (ch == "\t" and not newlines):
-            code = ord(ch)
-            out.append(
-                repr(ch)[1:-1]
-                if code < 0x80
-                else f"\\u{code:04x}"
-                if code < 0x10000
-                else f"\\U{code:08x}"
-            )
+            out.append(_escaped(ch))
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _escaped(ch: str) -> str:
+    """A character as Python writes its escape: ``\\x1b``, ``\\u202e``, ``\\U000e0001``."""
+    code = ord(ch)
+    return (
+        repr(ch)[1:-1] if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    )
 
 
 __all__ = [
