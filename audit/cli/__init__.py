@@ -576,32 +576,27 @@ def _report_on(
 
 def _say_warnings(folder: Path) -> None:
     """Say on stderr, as the command's own warnings are said, each warning the report's
-    notebooks raised (the tables the front page lists them from), once, with how often:
-    a warning is not for whoever opens the report alone.  (A streamed report, computed
-    here, said its own as they were raised.)"""
+    notebooks raised (as the front page's warnings section reads them), once, with how
+    often: a warning is not for whoever opens the report alone.  (A streamed report,
+    computed here, said its own as they were raised.)"""
     import json
 
-    import pandas as pd
+    from audit.report.frontpage import Declared, warnings_section
 
     try:
-        outputs = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["outputs"]
-    except (OSError, ValueError, KeyError, TypeError):
+        header = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        if not isinstance(header, dict):
+            return
+        listed = warnings_section(folder, Declared(folder, header))
+    except (OSError, ValueError):  # a table it cannot read: said on the front page
         return
     said = set()  # a warning two notebooks raised (of the same table, say) is said once
-    for declared in outputs.values():
-        relative = (declared.get("tables") or {}).get("warnings")
-        if not isinstance(relative, str):
+    for entry in listed.get("entries", []):
+        if entry["sentence"] in said:
             continue
-        try:
-            table = pd.read_csv(folder / relative, keep_default_na=False)
-        except (OSError, ValueError, pd.errors.ParserError):
-            continue
-        for sentence, count in zip(table.get("sentence", []), table.get("count", []), strict=True):
-            if sentence in said:
-                continue
-            said.add(sentence)
-            times = f" ({count} times)" if str(count).isdigit() and int(count) > 1 else ""
-            _warning_sentence(f"{sentence}{times}", None, None, None)
+        said.add(entry["sentence"])
+        times = f" ({entry['count']} times)" if entry["count"] > 1 else ""
+        _warning_sentence(f"{entry['sentence']}{times}", None, None, None)
 
 
 def _input_copy(args: argparse.Namespace) -> str:

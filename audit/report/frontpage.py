@@ -900,22 +900,6 @@ def quality_section(folder: Path, declared: Declared) -> dict:
 MISREAD = ("OrientationWarning", "ImplausibleRatesWarning", "PairLikeGroupsWarning")
 
 
-def misread_warnings(folder: Path, declared: Declared) -> list[str]:
-    """The sentences of the warnings of :data:`MISREAD` the report's notebooks recorded,
-    each once."""
-    said = []
-    for _, path in declared.tables("warnings", "warnings"):
-        try:
-            frame = _read(path)
-        except ReportError:  # said in the warnings section
-            continue
-        if not {"category", "sentence"} <= set(frame.columns):
-            continue
-        rows = frame[frame["category"].astype(str).isin(MISREAD)]
-        said += [str(sentence) for sentence in rows["sentence"]]
-    return list(dict.fromkeys(said))
-
-
 def warnings_section(folder: Path, declared: Declared) -> dict:
     found = [path for _, path in declared.tables("warnings", "warnings")]
     if not found:
@@ -927,6 +911,7 @@ def warnings_section(folder: Path, declared: Declared) -> dict:
                 {
                     "notebook": str(r.notebook),
                     "kind": r.kind if isinstance(r.kind, str) else "",
+                    "category": str(getattr(r, "category", "")),
                     "sentence": str(r.sentence),
                     "count": int(r.count) if _float(r.count) is not None else 1,
                 }
@@ -1149,7 +1134,12 @@ def front_page(
                 continue
             findings.append({"key": key, "title": name, "notices": notices, **(section or {})})
     # above the findings, on a page that lists the warnings (a report of one table)
-    misread = misread_warnings(folder, declared) if sections is None else []
+    listed = ((built["warnings"] or {}).get("body") or {}) if sections is None else {}
+    misread = list(
+        dict.fromkeys(
+            entry["sentence"] for entry in listed.get("entries", []) if entry["category"] in MISREAD
+        )
+    )
     figures = [
         {
             "href": _href(p, folder),
@@ -1192,7 +1182,6 @@ __all__ = [
     "front_page",
     "frontier_section",
     "guarded_html",
-    "misread_warnings",
     "measures_section",
     "orderings_data",
     "orderings_section",
