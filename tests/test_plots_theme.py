@@ -121,6 +121,121 @@ def test_the_statistics_figure_imports_no_seaborn():
     assert out.stdout.strip() == "[]"
 
 
+def test_vlag_is_seaborns():
+    """The rank-agreement scale, written out, is seaborn's ``vlag`` to the last bit, its
+    colours for missing and out-of-range values included."""
+    import matplotlib as mpl
+
+    from audit.report.plots.colormaps import vlag
+
+    seaborns, ours = mpl.colormaps["vlag"], vlag()  # registered by seaborn's import
+    at = np.concatenate([np.linspace(-0.5, 1.5, 2001), [np.nan, -np.inf, np.inf]])
+    assert ours.N == seaborns.N == 256 and ours.name == seaborns.name
+    np.testing.assert_array_equal(ours(at), seaborns(at))
+    assert ours(np.ma.masked_invalid([np.nan]))[0].tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+def _heat_map_options(kind: str):
+    """The data and options of the cross-group report's heat map (a log scale, two
+    cells left blank, one of them NaN, texts written in the cells, a colour bar beside)
+    and of the rank-agreement one (the upper triangle masked, values written with a
+    format, a diverging scale of fixed range), as those figures pass them."""
+    import pandas as pd
+    from matplotlib.colors import LogNorm
+
+    from audit.report.plots.colormaps import vlag
+
+    rng = np.random.default_rng(1)
+    if kind == "cross-group":
+        values = 10 ** rng.uniform(-6, -2, (5, 5))
+        values[1, 2], values[3, 3] = 0.0, np.nan
+        hidden = ~np.isfinite(values) | (values <= 0)
+        names = ["A", "B", "name with $", "D", "E"]
+        data = pd.DataFrame(values, index=names, columns=names).where(~hidden)
+        texts = np.array([[f"{x:.1e}" for x in row] for row in values], dtype=object)
+        options = dict(
+            norm=LogNorm(1e-6, 1e-2), cmap="viridis", mask=hidden, annot=texts, fmt="",
+            annot_kws={"fontsize": 7}, square=True, linewidths=0.5, linecolor="white",
+            cbar=True, cbar_kws={"label": "FMR (log scale)", "shrink": 0.7, "aspect": 25},
+            xticklabels=names, yticklabels=names,
+        )  # fmt: skip
+        return data, options, options
+    values = rng.uniform(-1, 1, (6, 6))
+    values = (values + values.T) / 2
+    np.fill_diagonal(values, 1.0)
+    names = [f"measure {i}" for i in range(6)]
+    options = dict(
+        mask=np.triu(np.ones((6, 6), dtype=bool), k=1), vmin=-1, vmax=1, annot=True,
+        fmt=".2f", annot_kws={"fontsize": 6.5}, square=True, linewidths=0.5,
+        linecolor="white", cbar_kws={"label": "Kendall's tau-b"}, xticklabels=names,
+        yticklabels=names,
+    )  # fmt: skip
+    return values, options | {"cmap": vlag()}, options | {"cmap": "vlag"}
+
+
+@pytest.mark.parametrize("layout", [None, "constrained"])
+@pytest.mark.parametrize("kind", ["cross-group", "rank agreement"])
+def test_a_heat_map_has_the_bytes_seaborn_draws(kind, layout, monkeypatch):
+    """:func:`audit.report.plots.heatmap.heatmap` draws, without seaborn, the PNG that
+    ``seaborn.heatmap`` draws with the same options, byte for byte.  On a figure laid
+    out by matplotlib's constrained layout this holds once seaborn's own draw of the
+    whole figure, which ours leaves out, is left out of seaborn's too: that draw lays
+    the figure out early, and the layout found again on saving then differs by a pixel
+    or two."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from audit.report.plots.heatmap import heatmap
+
+    if layout:
+        import seaborn.matrix
+
+        monkeypatch.setattr(seaborn.matrix, "_draw_figure", lambda figure: None)
+    data, ours, seaborns = _heat_map_options(kind)
+    drawn = []
+    for draw in (
+        lambda ax: heatmap(ax, data, **ours),
+        lambda ax: sns.heatmap(data, ax=ax, **seaborns),
+    ):
+        with plt.rc_context(plots.theme()):
+            fig, ax = plt.subplots(figsize=(5, 4), layout=layout)
+            draw(ax)
+            ax.tick_params(axis="x", labelrotation=90)  # as the figures set them after
+            ax.tick_params(axis="y", labelrotation=0)
+            png = io.BytesIO()
+            fig.savefig(png, format="png")
+            plt.close(fig)
+        drawn.append(png.getvalue())
+    assert len(drawn[0]) > 10_000
+    assert drawn[0] == drawn[1]
+
+
+def test_the_heat_maps_import_no_seaborn(tmp_path):
+    """The cross-group heat maps and the rank-agreement heat map are drawn and saved
+    without importing seaborn or scipy.stats."""
+    code = (
+        "import sys, matplotlib\n"
+        "matplotlib.use('Agg')\n"
+        "import pandas as pd\n"
+        "from audit.report.outputs import save_figure\n"
+        "from audit.report.plots.crossgroup import pair_heatmaps\n"
+        "from audit.report.plots.compare import agreement_heatmap\n"
+        "pairs = pd.DataFrame({'algorithm': ['a'] * 4, 'group_1': list('xxyy'),\n"
+        "                      'group_2': list('xyxy'), 'fmr': [1e-3, 1e-5, 0.0, 1e-4]})\n"
+        f"save_figure(pair_heatmaps(pairs, ['a']), 'pairs', {str(tmp_path)!r})\n"
+        "agreement = pd.DataFrame({'first': ['m', 'm', 'n'], 'second': ['n', 'o', 'o'],\n"
+        "                          'tau': [0.5, -0.2, 0.9]})\n"
+        "ax = agreement_heatmap(agreement, ['m', 'n', 'o'], title='t')\n"
+        f"save_figure(ax.figure, 'agreement', {str(tmp_path)!r})\n"
+        "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    for name in ("pairs", "agreement"):
+        assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 1000
+
+
 def test_a_name_in_chinese_or_japanese_is_drawn_where_a_font_for_it_is_installed():
     """With a CJK font installed (Debian: fonts-noto-cjk), a system named in Japanese is
     drawn in it, with no missing-glyph warning (it was boxes and a warning a glyph); a

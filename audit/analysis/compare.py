@@ -51,12 +51,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from audit.analysis.accuracy import join_accuracy, loose_name, overall_rates
 from audit.analysis.ffmc import CRITERIA, ffmc_table
 from audit.analysis.pareto import ACCURACY_LABELS, _calibrated
-from audit.analysis.ranks import agreement
+from audit.analysis.ranks import agreement, average_ranks
 from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning
 from audit.measures.contract import PairMeasure
 from audit.measures.onesided import NOT_APPLICABLE
@@ -551,7 +550,7 @@ def _ranks(values: pd.Series) -> np.ndarray:
     x = values.to_numpy(dtype="float64")
     out = np.full(len(x), np.nan)
     finite = np.isfinite(x)
-    out[finite] = rankdata(x[finite])
+    out[finite] = average_ranks(x[finite])
     return out
 
 

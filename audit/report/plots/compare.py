@@ -1,7 +1,8 @@
 """Figures of the cross-dataset audit (:mod:`audit.analysis.compare`).
 
 * :func:`agreement_heatmap`: Kendall's tau-b between every pair of measures
-  on one dataset (seaborn's ``heatmap``, a diverging scale from -1 to 1);
+  on one dataset (seaborn's ``heatmap``, drawn by :mod:`audit.report.plots.heatmap`, on
+  seaborn's diverging ``vlag`` scale from -1 to 1);
 * :func:`rank_scatter`: for the algorithms of two datasets, each measure's
   rank on one against its rank on the other, one panel per measure;
 * :func:`cross_agreement`: per measure, Kendall's tau-b and Spearman's rho
@@ -61,8 +62,10 @@ def agreement_heatmap(
     matplotlib.axes.Axes
     """
     import matplotlib.pyplot as plt
-    import seaborn as sns
     from matplotlib.lines import Line2D
+
+    from audit.report.plots.colormaps import vlag
+    from audit.report.plots.heatmap import heatmap
 
     variables = [str(v) for v in variables]
     labels = {v: str((labels or {}).get(v, v)) for v in variables}
@@ -75,12 +78,13 @@ def agreement_heatmap(
     mask = np.triu(np.ones((n, n), dtype=bool), k=1)
     annotate = n <= ANNOTATE_UP_TO
     names = [escape_mathtext(labels[v]) for v in variables]
-    sns.heatmap(
+    heatmap(
+        ax,
         matrix.to_numpy(),
         mask=mask,
         vmin=-1,
         vmax=1,
-        cmap="vlag",
+        cmap=vlag(),
         annot=annotate,
         fmt=".2f",
         annot_kws={"fontsize": 6.5},
@@ -91,7 +95,6 @@ def agreement_heatmap(
         cbar_kws={"label": "Kendall's tau-b"} | ({} if created else {"shrink": 0.6, "pad": 0.01}),
         xticklabels=names,
         yticklabels=names,
-        ax=ax,
     )
     ax.grid(False)
     if {"low", "high"} <= set(pairs.columns):

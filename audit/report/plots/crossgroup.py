@@ -1,9 +1,10 @@
 """Heat maps of cross-group impostor FMRs: enrolment group down, probe group across.
 
 NISTIR 8280 draws its cross-demographic FMRs this way, on a log colour scale;
-here seaborn's ``heatmap`` with a :class:`~matplotlib.colors.LogNorm`.  A log
-scale has no place for an FMR of 0: such a cell is hatched grey and labelled 0,
-never left blank; a pair not measured is white and labelled ``n/a``.
+here seaborn's ``heatmap`` (drawn without seaborn by :mod:`audit.report.plots.heatmap`)
+with a :class:`~matplotlib.colors.LogNorm`.  A log scale has no place for an FMR of 0:
+such a cell is hatched grey and labelled 0, never left blank; a pair not measured is
+white and labelled ``n/a``.
 
 The cells are sized for the page from 2 groups to 50 (NIST's demographic
 summaries use 5 regions x 5 age groups x 2 sexes): each cell's FMR is written
@@ -143,7 +144,7 @@ def pair_heatmap(
     colorbar: bool | None = None,
     cell: float | None = None,
 ):
-    """One algorithm's pair matrix on a log colour scale (seaborn ``heatmap``); returns
+    """One algorithm's pair matrix on a log colour scale (seaborn's ``heatmap``); returns
     the Axes.
 
     Parameters
@@ -170,8 +171,9 @@ def pair_heatmap(
         :func:`cell_size`).
     """
     import matplotlib.pyplot as plt
-    import seaborn as sns
     from matplotlib.patches import Rectangle
+
+    from audit.report.plots.heatmap import heatmap
 
     matrix = pair_matrix(pairs, algorithm, groups)
     values = matrix.to_numpy()
@@ -188,7 +190,8 @@ def pair_heatmap(
     font = font or SMALLEST_FONT
     hidden = ~np.isfinite(values) | (values <= 0)
     labels = [escape_mathtext(g) for g in matrix.index]
-    sns.heatmap(
+    heatmap(
+        ax,
         matrix.where(~hidden),
         norm=norm,
         cmap=cmap,
@@ -203,9 +206,8 @@ def pair_heatmap(
         cbar_kws={"label": "FMR (log scale)", "shrink": 0.7, "aspect": 25},
         xticklabels=labels,
         yticklabels=labels,
-        ax=ax,
     )
-    # masked cells: seaborn leaves them blank and unlabelled
+    # masked cells: the heat map leaves them blank and unlabelled
     for i, j in zip(*np.nonzero(hidden), strict=True):
         zero = values[i, j] == 0
         if zero:
