@@ -17,7 +17,9 @@ from audit.analysis.ranks import (
     agreement,
     agreement_matrix,
     average_ranks,
+    spearman_rho,
     square,
+    tau_b,
     tau_b_replicates,
 )
 from audit.exceptions import ParameterError
@@ -72,6 +74,49 @@ def test_vectorised_replicates_equal_scipy_on_each_resample(case):
             assert np.isnan(fast[b])
         else:
             assert fast[b] == pytest.approx(slow, abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(3, 60).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 6) | st.floats(-1e6, 1e6), min_size=n, max_size=n),
+            st.lists(st.integers(0, 6) | st.floats(-1e6, 1e6), min_size=n, max_size=n),
+        )
+    )
+)
+def test_point_coefficients_are_scipys_bit_for_bit(case):
+    """Kendall's tau-b and Spearman's rho of a pair, computed without scipy, are the
+    numbers scipy gives, to the last bit (ties, integers and any floats)."""
+    from scipy.stats import spearmanr
+
+    x, y = (np.asarray(values, float) for values in case)
+    if np.all(x == x[0]) or np.all(y == y[0]):  # undefined: agreement() says NaN first
+        return
+    assert tau_b(x, y) == kendalltau(x, y, variant="b").statistic
+    assert spearman_rho(x, y) == spearmanr(x, y).statistic
+    assert agreement(x, y, n_replicates=0)["value"] == tau_b(x, y)
+    assert agreement(x, y, method="spearman", n_replicates=0)["value"] == spearman_rho(x, y)
+
+
+def test_agreement_imports_no_scipy():
+    """Importing scipy.stats costs more than a report's coefficients: the cross-dataset
+    audit computes them, and the ranks of its scatter, without it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from audit.analysis.ranks import agreement, agreement_matrix\n"
+        "from audit.analysis.compare import _ranks\n"
+        "x, y = np.arange(10.0), np.array([1, 0, 2, 3, 5, 4, 6, 7, 9, 8.0])\n"
+        "agreement(x, y, n_replicates=20); agreement(x, y, method='spearman', n_replicates=20)\n"
+        "agreement_matrix(pd.DataFrame({'a': x, 'b': y}), n_replicates=20)\n"
+        "_ranks(pd.Series(y))\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 @settings(max_examples=60, deadline=None)
