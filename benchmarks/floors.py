@@ -71,17 +71,25 @@ def time_floor(code: str) -> float:
     return time.perf_counter() - start
 
 
-def time_audit(command: str, argv: Sequence[str], keep: tuple[str, Path] | None = None) -> float:
-    """Seconds of ``command argv --reports-dir <tmp> --no-progress`` in a fresh process,
-    run in that folder; with ``keep`` (a folder of the reports, a destination), that
-    folder is copied there the first time."""
+def time_audit(
+    command: str | Sequence[str],
+    argv: Sequence[str],
+    keep: tuple[str, Path] | None = None,
+    env: dict | None = None,
+) -> float:
+    """Seconds of ``command argv --reports-dir <tmp> --no-progress`` in a fresh process
+    (``command``: a path, or the words of one, with ``env`` its environment), run in that
+    folder; with ``keep`` (a folder of the reports, a destination), that folder is copied
+    there the first time."""
+    words = [command] if isinstance(command, str) else list(command)
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
         subprocess.run(
-            [command, *argv, "--reports-dir", folder, "--no-progress"],
+            [*words, *argv, "--reports-dir", folder, "--no-progress"],
             cwd=folder,
             check=True,
             capture_output=True,
+            env=env,
         )
         seconds = time.perf_counter() - start
         if keep is not None and not keep[1].exists():
