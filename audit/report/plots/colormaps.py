@@ -9,7 +9,8 @@ seaborn's own.
 
 from __future__ import annotations
 
-#: seaborn's ``vlag``: 256 colours (red, green, blue from 0 to 1), from -1 to 1.
+#: seaborn's ``vlag``: 256 colours (red, green, blue from 0 to 1), from its low end (blue) to
+#: its high end (red).
 VLAG_COLOURS = (
     (0.13850039, 0.41331206, 0.74052025),
     (0.15077609, 0.41762684, 0.73970427),
