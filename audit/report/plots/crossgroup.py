@@ -218,6 +218,7 @@ def pair_heatmap(
             ax.text(j + 0.5, i + 0.5, "0" if zero else "n/a", ha="center", va="center",
                     fontsize=font, color="black")  # fmt: skip
     ax.set_facecolor("white")
+    ax.grid(False)  # no grid line across a cell left blank
     tick = _tick_font(cell)
     long = max(map(len, labels), default=0) > 3
     ax.tick_params(axis="x", labelsize=tick, labelrotation=90 if long else 0)
@@ -303,4 +304,8 @@ def pair_heatmaps(
     ]
     if shown:
         fig.legend(handles=shown, loc="outside lower center", ncols=len(shown))
+    # laid out once here: constrained layout, run once from a fresh figure of square
+    # matrices, gave two groups' matrices the room of the axis label below them (cut at
+    # the foot of the figure); from a layout it settles (render_figure's, at its dpi)
+    fig.get_layout_engine().execute(fig)
     return fig
