@@ -26,14 +26,16 @@ def test_the_theme_is_seaborns_with_the_reports_settings_on_top():
         if key not in plots._EXTRA and key != "font.family":
             assert theme[key] == value, key
     # the first of seaborn's sans-serif fonts installed (matplotlib's own DejaVu Sans,
-    # where Arial is not), then the first fallback installed, if any
+    # where Arial is not), DejaVu Sans after it if it is another, then the first
+    # fallback installed, if any
     from matplotlib import font_manager
 
     installed = {font.name for font in font_manager.fontManager.ttflist}
     sans = [f for f in plots.SEABORN_RC["font.sans-serif"] if f in installed]
     fallbacks = [f for f in plots.FALLBACK_FONTS if f in installed]
     assert "DejaVu Sans" in sans
-    assert theme["font.family"] == sans[:1] + fallbacks[:1]
+    broad = ["DejaVu Sans"] if sans[0] != "DejaVu Sans" else []
+    assert theme["font.family"] == sans[:1] + broad + fallbacks[:1]
     for key, value in plots._EXTRA.items():
         assert theme[key] == value, key
     assert theme["image.cmap"] == "viridis"  # ours, over seaborn's "rocket"
@@ -235,6 +237,40 @@ def test_the_heat_maps_import_no_seaborn(tmp_path):
     assert out.stdout.strip() == "[]"
     for name in ("pairs", "agreement"):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 1000
+
+
+def test_where_arial_is_installed_dejavu_sans_draws_what_arial_lacks(tmp_path):
+    """On a machine with Arial (the first of seaborn's fonts; macOS, Windows), the theme
+    names matplotlib's DejaVu Sans after it: Armenian, Georgian and phonetic letters,
+    which Arial lacks, are drawn, with no missing-glyph warning.  (Arial here is
+    matplotlib's own Computer Modern sans renamed, which lacks them too.)"""
+    from pathlib import Path
+
+    import matplotlib
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "cmss10.ttf")
+    for record in font["name"].names:
+        if record.nameID in (1, 4, 16):
+            record.string = "Arial"
+    font.save(tmp_path / "arial.ttf")
+    code = (
+        "import io, sys, warnings, matplotlib\n"
+        "matplotlib.use('Agg')\n"
+        "import matplotlib.pyplot as plt\n"
+        "from matplotlib import font_manager\n"
+        f"font_manager.fontManager.addfont({str(tmp_path / 'arial.ttf')!r})\n"
+        "from audit.report import plots\n"
+        "print(plots.theme()['font.family'][:2])\n"
+        "with matplotlib.rc_context(plots.theme()), warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    fig, ax = plt.subplots()\n"
+        "    ax.set_title('vendor-1 Հայերեն ქართული ʃɪp')\n"
+        "    fig.savefig(io.BytesIO(), format='png')\n"
+        "print(sorted({str(x.message) for x in w}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["['Arial', 'DejaVu Sans']", "[]"]
 
 
 def test_a_name_in_chinese_or_japanese_is_drawn_where_a_font_for_it_is_installed():

@@ -144,25 +144,32 @@ FALLBACK_FONTS = (
 )
 
 
+#: The font of many scripts that matplotlib installs with itself, drawn with where the
+#: first of the theme's fonts lacks a glyph.
+BROAD_FONT = "DejaVu Sans"
+
+
 def _families(sans: list[str]) -> list[str]:
     """The first of the theme's sans-serif fonts that is installed (the font the generic
-    ``sans-serif`` draws with), then the first installed font of :data:`FALLBACK_FONTS`,
-    as ``font.family``: matplotlib draws a glyph one font lacks with the next font of
-    that list (not of the generic ``sans-serif`` list).  One of each, because matplotlib
-    looks every family of the list up again for each text it measures or draws (all
-    seven fonts named cost 20% more CPU to draw a figure of nine panels than one did),
-    and one CJK font holds the glyphs of Chinese, Japanese and Korean.  Only installed
-    fonts are named: a family named and not installed is logged as a warning in every
-    process that draws.  A text the first font holds is drawn as with
-    ``["sans-serif"]``, byte for byte.  (matplotlib finds a font installed after its
-    font cache was written once that cache is removed:
+    ``sans-serif`` draws with), matplotlib's own DejaVu Sans after it where it is another
+    (Arial has no Armenian, Georgian or phonetic letters, which DejaVu Sans has), then
+    the first installed font of :data:`FALLBACK_FONTS`, as ``font.family``: matplotlib
+    draws a glyph one font lacks with the next font of that list (not of the generic
+    ``sans-serif`` list).  No more, because matplotlib looks every family of the list up
+    again for each text it measures or draws (seven fonts named cost 20% more CPU to draw
+    a figure of nine panels than one did), and one CJK font holds the glyphs of Chinese,
+    Japanese and Korean.  Only installed fonts are named: a family named and not
+    installed is logged as a warning in every process that draws.  A text the first font
+    holds is drawn as with ``["sans-serif"]``, byte for byte.  (matplotlib finds a font
+    installed after its font cache was written once that cache is removed:
     ``~/.cache/matplotlib/fontlist-*.json``.)"""
     from matplotlib import font_manager
 
     installed = {font.name for font in font_manager.fontManager.ttflist}
     first = next((family for family in sans if family in installed), "sans-serif")
+    wide = [BROAD_FONT] if BROAD_FONT in installed and first != BROAD_FONT else []
     fallback = [family for family in FALLBACK_FONTS if family in installed][:1]
-    return [first, *fallback]
+    return [first, *wide, *fallback]
 
 
 @functools.cache
