@@ -138,6 +138,43 @@ def test_vlag_is_seaborns():
     assert ours(np.ma.masked_invalid([np.nan]))[0].tolist() == [0.0, 0.0, 0.0, 0.0]
 
 
+def test_a_heat_map_takes_matplotlibs_and_seaborns_colour_map_names(tmp_path):
+    """The cross-group heat maps take any of matplotlib's colour maps by name, and
+    seaborn's, as when seaborn drew them (vlag from the written-out colours, the others
+    from seaborn, imported for them, in a fresh process); an unknown name is refused
+    with the names to give."""
+    code = (
+        "import sys, matplotlib\n"
+        "matplotlib.use('Agg')\n"
+        "import numpy as np, pandas as pd\n"
+        "from audit.report.plots.crossgroup import pair_heatmaps\n"
+        "pairs = pd.DataFrame({'algorithm': ['a'] * 4, 'group_1': list('xxyy'),\n"
+        "                      'group_2': list('xyxy'), 'fmr': [1e-3, 1e-5, 2e-5, 1e-4]})\n"
+        "def colours(cmap):\n"
+        "    return pair_heatmaps(pairs, ['a'], cmap=cmap).axes[0].collections[0].cmap\n"
+        "print(colours('magma').name, colours('vlag_r').name, 'seaborn' in sys.modules)\n"
+        "print(colours('rocket').name, 'seaborn' in sys.modules)\n"
+        "import seaborn\n"
+        "at = np.linspace(0, 1, 101)\n"
+        "print(all(np.array_equal(colours(n)(at), matplotlib.colormaps[n](at))\n"
+        "          for n in ('vlag', 'vlag_r', 'mako_r')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["magma vlag_r False", "rocket True", "True"]
+    import pandas as pd
+
+    from audit.exceptions import UsageError
+    from audit.report.plots.colormaps import UNKNOWN_MAP
+    from audit.report.plots.crossgroup import pair_heatmaps
+
+    pairs = pd.DataFrame({"algorithm": ["a"], "group_1": ["x"], "group_2": ["x"], "fmr": [1e-4]})
+    with pytest.raises(UsageError) as refused:
+        pair_heatmaps(pairs, ["a"], cmap="virdis")
+    assert str(refused.value) == UNKNOWN_MAP.format(
+        name="virdis", seaborn="rocket, mako, icefire, vlag, flare, crest"
+    )
+
+
 def _heat_map_options(kind: str):
     """The data and options of the cross-group report's heat map (a log scale, two
     cells left blank, one of them NaN, texts written in the cells, a colour bar beside)

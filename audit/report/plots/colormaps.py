@@ -271,11 +271,54 @@ VLAG_COLOURS = (
 )
 
 
-def vlag():
-    """seaborn's ``vlag`` as a :class:`matplotlib.colors.ListedColormap` of that name."""
+#: seaborn's colour maps (each with its reverse, ``_r``), which matplotlib knows once
+#: seaborn is imported.
+SEABORN_MAPS = ("rocket", "mako", "icefire", "vlag", "flare", "crest")
+
+UNKNOWN_MAP = (
+    "no colour map is named {name!r}: give one of matplotlib's (matplotlib.colormaps: "
+    "viridis, magma, coolwarm, ...) or of seaborn's ({seaborn}), or a Colormap"
+)
+
+
+def vlag(reverse: bool = False):
+    """seaborn's ``vlag`` as a :class:`matplotlib.colors.ListedColormap` of that name
+    (``vlag_r`` reversed)."""
     from matplotlib.colors import ListedColormap
 
+    if reverse:
+        return ListedColormap(VLAG_COLOURS[::-1], "vlag_r")
     return ListedColormap(VLAG_COLOURS, "vlag")
 
 
-__all__ = ["VLAG_COLOURS", "vlag"]
+def colormap(name):
+    """The colour map ``name`` names: matplotlib's, seaborn's ``vlag`` (written out), or
+    another of seaborn's (seaborn imported for it, which registers them); a Colormap is
+    returned as it is.
+
+    >>> colormap("viridis").name, colormap("vlag_r").name
+    ('viridis', 'vlag_r')
+    >>> colormap("virdis")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    audit.exceptions.UnknownNameError: no colour map is named 'virdis': give one of matplotlib's ...
+    """
+    import matplotlib as mpl
+
+    if not isinstance(name, str):
+        return name
+    if name in mpl.colormaps:
+        return mpl.colormaps[name]
+    base = name.removesuffix("_r")
+    if base == "vlag":
+        return vlag(reverse=name != base)
+    if base in SEABORN_MAPS:
+        import seaborn.cm  # noqa: F401  (registers seaborn's maps with matplotlib)
+
+        return mpl.colormaps[name]
+    from audit.exceptions import UnknownNameError
+
+    raise UnknownNameError(UNKNOWN_MAP.format(name=name, seaborn=", ".join(SEABORN_MAPS)))
+
+
+__all__ = ["SEABORN_MAPS", "UNKNOWN_MAP", "VLAG_COLOURS", "colormap", "vlag"]

@@ -64,7 +64,8 @@ def heatmap(
         A 2-D array (or DataFrame, whose index and column names become the axis labels);
         a NaN cell is masked.
     cmap
-        A colour map or the name of one of matplotlib's.
+        A colour map, or the name of one of matplotlib's or seaborn's
+        (:func:`audit.report.plots.colormaps.colormap`).
     norm, vmin, vmax
         The colour scale: ``norm``, or else ``vmin`` and ``vmax`` (default: the least
         and the greatest value drawn).
@@ -84,7 +85,7 @@ def heatmap(
     xticklabels, yticklabels
         A label for each column and each row, in the middle of its cells.
     """
-    import matplotlib as mpl
+    from audit.report.plots.colormaps import colormap
 
     frame_names = (getattr(data, "columns", None), getattr(data, "index", None))
     values = np.asarray(data)
@@ -97,8 +98,7 @@ def heatmap(
         annot_data = plot_data if isinstance(annot, bool) else np.asarray(annot)
         if annot_data.shape != plot_data.shape:
             raise ValueError("`data` and `annot` must have same shape.")
-    if isinstance(cmap, str):
-        cmap = mpl.colormaps[cmap]
+    cmap = colormap(cmap)
     if square:
         ax.set_aspect("equal")
     for spine in ax.spines.values():  # seaborn's despine(left=True, bottom=True)
