@@ -76,27 +76,80 @@ def test_vectorised_replicates_equal_scipy_on_each_resample(case):
             assert fast[b] == pytest.approx(slow, abs=1e-12)
 
 
+#: Values of a measure: small integers (ties), any floats, infinities, the largest.
+VALUES = (
+    st.integers(0, 6)
+    | st.floats(-1e6, 1e6)
+    | st.sampled_from([np.inf, -np.inf, 1.7e308, -1.7e308, 0.0, -0.0])
+)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     st.integers(3, 60).flatmap(
         lambda n: st.tuples(
-            st.lists(st.integers(0, 6) | st.floats(-1e6, 1e6), min_size=n, max_size=n),
-            st.lists(st.integers(0, 6) | st.floats(-1e6, 1e6), min_size=n, max_size=n),
+            st.lists(VALUES, min_size=n, max_size=n),
+            st.lists(VALUES, min_size=n, max_size=n),
         )
     )
 )
 def test_point_coefficients_are_scipys_bit_for_bit(case):
     """Kendall's tau-b and Spearman's rho of a pair, computed without scipy, are the
-    numbers scipy gives, to the last bit (ties, integers and any floats)."""
+    numbers scipy gives, to the last bit (ties, integers, any floats, infinities and the
+    largest floats, whose differences overflow)."""
     from scipy.stats import spearmanr
 
     x, y = (np.asarray(values, float) for values in case)
-    if np.all(x == x[0]) or np.all(y == y[0]):  # undefined: agreement() says NaN first
+    if np.all(x == x[0]) or np.all(y == y[0]):  # undefined: see the test below
         return
     assert tau_b(x, y) == kendalltau(x, y, variant="b").statistic
-    assert spearman_rho(x, y) == spearmanr(x, y).statistic
-    assert agreement(x, y, n_replicates=0)["value"] == tau_b(x, y)
-    assert agreement(x, y, method="spearman", n_replicates=0)["value"] == spearman_rho(x, y)
+    if np.isfinite(x).all() and np.isfinite(y).all():  # (agreement leaves infinities out)
+        assert spearman_rho(x, y) == spearmanr(x, y).statistic
+        assert agreement(x, y, n_replicates=0)["value"] == tau_b(x, y)
+        assert agreement(x, y, method="spearman", n_replicates=0)["value"] == spearman_rho(x, y)
+
+
+@pytest.mark.parametrize(
+    "x, y",
+    [([1, 1, 1], [1, 2, 3]), ([1, 2, 3], [4, 4, 4]), ([1, np.nan, 3], [1, 2, 3]), ([1], [2]),
+     ([], [])],
+    ids=["x all tied", "y all tied", "a NaN", "one value", "none"],
+)  # fmt: skip
+def test_point_coefficients_are_nan_where_scipys_are(x, y):
+    """Where the coefficient is undefined, NaN, as scipy gives it (not -1: 0 / 0 once met
+    a clip to [-1, 1])."""
+    import warnings
+
+    from scipy.stats import spearmanr
+
+    assert np.isnan(tau_b(x, y)) and np.isnan(spearman_rho(x, y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns of a constant input
+        assert np.isnan(kendalltau(x, y, variant="b").statistic)
+        assert len(x) < 2 or np.isnan(spearmanr(x, y).statistic)
+
+
+def test_point_coefficients_refuse_unequal_lengths_and_flatten_as_scipy():
+    from audit.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match="give 3 and 1 values: one value for each"):
+        tau_b([1, 2, 3], [5])
+    with pytest.raises(ParameterError, match="give 2 and 3 values"):
+        spearman_rho([1, 2], [1, 2, 3])
+    x, y = [[1.0, 2.0], [3.0, 4.0]], [[1.0, 3.0], [2.0, 4.0]]
+    assert tau_b(x, y) == kendalltau(x, y, variant="b").statistic == pytest.approx(2 / 3)
+
+
+def test_many_algorithms_are_counted_by_scipy(monkeypatch):
+    """Above a few thousand algorithms the pairs are many: tau-b is scipy's, whose count
+    grows as n log n (the value is the same either side of the threshold)."""
+    from audit.analysis import ranks
+
+    rng = np.random.default_rng(4)
+    x, y = rng.integers(0, 50, 300).astype(float), rng.normal(size=300)
+    ours = tau_b(x, y)
+    monkeypatch.setattr(ranks, "_SCIPY_ABOVE", 100)
+    assert tau_b(x, y) == ours == kendalltau(x, y, variant="b").statistic
 
 
 def test_tau_b_counted_in_blocks_of_rows_is_the_same(monkeypatch):

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from audit.exceptions import ParameterError
 from audit.validation import Integer, Options, validate_params
 
 #: Fewest algorithms a coefficient is computed on.
@@ -125,29 +126,57 @@ _EXACT_IN_FLOAT32 = 4096
 
 
 #: Pairs of algorithms whose signs :func:`tau_b` holds at once (about 32 MB a matrix):
-#: the counts are summed over blocks of rows, so memory stays bounded for any number
-#: of algorithms.
+#: the counts are summed over blocks of rows, so memory stays bounded.
 _PAIRS_AT_ONCE = 1 << 22
+#: Algorithms above which :func:`tau_b` is scipy's (imported for it): counting every
+#: pair costs more than the import from here (0.2 s at 5,000), and scipy's count grows
+#: as n log n.
+_SCIPY_ABOVE = 5000
+
+UNEQUAL = "the two variables give {x} and {y} values: one value for each algorithm is needed"
+
+
+def _paired(x, y) -> tuple[np.ndarray, np.ndarray] | None:
+    """``x`` and ``y`` flattened to float64; None where the coefficient is undefined, as
+    scipy has it: fewer than two values, a NaN, or one variable all tied."""
+    x = np.ravel(np.asarray(x, dtype="float64"))
+    y = np.ravel(np.asarray(y, dtype="float64"))
+    if len(x) != len(y):
+        raise ParameterError(UNEQUAL.format(x=len(x), y=len(y)))
+    if len(x) < 2 or np.isnan(x).any() or np.isnan(y).any():
+        return None
+    if np.all(x == x[0]) or np.all(y == y[0]):
+        return None
+    return x, y
 
 
 def tau_b(x, y) -> float:
-    """Kendall's tau-b of ``x`` and ``y`` (finite, not all tied in either), as
-    ``scipy.stats.kendalltau(x, y, variant="b").statistic`` gives it, bit for bit: the
-    same whole counts of pairs, from the signs of the differences as in
-    :func:`tau_b_replicates` (summed over blocks of rows), divided as scipy divides
-    them.  Importing :mod:`scipy.stats` costs more than computing every coefficient of
-    a report.
+    """Kendall's tau-b of ``x`` and ``y``, as ``scipy.stats.kendalltau(x, y,
+    variant="b").statistic`` gives it, bit for bit: the same whole counts of pairs, from
+    the signs of the pairs' differences as in :func:`tau_b_replicates` (summed over
+    blocks of rows), divided as scipy divides them; NaN where scipy's is (fewer than two
+    values, a NaN, one variable all tied).  Importing :mod:`scipy.stats` costs more than
+    computing every coefficient of a report; above :data:`_SCIPY_ABOVE` values the
+    coefficient is scipy's own.
 
     >>> round(tau_b([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0]), 4)  # (5 - 1) / 6
     0.6667
+    >>> tau_b([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])
+    nan
     """
-    x, y = np.asarray(x, dtype="float64"), np.asarray(y, dtype="float64")
+    paired = _paired(x, y)
+    if paired is None:
+        return float("nan")
+    x, y = paired
+    if len(x) > _SCIPY_ABOVE:
+        from scipy.stats import kendalltau
+
+        return float(kendalltau(x, y, variant="b").statistic)
     # twice the concordant less the discordant pairs, and twice the pairs untied in each
     joint = untied_x = untied_y = 0
-    step = max(1, _PAIRS_AT_ONCE // max(len(x), 1))
+    step = max(1, _PAIRS_AT_ONCE // len(x))
     for start in range(0, len(x), step):
-        sx = np.sign(x[start : start + step, None] - x[None, :])
-        sy = np.sign(y[start : start + step, None] - y[None, :])
+        sx, sy = (_compared(v[start : start + step], v) for v in (x, y))
         joint += int(np.sum(sx * sy, dtype=np.int64))
         untied_x += int(np.count_nonzero(sx))
         untied_y += int(np.count_nonzero(sy))
@@ -155,17 +184,26 @@ def tau_b(x, y) -> float:
     return float(np.minimum(1.0, max(-1.0, tau)))
 
 
+def _compared(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The sign of each row's value against each value (-1, 0 or 1), by comparison: no
+    difference to overflow, infinities ordered."""
+    greater = np.greater(rows[:, None], values[None, :]).astype(np.int8)
+    return greater - np.less(rows[:, None], values[None, :]).astype(np.int8)
+
+
 def spearman_rho(x, y) -> float:
-    """Spearman's rho of ``x`` and ``y`` (finite, not all tied in either), as
-    ``scipy.stats.spearmanr(x, y).statistic`` gives it, bit for bit: the correlation
-    (:func:`numpy.corrcoef`) of the mid-ranks (:func:`average_ranks`).
+    """Spearman's rho of ``x`` and ``y``, as ``scipy.stats.spearmanr(x, y).statistic``
+    gives it, bit for bit: the correlation (:func:`numpy.corrcoef`) of the mid-ranks
+    (:func:`average_ranks`); NaN where scipy's is (fewer than two values, a NaN, one
+    variable all tied).
 
     >>> round(spearman_rho([1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 1.0, 4.0, 3.0, 5.0]), 4)  # 1 - 6*4/120
     0.8
     """
-    ranks = np.column_stack(
-        (average_ranks(np.asarray(x, "float64")), average_ranks(np.asarray(y, "float64")))
-    )
+    paired = _paired(x, y)
+    if paired is None:
+        return float("nan")
+    ranks = np.column_stack((average_ranks(paired[0]), average_ranks(paired[1])))
     return float(np.corrcoef(ranks, rowvar=False)[1, 0])
 
 
@@ -328,6 +366,7 @@ def square(pairs: pd.DataFrame, columns: Sequence[str], value: str = "tau") -> p
 __all__ = [
     "METHODS",
     "MIN_ALGORITHMS",
+    "UNEQUAL",
     "agreement",
     "agreement_matrix",
     "spearman_rho",
