@@ -894,6 +894,24 @@ def test_figures(annex15_sensitivity):
     assert str(error.value) == P.NO_ROWS.format(measure="nope", present=present)
 
 
+def test_intervals_of_a_measure_undefined_for_every_algorithm_say_so():
+    """Every algorithm's value undefined (a table whose FMRs are all 0): the forest plot
+    says so in its panel and its title, where the notebook ended in NumPy's "zero-size
+    array to reduction operation minimum"."""
+    import matplotlib.pyplot as plt
+
+    from audit.report.plots import uncertainty as P
+
+    intervals = pd.DataFrame({"measure": "fdr", "algorithm": ["A", "B", "C"], "value": np.nan,
+                              "low": np.nan, "high": np.nan})  # fmt: skip
+    ax = P.plot_intervals(intervals, measure="fdr")
+    assert [t.get_text() for t in ax.texts] == ["undefined for every algorithm (3)"]
+    assert "0 algorithms (3 undefined, not ranked)" in ax.get_title("left").replace("\n", " ")
+    assert len(ax.get_yticklabels()) == len(ax.get_xticklabels()) == 0
+    assert ax.get_legend() is None
+    plt.close(ax.figure)
+
+
 # ------------------------------------------------------------ real score data
 
 

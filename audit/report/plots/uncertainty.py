@@ -127,7 +127,11 @@ def plot_intervals(
     )
     ax.plot(shown["value"], y, "o", color="black", markersize=3.5, label="point value")
     ax.set_yticks(y, [escape_mathtext(a) for a in shown["algorithm"]], fontsize="small")
-    ax.set_ylim(y.min() - 0.8, 0.8)
+    ax.set_ylim(y.min() - 0.8 if len(y) else -1.0, 0.8)
+    if not len(shown):  # every value undefined: said in the panel, no axis of no values
+        ax.text(0.5, 0.5, f"undefined for every algorithm ({undefined})", transform=ax.transAxes,
+                ha="center", va="center", fontsize="small", color="0.35")  # fmt: skip
+        ax.set_xticks([])
     if gap:
         middle = -(ends + 0.25)
         ax.axhline(middle, color="0.6", linestyle=":", linewidth=1.0)
@@ -144,7 +148,8 @@ def plot_intervals(
     ax.grid(axis="y", visible=False)
     fairer = "higher" if fairer_high else "lower"
     ax.set_xlabel(f"{_label(measure)} ({fairer} is fairer)")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, fontsize="small")
+    if len(shown):
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, fontsize="small")
     kind = rows.attrs.get("kind") or intervals.attrs.get("kind")
     title = f"{_label(measure)}, fairest on top: {which}"
     if kind:
