@@ -141,8 +141,9 @@ def test_vlag_is_seaborns():
 def test_a_heat_map_takes_matplotlibs_and_seaborns_colour_map_names(tmp_path):
     """The cross-group heat maps take any of matplotlib's colour maps by name, and
     seaborn's, as when seaborn drew them (vlag from the written-out colours, the others
-    from seaborn, imported for them, in a fresh process); an unknown name is refused
-    with the names to give."""
+    from seaborn, imported for them, in a fresh process; None is seaborn's default,
+    rocket; a list of colours is a map of them); an unknown name is refused with the
+    names to give, and the closest."""
     code = (
         "import sys, matplotlib\n"
         "matplotlib.use('Agg')\n"
@@ -153,14 +154,14 @@ def test_a_heat_map_takes_matplotlibs_and_seaborns_colour_map_names(tmp_path):
         "def colours(cmap):\n"
         "    return pair_heatmaps(pairs, ['a'], cmap=cmap).axes[0].collections[0].cmap\n"
         "print(colours('magma').name, colours('vlag_r').name, 'seaborn' in sys.modules)\n"
-        "print(colours('rocket').name, 'seaborn' in sys.modules)\n"
+        "print(colours('rocket').name, 'seaborn' in sys.modules, colours(None).name)\n"
         "import seaborn\n"
         "at = np.linspace(0, 1, 101)\n"
         "print(all(np.array_equal(colours(n)(at), matplotlib.colormaps[n](at))\n"
         "          for n in ('vlag', 'vlag_r', 'mako_r')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.splitlines() == ["magma vlag_r False", "rocket True", "True"]
+    assert out.stdout.splitlines() == ["magma vlag_r False", "rocket True rocket", "True"]
     import pandas as pd
 
     from audit.exceptions import UsageError
@@ -168,11 +169,18 @@ def test_a_heat_map_takes_matplotlibs_and_seaborns_colour_map_names(tmp_path):
     from audit.report.plots.crossgroup import pair_heatmaps
 
     pairs = pd.DataFrame({"algorithm": ["a"], "group_1": ["x"], "group_2": ["x"], "fmr": [1e-4]})
+    seaborns = "rocket, mako, icefire, vlag, flare, crest"
     with pytest.raises(UsageError) as refused:
         pair_heatmaps(pairs, ["a"], cmap="virdis")
     assert str(refused.value) == UNKNOWN_MAP.format(
-        name="virdis", seaborn="rocket, mako, icefire, vlag, flare, crest"
+        name="virdis", hint=" (did you mean 'viridis'?)", seaborn=seaborns
     )
+    with pytest.raises(UsageError) as refused:
+        pair_heatmaps(pairs, ["a"], cmap=3)
+    assert str(refused.value) == UNKNOWN_MAP.format(name=3, hint="", seaborn=seaborns)
+    # a list of colours, as seaborn reads one
+    listed = pair_heatmaps(pairs, ["a"], cmap=["red", "blue"]).axes[0].collections[0].cmap
+    assert listed.N == 2 and listed(1.0)[:3] == (0.0, 0.0, 1.0)
 
 
 def _heat_map_options(kind: str):

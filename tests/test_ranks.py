@@ -129,7 +129,7 @@ def test_point_coefficients_are_nan_where_scipys_are(x, y):
         assert len(x) < 2 or np.isnan(spearmanr(x, y).statistic)
 
 
-def test_point_coefficients_refuse_unequal_lengths_and_flatten_as_scipy():
+def test_point_coefficients_refuse_unequal_lengths_and_tau_b_flattens_as_scipy():
     from audit.exceptions import ParameterError
 
     with pytest.raises(ParameterError, match="give 3 and 1 values: one value for each"):
@@ -138,6 +138,8 @@ def test_point_coefficients_refuse_unequal_lengths_and_flatten_as_scipy():
         spearman_rho([1, 2], [1, 2, 3])
     x, y = [[1.0, 2.0], [3.0, 4.0]], [[1.0, 3.0], [2.0, 4.0]]
     assert tau_b(x, y) == kendalltau(x, y, variant="b").statistic == pytest.approx(2 / 3)
+    with pytest.raises(ParameterError, match="two one-dimensional variables, not arrays of 2"):
+        spearman_rho(x, y)  # scipy would read each column as a variable
 
 
 def test_many_algorithms_are_counted_by_scipy(monkeypatch):

@@ -910,6 +910,13 @@ def test_intervals_of_a_measure_undefined_for_every_algorithm_say_so():
     assert len(ax.get_yticklabels()) == len(ax.get_xticklabels()) == 0
     assert ax.get_legend() is None
     plt.close(ax.figure)
+    # none shown of two defined: the panel says nothing false, and fewer than one is refused
+    intervals.loc[1:, ["value", "low", "high"]] = [[0.5, 0.4, 0.6], [0.7, 0.6, 0.8]]
+    with pytest.raises(ValueError, match="parameter top: expected a whole number of at least 1"):
+        P.plot_intervals(intervals, measure="fdr", top=0)
+    ax = P.plot_intervals(intervals, measure="fdr", top=1)
+    assert len(ax.texts) == 0 and len(ax.get_yticklabels()) == 1
+    plt.close(ax.figure)
 
 
 # ------------------------------------------------------------ real score data

@@ -134,13 +134,20 @@ _PAIRS_AT_ONCE = 1 << 22
 _SCIPY_ABOVE = 5000
 
 UNEQUAL = "the two variables give {x} and {y} values: one value for each algorithm is needed"
+NOT_FLAT = (
+    "Spearman's rho takes two one-dimensional variables, not arrays of {x} and {y} "
+    "dimensions (scipy's spearmanr reads the columns of a table as variables)"
+)
 
 
-def _paired(x, y) -> tuple[np.ndarray, np.ndarray] | None:
-    """``x`` and ``y`` flattened to float64; None where the coefficient is undefined, as
-    scipy has it: fewer than two values, a NaN, or one variable all tied."""
-    x = np.ravel(np.asarray(x, dtype="float64"))
-    y = np.ravel(np.asarray(y, dtype="float64"))
+def _paired(x, y, flatten: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+    """``x`` and ``y`` as float64, flattened (else refused unless one-dimensional); None
+    where the coefficient is undefined, as scipy has it: fewer than two values, a NaN,
+    or one variable all tied."""
+    x, y = np.asarray(x, dtype="float64"), np.asarray(y, dtype="float64")
+    if not flatten and (x.ndim != 1 or y.ndim != 1):
+        raise ParameterError(NOT_FLAT.format(x=x.ndim, y=y.ndim))
+    x, y = np.ravel(x), np.ravel(y)
     if len(x) != len(y):
         raise ParameterError(UNEQUAL.format(x=len(x), y=len(y)))
     if len(x) < 2 or np.isnan(x).any() or np.isnan(y).any():
@@ -195,12 +202,12 @@ def spearman_rho(x, y) -> float:
     """Spearman's rho of ``x`` and ``y``, as ``scipy.stats.spearmanr(x, y).statistic``
     gives it, bit for bit: the correlation (:func:`numpy.corrcoef`) of the mid-ranks
     (:func:`average_ranks`); NaN where scipy's is (fewer than two values, a NaN, one
-    variable all tied).
+    variable all tied).  Each variable is one-dimensional.
 
     >>> round(spearman_rho([1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 1.0, 4.0, 3.0, 5.0]), 4)  # 1 - 6*4/120
     0.8
     """
-    paired = _paired(x, y)
+    paired = _paired(x, y, flatten=False)
     if paired is None:
         return float("nan")
     ranks = np.column_stack((average_ranks(paired[0]), average_ranks(paired[1])))
@@ -366,6 +373,7 @@ def square(pairs: pd.DataFrame, columns: Sequence[str], value: str = "tau") -> p
 __all__ = [
     "METHODS",
     "MIN_ALGORITHMS",
+    "NOT_FLAT",
     "UNEQUAL",
     "agreement",
     "agreement_matrix",

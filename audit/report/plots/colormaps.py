@@ -276,8 +276,9 @@ VLAG_COLOURS = (
 SEABORN_MAPS = ("rocket", "mako", "icefire", "vlag", "flare", "crest")
 
 UNKNOWN_MAP = (
-    "no colour map is named {name!r}: give one of matplotlib's (matplotlib.colormaps: "
-    "viridis, magma, coolwarm, ...) or of seaborn's ({seaborn}), or a Colormap"
+    "no colour map is named {name!r}{hint}: give one of matplotlib's (matplotlib.colormaps: "
+    "viridis, magma, coolwarm, ...) or of seaborn's ({seaborn}), a list of colours or a "
+    "Colormap"
 )
 
 
@@ -292,33 +293,48 @@ def vlag(reverse: bool = False):
 
 
 def colormap(name):
-    """The colour map ``name`` names: matplotlib's, seaborn's ``vlag`` (written out), or
-    another of seaborn's (seaborn imported for it, which registers them); a Colormap is
-    returned as it is.
+    """The colour map ``name`` gives, as seaborn's ``heatmap`` reads it: a name of
+    matplotlib's, seaborn's ``vlag`` (written out) or another of seaborn's (seaborn
+    imported for it, which registers them); a list of colours, as a
+    :class:`~matplotlib.colors.ListedColormap`; None, seaborn's default ``rocket``; a
+    Colormap as it is.
 
-    >>> colormap("viridis").name, colormap("vlag_r").name
-    ('viridis', 'vlag_r')
-    >>> colormap("virdis")  # doctest: +ELLIPSIS
+    >>> colormap("viridis").name, colormap("vlag_r").name, colormap(["red", "blue"]).N
+    ('viridis', 'vlag_r', 2)
+    >>> colormap("Viridis")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    audit.exceptions.UnknownNameError: no colour map is named 'virdis': give one of matplotlib's ...
+    audit.exceptions.UnknownNameError: no colour map is named 'Viridis' (did you mean 'viridis'?): ...
     """
+    import difflib
+
     import matplotlib as mpl
+    from matplotlib.colors import Colormap, ListedColormap
 
-    if not isinstance(name, str):
-        return name
-    if name in mpl.colormaps:
-        return mpl.colormaps[name]
-    base = name.removesuffix("_r")
-    if base == "vlag":
-        return vlag(reverse=name != base)
-    if base in SEABORN_MAPS:
-        import seaborn.cm  # noqa: F401  (registers seaborn's maps with matplotlib)
-
-        return mpl.colormaps[name]
     from audit.exceptions import UnknownNameError
 
-    raise UnknownNameError(UNKNOWN_MAP.format(name=name, seaborn=", ".join(SEABORN_MAPS)))
+    if isinstance(name, Colormap):
+        return name
+    if isinstance(name, list | tuple):
+        return ListedColormap(list(name))
+    if name is None:
+        name = "rocket"
+    if isinstance(name, str):
+        if name in mpl.colormaps:
+            return mpl.colormaps[name]
+        base = name.removesuffix("_r")
+        if base == "vlag":
+            return vlag(reverse=name != base)
+        if base in SEABORN_MAPS:
+            import seaborn.cm  # noqa: F401  (registers seaborn's maps with matplotlib)
+
+            return mpl.colormaps[name]
+    known = [*mpl.colormaps, *SEABORN_MAPS, *(f"{m}_r" for m in SEABORN_MAPS)]
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UnknownNameError(
+        UNKNOWN_MAP.format(name=name, hint=hint, seaborn=", ".join(SEABORN_MAPS))
+    )
 
 
 __all__ = ["SEABORN_MAPS", "UNKNOWN_MAP", "VLAG_COLOURS", "colormap", "vlag"]

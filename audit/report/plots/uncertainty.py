@@ -30,6 +30,7 @@ from audit.report.plots import (
 from audit.report.plots.pareto import LABEL_ALL_UP_TO, frontier_colour, log_accuracy, place_labels
 from audit.report.text import escape_mathtext
 from audit.uncertainty.claims import fairness_words
+from audit.validation import Integer, optional, validate_params
 
 NO_ROWS = "no intervals for measure {measure!r}; measures present: {present}"
 NO_STATISTICS = "none of the statistics {names} is in the replicate table"
@@ -50,6 +51,7 @@ def _label(measure: str) -> str:
 
 
 @themed
+@validate_params(top=optional(Integer(1)))
 def plot_intervals(
     intervals: pd.DataFrame,
     *,
@@ -128,7 +130,7 @@ def plot_intervals(
     ax.plot(shown["value"], y, "o", color="black", markersize=3.5, label="point value")
     ax.set_yticks(y, [escape_mathtext(a) for a in shown["algorithm"]], fontsize="small")
     ax.set_ylim(y.min() - 0.8 if len(y) else -1.0, 0.8)
-    if not len(shown):  # every value undefined: said in the panel, no axis of no values
+    if not n:  # every value undefined: said in the panel, no axis of no values
         ax.text(0.5, 0.5, f"undefined for every algorithm ({undefined})", transform=ax.transAxes,
                 ha="center", va="center", fontsize="small", color="0.35")  # fmt: skip
         ax.set_xticks([])
