@@ -239,6 +239,37 @@ def test_two_groups_keep_their_axis_labels_on_the_canvas(algorithms):
     assert len(labels) == len(algorithms)
 
 
+@pytest.mark.parametrize(
+    "names",
+    [["alg0_vendor_vendor_vendor_vend", "alg1_vendor_vendor_vendor_vend", "alg2_x"],
+     ["vendor-11-very-long-algorithm-name", "vendor-2"],
+     ["a name with spaces that is rather long indeed for a title, longer than three lines "
+      "of its matrix could hold", "b"]],
+    ids=["30 characters", "34 characters", "words"],
+)  # fmt: skip
+def test_a_long_algorithm_name_stays_over_its_own_matrix(names):
+    """A long name is broken over its matrix's width (at most three lines, then an
+    ellipsis): on one line it ran into the next matrix's title and off the figure."""
+    rows = [
+        (a, g1, g2, 1e-5 * (1 + i)) for i, a in enumerate(names) for g1 in "FMX" for g2 in "FMX"
+    ]
+    fig = pair_heatmaps(
+        pd.DataFrame(rows, columns=["algorithm", "group_1", "group_2", "fmr"]), names
+    )
+    data = record(fig)
+    assert all(found == [] for found in faults(data).values()), faults(data)
+    renderer = fig.canvas.get_renderer()
+    for ax, name in zip(fig.axes, names, strict=False):
+        drawn = next(t for t in (ax.title, ax._left_title, ax._right_title) if t.get_text())
+        box, lines = ax.get_window_extent(renderer), drawn.get_text().split("\n")
+        assert box.x0 - 1 <= drawn.get_window_extent(renderer).x0, name
+        assert drawn.get_window_extent(renderer).x1 <= box.x1 + 1, name
+        if len(name) > 100:  # cut at three lines
+            assert len(lines) == 3 and lines[-1].endswith("\N{HORIZONTAL ELLIPSIS}")
+        else:  # whole, broken at spaces or after hyphens and underscores
+            assert "".join(lines) == name or " ".join(lines) == name
+
+
 def test_the_algorithms_a_report_draws():
     table = read_rates(cross_long())
     chosen = cross_report.heatmap_algorithms(table)

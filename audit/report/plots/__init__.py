@@ -219,6 +219,38 @@ def wrap(text: str, width_inches: float, fontsize: float = 10.0) -> str:
     return "\n".join(textwrap.fill(line, chars) for line in str(text).split("\n"))
 
 
+def text_width(text: str, font) -> float:
+    """The width, in inches, of one line of plain ``text`` in ``font``."""
+    from matplotlib.textpath import TextToPath
+
+    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0] / 72
+
+
+def fit_text(text: str, width: float, font, *, lines: int | None = None) -> str:
+    """``text`` broken into lines of at most ``width`` inches in ``font``, measured (a
+    character count overflowed with wide letters, a bold title or a word longer than a
+    line); at most ``lines`` lines, the last ending in an ellipsis where more were
+    needed."""
+    import textwrap
+
+    width = max(width, 0.5)  # a figure too narrow for a name still gives it a line
+    if text_width(text, font) <= width:
+        return text
+    chars = max(1, int(width / (0.5 * font.get_size_in_points() / 72)))
+    while True:
+        fitted = textwrap.wrap(text, chars) or [""]
+        if chars == 1 or all(text_width(line, font) <= width for line in fitted):
+            break
+        chars -= max(1, chars // 10)
+    if lines is not None and len(fitted) > lines:
+        fitted = fitted[:lines]
+        last = fitted[-1]
+        while last and text_width(last + "\N{HORIZONTAL ELLIPSIS}", font) > width:
+            last = last[:-1]
+        fitted[-1] = last.rstrip() + "\N{HORIZONTAL ELLIPSIS}"
+    return "\n".join(fitted)
+
+
 def root_figure(fig):
     """The figure that holds ``fig``: ``fig`` itself, or the figure a subfigure is part of
     (an ``ax`` given to a figure function may be one of a subfigure's)."""

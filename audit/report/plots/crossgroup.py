@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import UnknownNameError, UsageError
-from audit.report.plots import PAGE_WIDTH, themed, wrap
+from audit.report.plots import PAGE_WIDTH, fit_text, themed, wrap
 from audit.report.text import escape_mathtext
 
 NO_ALGORITHM = "algorithm {name!r} is not in the pairs table; it holds {names}"
@@ -225,7 +225,11 @@ def pair_heatmap(
     ax.tick_params(axis="y", labelsize=tick, labelrotation=0)
     ax.set_xlabel("probe group")
     ax.set_ylabel("enrolment group")
+    # a long name on as many lines as its matrix is wide (at most 3, then an ellipsis):
+    # on one, it ran into the next matrix's and off the figure
     ax.set_title(escape_mathtext(algorithm), fontsize="medium")
+    fitted = fit_text(str(algorithm), max(cell * n, 1.0), ax.title.get_fontproperties(), lines=3)
+    ax.set_title(escape_mathtext(fitted), fontsize="medium")
     return ax
 
 

@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 
 from audit.measures.registry import get_measure
-from audit.report.plots import PAGE_WIDTH, palette, renderer_of, themed, wrap
+from audit.report.plots import (
+    PAGE_WIDTH,
+    fit_text,
+    palette,
+    renderer_of,
+    text_width,
+    themed,
+    wrap,
+)
 from audit.report.text import escape_mathtext
 
 #: Panels per row of the report's score figures.
@@ -140,8 +148,9 @@ def sweep_figure(
 def _legend(fig, handles: list, labels: list[str], *, title: str) -> None:
     """One legend below the panels: in as many columns (at most 4) as the widest label
     leaves room for across the figure, each label fitted to the width it has
-    (:func:`_fit`: a long system name ran off both sides of the figure), the figure
-    made taller by what a legend of many lines needs (it was drawn over the panels)."""
+    (:func:`~audit.report.plots.fit_text`: a long system name ran off both sides of the
+    figure), the figure made taller by what a legend of many lines needs (it was drawn
+    over the panels)."""
     from matplotlib import rcParams
     from matplotlib.font_manager import FontProperties
 
@@ -152,9 +161,9 @@ def _legend(fig, handles: list, labels: list[str], *, title: str) -> None:
     frame += rcParams["legend.columnspacing"]
     room = fig.get_figwidth() - 0.3
     raw = [label.replace(r"\$", "$") for label in labels]  # as escape_mathtext gave them
-    widest = max((_width(line, font) for label in raw for line in label.split("\n")), default=0)
+    widest = max((text_width(line, font) for label in raw for line in label.split("\n")), default=0)
     ncols = max(1, min(4, len(labels), int(room // (widest + frame * em))))
-    fitted = [_fit(label, room / ncols - frame * em, font) for label in raw]
+    fitted = [fit_text(label, room / ncols - frame * em, font) for label in raw]
     labels = [escape_mathtext(label) for label in fitted]
     legend = fig.legend(handles, labels, title=title, loc="outside lower center", ncols=ncols)
     tall = legend.get_window_extent(renderer_of(fig)).height / fig.dpi  # inches
@@ -164,38 +173,6 @@ def _legend(fig, handles: list, labels: list[str], *, title: str) -> None:
 
 #: Inches of legend the panels give up without the figure growing (two rows of names).
 _LEGEND_ROOM = 0.9
-
-
-def _width(text: str, font) -> float:
-    """The width, in inches, of one line of plain ``text`` in ``font``."""
-    from matplotlib.textpath import TextToPath
-
-    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0] / 72
-
-
-def _fit(text: str, width: float, font, *, lines: int | None = None) -> str:
-    """``text`` broken into lines of at most ``width`` inches in ``font``, measured (a
-    character count overflowed with wide letters, a bold title or a word longer than a
-    line); at most ``lines`` lines, the last ending in an ellipsis where more were
-    needed."""
-    import textwrap
-
-    width = max(width, 0.5)  # a figure too narrow for a name still gives it a line
-    if _width(text, font) <= width:
-        return text
-    chars = max(1, int(width / (0.5 * font.get_size_in_points() / 72)))
-    while True:
-        fitted = textwrap.wrap(text, chars) or [""]
-        if chars == 1 or all(_width(line, font) <= width for line in fitted):
-            break
-        chars -= max(1, chars // 10)
-    if lines is not None and len(fitted) > lines:
-        fitted = fitted[:lines]
-        last = fitted[-1]
-        while last and _width(last + "\N{HORIZONTAL ELLIPSIS}", font) > width:
-            last = last[:-1]
-        fitted[-1] = last.rstrip() + "\N{HORIZONTAL ELLIPSIS}"
-    return "\n".join(fitted)
 
 
 def _on_probit_axes(points: pd.DataFrame) -> pd.Series:
@@ -303,7 +280,7 @@ def det_figure(points: pd.DataFrame, *, grouping: str | None = None):
         det_curves(points, algorithm=system, ax=ax, legend=False, axes_of=points)
         # a long system name on as many lines as its panel needs (at most 4): on one, it
         # ran over its neighbours' and squeezed the panels
-        title = _fit(str(system), side - 0.4, ax.title.get_fontproperties(), lines=4)
+        title = fit_text(str(system), side - 0.4, ax.title.get_fontproperties(), lines=4)
         ax.set_title(escape_mathtext(title), fontsize="medium")
     for ax in axes.ravel()[len(systems) :]:
         ax.set_visible(False)
