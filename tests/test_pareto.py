@@ -361,7 +361,13 @@ def test_convention_values_need_consent():
     assert kept.attrs["excluded"] == []
     with pytest.raises(ValueError) as error:
         frontier_frame(t, "garbe", undefined="exclude")
-    assert str(error.value) == pareto.NO_CANDIDATES.format(count=2)
+    assert str(error.value) == pareto.NO_CANDIDATES.format(which="all 2 were")
+    with pytest.raises(ValueError) as error:
+        frontier_frame(_table([(0.01, 0.03)], fmr=0.0), "garbe", undefined="exclude")
+    assert (
+        str(error.value)
+        == "no algorithm is left to compare (the only one was excluded as undefined)"
+    )
 
 
 def test_summary(small):

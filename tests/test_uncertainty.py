@@ -870,6 +870,7 @@ def test_score_bootstrap_errors():
 
 
 def test_figures(annex15_sensitivity):
+    import matplotlib.pyplot as plt
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -879,6 +880,11 @@ def test_figures(annex15_sensitivity):
     assert isinstance(ax, Axes) and len(ax.get_yticklabels()) == 20
     ax = P.plot_frontier_probability(annex15_sensitivity.frontier)
     assert isinstance(ax, Axes)
+    # seaborn's colour maps by name, as the heat maps take them
+    _, other = plt.subplots()
+    P.add_frontier_probability(other, annex15_sensitivity.frontier, cmap="vlag", annotate=None)
+    assert other.collections[-1].cmap.name == "vlag"
+    plt.close(other.figure)
     texts = [t.get_text() for t in ax.texts]
     assert any(t.startswith("didiglobalface-001") for t in texts)
     fig = P.plot_statistics(

@@ -117,7 +117,7 @@ _NAMED = 5
 NOT_RATES_MEASURE = (
     "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot feed it"
 )
-NO_CANDIDATES = "no algorithm is left to compare (all {count} were excluded as undefined)"
+NO_CANDIDATES = "no algorithm is left to compare ({which} excluded as undefined)"
 
 #: Display labels of the built-in accuracy axes.
 ACCURACY_LABELS = {"total_fnmr": "Total FNMR", "total_fmr": "Total FMR"}
@@ -519,7 +519,8 @@ def frontier_frame(
             )
     kept = ~flagged & ~missing_acc
     if not kept.any():
-        raise InputError(NO_CANDIDATES.format(count=len(kept)))
+        which = "the only one was" if len(kept) == 1 else f"all {len(kept)} were"
+        raise InputError(NO_CANDIDATES.format(which=which))
     frame = pd.DataFrame(
         {"accuracy": acc.to_numpy(dtype="float64")[kept], "fairness": fairness[kept]},
         index=algorithms[kept],

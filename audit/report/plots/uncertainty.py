@@ -27,6 +27,7 @@ from audit.report.plots import (
     width_inches,
     wrap,
 )
+from audit.report.plots.colormaps import colormap
 from audit.report.plots.pareto import LABEL_ALL_UP_TO, frontier_colour, log_accuracy, place_labels
 from audit.report.text import escape_mathtext
 from audit.uncertainty.claims import fairness_words
@@ -222,7 +223,7 @@ def add_frontier_probability(
         ys,
         c=probability,
         s=12.0 + 80.0 * probability,
-        cmap=cmap,
+        cmap=colormap(cmap),
         vmin=0.0,
         vmax=1.0,
         edgecolors="black",
