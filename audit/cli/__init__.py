@@ -545,12 +545,7 @@ def _report_on(
         chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
     check_reports_root(args.reports_dir)
     if streamed:
-        from audit.report.streamed import STREAMED_COPY, streamed_report
-        from audit.scores.streaming import parquet_files
-
-        parquet_files(parameters["scores_path"])  # none to read: said before what is asked
-        if _input_copy(args) == "always":  # asked for, and not to be had
-            raise UsageError(STREAMED_COPY.format(scores=parameters["scores_path"]))
+        from audit.report.streamed import streamed_report
 
         return streamed_report(
             parameters["scores_path"],
@@ -560,6 +555,7 @@ def _report_on(
             scheduler=args.scheduler,
             reports_root=args.reports_dir,
             progress=progress,
+            input_copy=_input_copy(args),
         )
     folder = run_report(
         name,

@@ -142,15 +142,16 @@ def streamed_report(
     scheduler: str | None = None,
     reports_root: str | os.PathLike | None = None,
     progress: bool = True,
+    input_copy: str = "auto",
 ) -> Path:
     """The tables of the scores report of ``scores``, by the streaming engine, published
     as the report ``name``; return its folder.
 
     ``parameters`` are the scores notebook's (``target_fmr``, ``alpha``,
     ``sweep_min``, ``sweep_max``, ``sweep_points``, ``higher_is_match``,
-    ``attributes``), with its defaults where absent; ``merge_labels`` and a bootstrap
-    (``bootstrap_replicates`` above 0), which a streamed score set cannot honour, are
-    refused.
+    ``attributes``), with its defaults where absent; ``input_copy="always"``,
+    ``merge_labels`` and a bootstrap (``bootstrap_replicates`` above 0), which a
+    streamed score set cannot honour, are refused.
     """
     import numpy as np
     import pandas as pd
@@ -159,6 +160,8 @@ def streamed_report(
     from audit.scores.streaming import parquet_files
 
     parquet_files(scores)  # a glob or a folder of no file says so first: the likeliest slip
+    if input_copy == "always":  # asked for, and not to be had
+        raise UsageError(STREAMED_COPY.format(scores=scores))
     if parameters.get("merge_labels"):
         raise UsageError(STREAMED_MERGE.format(scores=scores))
     if parameters.get("bootstrap_replicates"):  # asked for (its default is not given here)
