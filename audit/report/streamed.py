@@ -159,7 +159,7 @@ def streamed_report(
     from audit.exceptions import UsageError
     from audit.scores.streaming import parquet_files
 
-    parquet_files(scores)  # a glob or a folder of no file says so first: the likeliest slip
+    files = parquet_files(scores)  # a glob or a folder of no file says so first: the likeliest slip
     if input_copy == "always":  # asked for, and not to be had
         raise UsageError(STREAMED_COPY.format(scores=scores))
     if parameters.get("merge_labels"):
@@ -230,7 +230,7 @@ def streamed_report(
             client=client,
             progress=progress,
         )
-        digests = {f: hashing.submit(sha256sum, f) for f in parquet_files(scores)}
+        digests = {f: hashing.submit(sha256sum, f) for f in files}
         # the warnings of the passes, of the answer and of the measures, recorded for the
         # front page (the filters in force decide which, as for a notebook's), then given
         # again as raised
