@@ -21,15 +21,13 @@ Run from the repository root, with the offline data the tests use::
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from floors import alternate, time_audit
+from floors import alternate, arguments, audit_commands, time_audit
 
 GROUPS = [
     "African F",
@@ -56,37 +54,15 @@ def cross_group_table(path: Path, algorithms: int = 9, seed: int = 0) -> None:
     frame.to_csv(path, index=False)
 
 
-def commands(baseline: Path | None) -> dict[str, tuple[list[str], dict | None]]:
-    """The ``audit`` command of this checkout (``new``) and of ``baseline``, with the
-    environment each runs in."""
-    out = {"new": ([str(Path(sys.executable).parent / "audit")], None)}
-    if baseline is not None:
-        own = baseline.resolve() / ".venv" / "bin" / "audit"
-        if own.exists():
-            out["baseline"] = ([str(own)], None)
-        else:
-            env = dict(os.environ, PYTHONPATH=str(baseline.resolve()))
-            out["baseline"] = ([sys.executable, "-m", "audit"], env)
-    return out
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
-    parser.add_argument("--baseline", type=Path, help="a checkout to time too")
-    parser.add_argument(
-        "--quiet",
-        type=float,
-        default=60.0,
-        help="seconds to wait, before each timing, for the machine to be quiet (0: never)",
-    )
+    parser = arguments(__doc__.split("\n")[0])
     args = parser.parse_args()
     if not os.environ.get("AUDIT_DATA_DIR"):
         print(
             "warning: AUDIT_DATA_DIR is not set; the Annex 15 and FRVT 1:1 tables may be downloaded"
         )
-    sides = commands(args.baseline)
-    order = [s for s in ("baseline", "new") if s in sides]
+    commands = audit_commands(args.baseline)
+    order = [side for side in ("baseline", "report") if side in commands]
     with tempfile.TemporaryDirectory() as folder:
         table = Path(folder) / "cross9x8.csv"
         cross_group_table(table)
@@ -101,12 +77,12 @@ def main() -> None:
             print(f"\n## {title}\n", flush=True)
             best = alternate(
                 order,
-                lambda side, argv=argv: time_audit(sides[side][0], argv, env=sides[side][1]),
+                lambda side, argv=argv: time_audit(commands[side], argv),
                 args.repeat,
                 args.quiet,
             )
             if "baseline" in best:
-                print(f"- new / baseline: {best['new'] / best['baseline']:.2f}")
+                print(f"- this checkout / baseline: {best['report'] / best['baseline']:.2f}")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ process (both notebooks, their HTML, the front page).  The two alternate, best o
 ``--repeat``, so the load of a shared machine hits both alike; the machine's load
 (:func:`os.getloadavg`) is printed with each timing.
 
-With ``--baseline`` (a checkout with its own ``.venv``, e.g. a git worktree of main),
-that checkout's report alternates with these two, so a change is measured against
+With ``--baseline`` (a checkout, e.g. a git worktree of main, run by its own ``.venv``
+or else by this interpreter with it first on ``PYTHONPATH``), that checkout's report
+alternates with these two, so a change is measured against
 the same floor in the same run.
 
 Run from the repository root, with the offline data the tests use::
@@ -32,11 +33,9 @@ Run from the repository root, with the offline data the tests use::
 
 from __future__ import annotations
 
-import argparse
 import os
-from pathlib import Path
 
-from floors import alternate, audit_commands, time_audit, time_floor
+from floors import alternate, arguments, audit_commands, time_audit, time_floor
 
 #: Everything the Annex 15 report computes, as its notebooks call it, without drawing.
 FLOOR = """
@@ -95,15 +94,7 @@ print(time.perf_counter() - start)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
-    parser.add_argument("--baseline", type=Path, help="a checkout (with .venv) to time too")
-    parser.add_argument(
-        "--quiet",
-        type=float,
-        default=60.0,
-        help="seconds to wait, before each timing, for the machine to be quiet (0: never)",
-    )
+    parser = arguments(__doc__.split("\n")[0])
     args = parser.parse_args()
     if not os.environ.get("AUDIT_DATA_DIR"):
         print("warning: AUDIT_DATA_DIR is not set; the Annex 15 table may be downloaded")

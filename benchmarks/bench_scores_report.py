@@ -9,8 +9,9 @@ EERs, the sweep of every measure over 21 operating points, the DET points, the F
 table and the subject bootstrap (200 replicates a grouping), in sequence, on one core.
 
 The report is ``audit scores --reports-dir <tmp> --no-progress`` in a fresh process
-(the notebook, its HTML, the front page).  With ``--baseline`` (a checkout with its
-own ``.venv``, e.g. a git worktree of an earlier commit), that checkout's report runs
+(the notebook, its HTML, the front page).  With ``--baseline`` (a checkout, e.g. a git
+worktree of an earlier commit, run by its own ``.venv`` or else by this interpreter with
+it first on ``PYTHONPATH``), that checkout's report runs
 in the same alternation, and the two reports' tables are compared byte for byte.
 The sides alternate, best of ``--repeat``, so that the load of a shared machine hits
 them alike; the machine's load (:func:`os.getloadavg`) is printed with each timing.
@@ -23,12 +24,11 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 import filecmp
 import tempfile
 from pathlib import Path
 
-from floors import alternate, audit_commands, time_audit, time_floor
+from floors import alternate, arguments, audit_commands, time_audit, time_floor
 
 #: Everything the VoxCeleb scores report computes, as its notebook calls it, without drawing.
 FLOOR = """
@@ -84,15 +84,7 @@ def same_tables(one: Path, other: Path) -> tuple[int, list[str]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
-    parser.add_argument("--baseline", type=Path, help="a checkout (with .venv) to time too")
-    parser.add_argument(
-        "--quiet",
-        type=float,
-        default=60.0,
-        help="seconds to wait, before each timing, for the machine to be quiet (0: never)",
-    )
+    parser = arguments(__doc__.split("\n")[0])
     args = parser.parse_args()
     commands = audit_commands(args.baseline)
     with tempfile.TemporaryDirectory() as kept:

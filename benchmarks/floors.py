@@ -54,12 +54,39 @@ def wait_quiet(limit: float, idle: float = 0.9, seconds: int = 2) -> float | Non
     return None
 
 
-def audit_commands(baseline: Path | None) -> dict[str, str]:
-    """The ``audit`` command of this checkout (``report``) and of ``baseline`` (a
-    checkout with its own ``.venv``), if given."""
-    commands = {"report": str(Path(sys.executable).parent / "audit")}
+#: An ``audit`` command: its words, and the environment it runs in (None: this one's).
+Command = tuple[list[str], dict | None]
+
+
+def arguments(description: str, baseline: str = "a checkout to time too"):
+    """The options every report benchmark takes: ``--repeat``, ``--baseline`` and
+    ``--quiet``; a parser to add a benchmark's own to."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
+    parser.add_argument("--baseline", type=Path, help=baseline)
+    parser.add_argument(
+        "--quiet",
+        type=float,
+        default=60.0,
+        help="seconds to wait, before each timing, for the machine to be quiet (0: never)",
+    )
+    return parser
+
+
+def audit_commands(baseline: Path | None) -> dict[str, Command]:
+    """The ``audit`` command of this checkout (``report``) and of ``baseline``, if given:
+    its own ``.venv``'s, else this interpreter's with the checkout first on
+    ``PYTHONPATH``."""
+    commands = {"report": ([str(Path(sys.executable).parent / "audit")], None)}
     if baseline is not None:
-        commands["baseline"] = str(baseline.resolve() / ".venv" / "bin" / "audit")
+        own = baseline.resolve() / ".venv" / "bin" / "audit"
+        if own.exists():
+            commands["baseline"] = ([str(own)], None)
+        else:
+            env = dict(os.environ, PYTHONPATH=str(baseline.resolve()))
+            commands["baseline"] = ([sys.executable, "-m", "audit"], env)
     return commands
 
 
@@ -72,16 +99,12 @@ def time_floor(code: str) -> float:
 
 
 def time_audit(
-    command: str | Sequence[str],
-    argv: Sequence[str],
-    keep: tuple[str, Path] | None = None,
-    env: dict | None = None,
+    command: Command, argv: Sequence[str], keep: tuple[str, Path] | None = None
 ) -> float:
     """Seconds of ``command argv --reports-dir <tmp> --no-progress`` in a fresh process
-    (``command``: a path, or the words of one, with ``env`` its environment), run in that
-    folder; with ``keep`` (a folder of the reports, a destination), that folder is copied
-    there the first time."""
-    words = [command] if isinstance(command, str) else list(command)
+    (:data:`Command`: its words and environment), run in that folder; with ``keep`` (a
+    folder of the reports, a destination), that folder is copied there the first time."""
+    words, env = command
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
         subprocess.run(
