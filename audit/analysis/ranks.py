@@ -88,10 +88,6 @@ def average_ranks(values, axis: int = -1) -> np.ndarray:
     return np.moveaxis(ranks, -1, axis)
 
 
-def _signs(x: np.ndarray) -> np.ndarray:
-    return np.sign(x[:, None] - x[None, :])
-
-
 def tau_b_replicates(x, y, counts: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of ``x`` and ``y`` on each resample given by ``counts``.
 
@@ -102,7 +98,8 @@ def tau_b_replicates(x, y, counts: np.ndarray) -> np.ndarray:
     >>> round(float(tau_b_replicates(x, y, np.ones((1, 4)))[0]), 4)  # scipy: 0.6667
     0.6667
     """
-    sx, sy = _signs(np.asarray(x, dtype="float64")), _signs(np.asarray(y, dtype="float64"))
+    x, y = np.asarray(x, dtype="float64"), np.asarray(y, dtype="float64")
+    sx, sy = _compared(x, x), _compared(y, y)
     c = np.asarray(counts)
     # whole counts make every term a whole number, each of a replicate's sums at most the
     # square of its draws (the algorithms): single precision holds them exactly up to
