@@ -1,10 +1,26 @@
 """The processes below a test's process or command, read from Linux ``/proc``: the
-report tests check with them that no kernel or drawing process is left running."""
+report tests check with them that no kernel or drawing process is left running. And
+what a fresh interpreter imports to run some code (:func:`imported_by`)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+from collections.abc import Iterable
 from pathlib import Path
+
+
+def imported_by(code: str, modules: Iterable[str]) -> list[str]:
+    """Those of ``modules`` a fresh interpreter of this Python has imported once it has
+    run ``code`` (which prints nothing), sorted."""
+    probe = (
+        f"{code}\nimport json, sys\n"
+        f"print(json.dumps(sorted(m for m in {sorted(modules)!r} if m in sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
 
 
 def children(pid: int) -> dict[int, str]:

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 import seaborn as sns
+from processes import imported_by
 
 from audit.report import plots
 
@@ -53,10 +54,8 @@ def test_drawing_and_saving_a_figure_imports_no_seaborn(tmp_path):
         "fig = themed(lambda: plt.subplots(layout='constrained')[0])()\n"
         "fig.axes[0].plot([1, 2], [3, 4])\n"
         f"save_figure(fig, 'x', {str(tmp_path)!r})\n"
-        "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert imported_by(code, ["seaborn", "scipy.stats"]) == []
     assert (tmp_path / "figures" / "x.png").stat().st_size > 1000
 
 
@@ -118,10 +117,8 @@ def test_the_statistics_figure_imports_no_seaborn():
         "replicates = pd.DataFrame({'garbe.max': rng.normal(0.6, 0.01, 50),\n"
         "                           'frontier.size': rng.integers(3, 9, 50)})\n"
         "render_figure(plot_statistics(replicates, statistics=list(replicates)))\n"
-        "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert imported_by(code, ["seaborn", "scipy.stats"]) == []
 
 
 def test_vlag_is_seaborns():
@@ -276,10 +273,8 @@ def test_the_heat_maps_import_no_seaborn(tmp_path):
         "                          'tau': [0.5, -0.2, 0.9]})\n"
         "ax = agreement_heatmap(agreement, ['m', 'n', 'o'], title='t')\n"
         f"save_figure(ax.figure, 'agreement', {str(tmp_path)!r})\n"
-        "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert imported_by(code, ["seaborn", "scipy.stats"]) == []
     for name in ("pairs", "agreement"):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 1000
 
