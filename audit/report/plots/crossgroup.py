@@ -225,9 +225,9 @@ def pair_heatmap(
     ax.tick_params(axis="y", labelsize=tick, labelrotation=0)
     ax.set_xlabel("probe group")
     ax.set_ylabel("enrolment group")
-    # a long name on as many lines as its matrix is wide (at most 3, then an ellipsis):
-    # on one, it ran into the next matrix's and off the figure
-    ax.set_title(escape_mathtext(algorithm), fontsize="medium")
+    # a long name on as many lines as its matrix is wide (at most 3, then an ellipsis),
+    # measured in the title's font: on one, it ran into the next matrix's and off the figure
+    ax.title.set_fontsize("medium")
     fitted = fit_text(str(algorithm), max(cell * n, 1.0), ax.title.get_fontproperties(), lines=3)
     ax.set_title(escape_mathtext(fitted), fontsize="medium")
     return ax
