@@ -58,14 +58,14 @@ def wait_quiet(limit: float, idle: float = 0.9, seconds: int = 2) -> float | Non
 Command = tuple[list[str], dict | None]
 
 
-def arguments(description: str, baseline: str = "a checkout to time too"):
+def arguments(description: str):
     """The options every report benchmark takes: ``--repeat``, ``--baseline`` and
     ``--quiet``; a parser to add a benchmark's own to."""
     import argparse
 
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
-    parser.add_argument("--baseline", type=Path, help=baseline)
+    parser.add_argument("--baseline", type=Path, help="a checkout to time too")
     parser.add_argument(
         "--quiet",
         type=float,
