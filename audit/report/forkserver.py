@@ -34,6 +34,7 @@ only this user can enter.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -432,6 +433,11 @@ def serve(path: str) -> None:
     for module in (*KERNEL_MODULES, *PRELOAD):
         with contextlib.suppress(Exception):  # (the kernel then imports it itself)
             __import__(module)
+    # what the modules made lives as long as the processes forked: out of the reach of
+    # their collections (:func:`gc.freeze`, as its documentation advises before a fork),
+    # each full one of which went through all of it again, 0.27 s of a drawing process
+    # drawing six FFMC figures against 0.07 s
+    gc.freeze()
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     os.set_blocking(wake_read, False)
