@@ -175,7 +175,9 @@ class ScoreStats(SufficientStatistics):
         or of its non-mated scores (within and across groups), every group together."""
         runs = self.mated[a] if mated else [*self.nonmated[a], self.cross[a]]
         k = np.atleast_1d(np.asarray(k, dtype=np.intp))
-        return np.partition(np.concatenate(runs), k)[k]
+        values = np.concatenate(runs)  # a copy of its own
+        values.partition(k)  # in place: np.partition would copy it again
+        return values[k]
 
 
 def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:

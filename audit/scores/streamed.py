@@ -89,8 +89,9 @@ class Window:
     def select(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
         """The scores at 0-based ascending ranks among some segments of a window in no
         order, by a selection."""
-        values = np.concatenate([self.by_segment[c] for c in columns])
-        return np.partition(values, np.unique(ranks))[ranks]
+        values = np.concatenate([self.by_segment[c] for c in columns])  # a copy of its own
+        values.partition(np.unique(ranks))  # in place: np.partition would copy it again
+        return values[ranks]
 
     def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments at or above ``t`` (None when none is), by
