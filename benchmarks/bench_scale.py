@@ -281,7 +281,13 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", nargs="+", type=float, default=[1e7, 1e8])
     parser.add_argument("--billion", action="store_true", help="add 1e9 rows")
     parser.add_argument(
-        "--engines", nargs="+", default=["scan", "read", "memory", "streaming", "dask"]
+        "--engines",
+        nargs="+",
+        choices=["scan", "read", "memory", "read_scores", "streaming", "streaming-numpy", "dask"],
+        default=["scan", "read", "memory", "streaming", "dask"],
+        metavar="ENGINE",
+        help="what to run: the floors scan and read, and the engines (this file's docstring "
+        "says what each is); --before adds its 'before:' engines",
     )
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the engines, interleaved")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bench-scale"))
