@@ -133,6 +133,15 @@ def kth_of_two(x: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.minimum(first(x, y), first(y, x))
 
 
+def kth_of_many(arrays: list[np.ndarray], k: np.ndarray) -> np.ndarray:
+    """The ``k``-th smallest values (0-based, an array) of the arrays together, in any
+    order each, by a selection in the one copy their concatenation makes (partitioned in
+    place: :func:`numpy.partition` would copy it again)."""
+    values = np.concatenate(arrays)
+    values.partition(np.unique(k))
+    return values[k]
+
+
 def merged_quantiles(n: int, q: np.ndarray, kth) -> np.ndarray:
     """``numpy.quantile`` (method "linear") of ``n`` sorted scores at ``q``, from the order
     statistics it interpolates (``kth(ranks)``, 0-based), with its formulas."""

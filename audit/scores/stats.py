@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import UnknownNameError
-from audit.scores.runs import Run, cut_points, equal_error, kth_of_two
+from audit.scores.runs import Run, cut_points, equal_error, kth_of_many, kth_of_two
 from audit.tables.scores import UNKNOWN_ALGORITHM
 from audit.validation import Names, validate_params
 
@@ -175,9 +175,7 @@ class ScoreStats(SufficientStatistics):
         or of its non-mated scores (within and across groups), every group together."""
         runs = self.mated[a] if mated else [*self.nonmated[a], self.cross[a]]
         k = np.atleast_1d(np.asarray(k, dtype=np.intp))
-        values = np.concatenate(runs)  # a copy of its own
-        values.partition(k)  # in place: np.partition would copy it again
-        return values[k]
+        return kth_of_many(runs, k)
 
 
 def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from audit.scores import counting
-from audit.scores.runs import Run, equal_error
+from audit.scores.runs import Run, equal_error, kth_of_many
 from audit.scores.stats import SufficientStatistics
 from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan
 
@@ -89,9 +89,7 @@ class Window:
     def select(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
         """The scores at 0-based ascending ranks among some segments of a window in no
         order, by a selection."""
-        values = np.concatenate([self.by_segment[c] for c in columns])  # a copy of its own
-        values.partition(np.unique(ranks))  # in place: np.partition would copy it again
-        return values[ranks]
+        return kth_of_many([self.by_segment[c] for c in columns], ranks)
 
     def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments at or above ``t`` (None when none is), by
