@@ -735,10 +735,55 @@ def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
     q = np.linspace(0, 1, 200)
     expected = np.quantile(np.concatenate([x, y]), q)
     got = runs_module.merged_quantiles(
-        len(x) + len(y), q, lambda k: runs_module.kth_of_two(x, y, k)
+        len(x) + len(y), q, lambda k: runs_module.kth_of_sorted([x, y], k)
     )
     # equal as floats (a zero's sign may differ: it takes the same decisions)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("searched", [True, False])
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 40), min_size=1, max_size=6),
+    decimals=st.integers(0, 2),
+    extreme=st.sampled_from([None, -np.inf, np.inf, -0.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_kth_of_sorted_arrays_is_the_kth_of_them_sorted_together(
+    searched, sizes, decimals, extreme, seed
+):
+    """Searched in the sorted arrays (as every array of millions is) or selected in a
+    copy of them, the k-th smallest is that of the arrays merged and sorted, ties,
+    zeros of both signs and infinities included; a k beyond the last is +inf."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.normal(size=n).round(decimals) for n in sizes]
+    if extreme is not None and sizes[0]:
+        arrays[0][0] = extreme
+    arrays = [np.sort(a) for a in arrays]
+    merged = np.sort(np.concatenate(arrays))
+    k = np.arange(len(merged) + 2)
+    expected = np.concatenate([merged, [np.inf, np.inf]])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(runs_module, "_SEARCHED_FROM", 0 if searched else 10**9)
+        got = runs_module.kth_of_sorted(arrays, k)
+    np.testing.assert_array_equal(got, expected)  # (a zero's sign may differ)
+
+
+def test_kth_of_sorted_searches_only_arrays_of_many_scores(monkeypatch):
+    """Millions of scores in a few sorted arrays are searched, not copied: the selection
+    (which copies them all) is not called; a few scores in many arrays are selected."""
+    calls = []
+    monkeypatch.setattr(
+        runs_module, "kth_of_many", lambda arrays, k: calls.append(len(arrays)) or [0.0]
+    )
+    rng = np.random.default_rng(0)
+    large = [np.sort(rng.normal(size=400_000)) for _ in range(3)]
+    merged_median = np.sort(np.concatenate(large))[600_000]
+    assert runs_module.kth_of_sorted(large, [600_000])[0] == merged_median
+    assert calls == []
+    small = [np.sort(rng.normal(size=100)) for _ in range(30)]
+    runs_module.kth_of_sorted(small, [7])
+    assert calls == [30]
 
 
 def _by_group(table):

@@ -129,6 +129,18 @@ def test_streaming_equals_in_memory(case, higher_is_match, order, kernel):
     assert_same(streamed, table, frame)
 
 
+@pytest.mark.parametrize("case", ["continuous", "ties", "one group per side"])
+def test_order_statistics_searched_in_sorted_windows_equal_in_memory(case, monkeypatch):
+    """A window of many scores answers an order statistic by a search in its sorted
+    segments (here every window, from its first score): the results are those of the
+    scores read whole."""
+    from audit.scores import runs
+
+    monkeypatch.setattr(runs, "_SEARCHED_FROM", 0)
+    frame = synthetic(**CASES[case]).reset_index(drop=True)
+    assert_same(StreamingScores(chunks(frame, 1700)), read_scores(frame), frame)
+
+
 def test_a_sweep_of_shuffled_rows_takes_one_pass():
     """The first pass, planned on the sample, holds every threshold of the sweep."""
     frame = synthetic(20000)
@@ -857,6 +869,9 @@ def test_a_window_in_no_order_answers_as_a_sorted_one(kernel):
         assert fresh.smallest_at_or_above((1,), t) is None  # an empty segment
     ranks = np.array([0, 17, 17, 799])
     np.testing.assert_array_equal(window.select((0, 1, 2), ranks), everything[ranks])
+    for ends in ([0], [799], [799, 0, 799]):  # the least and the greatest: by a scan
+        ends = np.array(ends)
+        np.testing.assert_array_equal(window.select((0, 1, 2), ends), everything[ends])
     assert not window.ordered
     np.testing.assert_array_equal(window.population((0, 2)), everything)
     for _ in range(_SCANS):
@@ -869,6 +884,16 @@ def test_a_window_in_no_order_answers_as_a_sorted_one(kernel):
     assert fresh.below(many).tolist() == expected and fresh.ordered
     for mine, theirs in zip(window.by_segment, segments, strict=True):
         np.testing.assert_array_equal(mine, np.sort(theirs))
+    # sorted: ranks and least scores found in the segments, as in their sorted union
+    all_ranks = np.arange(len(everything))
+    np.testing.assert_array_equal(window.kth((0, 1, 2), all_ranks), everything)
+    second = np.sort(segments[2])
+    np.testing.assert_array_equal(window.kth((2,), np.arange(500)), second)
+    for t in thresholds:
+        above = everything[everything >= t]
+        expected = float(above[0]) if len(above) else None
+        assert window.least_at_or_above((0, 1, 2), t) == expected
+        assert window.least_at_or_above((1,), t) is None
 
 
 @pytest.mark.filterwarnings(

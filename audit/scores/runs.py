@@ -115,22 +115,53 @@ def equal_error(mated: Run, nonmated: Run) -> tuple[float, float, float, float]:
     return (fmr + fnmr) / 2.0, at, float(fmr), float(fnmr)
 
 
-def kth_of_two(x: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """The ``k``-th smallest values (0-based, an array) of the union of sorted ``x`` and ``y``:
-    the smallest value with more than ``k`` values at or below it, by bisection in each."""
+#: Scores an array, on average, from which :func:`kth_of_sorted` searches the sorted arrays
+#: rather than select in a copy of them all: a search costs about 64 steps of one
+#: :func:`numpy.searchsorted` an array (some 0.2 ms an array), a selection about 4 ns a
+#: score (side by side: 17 arrays of 50 million scores in all, 3.7 ms against 1.2 s;
+#: 301 arrays of a million, 57 ms against 4 ms).
+_SEARCHED_FROM = 50_000
 
-    def first(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        lo, hi = np.zeros(len(k), np.intp), np.full(len(k), len(a), np.intp)
-        while (lo < hi).any():
-            mid = (lo + hi) // 2
-            live = lo < hi
-            value = a[np.minimum(mid, len(a) - 1)]
-            enough = np.searchsorted(a, value, "right") + np.searchsorted(b, value, "right") > k
-            hi = np.where(live & enough, mid, hi)
-            lo = np.where(live & ~enough, mid + 1, lo)
-        return np.where(lo < len(a), a[np.minimum(lo, len(a) - 1)] if len(a) else np.inf, np.inf)
 
-    return np.minimum(first(x, y), first(y, x))
+def kth_of_sorted(arrays: list[np.ndarray], k) -> np.ndarray:
+    """The ``k``-th smallest values (0-based, an array) of sorted float arrays taken
+    together.  Where the arrays hold many scores each, found in the arrays themselves:
+    for each ``k``, the least order key (:func:`audit.scores.counting.key64`) of a value
+    with more than ``k`` scores at or below it, by bisection between the least and the
+    greatest score, each step one :func:`numpy.searchsorted` an array for every ``k`` at
+    once; no copy of the arrays is made.  Otherwise by a selection in one copy of them
+    (:func:`kth_of_many`).  A zero is found as +0 (the two zeros share a key); a ``k``
+    beyond the last score gives +inf."""
+    from audit.scores.counting import key64, unkey64
+
+    k = np.atleast_1d(np.asarray(k, dtype=np.int64))
+    arrays = [a for a in arrays if len(a)]
+    total = sum(len(a) for a in arrays)
+    if (k >= total).any():  # beyond the last: +inf
+        out = np.full(len(k), np.inf)
+        inside = k < total
+        if inside.any():
+            out[inside] = kth_of_sorted(arrays, k[inside])
+        return out
+    if len(arrays) == 1:
+        return arrays[0][k]
+    searched = all(a.dtype == np.float64 for a in arrays)  # (by float64 values)
+    if not searched or total < _SEARCHED_FROM * len(arrays):
+        return kth_of_many(arrays, k)
+    ends = np.array([[a[0], a[-1]] for a in arrays], dtype=np.float64)
+    lo = np.full(len(k), key64(ends[:, 0].min()))
+    hi = np.full(len(k), key64(ends[:, 1].max()))
+    one = np.uint64(1)
+    while (live := lo < hi).any():
+        mid = lo + ((hi - lo) >> one)  # keys between two scores' keys are no NaN's
+        value = unkey64(mid)
+        at_or_below = np.searchsorted(arrays[0], value, "right")
+        for other in arrays[1:]:
+            at_or_below += np.searchsorted(other, value, "right")
+        enough = at_or_below > k
+        hi = np.where(live & enough, mid, hi)
+        lo = np.where(live & ~enough, mid + one, lo)
+    return unkey64(lo)
 
 
 def kth_of_many(arrays: list[np.ndarray], k: np.ndarray) -> np.ndarray:

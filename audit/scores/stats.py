@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import UnknownNameError
-from audit.scores.runs import Run, cut_points, equal_error, kth_of_many, kth_of_two
+from audit.scores.runs import Run, cut_points, equal_error, kth_of_sorted
 from audit.tables.scores import UNKNOWN_ALGORITHM
 from audit.validation import Names, validate_params
 
@@ -168,14 +168,13 @@ class ScoreStats(SufficientStatistics):
     def order_statistics(self, a: int, g: int, k) -> np.ndarray:
         """The ``k``-th smallest (0-based, an array) of group ``g``'s mated and
         within-group non-mated scores taken together."""
-        return kth_of_two(self.mated[a][g], self.nonmated[a][g], np.asarray(k))
+        return kth_of_sorted([self.mated[a][g], self.nonmated[a][g]], k)
 
     def pooled_order_statistics(self, a: int, mated: bool, k) -> np.ndarray:
         """The ``k``-th smallest (0-based, an array) of algorithm ``a``'s mated scores,
         or of its non-mated scores (within and across groups), every group together."""
         runs = self.mated[a] if mated else [*self.nonmated[a], self.cross[a]]
-        k = np.atleast_1d(np.asarray(k, dtype=np.intp))
-        return kth_of_many(runs, k)
+        return kth_of_sorted(runs, k)
 
 
 def _segment_counts(key: np.ndarray, n_seg: int) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from audit.scores import counting
-from audit.scores.runs import Run, equal_error, kth_of_many
+from audit.scores.runs import Run, equal_error, kth_of_many, kth_of_sorted
 from audit.scores.stats import SufficientStatistics
 from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan
 
@@ -88,8 +88,30 @@ class Window:
 
     def select(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
         """The scores at 0-based ascending ranks among some segments of a window in no
-        order, by a selection."""
-        return kth_of_many([self.by_segment[c] for c in columns], ranks)
+        order, by a selection (the least and the greatest by a scan)."""
+        segments = [s for s in (self.by_segment[c] for c in columns) if len(s)]
+        last = sum(len(s) for s in segments) - 1
+        if np.isin(ranks, (0, last)).all():
+            low = min(s.min() for s in segments) if (ranks == 0).any() else np.nan
+            high = max(s.max() for s in segments) if (ranks == last).any() else np.nan
+            return np.where(ranks == 0, low, high)
+        return kth_of_many(segments, ranks)
+
+    def kth(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
+        """The scores at 0-based ascending ranks among some segments of a sorted window,
+        found in the segments themselves (:func:`audit.scores.runs.kth_of_sorted`): no
+        sorted copy of them together, which a window of millions of scores took
+        seconds to make, again for each set of segments asked of it."""
+        if self.hi == np.nextafter(self.lo, np.inf):  # one value
+            return np.full(len(ranks), self.lo)
+        return kth_of_sorted([self.by_segment[c] for c in columns], ranks)
+
+    def least_at_or_above(self, columns: tuple, t: float) -> float | None:
+        """The smallest score of some segments of a sorted window at or above ``t``
+        (None when none is), by a search in each."""
+        found = [s[i] for s in (self.by_segment[c] for c in columns)
+                 if (i := np.searchsorted(s, t, "left")) < len(s)]  # fmt: skip
+        return float(min(found)) if found else None
 
     def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments at or above ``t`` (None when none is), by
@@ -207,14 +229,13 @@ class StreamedStats(SufficientStatistics):
                 out[here] = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
                 continue
             inside = ranks[here] - cumulative[i]
-            if (
-                (a, window.lo, columns) not in self._sorted
-                and len(np.unique(inside)) <= _SELECT
-                and window.scan()
-            ):
+            if len(np.unique(inside)) <= _SELECT and window.scan():
                 out[here] = window.select(columns, inside)
-            else:
-                out[here] = self._population(a, window, columns)[inside]
+            elif (a, window.lo, columns) in self._sorted:  # (a sample's, planning on it)
+                out[here] = self._sorted[a, window.lo, columns][inside]
+            else:  # sorted in place, once, for every question after
+                window.sort()
+                out[here] = window.kth(columns, inside)
         return out
 
     def _population(self, a: int, window: Window, columns: tuple) -> np.ndarray:
@@ -262,12 +283,10 @@ class StreamedStats(SufficientStatistics):
             if line.edges[i] == t[j]:
                 rank = int(line.below[i].sum())
             elif (window := line.windows.get(float(line.edges[i]))) is not None:
-                if (a, window.lo, columns) not in self._sorted and window.scan():
+                if window.scan():
                     found = window.smallest_at_or_above(columns, t[j])
                 else:
-                    scores = self._population(a, window, columns)
-                    k = np.searchsorted(scores, t[j], "left")
-                    found = scores[k] if k < len(scores) else None
+                    found = window.least_at_or_above(columns, t[j])
                 if found is not None:
                     out[j] = found
                     continue
