@@ -181,6 +181,7 @@ class StreamedStats(SufficientStatistics):
         self.needs: list[tuple] = []
         self.record: list | None = None
         self._sorted: dict = {}
+        self._found: dict = {}  # (algorithm, segments): {rank: score} found in windows
 
     # -- what a line answers
     def _below(self, a: int, thresholds) -> np.ndarray:
@@ -211,16 +212,21 @@ class StreamedStats(SufficientStatistics):
         return (g, n + g)  # a group's mated and within-group non-mated scores
 
     def _locate(self, a: int, columns: tuple, ranks) -> np.ndarray:
-        """The scores at 0-based ascending ranks among the segments ``columns``."""
+        """The scores at 0-based ascending ranks among the segments ``columns``.  Each
+        found in a window is kept: it is a score of the data whatever later passes
+        learn, and an attempt after a pass asks again what the one before found."""
         line = self.lines[a]
         ranks = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
         cumulative = line.below[:, list(columns)].sum(axis=1)
         if self.record is not None:
             self.record.append(("rank", a, columns, ranks.copy(), int(cumulative[-1])))
+        found = self._found.setdefault((a, columns), {})
+        known = [found.get(rank) for rank in ranks.tolist()]
+        out = np.array([np.nan if v is None else v for v in known], dtype=np.float64)
+        todo = np.isnan(out)
         at = np.searchsorted(cumulative, ranks, "right") - 1
-        out = np.zeros(len(ranks))
-        for i in np.unique(at).tolist():
-            here = at == i
+        for i in np.unique(at[todo]).tolist():
+            here = todo & (at == i)
             lo, hi = float(line.edges[i]), float(line.edges[i + 1])
             window = line.windows.get(lo)
             if window is None:
@@ -236,6 +242,7 @@ class StreamedStats(SufficientStatistics):
             else:  # sorted in place, once, for every question after
                 window.sort()
                 out[here] = window.kth(columns, inside)
+            found.update(zip(ranks[here].tolist(), out[here].tolist(), strict=True))
         return out
 
     def _population(self, a: int, window: Window, columns: tuple) -> np.ndarray:
