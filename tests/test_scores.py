@@ -769,6 +769,33 @@ def test_kth_of_sorted_arrays_is_the_kth_of_them_sorted_together(
     np.testing.assert_array_equal(got, expected)  # (a zero's sign may differ)
 
 
+@pytest.mark.parametrize("sample", [1, 64, 1 << 14])
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=5),
+    decimals=st.integers(0, 2),
+    ranks=st.lists(st.floats(0, 1, exclude_max=True), min_size=1, max_size=3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_one_or_two_ranks_narrowed_by_a_sample_are_those_of_a_selection(
+    sample, sizes, decimals, ranks, seed
+):
+    """Among many scores in no order, one or two ranks are selected among the scores a
+    sample brackets them with: the values of the sorted union, ties included, whether
+    the sample brackets them (the larger samples) or misleads (a sample of one)."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.normal(size=n).round(decimals) for n in sizes]
+    merged = np.sort(np.concatenate(arrays))
+    if not len(merged):
+        return
+    k = (np.array(ranks) * len(merged)).astype(np.int64)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(runs_module, "_NARROWED_FROM", 0)
+        monkeypatch.setattr(runs_module, "_NARROWING_SAMPLE", sample)
+        got = runs_module.kth_of_many(arrays, k)
+    np.testing.assert_array_equal(got, merged[k])
+
+
 def test_kth_of_sorted_searches_only_arrays_of_many_scores(monkeypatch):
     """Millions of scores in a few sorted arrays are searched, not copied: the selection
     (which copies them all) is not called; a few scores in many arrays are selected."""

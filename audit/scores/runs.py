@@ -11,6 +11,7 @@ and the same code gives the same floats.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -164,13 +165,55 @@ def kth_of_sorted(arrays: list[np.ndarray], k) -> np.ndarray:
     return unkey64(lo)
 
 
+#: Scores from which :func:`kth_of_many` finds one or two ranks among the scores
+#: between two values of a sample that bracket them, not in a copy of them all, and the
+#: sample's size.  The copy is what a selection costs most: side by side, of 45 million
+#: scores in 9 arrays, 1.0 s to copy them and 0.09 s to select in the copy, against
+#: 0.26 s narrowed.
+_NARROWED_FROM = 1 << 20
+_NARROWING_SAMPLE = 1 << 14
+
+
 def kth_of_many(arrays: list[np.ndarray], k: np.ndarray) -> np.ndarray:
     """The ``k``-th smallest values (0-based, an array) of the arrays together, in any
     order each, by a selection in the one copy their concatenation makes (partitioned in
-    place: :func:`numpy.partition` would copy it again)."""
+    place: :func:`numpy.partition` would copy it again); one or two ranks of many scores
+    by a selection among those a sample brackets them with (:func:`_narrowed`)."""
+    k = np.asarray(k)
+    wanted = np.unique(k)
+    total = sum(len(a) for a in arrays)
+    if total >= _NARROWED_FROM and len(wanted) <= 2:
+        found = [_narrowed(arrays, rank, total) for rank in wanted.tolist()]
+        if all(v is not None for v in found):
+            return np.asarray(found)[np.searchsorted(wanted, k)]
     values = np.concatenate(arrays)
-    values.partition(np.unique(k))
+    values.partition(wanted)
     return values[k]
+
+
+def _narrowed(arrays: list[np.ndarray], rank: int, total: int):
+    """The ``rank``-th smallest of the arrays together, selected among the scores between
+    two values of a sample of them that bracket it (8 standard errors of its place in
+    the sample on each side); None where they do not (the sample misled).  The sample
+    is drawn at places seeded by the rank: it decides how fast, not what is found."""
+    places = np.sort(np.random.default_rng(rank).integers(0, total, _NARROWING_SAMPLE))
+    ends = np.cumsum([0, *(len(a) for a in arrays)])
+    sample = np.concatenate(
+        [
+            a[places[(places >= start) & (places < end)] - start]
+            for a, start, end in zip(arrays, ends[:-1], ends[1:], strict=True)
+        ]
+    )
+    sample.sort()
+    at, margin = (rank + 0.5) / total * len(sample), 4 * math.sqrt(len(sample))
+    low = sample[max(0, math.floor(at - margin))]
+    high = sample[min(len(sample) - 1, math.ceil(at + margin))]
+    below = sum(int(np.count_nonzero(a < low)) for a in arrays)
+    between = np.concatenate([a[(a >= low) & (a <= high)] for a in arrays])
+    if not below <= rank < below + len(between):
+        return None
+    between.partition(rank - below)
+    return between[rank - below]
 
 
 def merged_quantiles(n: int, q: np.ndarray, kth) -> np.ndarray:
