@@ -7,6 +7,7 @@ Not a test.  Run from the repository root (``pip install -e '.[bench,dask,parque
     .venv/bin/python benchmarks/bench_scale.py --rows 1e8 --engines scan read streaming --repeat 3
     .venv/bin/python benchmarks/bench_scale.py --billion --repeat 3 # adds 1e9 (5.3 GB of disk)
     .venv/bin/python benchmarks/bench_scale.py --rows 5e6 1e8 --engines read_scores
+    .venv/bin/python benchmarks/bench_scale.py --rows 1e8 --engines read streaming report
 
 For each size a synthetic dataset is written (seeded) under ``--dir``
 (default ``/tmp/bench-scale``) as Parquet files of 10^7 rows in row groups of
@@ -40,11 +41,16 @@ up to 15% slower than the same one run later, so no engine keeps one place):
     built them; goals: at most 1.5x ``read`` and 4x ``scan``, from 1e8 rows.
 ``streaming-numpy``
     The same, counting with the NumPy path.
+``report``
+    The streamed scores report, as ``audit scores FOLDER --memory`` makes it
+    (:func:`audit.report.streamed.streamed_report`, default parameters): the rates at
+    FMR 0.1%, the sweep and its measures, every rate and score measure, the EERs, the
+    DET points, the FFMC table, their figures and the front page; no goal of its own.
 ``dask``
     The same on a ``distributed.LocalCluster`` of 2 worker processes (1
     thread each), started (and its libraries imported) before the clock; its
     peak RSS adds the workers'.
-``before:streaming``, ``before:read_scores``
+``before:streaming``, ``before:read_scores``, ``before:report``
     With ``--before PATH`` (a checkout of another version, e.g. ``git worktree
     add /tmp/before main``): those engines with that version's package, in the
     same rounds, run by the checkout's own ``.venv/bin/python`` where it has one
@@ -191,6 +197,9 @@ def _warm() -> None:
 
 #: The columns a pass reads (all the dataset has).
 PASS_COLUMNS = ["algorithm", "score", "mated", "group_1", "group_2"]
+#: What ``--engines`` runs (the module docstring says what each is).
+ENGINES = ("scan", "read", "memory", "read_scores", "streaming", "streaming-numpy", "dask")
+ENGINES += ("report",)
 
 
 def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
@@ -211,6 +220,14 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
             from audit.scores import counting
 
             counting.use("numpy")
+    elif engine == "report":
+        import tempfile
+        import warnings
+
+        from audit.report.streamed import streamed_report
+
+        warnings.simplefilter("ignore")  # (what it warns of is on its front page)
+        reports = tempfile.mkdtemp(prefix="bench-report-")
     if engine == "dask":  # the cluster starts before the clock and the memory baseline
         from distributed import Client, LocalCluster
 
@@ -243,6 +260,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
         table = read_scores(folder)
         arrays = {id(a): a for a in _returned(table)}
         input_bytes = sum(a.nbytes for a in arrays.values())
+    elif engine == "report":
+        streamed_report(folder, "bench", {}, memory=memory, reports_root=reports, progress=False)
     else:
         kwargs = {"engine": "dask", "client": client} if engine == "dask" else {}
         streamed = StreamingScores(folder, memory=memory, **kwargs)
@@ -251,6 +270,8 @@ def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
     seconds = time.perf_counter() - start
     cpu = peak.cpu() - cpu
     rss = peak.stop()
+    if engine == "report":
+        shutil.rmtree(reports)
     if engine == "dask":
         client.close()
         cluster.close()
@@ -283,7 +304,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--engines",
         nargs="+",
-        choices=["scan", "read", "memory", "read_scores", "streaming", "streaming-numpy", "dask"],
+        choices=ENGINES,
         default=["scan", "read", "memory", "streaming", "dask"],
         metavar="ENGINE",
         help="what to run: the floors scan and read, and the engines (this file's docstring "
@@ -297,8 +318,8 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--before",
         type=Path,
-        help="a checkout of another version of audit: its streaming and read_scores engines "
-        "run too (as 'before:ENGINE'), interleaved with these",
+        help="a checkout of another version of audit: its streaming, read_scores and report "
+        "engines run too (as 'before:ENGINE'), interleaved with these",
     )
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # internal: run one engine
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -329,7 +350,8 @@ def main(argv=None) -> int:
             e for e in args.engines if e not in ("memory", "read_scores") or rows <= args.memory_max
         ]
         if args.before is not None:
-            engines += [f"before:{e}" for e in engines if e in ("streaming", "read_scores")]
+            before = ("streaming", "read_scores", "report")
+            engines += [f"before:{e}" for e in engines if e in before]
         runs: dict[str, list] = {engine: [] for engine in engines}
         reference = None
         for round_ in range(args.repeat):
