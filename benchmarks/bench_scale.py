@@ -198,8 +198,16 @@ def _warm() -> None:
 #: The columns a pass reads (all the dataset has).
 PASS_COLUMNS = ["algorithm", "score", "mated", "group_1", "group_2"]
 #: What ``--engines`` runs (the module docstring says what each is).
-ENGINES = ("scan", "read", "memory", "read_scores", "streaming", "streaming-numpy", "dask")
-ENGINES += ("report",)
+ENGINES = (
+    "scan",
+    "read",
+    "memory",
+    "read_scores",
+    "streaming",
+    "streaming-numpy",
+    "dask",
+    "report",
+)
 
 
 def run_engine(engine: str, folder: str, memory: str, out: str) -> None:
