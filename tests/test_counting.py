@@ -148,6 +148,27 @@ def test_counts_equal_the_literal_transcription(kernel, dtype, seed):
 
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+@pytest.mark.parametrize("per_entry", [1, 2, 3, 7, 40])
+def test_bounds_packed_in_one_entry_of_the_table(kernel, per_entry):
+    """Bounds closer together than an entry of the lookup table (as a DET curve's windows
+    pack them): a row of such an entry is placed among its entry's bounds alone, as the
+    search among all the bounds places it, on a bound, beside one and between two."""
+    rng = np.random.default_rng(per_entry)
+    frame = frame_of(per_entry, n=4000)
+    dense = np.unique(1.2345 + np.arange(per_entry) * 3e-6)  # within one entry
+    near = np.concatenate([dense, np.nextafter(dense, np.inf), np.nextafter(dense, -np.inf)])
+    frame.loc[: len(frame) // 2, "score"] = rng.choice(near, len(frame) // 2 + 1)
+    spread = np.unique(rng.normal(size=30))
+    bounds = tuple(np.unique(np.concatenate([dense, spread])) for _ in range(2))
+    actions = tuple(
+        rng.choice([Z.COUNT, Z.KEEP, Z.SPLIT], len(b) + 1).astype(np.int8) for b in bounds
+    )
+    plan = Z.Plan(("a", "b"), ("F", "M"), bounds, actions, 4)
+    assert np.diff(plan.entry_start).max() == per_entry  # (one entry holds them all)
+    assert_literal(chunk_of(frame), plan)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 def test_many_groups_and_one_algorithm(kernel):
     """Past 64 groups the segments come from arithmetic, not a table."""
     groups = tuple(f"g{i}" for i in range(70))
@@ -423,7 +444,7 @@ def test_a_library_of_another_interface_is_refused_before_any_call():
                 self.audit_kernel_abi = lambda: version
                 self.audit_zones_size = lambda: zones
 
-    assert _compiled._checked(Library(_compiled.ABI), "lib.so").audit_kernel_abi() == 1
+    assert _compiled._checked(Library(_compiled.ABI), "lib.so").audit_kernel_abi() == _compiled.ABI
     for library, reason in [
         (
             Library(_compiled.ABI + 1),

@@ -22,9 +22,8 @@ built); :func:`use` chooses, for tests and benchmarks.
 
 A row's zone is read from the plan's lookup table on the top bits of the order
 key of its score rounded to float32 (:func:`audit.scores.zones.key32`; rounding
-never reverses an order), one level finer where an entry holds a bound, and by a
-binary search of the float64 score among the bounds where that level holds one
-too.  Its segment is ``g`` (mated, group ``g``), ``G + g`` (within-group
+never reverses an order), and by a binary search of the float64 score among the
+bounds of its entry where the entry holds some.  Its segment is ``g`` (mated, group ``g``), ``G + g`` (within-group
 non-mated) or ``2G`` (cross-group non-mated).
 """
 
@@ -36,12 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-#: Bits of the float32 order key resolved by the lookup table of zones, and by its
-#: second level, for the entries holding a bound.  18 bits count a chunk as fast as
-#: 20 (4.2 ms against 4.4 for 2^20 rows of two algorithms) and build a plan's table
-#: in 4 ms instead of 20.
+#: Bits of the float32 order key resolved by the lookup table of zones.  18 bits count a
+#: chunk as fast as 20 (4.2 ms against 4.4 for 2^20 rows of two algorithms) and build a
+#: plan's table in 4 ms instead of 20.
 LUT_BITS = 18
-FINE_BITS = 8
 
 
 def key32(score: np.ndarray) -> np.ndarray:
@@ -277,7 +274,7 @@ def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
         kept = zones_known(
             chunk.score, chunk.algorithm, chunk.group_1, chunk.group_2, mated,
             a_map, table, len(g_map),
-            plan.lut, plan._lut_bits, plan.fine, plan.flat_bounds, plan.bound_start,
+            plan.lut, plan._lut_bits, plan.entry_start, plan.flat_bounds, plan.bound_start,
             plan.offsets, plan.ids,
             plan.first_split, plan.split_low, plan.split_shift, plan.bits,
             plan.first_keep, width,
@@ -294,7 +291,7 @@ def _count_compiled(chunk, plan, a_map, g_map, width, counts, split) -> list:
     kept = zones(
         chunk.score, chunk.algorithm, chunk.group_1, chunk.group_2, mated,
         a_plan, a_new, g_map, n_groups, table, n_codes,
-        plan.lut, plan._lut_bits, plan.fine, plan.flat_bounds, plan.bound_start,
+        plan.lut, plan._lut_bits, plan.entry_start, plan.flat_bounds, plan.bound_start,
         plan.offsets, plan.ids,
         plan.first_split, plan.split_low, plan.split_shift, plan.bits,
         plan.first_keep, plan.zones, plan.keep_new, width,
@@ -461,14 +458,7 @@ def _zones(block, a_map: np.ndarray, plan, work: _Work) -> np.ndarray:
         entry += offset
     plan.lut.take(entry, out=zone, mode="clip")
     ambiguous = np.flatnonzero(np.less(zone, 0, out=work.mask[:n]))
-    if len(ambiguous):  # one level finer
-        sub = key[ambiguous] >> np.uint32(32 - plan._lut_bits - FINE_BITS)
-        sub &= np.uint32((1 << FINE_BITS) - 1)
-        finer = (-1 - zone[ambiguous]).astype(np.intp) << FINE_BITS
-        finer += sub
-        zone[ambiguous] = plan.fine.take(finer)
-        ambiguous = ambiguous[zone[ambiguous] < 0]
-    if len(ambiguous):
+    if len(ambiguous):  # an entry holding bounds: the score among the algorithm's
         which = np.zeros(len(ambiguous), np.int32)
         if n_plan > 1:
             which = np.minimum(a_map.take(block.algorithm[ambiguous]), n_plan - 1)

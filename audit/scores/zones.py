@@ -14,8 +14,9 @@ cross-group non-mated rows: ``2G + 1`` columns for ``G`` groups.
 partials (associative: any tree of merges gives the same result).  The zone of
 each row is read from a lookup table on the top :data:`LUT_BITS` bits of the
 order key of its score rounded to float32 (rounding never reverses an order), and
-computed by a binary search only for the few rows whose table entry holds a
-bound; so a pass costs a few operations per row, whatever the number of zones.
+by a binary search among the bounds of its entry alone for the rows whose table
+entry holds some; so a pass costs a few operations per row, whatever the number
+of zones.
 The counting itself is :mod:`audit.scores.counting` (a compiled loop, or NumPy).
 """
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audit.scores import counting
-from audit.scores.counting import FINE_BITS, LUT_BITS, key32, key64, unkey64
+from audit.scores.counting import LUT_BITS, key32, key64, unkey64
 from audit.tables.chunks import Chunk, Options, Piece, read_chunk
 
 COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in sub-zones
@@ -75,32 +76,26 @@ class Plan:
             lut_bits -= 1
         size = 1 << lut_bits
         lut = np.empty(n * size, dtype=np.int32)
-        fine: list[np.ndarray] = []  # second-level tables, FINE_BITS more bits each
+        bound_start = offsets - np.arange(n + 1)  # where each algorithm's bounds start
+        entry_start: list[np.ndarray] = []  # where the bounds of each entry holding some start
         held = 0
         for a, bounds in enumerate(self.bounds):
-            # zone of a table entry: the bounds in entries below it; where a bound falls,
-            # -1 - p: the entry's table p, one level finer (-1 in it where a bound falls)
-            keys = key32(bounds) >> np.uint32(32 - lut_bits - FINE_BITS)
-            at = (keys >> np.uint32(FINE_BITS)).astype(np.intp)
+            # zone of a table entry: the bounds in entries below it; where bounds fall,
+            # -1 - p: the entry's place p in entry_start, whose bounds a row's score is
+            # searched among
+            at = (key32(bounds) >> np.uint32(32 - lut_bits)).astype(np.intp)
             per_entry = np.bincount(at, minlength=size)
             table = lut[a * size : (a + 1) * size]
             np.cumsum(per_entry, out=table)
             table -= per_entry.astype(np.int32)
-            entries = np.unique(at)
-            below = table[entries] + np.int32(offsets[a])
             table += np.int32(offsets[a])
             table[:] = ids.take(table)
+            entries = np.unique(at)
             if not len(entries):
                 continue
             table[entries] = -1 - (held + np.arange(len(entries), dtype=np.int32))
-            sub = (keys & np.uint32((1 << FINE_BITS) - 1)).astype(np.intp)
-            where = np.searchsorted(entries, at) * (1 << FINE_BITS) + sub
-            per_sub = np.bincount(where, minlength=len(entries) << FINE_BITS)
-            per_sub = per_sub.reshape(len(entries), 1 << FINE_BITS)
-            finer = np.cumsum(per_sub, axis=1) - per_sub + below[:, None]
-            finer = ids.take(finer).astype(np.int32).ravel()
-            finer[where] = -1
-            fine.append(finer)
+            # (sorted bounds have sorted entries: each entry's bounds follow the last's)
+            entry_start.append(bound_start[a] + np.searchsorted(at, entries, "left"))
             held += len(entries)
         flat = (
             np.concatenate([np.asarray(b, dtype=np.float64) for b in self.bounds])
@@ -115,11 +110,11 @@ class Plan:
             low[i], shift[i] = self._split_key(a, z - int(offsets[a]))
         for name, value in (
             ("lut", lut),
-            ("fine", np.concatenate(fine) if fine else np.zeros(0, np.int32)),
+            ("entry_start", np.concatenate([*entry_start, [len(flat)]]).astype(np.int64)),
             ("_lut_bits", lut_bits),
             ("offsets", offsets),
             ("flat_bounds", flat),
-            ("bound_start", offsets - np.arange(n + 1)),  # where each algorithm's bounds start
+            ("bound_start", bound_start),
             ("zone_actions", actions),
             ("ids", ids),
             ("natural", natural),
