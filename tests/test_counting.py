@@ -141,7 +141,9 @@ def test_counts_equal_the_literal_transcription_across_blocks(kernel, n):
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("seed", range(4))
-def test_counts_equal_the_literal_transcription(kernel, dtype, seed):
+def test_counts_equal_the_literal_transcription(kernel, dtype, seed, monkeypatch):
+    if seed % 2:  # a plan without finer tables: every row of an entry with bounds searched
+        monkeypatch.setattr(Z, "_FINE_BYTES", 0)
     frame = frame_of(seed, dtype=dtype, algorithms=("b", "a", "c"), groups=("M", "F", "X"))
     # "c" and "X" are not in the plan: new labels after the plan's
     assert_literal(chunk_of(frame), plan_of(frame, seed, keep_new=seed % 2 == 1))
@@ -149,10 +151,14 @@ def test_counts_equal_the_literal_transcription(kernel, dtype, seed):
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("per_entry", [1, 2, 3, 7, 40])
-def test_bounds_packed_in_one_entry_of_the_table(kernel, per_entry):
+@pytest.mark.parametrize("finer", [True, False])
+def test_bounds_packed_in_one_entry_of_the_table(kernel, per_entry, finer, monkeypatch):
     """Bounds closer together than an entry of the lookup table (as a DET curve's windows
-    pack them): a row of such an entry is placed among its entry's bounds alone, as the
-    search among all the bounds places it, on a bound, beside one and between two."""
+    pack them): a row of such an entry is placed among its entry's bounds alone (after
+    its finer table, where the plan has them), as the search among all the bounds places
+    it, on a bound, beside one and between two."""
+    if not finer:  # a plan whose finer tables would be too large has none
+        monkeypatch.setattr(Z, "_FINE_BYTES", 0)
     rng = np.random.default_rng(per_entry)
     frame = frame_of(per_entry, n=4000)
     dense = np.unique(1.2345 + np.arange(per_entry) * 3e-6)  # within one entry
@@ -165,6 +171,7 @@ def test_bounds_packed_in_one_entry_of_the_table(kernel, per_entry):
     )
     plan = Z.Plan(("a", "b"), ("F", "M"), bounds, actions, 4)
     assert np.diff(plan.entry_start).max() == per_entry  # (one entry holds them all)
+    assert plan.fine_bits == (counting.FINE_BITS if finer else 0)
     assert_literal(chunk_of(frame), plan)
 
 

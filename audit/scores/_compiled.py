@@ -23,7 +23,7 @@ from audit.scores.counting import StaleLibrary
 
 #: The version of the C's interface this module binds (``AUDIT_KERNEL_ABI`` in
 #: ``_kernel.c``, raised with every change to the loops' names, arguments or ``Zones``).
-ABI = 2
+ABI = 3
 STALE = (
     "audit's compiled kernel ({path}) was built from other source than this audit's "
     "({reason}); install audit again (make install, or pip install -e .) to rebuild it"
@@ -58,6 +58,8 @@ class _Zones(ctypes.Structure):
     _fields_ = [
         ("lut", _P),
         ("lut_bits", _I64),
+        ("fine_bits", _I64),
+        ("fine", _P),
         ("entry_start", _P),
         ("bounds", _P),
         ("bound_start", _P),
@@ -140,17 +142,18 @@ def _codes(*codes) -> tuple[list[np.ndarray], int]:
     return [_in(c, dtype) for c in codes], _CODES[dtype]
 
 
-def _zones(lut, lut_bits, entry_start, bounds, bound_start, zone_start, ids, first_split,
-           split_low, split_shift, n_bits, first_keep) -> tuple[_Zones, list]:  # fmt: skip
+def _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,
+           first_split, split_low, split_shift, n_bits, first_keep) -> tuple[_Zones, list]:  # fmt: skip
     held = [
-        _in(lut, np.int32), _in(entry_start, np.int64), _in(bounds, np.float64),
-        _in(bound_start, np.int64), _in(zone_start, np.int64), _in(ids, np.int32),
-        _in(split_low, np.uint64), _in(split_shift, np.uint64),
+        _in(lut, np.int32), _in(fine, np.int32), _in(entry_start, np.int64),
+        _in(bounds, np.float64), _in(bound_start, np.int64), _in(zone_start, np.int64),
+        _in(ids, np.int32), _in(split_low, np.uint64), _in(split_shift, np.uint64),
     ]  # fmt: skip
     address = [a.ctypes.data for a in held]
     zones = _Zones(
-        address[0], lut_bits, address[1], address[2], address[3], address[4],
-        address[5], first_split, address[6], address[7], len(held[6]), n_bits, first_keep,
+        address[0], lut_bits, fine_bits, address[1], address[2], address[3], address[4],
+        address[5], address[6], first_split, address[7], address[8], len(held[7]), n_bits,
+        first_keep,
     )  # fmt: skip
     return zones, held  # the arrays held while the C reads them
 
@@ -158,7 +161,7 @@ def _zones(lut, lut_bits, entry_start, bounds, bound_start, zone_start, ids, fir
 def zones(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, a_new, g_map, n_groups, table, n_codes,  # codes to indices and segments
-    lut, lut_bits, entry_start, bounds, bound_start, zone_start, ids,  # the plan's zones
+    lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,  # zones
     first_split, split_low, split_shift, n_bits,  # its SPLIT zones
     first_keep, plan_zones, keep_new, width,
     counts, split, kept_at, kept_zone,
@@ -170,7 +173,7 @@ def zones(
     score, s_type = _score(score)
     (algorithm, group_1, group_2), c_type = _codes(algorithm, group_1, group_2)
     mated = _in(mated, np.uint8)
-    plan, held = _zones(lut, lut_bits, entry_start, bounds, bound_start, zone_start, ids,
+    plan, held = _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,
                         first_split, split_low, split_shift, n_bits, first_keep)  # fmt: skip
     a_plan, a_new, g_map = (_in(x, np.int64) for x in (a_plan, a_new, g_map))
     table = _in(table, np.int16)
@@ -191,7 +194,7 @@ def zones(
 def zones_known(
     score, algorithm, group_1, group_2, mated,  # the rows
     a_plan, table, n_codes,  # codes to the plan's algorithms, and to segments
-    lut, lut_bits, entry_start, bounds, bound_start, zone_start, ids,  # the plan's zones
+    lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,  # zones
     first_split, split_low, split_shift, n_bits,  # its SPLIT zones
     first_keep, width,
     counts, split, kept_at, kept_zone, kept_segment,
@@ -205,7 +208,7 @@ def zones_known(
     score, s_type = _score(score)
     (algorithm, group_1, group_2), c_type = _codes(algorithm, group_1, group_2)
     mated = _in(mated, np.uint8)
-    plan, held = _zones(lut, lut_bits, entry_start, bounds, bound_start, zone_start, ids,
+    plan, held = _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,
                         first_split, split_low, split_shift, n_bits, first_keep)  # fmt: skip
     a_plan, table = _in(a_plan, np.int64), _in(table, np.int16)
     n = len(score)

@@ -10,9 +10,11 @@
  * 2 int32).
  *
  * A row's zone: the lookup table on the top lut_bits bits of the order key of its
- * score rounded to float32, and where the entry holds bounds, a binary search of the
- * float64 score among those bounds alone (rounding never reverses an order: the bounds
- * of the entries below lie below the score, those of the entries above, above it).
+ * score rounded to float32; where the entry holds bounds, one level finer (fine_bits
+ * more, where the plan has finer tables), and a binary search of the float64 score
+ * among the entry's bounds alone where that level holds one too (rounding never
+ * reverses an order: the bounds of the entries below lie below the score, those of the
+ * entries above, above it).
  * Places in the tables are computed as unsigned integers.
  */
 
@@ -59,6 +61,8 @@ static inline uint64_t key64(double x)
 typedef struct {
     const int32_t *lut;
     int64_t lut_bits;
+    int64_t fine_bits; /* 0: no finer tables */
+    const int32_t *fine;
     const int64_t *entry_start; /* where the bounds of each entry holding some start */
     const double *bounds;
     const int64_t *bound_start;
@@ -73,17 +77,25 @@ typedef struct {
 } Zones;
 
 /* The zone id of score x (its float32 rounding's key: key) of the plan's algorithm a.
- * A row of an entry holding bounds is placed among that entry's bounds alone, not
- * through a finer table for each such entry: where many bounds cover the scores, as a
- * DET curve's windows do, nearly every row reads such an entry (87% of the rows of
- * benchmarks/bench_scale.py under a report's plan of 22,000 bounds an algorithm), and a
- * chunk of 2^20 of them took 58-67 ms through finer tables of 9 MB, 39-43 ms this way. */
+ * A row of an entry holding bounds is read in the entry's finer table, where the plan
+ * has them, and placed among the entry's bounds alone where that holds a bound too, or
+ * where the plan has none: where many bounds cover the scores, as a DET curve's windows
+ * do, nearly every row reads such an entry, and finer tables for them all would not stay
+ * in the cache (_FINE_BYTES in zones.py). */
 static inline int64_t zone_of(const Zones *p, uint64_t a, uint32_t key, double x)
 {
     int64_t z = p->lut[(a << p->lut_bits) + (uint64_t)(key >> (32 - p->lut_bits))];
-    if (z < 0) { /* the entry's bounds (at least one) at or below x, by halves without
-                    a branch to mispredict: b[0] <= x is known, or b is the first */
+    if (z < 0) {
         uint64_t entry = (uint64_t)(-1 - z);
+        if (p->fine_bits) {
+            uint32_t finer = (uint32_t)(32 - p->lut_bits - p->fine_bits);
+            uint32_t mask = (UINT32_C(1) << p->fine_bits) - 1;
+            z = p->fine[(entry << p->fine_bits) + (uint64_t)((key >> finer) & mask)];
+            if (z >= 0)
+                return z;
+        }
+        /* the entry's bounds (at least one) at or below x, by halves without a branch
+           to mispredict: b[0] <= x is known, or b is the first */
         const double *b = p->bounds + p->entry_start[entry];
         uint64_t n = (uint64_t)(p->entry_start[entry + 1] - p->entry_start[entry]);
         while (n > 1) {
@@ -324,7 +336,7 @@ EXPORT double audit_least_at_or_above(int64_t n, const double *values, double t)
  * Raised with every change to them; audit/scores/_compiled.py refuses a library of
  * another version before calling anything (a library built from older source, as an
  * editable install keeps until it is installed again, would read its arguments wrong). */
-#define AUDIT_KERNEL_ABI 2
+#define AUDIT_KERNEL_ABI 3
 
 EXPORT int64_t audit_kernel_abi(void) { return AUDIT_KERNEL_ABI; }
 

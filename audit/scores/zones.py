@@ -27,13 +27,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audit.scores import counting
-from audit.scores.counting import LUT_BITS, key32, key64, unkey64
+from audit.scores.counting import FINE_BITS, LUT_BITS, key32, key64, unkey64
 from audit.tables.chunks import Chunk, Options, Piece, read_chunk
 
 COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in sub-zones
 
 #: Entries of the lookup tables of all algorithms together, at most.
 _LUT_ENTRIES = 1 << 23
+#: Bytes of finer tables above which a plan has none (see :class:`Plan`): side by side on
+#: a chunk of 2^20 rows of ``benchmarks/bench_scale.py``, a sweep's plan (finer tables of
+#: a few kB) counted in 5.7-6.0 ms with them and 8.0-8.5 ms without; a report's plan of
+#: 22,000 bounds an algorithm (9.3 MB of them) in 58-67 ms with them, 39-43 ms without.
+_FINE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -77,26 +82,43 @@ class Plan:
         size = 1 << lut_bits
         lut = np.empty(n * size, dtype=np.int32)
         bound_start = offsets - np.arange(n + 1)  # where each algorithm's bounds start
+        keys = [key32(b) >> np.uint32(32 - lut_bits - FINE_BITS) for b in self.bounds]
+        at = [(k >> np.uint32(FINE_BITS)).astype(np.intp) for k in keys]
+        # finer tables for the entries holding bounds, where they are few enough to stay
+        # in the cache; else each such row is placed among its entry's bounds alone
+        finer_bits = FINE_BITS
+        if sum(len(np.unique(e)) for e in at) << (FINE_BITS + 2) > _FINE_BYTES:
+            finer_bits = 0
         entry_start: list[np.ndarray] = []  # where the bounds of each entry holding some start
+        fine: list[np.ndarray] = []  # the finer tables, finer_bits more bits each
         held = 0
-        for a, bounds in enumerate(self.bounds):
+        for a in range(n):
             # zone of a table entry: the bounds in entries below it; where bounds fall,
-            # -1 - p: the entry's place p in entry_start, whose bounds a row's score is
-            # searched among
-            at = (key32(bounds) >> np.uint32(32 - lut_bits)).astype(np.intp)
-            per_entry = np.bincount(at, minlength=size)
+            # -1 - p: the entry's place p in entry_start (and its finer table, -1 in it
+            # where a bound falls), whose bounds a row's score is searched among
+            per_entry = np.bincount(at[a], minlength=size)
             table = lut[a * size : (a + 1) * size]
             np.cumsum(per_entry, out=table)
             table -= per_entry.astype(np.int32)
+            entries = np.unique(at[a])
+            below = table[entries] + np.int32(offsets[a])
             table += np.int32(offsets[a])
             table[:] = ids.take(table)
-            entries = np.unique(at)
             if not len(entries):
                 continue
             table[entries] = -1 - (held + np.arange(len(entries), dtype=np.int32))
             # (sorted bounds have sorted entries: each entry's bounds follow the last's)
-            entry_start.append(bound_start[a] + np.searchsorted(at, entries, "left"))
+            entry_start.append(bound_start[a] + np.searchsorted(at[a], entries, "left"))
             held += len(entries)
+            if finer_bits:
+                sub = (keys[a] & np.uint32((1 << FINE_BITS) - 1)).astype(np.intp)
+                where = np.searchsorted(entries, at[a]) * (1 << FINE_BITS) + sub
+                per_sub = np.bincount(where, minlength=len(entries) << FINE_BITS)
+                per_sub = per_sub.reshape(len(entries), 1 << FINE_BITS)
+                finer = np.cumsum(per_sub, axis=1) - per_sub + below[:, None]
+                finer = ids.take(finer).astype(np.int32).ravel()
+                finer[where] = -1
+                fine.append(finer)
         flat = (
             np.concatenate([np.asarray(b, dtype=np.float64) for b in self.bounds])
             if n
@@ -111,6 +133,8 @@ class Plan:
         for name, value in (
             ("lut", lut),
             ("entry_start", np.concatenate([*entry_start, [len(flat)]]).astype(np.int64)),
+            ("fine_bits", finer_bits),
+            ("fine", np.concatenate(fine) if fine else np.zeros(0, np.int32)),
             ("_lut_bits", lut_bits),
             ("offsets", offsets),
             ("flat_bounds", flat),
