@@ -14,7 +14,7 @@ passes that answer them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,9 @@ class Window:
     by_segment: list[np.ndarray]
     ordered: bool = True
     scans: int = 0
+    #: Segments sorted (in place) while the others are not: those an order statistic
+    #: of many ranks was asked of.
+    sorted_segments: set = field(default_factory=set)
 
     def population(self, columns: tuple) -> np.ndarray:
         """The scores of some segments, sorted."""
@@ -56,12 +59,15 @@ class Window:
             return np.broadcast_to(self.lo, (sum(len(self.by_segment[c]) for c in columns),))
         return np.sort(np.concatenate([self.by_segment[c] for c in columns]))
 
-    def sort(self) -> None:
-        """Sort the scores of each segment (in place)."""
-        if not self.ordered:
-            for scores in self.by_segment:
-                scores.sort()
-            self.ordered = True
+    def sort(self, columns: tuple | None = None) -> None:
+        """Sort the scores of each segment, or of the segments ``columns`` (in place)."""
+        if self.ordered:
+            return
+        for c in range(len(self.by_segment)) if columns is None else columns:
+            if c not in self.sorted_segments:
+                self.by_segment[c].sort()
+                self.sorted_segments.add(c)
+        self.ordered = len(self.sorted_segments) == len(self.by_segment)
 
     def scan(self) -> bool:
         """Count one more question; True when it is to be answered by a scan (the
@@ -98,7 +104,7 @@ class Window:
         return kth_of_many(segments, ranks)
 
     def kth(self, columns: tuple, ranks: np.ndarray) -> np.ndarray:
-        """The scores at 0-based ascending ranks among some segments of a sorted window,
+        """The scores at 0-based ascending ranks among some sorted segments of a window,
         found in the segments themselves (:func:`audit.scores.runs.kth_of_sorted`): no
         sorted copy of them together, which a window of millions of scores took
         seconds to make, again for each set of segments asked of it."""
@@ -239,8 +245,8 @@ class StreamedStats(SufficientStatistics):
                 out[here] = window.select(columns, inside)
             elif (a, window.lo, columns) in self._sorted:  # (a sample's, planning on it)
                 out[here] = self._sorted[a, window.lo, columns][inside]
-            else:  # sorted in place, once, for every question after
-                window.sort()
+            else:  # its segments sorted in place, once, for every question after
+                window.sort(columns)
                 out[here] = window.kth(columns, inside)
             found.update(zip(ranks[here].tolist(), out[here].tolist(), strict=True))
         return out
