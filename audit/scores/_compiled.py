@@ -142,8 +142,9 @@ def _codes(*codes) -> tuple[list[np.ndarray], int]:
     return [_in(c, dtype) for c in codes], _CODES[dtype]
 
 
-def _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,
-           first_split, split_low, split_shift, n_bits, first_keep) -> tuple[_Zones, list]:  # fmt: skip
+def _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start,
+           ids, first_split, split_low, split_shift, n_bits,
+           first_keep) -> tuple[_Zones, list]:  # fmt: skip
     held = [
         _in(lut, np.int32), _in(fine, np.int32), _in(entry_start, np.int64),
         _in(bounds, np.float64), _in(bound_start, np.int64), _in(zone_start, np.int64),
@@ -173,8 +174,9 @@ def zones(
     score, s_type = _score(score)
     (algorithm, group_1, group_2), c_type = _codes(algorithm, group_1, group_2)
     mated = _in(mated, np.uint8)
-    plan, held = _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,
-                        first_split, split_low, split_shift, n_bits, first_keep)  # fmt: skip
+    plan, held = _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start,
+                        zone_start, ids, first_split, split_low, split_shift, n_bits,
+                        first_keep)  # fmt: skip
     a_plan, a_new, g_map = (_in(x, np.int64) for x in (a_plan, a_new, g_map))
     table = _in(table, np.int16)
     n = len(score)
@@ -208,8 +210,9 @@ def zones_known(
     score, s_type = _score(score)
     (algorithm, group_1, group_2), c_type = _codes(algorithm, group_1, group_2)
     mated = _in(mated, np.uint8)
-    plan, held = _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start, zone_start, ids,
-                        first_split, split_low, split_shift, n_bits, first_keep)  # fmt: skip
+    plan, held = _zones(lut, lut_bits, fine_bits, fine, entry_start, bounds, bound_start,
+                        zone_start, ids, first_split, split_low, split_shift, n_bits,
+                        first_keep)  # fmt: skip
     a_plan, table = _in(a_plan, np.int64), _in(table, np.int16)
     n = len(score)
     if min(len(kept_at), len(kept_zone), len(kept_segment)) < n:
