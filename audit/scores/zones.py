@@ -36,8 +36,9 @@ COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in s
 _LUT_ENTRIES = 1 << 23
 #: Bytes of finer tables above which a plan has none (see :class:`Plan`): side by side on
 #: a chunk of 2^20 rows of ``benchmarks/bench_scale.py``, a sweep's plan (finer tables of
-#: a few kB) counted in 5.7-6.0 ms with them and 8.0-8.5 ms without; a report's plan of
-#: 22,000 bounds an algorithm (9.3 MB of them) in 58-67 ms with them, 39-43 ms without.
+#: a few kB) counted in 5.1-5.5 ms with them and 8.0-8.5 ms without; a report's plan of
+#: 22,000 bounds an algorithm (9.3 MB of them) in 42-63 ms with them, 34-40 ms without
+#: (four pairs alternating, at a load of about 2).
 _FINE_BYTES = 1 << 20
 
 
@@ -84,10 +85,11 @@ class Plan:
         bound_start = offsets - np.arange(n + 1)  # where each algorithm's bounds start
         keys = [key32(b) >> np.uint32(32 - lut_bits - FINE_BITS) for b in self.bounds]
         at = [(k >> np.uint32(FINE_BITS)).astype(np.intp) for k in keys]
+        holding = [np.unique(e) for e in at]  # the entries holding bounds, per algorithm
         # finer tables for the entries holding bounds, where they are few enough to stay
         # in the cache; else each such row is placed among its entry's bounds alone
         finer_bits = FINE_BITS
-        if sum(len(np.unique(e)) for e in at) << (FINE_BITS + 2) > _FINE_BYTES:
+        if sum(len(e) for e in holding) << (FINE_BITS + 2) > _FINE_BYTES:
             finer_bits = 0
         entry_start: list[np.ndarray] = []  # where the bounds of each entry holding some start
         fine: list[np.ndarray] = []  # the finer tables, finer_bits more bits each
@@ -100,7 +102,7 @@ class Plan:
             table = lut[a * size : (a + 1) * size]
             np.cumsum(per_entry, out=table)
             table -= per_entry.astype(np.int32)
-            entries = np.unique(at[a])
+            entries = holding[a]
             below = table[entries] + np.int32(offsets[a])
             table += np.int32(offsets[a])
             table[:] = ids.take(table)
