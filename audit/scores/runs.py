@@ -116,6 +116,18 @@ def equal_error(mated: Run, nonmated: Run) -> tuple[float, float, float, float]:
     return (fmr + fnmr) / 2.0, at, float(fmr), float(fnmr)
 
 
+def least_at_or_above(arrays: list[np.ndarray], thresholds) -> np.ndarray:
+    """The least value of sorted arrays taken together at or above each threshold (+inf
+    where none is), by a search in each."""
+    t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
+    least = np.full(len(t), np.inf)
+    for s in arrays:
+        if len(s):
+            at = np.searchsorted(s, t, "left")
+            np.minimum(least, s[np.minimum(at, len(s) - 1)], out=least, where=at < len(s))
+    return least
+
+
 #: Scores an array, on average, from which :func:`kth_of_sorted` searches the sorted arrays
 #: rather than select in a copy of them all: a search costs about 64 steps of one
 #: :func:`numpy.searchsorted` an array (some 0.2 ms an array), a selection about 4 ns a

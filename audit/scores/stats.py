@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import UnknownNameError
-from audit.scores.runs import Run, cut_points, equal_error, kth_of_sorted
+from audit.scores.runs import Run, cut_points, equal_error, kth_of_sorted, least_at_or_above
 from audit.tables.scores import UNKNOWN_ALGORITHM
 from audit.validation import Names, validate_params
 
@@ -152,13 +152,7 @@ class ScoreStats(SufficientStatistics):
 
     def smallest_at_or_above(self, a: int, thresholds) -> np.ndarray:
         """The smallest score of algorithm ``a`` at or above each threshold (inf if none)."""
-        t = np.atleast_1d(np.asarray(thresholds, dtype="float64"))
-        observed = np.full(len(t), np.inf)
-        for s in self.segments(a):
-            if len(s):
-                at = np.searchsorted(s, t, "left")
-                np.minimum(observed, s[np.minimum(at, len(s) - 1)], out=observed, where=at < len(s))
-        return observed
+        return least_at_or_above(self.segments(a), thresholds)
 
     def equal_error(self, a: int, g: int) -> tuple[float, float, float, float]:
         """(eer, internal threshold, fmr, fnmr) of group ``g`` (it has mated and

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from audit.scores import counting
-from audit.scores.runs import Run, equal_error, kth_of_many, kth_of_sorted
+from audit.scores.runs import Run, equal_error, kth_of_many, kth_of_sorted, least_at_or_above
 from audit.scores.stats import SufficientStatistics
 from audit.scores.zones import COUNT, KEEP, SPLIT, Partial, Plan
 
@@ -114,10 +114,9 @@ class Window:
 
     def least_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments of a sorted window at or above ``t``
-        (None when none is), by a search in each."""
-        found = [s[i] for s in (self.by_segment[c] for c in columns)
-                 if (i := np.searchsorted(s, t, "left")) < len(s)]  # fmt: skip
-        return float(min(found)) if found else None
+        (None when none is; scores are finite), by a search in each."""
+        least = float(least_at_or_above([self.by_segment[c] for c in columns], t)[0])
+        return None if least == np.inf else least
 
     def smallest_at_or_above(self, columns: tuple, t: float) -> float | None:
         """The smallest score of some segments at or above ``t`` (None when none is), by
