@@ -22,8 +22,8 @@ built); :func:`use` chooses, for tests and benchmarks.
 
 A row's zone is read from the plan's lookup table on the top bits of the order
 key of its score rounded to float32 (:func:`audit.scores.zones.key32`; rounding
-never reverses an order), one level finer where an entry holds a bound (where the
-plan's finer tables are small), and by a binary search of the float64 score among
+never reverses an order), one level finer where an entry holds a bound (up to
+:data:`FINE_BITS` more bits, as many as keep the plan's finer tables small), and by a binary search of the float64 score among
 the bounds of its entry where the entry (or its finer one) holds some.  Its segment
 is ``g`` (mated, group ``g``), ``G + g`` (within-group non-mated) or ``2G``
 (cross-group non-mated).
@@ -37,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-#: Bits of the float32 order key resolved by the lookup table of zones, and by its
+#: Bits of the float32 order key resolved by the lookup table of zones, and at most by its
 #: finer tables for the entries holding a bound (where a plan has them).  18 bits count a
 #: chunk as fast as 20 (4.2 ms against 4.4 for 2^20 rows of two algorithms) and build a
 #: plan's table in 4 ms instead of 20.

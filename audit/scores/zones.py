@@ -34,11 +34,15 @@ COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in s
 
 #: Entries of the lookup tables of all algorithms together, at most.
 _LUT_ENTRIES = 1 << 23
-#: Bytes of finer tables above which a plan has none (see :class:`Plan`): side by side on
-#: a chunk of 2^20 rows of ``benchmarks/bench_scale.py``, a sweep's plan (finer tables of
-#: a few kB) counted in 5.1-5.5 ms with them and 8.0-8.5 ms without; a report's plan of
-#: 22,000 bounds an algorithm (9.3 MB of them) in 42-63 ms with them, 34-40 ms without
-#: (four pairs alternating, at a load of about 2).
+#: Bytes the finer tables of a plan take at most (see :class:`Plan`): each table resolves
+#: as many bits of :data:`~audit.scores.counting.FINE_BITS` as keep them all within it,
+#: and a plan of more entries holding bounds than one bit allows has none.  Side by side
+#: on a chunk of 2^20 rows of ``benchmarks/bench_scale.py``, a sweep's plan (finer tables
+#: of a few kB) counted in 5.1-5.5 ms with 8 bits and 8.0-8.5 ms without; a report's plan
+#: of 22,000 bounds an algorithm (8,800 entries holding them: 9.3 MB at 8 bits) in 42-63
+#: ms at 8 bits, 34-40 ms without (four pairs alternating, at a load of about 2), and
+#: 27.7-28.5 ms at the 4 bits 1 MB holds against 29.4-31.1 ms without (the least of 40
+#: rounds, three runs alternating, at a load of 1.3-2.3).
 _FINE_BYTES = 1 << 20
 
 
@@ -86,11 +90,11 @@ class Plan:
         keys = [key32(b) >> np.uint32(32 - lut_bits - FINE_BITS) for b in self.bounds]
         at = [(k >> np.uint32(FINE_BITS)).astype(np.intp) for k in keys]
         holding = [np.unique(e) for e in at]  # the entries holding bounds, per algorithm
-        # finer tables for the entries holding bounds, where they are few enough to stay
-        # in the cache; else each such row is placed among its entry's bounds alone
+        # finer tables for the entries holding bounds, of as many bits as stay in the
+        # cache; without them each such row is placed among its entry's bounds alone
         finer_bits = FINE_BITS
-        if sum(len(e) for e in holding) << (FINE_BITS + 2) > _FINE_BYTES:
-            finer_bits = 0
+        while finer_bits and sum(len(e) for e in holding) << (finer_bits + 2) > _FINE_BYTES:
+            finer_bits -= 1
         entry_start: list[np.ndarray] = []  # where the bounds of each entry holding some start
         fine: list[np.ndarray] = []  # the finer tables, finer_bits more bits each
         held = 0
@@ -113,10 +117,11 @@ class Plan:
             entry_start.append(bound_start[a] + np.searchsorted(at[a], entries, "left"))
             held += len(entries)
             if finer_bits:
-                sub = (keys[a] & np.uint32((1 << FINE_BITS) - 1)).astype(np.intp)
-                where = np.searchsorted(entries, at[a]) * (1 << FINE_BITS) + sub
-                per_sub = np.bincount(where, minlength=len(entries) << FINE_BITS)
-                per_sub = per_sub.reshape(len(entries), 1 << FINE_BITS)
+                sub = keys[a] >> np.uint32(FINE_BITS - finer_bits)
+                sub = (sub & np.uint32((1 << finer_bits) - 1)).astype(np.intp)
+                where = np.searchsorted(entries, at[a]) * (1 << finer_bits) + sub
+                per_sub = np.bincount(where, minlength=len(entries) << finer_bits)
+                per_sub = per_sub.reshape(len(entries), 1 << finer_bits)
                 finer = np.cumsum(per_sub, axis=1) - per_sub + below[:, None]
                 finer = ids.take(finer).astype(np.int32).ravel()
                 finer[where] = -1
