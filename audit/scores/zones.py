@@ -36,14 +36,17 @@ COUNT, KEEP, SPLIT = 0, 1, 2  # a zone's rows are counted, kept, or counted in s
 _LUT_ENTRIES = 1 << 23
 #: Bytes the finer tables of a plan take at most (see :class:`Plan`): each table resolves
 #: as many bits of :data:`~audit.scores.counting.FINE_BITS` as keep them all within it,
-#: and a plan of more entries holding bounds than one bit allows has none.  Side by side
-#: on a chunk of 2^20 rows of ``benchmarks/bench_scale.py``, a sweep's plan (finer tables
-#: of a few kB) counted in 5.1-5.5 ms with 8 bits and 8.0-8.5 ms without; a report's plan
-#: of 22,000 bounds an algorithm (8,800 entries holding them: 9.3 MB at 8 bits) in 42-63
-#: ms at 8 bits, 34-40 ms without (four pairs alternating, at a load of about 2), and
-#: 27.7-28.5 ms at the 4 bits 1 MB holds against 29.4-31.1 ms without (the least of 40
-#: rounds, three runs alternating, at a load of 1.3-2.3).
-_FINE_BYTES = 1 << 20
+#: and a plan of more entries holding bounds than one bit allows has none.  More bits
+#: leave fewer rows to search among their entry's bounds, and tables too large for the
+#: cache cost more than that saves.  On a chunk of 2^20 rows of
+#: ``benchmarks/bench_scale.py`` (the least of 30 rounds, the variants alternating): the
+#: streamed report's plan of 22,000 bounds an algorithm at 2 GB (8,800 entries holding
+#: bounds) counts in 30.5 ms without finer tables, 29.3 at 4 bits, 25.5 at 5, 23.0 at 6
+#: (2.25 MB), 25.8 at 7 and 28.3 at 8 (9 MB); at 400 MB, 30.7 ms without and 24.3 at 6
+#: bits; at 4 GB (4,200 entries), 24.1 ms without, 20.6 at 6 bits (1.08 MB), 21.1 at 7
+#: (2.17 MB) and 22.0 at 8.  A sweep's plan has 8-bit tables of a few kB (5.1-5.5 ms a
+#: chunk, 8.0-8.5 without).
+_FINE_BYTES = 5 << 19
 
 
 @dataclass(frozen=True)
