@@ -151,13 +151,14 @@ def test_counts_equal_the_literal_transcription(kernel, dtype, seed, monkeypatch
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("per_entry", [1, 2, 3, 7, 40])
-@pytest.mark.parametrize("finer", [counting.FINE_BITS, 3, 1, 0])
+@pytest.mark.parametrize("finer", [counting.FINE_BITS, 5, 4, 3, 0])
 def test_bounds_packed_in_one_entry_of_the_table(kernel, per_entry, finer, monkeypatch):
     """Bounds closer together than an entry of the lookup table (as a DET curve's windows
     pack them): a row of such an entry is placed among its entry's bounds alone (after
     its finer table, where the plan has them), as the search among all the bounds places
     it, on a bound, beside one and between two; with finer tables of fewer bits, where a
-    plan's full ones would not fit the bytes allowed, and with none."""
+    plan's full ones would not fit the bytes allowed, and with none, where fewer than
+    the least bits would."""
     rng = np.random.default_rng(per_entry)
     frame = frame_of(per_entry, n=4000)
     dense = np.unique(1.2345 + np.arange(per_entry) * 3e-6)  # within one entry
@@ -173,6 +174,7 @@ def test_bounds_packed_in_one_entry_of_the_table(kernel, per_entry, finer, monke
     monkeypatch.setattr(Z, "_FINE_BYTES", (held << (finer + 3)) - 1)
     plan = Z.Plan(("a", "b"), ("F", "M"), bounds, actions, 4)
     assert np.diff(plan.entry_start).max() == per_entry  # (one entry holds them all)
+    finer = finer if finer >= Z._FINE_LEAST else 0
     assert plan.fine_bits == finer
     assert len(plan.fine) == (held << finer if finer else 0)
     assert_literal(chunk_of(frame), plan)

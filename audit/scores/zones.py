@@ -47,6 +47,11 @@ _LUT_ENTRIES = 1 << 23
 #: (2.17 MB) and 22.0 at 8.  A sweep's plan has 8-bit tables of a few kB (5.1-5.5 ms a
 #: chunk, 8.0-8.5 without).
 _FINE_BYTES = 5 << 19
+#: Bits of the finer tables, at least: with fewer, so many rows are still searched among
+#: their entry's bounds that the tables cost more than they save (the report's plan at
+#: 2 GB above: 33.8 ms at 2 bits and 34.1 at 3, against 31.4 without, 30.9 at 4 and
+#: 27.7 at 5).
+_FINE_LEAST = 4
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class Plan:
         finer_bits = FINE_BITS
         while finer_bits and sum(len(e) for e in holding) << (finer_bits + 2) > _FINE_BYTES:
             finer_bits -= 1
+        finer_bits = finer_bits if finer_bits >= _FINE_LEAST else 0
         entry_start: list[np.ndarray] = []  # where the bounds of each entry holding some start
         fine: list[np.ndarray] = []  # the finer tables, finer_bits more bits each
         held = 0
