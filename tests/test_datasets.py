@@ -228,6 +228,24 @@ def test_short_reasons():
     assert short_reason(RuntimeError("boom")) == "RuntimeError"
 
 
+def test_only_a_download_imports_requests():
+    """requests (and urllib3, charset_normalizer) is imported where a file is downloaded,
+    not by the command nor by what a report's kernels import before their notebooks,
+    which the server they are forked from waits on (0.25 s of its start)."""
+    import subprocess
+    import sys
+
+    from audit.report import forkserver, kernels
+
+    modules = ["audit.cli", "audit.report.runner", *forkserver.KERNEL_MODULES, *kernels.PRELOAD]
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules)
+    code += "print(sorted({'requests', 'urllib3', 'charset_normalizer'} & set(sys.modules)))\n"
+    code += "import audit.sources.download as d; d.short_reason(TimeoutError())\n"
+    code += "print(sorted({'requests'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:2] == ["[]", "['requests']"]
+
+
 def test_a_download_from_a_mirror_is_verified_and_cached(frvt11_file, http_folder, tmp_path):
     served, base = http_folder
     shutil.copy(frvt11_file, served / FRVT11)

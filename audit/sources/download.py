@@ -19,8 +19,6 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
-import requests
-
 from audit.config import import_pooch
 
 #: Seconds to wait for the server to answer or send the next block.
@@ -68,11 +66,14 @@ def short_reason(error: BaseException) -> str:
     """Why a download failed, in a few words: the kind of failure, not the text of the
     exceptions (a requests ``ConnectionError`` prints a whole urllib3 chain).
 
+    >>> import requests
     >>> short_reason(requests.ConnectionError(socket.gaierror(-2, "Name or service not known")))
     'the host name could not be resolved: no network, or no DNS'
     >>> short_reason(TimeoutError())
     'no answer within 60 s'
     """
+    import requests  # (imported where a download is made: not by every command)
+
     causes = list(_causes(error))
     for cause in causes:
         response = getattr(cause, "response", None)
@@ -136,6 +137,8 @@ def fetch(
         if actual != sha256:
             raise mismatch(str(target), actual)
         return target
+    import requests
+
     # stream=False: the body is read whole, so even an error response closes its socket
     pooch = import_pooch()
     http = pooch.HTTPDownloader(progressbar=False, timeout=TIMEOUT, stream=False)
