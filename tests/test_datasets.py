@@ -231,7 +231,7 @@ def test_short_reasons():
 def test_only_a_download_imports_requests():
     """requests (and urllib3, charset_normalizer) is imported where a file is downloaded,
     not by the command nor by what a report's kernels import before their notebooks,
-    which the server they are forked from waits on (0.25 s of its start)."""
+    which the server they are forked from waits on (0.15-0.2 CPU-s of its start)."""
     import subprocess
     import sys
 

@@ -23,10 +23,10 @@ built); :func:`use` chooses, for tests and benchmarks.
 A row's zone is read from the plan's lookup table on the top bits of the order
 key of its score rounded to float32 (:func:`audit.scores.zones.key32`; rounding
 never reverses an order), one level finer where an entry holds a bound (up to
-:data:`FINE_BITS` more bits, as many as keep the plan's finer tables small), and by a binary search of the float64 score among
-the bounds of its entry where the entry (or its finer one) holds some.  Its segment
-is ``g`` (mated, group ``g``), ``G + g`` (within-group non-mated) or ``2G``
-(cross-group non-mated).
+:data:`FINE_BITS` more bits, as many as keep the plan's finer tables small), and by
+a binary search of the float64 score among the bounds of its entry where the entry
+(or its finer one) holds some.  Its segment is ``g`` (mated, group ``g``), ``G + g``
+(within-group non-mated) or ``2G`` (cross-group non-mated).
 """
 
 from __future__ import annotations

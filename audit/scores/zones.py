@@ -49,8 +49,8 @@ _LUT_ENTRIES = 1 << 23
 _FINE_BYTES = 5 << 19
 #: Bits of the finer tables, at least: with fewer, so many rows are still searched among
 #: their entry's bounds that the tables cost more than they save (the report's plan at
-#: 2 GB above: 33.8 ms at 2 bits and 34.1 at 3, against 31.4 without, 30.9 at 4 and
-#: 27.7 at 5).
+#: 2 GB above, in a run of its own: 33.8 ms at 2 bits and 34.1 at 3, against 31.4
+#: without, 30.9 at 4 and 27.7 at 5).
 _FINE_LEAST = 4
 
 
