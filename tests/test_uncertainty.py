@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from audit import scores as scores_module
@@ -402,6 +404,43 @@ def test_crossing_statistics_read_the_crossing_as_ffmc_does():
     assert (
         point["fdr.crossing.median"] == ffmc.ffmc1(table, "fdr").summary["crossing_alpha"] == 0.51
     )
+
+
+_HALF_NEIGHBOURS = [0.5, np.nextafter(0.5, 0.0), np.nextafter(0.5, 1.0), 0.0, 1.0, 0.25, 0.75]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(
+            st.one_of(
+                st.sampled_from(_HALF_NEIGHBOURS),
+                st.floats(0.0, 1.0),
+                st.sampled_from([np.nan, np.inf, -np.inf]),
+            ),
+            min_size=9,
+            max_size=9,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    columns=st.integers(1, 9),
+)
+def test_the_median_above_one_half_is_the_sorted_medians(rows, columns):
+    """Decided by counting, whether the median of each row exceeds 1/2 is what the median
+    itself says: ``nanmedian`` (NaN left out, an all-NaN row never above) and, where no
+    value is NaN, ``np.median``; odd and even rows, values at 1/2 and either side of it,
+    and infinities."""
+    from audit.analysis.quantiles import nanmedian
+
+    values = np.array(rows, dtype=np.float64)[:, :columns]
+    expected = nanmedian(values, axis=-1) > 0.5
+    np.testing.assert_array_equal(results._median_above_half(values), expected)
+    whole = ~np.isnan(values).any(axis=-1)
+    if whole.any():
+        with np.errstate(invalid="ignore"):
+            median = np.median(values[whole], axis=-1)
+        np.testing.assert_array_equal(results._median_above_half(values[whole]), median > 0.5)
 
 
 def test_frontier_tie_tolerance_is_the_pareto_modules():

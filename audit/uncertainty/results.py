@@ -141,6 +141,35 @@ def _ranks(values: np.ndarray, higher_is_fairer: bool) -> np.ndarray:
 CROSSING_CHUNK = 16
 
 
+def _median_above_half(values: np.ndarray) -> np.ndarray:
+    """Whether the median along the last axis, NaN left out, exceeds 1/2: ``nanmedian(values)
+    > 0.5`` (and ``np.median`` where there is no NaN), decided without sorting.
+
+    Of ``n`` values, ``c`` above 1/2: the median is above where ``c`` exceeds ``n / 2``,
+    not where ``c`` falls short of it; where ``c`` is exactly ``n / 2`` it is the mean of
+    the greatest value at or below 1/2 and the least above, computed as ``nanmedian``
+    computes it.  No value (all NaN): False, as a NaN median compares.
+
+    >>> nan = np.nan
+    >>> _median_above_half(np.array([[0.1, 0.9, 0.6, nan], [0.2, 0.7, nan, nan],
+    ...                              [0.4, 0.61, 0.5, 0.7], [nan, nan, nan, nan]]))
+    array([ True, False,  True, False])
+    """
+    above = values > 0.5  # NaN: False
+    n = np.count_nonzero(~np.isnan(values), axis=-1)
+    c = np.count_nonzero(above, axis=-1)
+    tied = 2 * c == n  # (n even) the two middle values straddle 1/2; or no value at all
+    result = 2 * c > n
+    if tied.any():
+        rows = values[tied]
+        # -inf + inf is NaN, as nanmedian gives it (no value: the two are -inf and inf)
+        with np.errstate(invalid="ignore"):
+            low = np.where(rows <= 0.5, rows, -np.inf).max(axis=-1)
+            high = np.where(rows > 0.5, rows, np.inf).min(axis=-1)
+            result[tied] = (low + high) / 2.0 > 0.5
+    return result
+
+
 def _crossing(measure: Measure, fmr_term, fnmr_term, grid) -> dict[str, np.ndarray]:
     """First alpha of ``grid`` where the median and the mean (over algorithms) of the alpha
     share surpass 1/2, per replicate (:func:`audit.analysis.ffmc.first_crossing`, as FFMC.1 reads it).
@@ -164,15 +193,14 @@ def _crossing(measure: Measure, fmr_term, fnmr_term, grid) -> dict[str, np.ndarr
             at = alphas[:1] if constant else alphas
             share = np.asarray(measure.alpha_share(fmr_term, fnmr_term, at.reshape(column)))
         share = np.broadcast_to(share, (len(at), *fmr_term.shape))
+        # the median's crossing is where it exceeds 1/2, which is known without it
+        summaries = {"median": _median_above_half(share).astype(np.float64)}
         if np.isnan(share).any():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows -> NaN
-                summaries = {
-                    "median": nanmedian(share, axis=-1),
-                    "mean": np.nanmean(share, axis=-1),
-                }
+                summaries["mean"] = np.nanmean(share, axis=-1)
         else:  # same values, no NaN to leave out
-            summaries = {"median": np.median(share, axis=-1), "mean": np.mean(share, axis=-1)}
+            summaries["mean"] = np.mean(share, axis=-1)
         for name, summary in summaries.items():
             summary = np.broadcast_to(summary, (len(alphas), *batch))
             crossing = np.asarray(first_crossing(alphas, summary))
