@@ -100,8 +100,8 @@ class Plan:
         holding = [np.unique(e) for e in at]  # the entries holding bounds, per algorithm
         # finer tables for the entries holding bounds, of as many bits as stay in the
         # cache; without them each such row is placed among its entry's bounds alone
-        finer_bits = FINE_BITS
-        while finer_bits and sum(len(e) for e in holding) << (finer_bits + 2) > _FINE_BYTES:
+        finer_bits, entries_held = FINE_BITS, sum(len(e) for e in holding)
+        while finer_bits and entries_held << (finer_bits + 2) > _FINE_BYTES:
             finer_bits -= 1
         finer_bits = finer_bits if finer_bits >= _FINE_LEAST else 0
         entry_start: list[np.ndarray] = []  # where the bounds of each entry holding some start
