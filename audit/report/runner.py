@@ -282,11 +282,12 @@ _EXPORTING = threading.Lock()
 
 @functools.cache
 def _exporter():
-    """The HTML exporter of every report page, made once in a process: its templates
-    compile on first use (a tenth of a second), not for each notebook."""
-    from nbconvert import HTMLExporter
+    """The HTML exporter of every report page (:class:`audit.report.pages.PageExporter`),
+    made once in a process: its templates compile on first use (a tenth of a second),
+    not for each notebook."""
+    from audit.report.pages import PageExporter
 
-    return HTMLExporter(
+    return PageExporter(
         template_name="lab",
         raw_template=OFFLINE_TEMPLATE,
         exclude_input=True,
