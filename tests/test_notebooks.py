@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from audit.analysis.ffmc import ffmc_table
 from audit.cli import main
 from audit.measures.registry import evaluate
 from audit.report.runner import NotebookFailed, run_report
@@ -106,12 +107,14 @@ def test_run_report_raises_notebook_failed(small_table, tmp_path):
 
 
 def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch, own_measures):
-    """A measure module outside the package, passed by dotted name, goes through the audit."""
+    """A measure module outside the package, passed by dotted name, goes through the audit.
+    On the coarsest alpha grid (0 and 1), where IR's and GARBE's FFMC.1 verdicts are not the
+    default grid's, the verdict stability table judges the verdicts of the FFMC table."""
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # tests.user_measures importable
     monkeypatch.setenv("PYTHONPATH", "")
     argv = ["ffmc", str(small_table), "--reports-dir", str(tmp_path), "--name", "user"]
     argv += ["--measure-module", "tests.user_measures.my_measure", "--no-progress"]
-    argv += ["-p", "n_random", "200", "-p", "alpha_step", "0.05", "-p", "n_replicates", "50"]
+    argv += ["-p", "n_random", "200", "-p", "alpha_step", "1", "-p", "n_replicates", "50"]
     argv += [
         "-p",
         "verdict_replicates",
@@ -135,6 +138,15 @@ def test_ffmc_report_with_a_user_measure(small_table, tmp_path, monkeypatch, own
         assert (folder / name).is_file(), name
     verdicts = pd.read_csv(folder / "tables" / "ffmc_table.csv")
     assert {"fdr", "ir", "garbe", "user_ncv"} <= set(verdicts["measure"])
+    keys = ["measure", "criterion"]
+    shown = verdicts.set_index(keys)["passed"].astype("boolean")
+    judged = pd.read_csv(folder / "tables" / "ffmc_verdict_stability.csv").set_index(keys)
+    assert set(judged.index) == set(shown.index)
+    pd.testing.assert_series_equal(
+        judged["passed"].astype("boolean"), shown.loc[judged.index], check_names=False
+    )
+    default = ffmc_table(read_rates(small_table), ["fdr", "ir", "garbe"]).set_index(keys)
+    assert (default["passed"] != shown.loc[default.index]).any()
     values = pd.read_csv(folder / "tables" / "measure_values_alpha_0.5.csv")
     garbe = values[values["measure"] == "garbe"].set_index("algorithm")["value"]
     expected = evaluate(read_rates(small_table), "garbe", alpha=0.5)["value"]

@@ -752,6 +752,33 @@ def test_verdict_stability_with_the_ffmc_module(annex15, annex15_sensitivity):
     assert {"ratio_fmr", "merg", "nist_gini_fmr"} <= set(verdicts.loc[judged, "measure"])
 
 
+def test_verdict_stability_judges_the_point_audit_given_with_its_settings(
+    annex15, annex15_sensitivity, monkeypatch
+):
+    """A report's FFMC table given as ``point`` (of more measures than judged) gives the
+    verdicts computed otherwise, without the point audit run again; the replicates are
+    audited on its grid and with its search."""
+    from audit.analysis.ffmc import ffmc_report
+
+    names, grid = ["fdr", "ir", "garbe", "nrb"], np.linspace(0.0, 1.0, 5)
+    options = dict(n_replicates=4, alpha_grid=grid, seed=3, n_random=300)
+    computed = U.verdict_stability(annex15, annex15_sensitivity, names, **options)
+    table = ffmc_report(annex15, names + ["merg"], alpha_grid=grid, seed=3, n_random=300).table
+    searched = []
+    verdicts = US.ffmc_verdicts
+
+    def spying(*args, **kwargs):
+        searched.append((kwargs["n_random"], kwargs["seed"], list(kwargs["alpha_grid"])))
+        return verdicts(*args, **kwargs)
+
+    monkeypatch.setattr(US, "ffmc_verdicts", spying)
+    monkeypatch.setattr(US, "ffmc_table", lambda *a, **k: pytest.fail("the point audit again"))
+    given = U.verdict_stability(annex15, annex15_sensitivity, names, **options, point=table)
+    pd.testing.assert_frame_equal(given, computed)
+    assert searched == [(300, 3, list(grid))]
+    assert list(dict.fromkeys(given["measure"])) == names
+
+
 def test_replicate_table_round_trips(annex15, annex15_matrices):
     _, _, fmr, fnmr = annex15_matrices
     again = U.replicate_table(annex15, fmr, fnmr)

@@ -21,7 +21,7 @@ from audit.uncertainty.results import (
     parametric_bootstrap,
     transcription_sensitivity,
 )
-from audit.validation import MeasureRefs, validate_params
+from audit.validation import FRAME, MeasureRefs, optional, validate_params
 
 # ---------------------------------------------------------------- verdict stability
 
@@ -48,7 +48,13 @@ def replicate_table(
 
 
 @validate_params(
-    "n_replicates", "alpha_grid", "seed", measures=MeasureRefs(), criteria=OPTIONAL_FUNCTION
+    "n_replicates",
+    "alpha_grid",
+    "seed",
+    "n_random",
+    measures=MeasureRefs(),
+    criteria=OPTIONAL_FUNCTION,
+    point=optional(FRAME),
 )
 def verdict_stability(
     table: pd.DataFrame,
@@ -59,6 +65,8 @@ def verdict_stability(
     criteria: Callable | None = None,
     alpha_grid=None,
     seed: int = 0,
+    n_random: int = 2000,
+    point: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Share of replicates in which each FFMC verdict holds.
 
@@ -69,12 +77,28 @@ def verdict_stability(
     criterion does not apply), ``share_passed`` over the replicates and
     ``agreement``, the share agreeing with the point verdict.  The default
     audit runs on all replicates at once (:func:`audit.analysis.ffmc.ffmc_verdicts`,
-    the same verdicts); a given ``criteria`` runs once per replicate table.
+    the same verdicts), its FFMC.2 search with ``n_random`` draws; a given
+    ``criteria`` runs once per replicate table, given ``alpha_grid`` and ``seed``.
+
+    Pass the settings of the FFMC audit the verdicts are read beside (a report's FFMC
+    table): the stability of a verdict reached on another alpha grid, or by another
+    search, is not the stability of the verdict shown.  ``point``, the audit of
+    ``table`` already made with them (its columns ``measure``, ``criterion`` and
+    ``passed``: :func:`~audit.analysis.ffmc.ffmc_table`, or
+    :func:`~audit.analysis.ffmc.ffmc_report`'s ``table``), gives the point verdicts
+    without running that audit again; its rows of other measures than ``measures``
+    are left out.
     """
     n = min(n_replicates, result.fmr.shape[0])
     if measures is not None:  # a table measure runs bound to the table's groups and counts
         measures = bound_measures(table, measures)
-    point = (criteria or ffmc_table)(table, measures, alpha_grid=alpha_grid, seed=seed)
+    if point is None:
+        options = {} if criteria is not None else {"n_random": n_random}
+        point = (criteria or ffmc_table)(
+            table, measures, alpha_grid=alpha_grid, seed=seed, **options
+        )
+    elif measures is not None:
+        point = point[point["measure"].isin([m.name for m in measures])]
     keys = ["measure", "criterion"]
     if criteria is None:
         # every replicate at once: the verdicts ffmc_table gives each replicate table, of
@@ -86,6 +110,7 @@ def verdict_stability(
             audited,
             alpha_grid=alpha_grid,
             seed=seed,
+            n_random=n_random,
             rates=available_rates(table),
             pairs=None if result.pairs is None else result.pairs[:n],
         )
