@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from processes import name, running
@@ -91,6 +92,36 @@ def test_a_forked_process_is_as_one_started_afresh(server, tmp_path):
     assert seen["frozen"] > 10_000  # what that made (130,000 objects), out of collections
     assert seen["backend"] == "agg"  # as MPLBACKEND says, whatever the server's was
     assert seen["stdin"] == "from the caller"
+
+
+#: Run by a forked process: the threads of its BLAS, on the descriptor given as argv[1].
+BLAS_THREADS = """
+import json, os, sys
+from threadpoolctl import threadpool_info
+threads = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+os.write(int(sys.argv[1]), json.dumps(threads).encode())
+"""
+
+
+@pytest.mark.parametrize("given", [None, "2"], ids=["by default", "as the command asks"])
+def test_a_forked_process_runs_blas_on_one_thread_unless_asked_otherwise(given, monkeypatch):
+    """numpy's BLAS on one thread in what the server forks (a report's processes run side
+    by side, one a core), unless the command's environment names a number."""
+    if given is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", given)
+    with forkserver.started():
+        server = forkserver._server
+        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
+        assert f"OPENBLAS_NUM_THREADS={given or 1}".encode() in environ
+        read, write = os.pipe()
+        process = _spawn(BLAS_THREADS, str(write), pass_fds=(write,))
+        os.close(write)
+        assert process.wait(timeout=60) == 0
+        with os.fdopen(read) as pipe:
+            threads = json.loads(pipe.read())
+    assert threads and threads == [min(int(given or 1), os.cpu_count())] * len(threads)
 
 
 def test_a_forked_process_goes_by_its_name_and_can_be_signalled(server):

@@ -18,17 +18,17 @@ module or code in place; its name (``ps -o comm``, ``top``) says what it is
 command that is not this interpreter's ``-m`` or ``-c`` is started as before, and
 so is everything when the server cannot be (:class:`Unavailable`).
 
-The server imports before it forks anything and runs no thread of its own (the only
-other is OpenBLAS's, whose pool stops and restarts around a fork), so a fork copies no
-lock held mid-step. It is out of the terminal's process group and ignores Ctrl-C
-(the command line handles it, and stops the kernels); it reaps each process it forked
-and tells the process that asked how it ended (:class:`Forked`, which stands in for a
-``subprocess.Popen``); and when the command line closes its standard input, or dies,
-it kills whatever it forked that still runs, and ends.  When the command fails or
-refuses its input, the server is stopped at once (:func:`stop`, SIGTERM), even while
-it imports, so that the message is not held back by it; what was asked of it then
-raises :class:`Stopped` and starts nowhere. Its socket is in a folder
-only this user can enter.
+The server imports before it forks anything and runs no thread of its own (nor a BLAS
+pool, unless the command's environment asks for one: :data:`ONE_THREAD`; OpenBLAS's
+pool stops and restarts around a fork), so a fork copies no lock held mid-step. It is
+out of the terminal's process group and ignores Ctrl-C (the command line handles it,
+and stops the kernels); it reaps each process it forked and tells the process that
+asked how it ended (:class:`Forked`, which stands in for a ``subprocess.Popen``); and
+when the command line closes its standard input, or dies, it kills whatever it forked
+that still runs, and ends. When the command fails or refuses its input, the server is
+stopped at once (:func:`stop`, SIGTERM), even while it imports, so that the message is
+not held back by it; what was asked of it then raises :class:`Stopped` and starts
+nowhere. Its socket is in a folder only this user can enter.
 """
 
 from __future__ import annotations
@@ -63,6 +63,14 @@ WORKER_NAME = "audit-worker"
 #: The environment variable that gives a kernel the server's socket, so that the
 #: drawing processes it starts (:mod:`audit.report.background`) are forked too.
 ADDRESS = "AUDIT_FORKSERVER"
+#: The server's environment where the command's names none of these: numpy's BLAS
+#: (OpenBLAS, or MKL) on one thread in every process forked from it.  A report runs
+#: its kernels and drawing processes side by side, one for each core; a BLAS pool of
+#: threads in each of them spins for a core another process holds: the compare
+#: report's rank agreements (1,500 products of 200 x 126 by 126 x 126 matrices, 0.1 ms
+#: each alone) took 2.6 s in its kernel, and the report 11.6-18.6 s against 10.3-13.0 s
+#: with one thread (four runs of each, alternating, on two cores).
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 #: Seconds a launch waits for the server to answer (it may still be importing).
 CONNECT_TIMEOUT = 60.0
 
@@ -94,7 +102,7 @@ class _Server:
 
         # the same audit package as this process's, wherever it lives
         pythonpath = search_path(os.environ.get("PYTHONPATH", ""))
-        environment = {**os.environ, "PYTHONPATH": pythonpath}
+        environment = {**ONE_THREAD, **os.environ, "PYTHONPATH": pythonpath}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "audit.report.forkserver", self.path],
             stdin=subprocess.PIPE,
