@@ -322,12 +322,15 @@ def agreement_matrix(
     2     b      c -0.6667
     """
     columns = [str(c) for c in values.columns]
+    # each column taken once (a column taken copies the frame's attrs: 552 copies, a
+    # quarter of the time of 24 columns' 276 pairs)
+    taken = {name: values[column] for name, column in zip(columns, values.columns, strict=True)}
     rows = []
     for i, first in enumerate(columns):
         for second in columns[i + 1 :]:
             a = agreement(
-                values[first],
-                values[second],
+                taken[first],
+                taken[second],
                 n_replicates=n_replicates,
                 seed=seed,
                 level=level,
