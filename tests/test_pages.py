@@ -83,6 +83,9 @@ HOSTILE = [
     "<script>var s = '<div class=\"jp-OutputArea-output\">';</script>",
     "<p>a &lt;img src=k.png&gt; b</p>",
     "<span class='jp-OutputArea-output'>s</span>",
+    '<span title="<img src=q.png>">t</span>',
+    "<a title='<div class=\"jp-OutputArea-output\">'>u</a>",
+    '<p>a</p title="<img src=r.png>">',
 ]
 
 

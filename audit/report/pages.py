@@ -4,8 +4,8 @@ nbconvert renders the page from its template, then parses the whole page with
 BeautifulSoup to mark it for readers: an ``alt`` text on each image without one,
 ``tabindex="0"`` on each cell's input and output, so a keyboard reaches them.  On a
 report's FFMC page (1.7 MB, its figures inline) that parse and the page written
-back take 0.15-0.3 s, and importing BeautifulSoup and compiling its selectors
-0.25 s more, in the command, while the notebooks need both cores.
+back take 0.15-0.3 s, and compiling its CSS selectors 0.15 s more, in the command,
+while the notebooks need both cores.
 :class:`PageExporter` renders the same template and adds the same marks to the
 tags the page has, as written (:func:`mark_for_readers`): the page is the one
 nbconvert writes, up to how BeautifulSoup writes markup back (``<br/>`` for
@@ -29,14 +29,12 @@ NO_DESCRIPTION = "No description has been provided for this image"
 FOCUSABLE = frozenset({"jp-Cell-inputWrapper", "jp-OutputArea-output"})
 
 # What Python's HTML parser (BeautifulSoup's "html.parser") reads as markup: not a
-# comment, nor the text of a script or a style; there, the start tags of images and
-# divs (a quoted value may hold a ">"), each attribute of a tag, and the page's
-# jp-Notebook element, within which nbconvert's selectors find the cells.
+# comment, nor the text of a script or a style; there, each tag (a quoted value may
+# hold a ">", or what looks like a tag), and each attribute of a tag.
 _NOT_MARKUP = re.compile(
     r"<!--.*?(?:-->|\Z)|<(script|style)(?=[\s/>]).*?(?:</\1\s*>|\Z)", re.S | re.I
 )
-_START_TAG = re.compile(r"""<(img|div)(?=[\s/>])((?:[^>"']|"[^"]*"|'[^']*')*?)(/?)>""", re.I)
-_ANY_START_TAG = re.compile(r"""<[a-zA-Z][^\s/>]*((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+_TAG = re.compile(r"""<(/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(/?)>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?""")
 
 
@@ -44,41 +42,45 @@ def mark_for_readers(page: str) -> str:
     """``page`` with the marks nbconvert's ``HTMLExporter`` gives a page for readers:
     ``alt="No description has been provided for this image"`` on each ``<img>`` without
     an ``alt``, and ``tabindex="0"`` on each ``<div>`` of class ``jp-Cell-inputWrapper``
-    or ``jp-OutputArea-output`` within the ``jp-Notebook`` element (the page's body),
-    replacing a tabindex it has.  A new attribute is written last in its tag, where
-    BeautifulSoup puts it; nothing else of the page changes.
+    or ``jp-OutputArea-output`` after the start of the first element of class
+    ``jp-Notebook`` (the page's body), replacing a tabindex it has.  A new attribute is
+    written last in its tag, where BeautifulSoup puts it; nothing else of the page
+    changes.
 
     >>> mark_for_readers('<body class="jp-Notebook"><div class="a jp-OutputArea-output">'
     ...                  '<img src="x.png"></div><!-- <img> --></body>')
     '<body class="jp-Notebook"><div class="a jp-OutputArea-output" tabindex="0"><img src="x.png" alt="No description has been provided for this image"></div><!-- <img> --></body>'
     """
-    kept = [match.span() for match in _NOT_MARKUP.finditer(page)]
-    notebook = _notebook_start(page, kept)
-    pieces, done = [], 0
-    for match in _START_TAG.finditer(page):
-        start = match.start()
-        if _inside(start, kept):
-            continue
-        tag, attributes, closing = match.group(1).lower(), match.group(2), match.group(3)
+    pieces, done, notebook = [], 0, False
+    for tag in _start_tags(page):
+        name, attributes, closing = tag.group(2).lower(), tag.group(3), tag.group(4)
         names = _attributes(attributes)
-        if tag == "img" and "alt" not in names:
+        if name == "img" and "alt" not in names:
             attributes = f'{attributes.rstrip()} alt="{NO_DESCRIPTION}"'
-        elif (
-            tag == "div"
-            and notebook is not None
-            and start > notebook
-            and FOCUSABLE.intersection(_classes(names))
-        ):
+        elif name == "div" and notebook and FOCUSABLE.intersection(_classes(names)):
             if "tabindex" in names:
                 given = names["tabindex"]
                 attributes = f'{attributes[: given.start()]}tabindex="0"{attributes[given.end() :]}'
             else:
                 attributes = f'{attributes.rstrip()} tabindex="0"'
         else:
+            notebook = notebook or "jp-Notebook" in _classes(names)
             continue
-        pieces += [page[done : match.start(2)], attributes + (" " if closing else "")]
-        done = match.end(2)
+        notebook = notebook or "jp-Notebook" in _classes(names)
+        pieces += [page[done : tag.start(3)], attributes + (" " if closing else "")]
+        done = tag.end(3)
     return "".join(pieces) + page[done:]
+
+
+def _start_tags(page: str):
+    """The start tags of ``page``, in order: those of its markup, read tag after tag."""
+    at = 0
+    for text in [*_NOT_MARKUP.finditer(page), None]:
+        before = len(page) if text is None else text.start()
+        for tag in _TAG.finditer(page, at, before):
+            if not tag.group(1):  # (an end tag's attributes are not read)
+                yield tag
+        at = before if text is None else text.end()
 
 
 def _attributes(text: str) -> dict[str, re.Match]:
@@ -90,20 +92,6 @@ def _classes(attributes: dict[str, re.Match]) -> list[str]:
     """The class names of a tag of ``attributes``."""
     value = attributes.get("class")
     return [] if value is None or value.group(2) is None else value.group(2).strip("\"'").split()
-
-
-def _notebook_start(page: str, kept: list[tuple[int, int]]) -> int | None:
-    """Where the first tag of class ``jp-Notebook`` starts in ``page``, outside ``kept``."""
-    for match in _ANY_START_TAG.finditer(page):
-        if not _inside(match.start(), kept) and "jp-Notebook" in _classes(
-            _attributes(match.group(1))
-        ):
-            return match.start()
-    return None
-
-
-def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
 
 
 class PageExporter(HTMLExporter):
