@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 from filelock import FileLock
 from hypothesis import settings
-from threadpoolctl import threadpool_limits
 
 matplotlib.use("Agg")
 
@@ -30,18 +29,10 @@ settings.register_profile("reproducible", derandomize=True, database=None)
 settings.register_profile("explore", max_examples=500)
 settings.load_profile("reproducible")
 
-from audit.report.forkserver import ONE_THREAD  # noqa: E402
 from audit.sources.annex15 import annex15_path  # noqa: E402
 from audit.sources.datasets import dataset_path  # noqa: E402
 from audit.tables.datasets import read_frvt11  # noqa: E402
 from audit.tables.rates import rate_matrices, read_rates  # noqa: E402
-
-# pytest-xdist runs one worker a core, and a pool of BLAS threads in each spins for a
-# core the other holds (the report's processes are kept to one thread for the same
-# reason: audit.report.forkserver.ONE_THREAD); numpy is imported before this file is,
-# so its BLAS is limited here, unless the environment names a number of threads
-if not any(name in os.environ for name in ONE_THREAD):
-    threadpool_limits(1, user_api="blas")
 
 
 @pytest.fixture(scope="session")
