@@ -103,10 +103,12 @@ os.write(int(sys.argv[1]), json.dumps(threads).encode())
 """
 
 
-@pytest.mark.parametrize("given", [None, "2"], ids=["by default", "as the command asks"])
+@pytest.mark.parametrize(
+    "given", [None, "", "2"], ids=["by default", "set empty", "as the command asks"]
+)
 def test_a_forked_process_runs_blas_on_one_thread_unless_asked_otherwise(given, monkeypatch):
     """numpy's BLAS on one thread in what the server forks (a report's processes run side
-    by side, one a core), unless the command's environment names a number."""
+    by side, one a core), unless the command's environment gives a number."""
     if given is None:
         monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     else:

@@ -63,7 +63,7 @@ WORKER_NAME = "audit-worker"
 #: The environment variable that gives a kernel the server's socket, so that the
 #: drawing processes it starts (:mod:`audit.report.background`) are forked too.
 ADDRESS = "AUDIT_FORKSERVER"
-#: The server's environment where the command's names none of these: numpy's BLAS
+#: The server's environment where the command's gives these no value: numpy's BLAS
 #: (OpenBLAS, or MKL) on one thread in every process forked from it.  A report runs
 #: its kernels and drawing processes side by side, one for each core; a BLAS pool of
 #: threads in each of them spins for a core another process holds: the compare
@@ -102,7 +102,8 @@ class _Server:
 
         # the same audit package as this process's, wherever it lives
         pythonpath = search_path(os.environ.get("PYTHONPATH", ""))
-        environment = {**ONE_THREAD, **os.environ, "PYTHONPATH": pythonpath}
+        environment = {**os.environ, "PYTHONPATH": pythonpath}
+        environment.update({k: v for k, v in ONE_THREAD.items() if not environment.get(k)})
         self.process = subprocess.Popen(
             [sys.executable, "-m", "audit.report.forkserver", self.path],
             stdin=subprocess.PIPE,
