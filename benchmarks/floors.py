@@ -78,16 +78,28 @@ def arguments(description: str):
 def audit_commands(baseline: Path | None) -> dict[str, Command]:
     """The ``audit`` command of this checkout (``report``) and of ``baseline``, if given:
     its own ``.venv``'s, else this interpreter's with the checkout first on
-    ``PYTHONPATH``."""
+    ``PYTHONPATH`` and its notebooks as ``audit.notebooks`` (:data:`BASELINE`)."""
     commands = {"report": ([str(Path(sys.executable).parent / "audit")], None)}
     if baseline is not None:
-        own = baseline.resolve() / ".venv" / "bin" / "audit"
+        root = baseline.resolve()
+        own = root / ".venv" / "bin" / "audit"
         if own.exists():
             commands["baseline"] = ([str(own)], None)
         else:
-            env = dict(os.environ, PYTHONPATH=str(baseline.resolve()))
-            commands["baseline"] = ([sys.executable, "-m", "audit"], env)
+            env = dict(os.environ, PYTHONPATH=str(root))
+            commands["baseline"] = ([sys.executable, "-c", BASELINE, str(root)], env)
     return commands
+
+
+#: ``python -c BASELINE ROOT ARGS...``: ``audit ARGS`` of the checkout ``ROOT`` (first on
+#: ``PYTHONPATH``), its ``notebooks/`` found as ``audit.notebooks``.  The editable
+#: install of this checkout maps ``audit.notebooks`` to this checkout's ``notebooks/``,
+#: which a checkout's ``audit/`` does not hold: without this, the baseline's package ran
+#: this checkout's notebooks.
+BASELINE = (
+    "import runpy, sys; import audit; root = sys.argv.pop(1); audit.__path__.append(root); "
+    "sys.argv[0] = 'audit'; runpy.run_module('audit', run_name='__main__', alter_sys=True)"
+)
 
 
 def time_floor(code: str) -> float:
