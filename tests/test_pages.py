@@ -86,6 +86,8 @@ HOSTILE = [
     '<span title="<img src=q.png>">t</span>',
     "<a title='<div class=\"jp-OutputArea-output\">'>u</a>",
     '<p>a</p title="<img src=r.png>">',
+    '<span title="<!-- x">v</span>',
+    "<script>if (a < b) {}</script><img src=s.png>",
 ]
 
 

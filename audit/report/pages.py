@@ -28,13 +28,13 @@ NO_DESCRIPTION = "No description has been provided for this image"
 #: (``.jp-Notebook div.jp-Cell-inputWrapper``, ``.jp-Notebook div.jp-OutputArea-output``).
 FOCUSABLE = frozenset({"jp-Cell-inputWrapper", "jp-OutputArea-output"})
 
-# What Python's HTML parser (BeautifulSoup's "html.parser") reads as markup: not a
-# comment, nor the text of a script or a style; there, each tag (a quoted value may
-# hold a ">", or what looks like a tag), and each attribute of a tag.
-_NOT_MARKUP = re.compile(
-    r"<!--.*?(?:-->|\Z)|<(script|style)(?=[\s/>]).*?(?:</\1\s*>|\Z)", re.S | re.I
+# What Python's HTML parser (BeautifulSoup's "html.parser") reads, token after token: a
+# comment, or a tag (a quoted value may hold a ">", or what looks like a tag or a
+# comment); the text of a script or a style, up to its end tag, holds no markup.
+_TOKEN = re.compile(
+    r"""<!--.*?(?:-->|\Z)|<(/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(/?)>""", re.S
 )
-_TAG = re.compile(r"""<(/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(/?)>""")
+_RAW_TEXT = {name: re.compile(rf"</{name}(?=[\s/>])[^>]*>", re.I) for name in ("script", "style")}
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?""")
 
 
@@ -73,14 +73,17 @@ def mark_for_readers(page: str) -> str:
 
 
 def _start_tags(page: str):
-    """The start tags of ``page``, in order: those of its markup, read tag after tag."""
+    """The start tags of ``page``, in order, read token after token (:data:`_TOKEN`)."""
     at = 0
-    for text in [*_NOT_MARKUP.finditer(page), None]:
-        before = len(page) if text is None else text.start()
-        for tag in _TAG.finditer(page, at, before):
-            if not tag.group(1):  # (an end tag's attributes are not read)
-                yield tag
-        at = before if text is None else text.end()
+    while (token := _TOKEN.search(page, at)) is not None:
+        at = token.end()
+        if token.group(2) is None or token.group(1):  # a comment, an end tag
+            continue
+        yield token
+        raw = _RAW_TEXT.get(token.group(2).lower())
+        if raw is not None:  # a script's or a style's text, to its end tag
+            end = raw.search(page, at)
+            at = len(page) if end is None else end.end()
 
 
 def _attributes(text: str) -> dict[str, re.Match]:
