@@ -51,24 +51,26 @@ def mark_for_readers(page: str) -> str:
     ...                  '<img src="x.png"></div><!-- <img> --></body>')
     '<body class="jp-Notebook"><div class="a jp-OutputArea-output" tabindex="0"><img src="x.png" alt="No description has been provided for this image"></div><!-- <img> --></body>'
     """
-    pieces, done, notebook = [], 0, False
+    pieces, done, inside = [], 0, False  # inside: after the jp-Notebook element's start
     for tag in _start_tags(page):
         name, attributes, closing = tag.group(2).lower(), tag.group(3), tag.group(4)
         names = _attributes(attributes)
+        classes = _classes(names)
         if name == "img" and "alt" not in names:
-            attributes = f'{attributes.rstrip()} alt="{NO_DESCRIPTION}"'
-        elif name == "div" and notebook and FOCUSABLE.intersection(_classes(names)):
-            if "tabindex" in names:
-                given = names["tabindex"]
-                attributes = f'{attributes[: given.start()]}tabindex="0"{attributes[given.end() :]}'
-            else:
-                attributes = f'{attributes.rstrip()} tabindex="0"'
+            marked = f'{attributes.rstrip()} alt="{NO_DESCRIPTION}"'
+        elif name == "div" and inside and FOCUSABLE.intersection(classes):
+            given = names.get("tabindex")
+            marked = (
+                f'{attributes.rstrip()} tabindex="0"'
+                if given is None
+                else f'{attributes[: given.start()]}tabindex="0"{attributes[given.end() :]}'
+            )
         else:
-            notebook = notebook or "jp-Notebook" in _classes(names)
-            continue
-        notebook = notebook or "jp-Notebook" in _classes(names)
-        pieces += [page[done : tag.start(3)], attributes + (" " if closing else "")]
-        done = tag.end(3)
+            marked = None
+        inside = inside or "jp-Notebook" in classes
+        if marked is not None:
+            pieces += [page[done : tag.start(3)], marked + (" " if closing else "")]
+            done = tag.end(3)
     return "".join(pieces) + page[done:]
 
 
