@@ -755,15 +755,17 @@ def test_verdict_stability_with_the_ffmc_module(annex15, annex15_sensitivity):
 def test_verdict_stability_judges_the_point_audit_given_with_its_settings(
     annex15, annex15_sensitivity, monkeypatch
 ):
-    """A report's FFMC table given as ``point`` (of more measures than judged) gives the
-    verdicts computed otherwise, without the point audit run again; the replicates are
-    audited on its grid and with its search."""
+    """A report's FFMC table given as ``point`` (of more measures than judged, in another
+    order) gives the verdicts computed otherwise, in the order of the measures judged,
+    without the point audit run again; the replicates are audited on its grid and with
+    its search."""
     from audit.analysis.ffmc import ffmc_report
 
-    names, grid = ["fdr", "ir", "garbe", "nrb"], np.linspace(0.0, 1.0, 5)
+    names, grid = ["garbe", "fdr", "nrb", "ir"], np.linspace(0.0, 1.0, 5)
     options = dict(n_replicates=4, alpha_grid=grid, seed=3, n_random=300)
     computed = U.verdict_stability(annex15, annex15_sensitivity, names, **options)
-    table = ffmc_report(annex15, names + ["merg"], alpha_grid=grid, seed=3, n_random=300).table
+    audited = ["fdr", "ir", "merg", "garbe", "nrb"]
+    table = ffmc_report(annex15, audited, alpha_grid=grid, seed=3, n_random=300).table
     searched = []
     verdicts = US.ffmc_verdicts
 
@@ -773,10 +775,10 @@ def test_verdict_stability_judges_the_point_audit_given_with_its_settings(
 
     monkeypatch.setattr(US, "ffmc_verdicts", spying)
     monkeypatch.setattr(US, "ffmc_table", lambda *a, **k: pytest.fail("the point audit again"))
-    given = U.verdict_stability(annex15, annex15_sensitivity, names, **options, point=table)
-    pd.testing.assert_frame_equal(given, computed)
+    read = U.verdict_stability(annex15, annex15_sensitivity, names, **options, point=table)
+    pd.testing.assert_frame_equal(read, computed)
     assert searched == [(300, 3, list(grid))]
-    assert list(dict.fromkeys(given["measure"])) == names
+    assert list(dict.fromkeys(read["measure"])) == names
 
 
 def test_replicate_table_round_trips(annex15, annex15_matrices):

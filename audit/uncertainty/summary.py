@@ -87,18 +87,19 @@ def verdict_stability(
     ``passed``: :func:`~audit.analysis.ffmc.ffmc_table`, or
     :func:`~audit.analysis.ffmc.ffmc_report`'s ``table``), gives the point verdicts
     without running that audit again; its rows of other measures than ``measures``
-    are left out.
+    are left out, the others read in the order of ``measures``.
     """
     n = min(n_replicates, result.fmr.shape[0])
     if measures is not None:  # a table measure runs bound to the table's groups and counts
         measures = bound_measures(table, measures)
-    if point is None:
-        options = {} if criteria is not None else {"n_random": n_random}
-        point = (criteria or ffmc_table)(
-            table, measures, alpha_grid=alpha_grid, seed=seed, **options
-        )
-    elif measures is not None:
-        point = point[point["measure"].isin([m.name for m in measures])]
+    if point is None and criteria is None:
+        point = ffmc_table(table, measures, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    elif point is None:
+        point = criteria(table, measures, alpha_grid=alpha_grid, seed=seed)
+    elif measures is not None:  # its rows of the measures judged, in their order
+        order = {m.name: i for i, m in enumerate(measures)}
+        point = point[point["measure"].isin(order)]
+        point = point.sort_values("measure", key=lambda s: s.map(order), kind="stable")
     keys = ["measure", "criterion"]
     if criteria is None:
         # every replicate at once: the verdicts ffmc_table gives each replicate table, of
