@@ -35,6 +35,11 @@ def worker_pid() -> int:
     return os.getpid()
 
 
+def naps(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
 def backend_and_modules(*names: str) -> tuple[str, list[bool]]:
     import matplotlib
 
@@ -178,6 +183,41 @@ def test_while_the_worker_is_busy_the_jobs_it_has_not_taken_run_here_alike(backg
     release.write_text("")
     assert held.result() != os.getpid()
     assert background.run_queued() == 0
+
+
+#: The job the worker holds, for :func:`releases_and_waits`, run in this process.
+_HELD = []
+
+
+def releases_and_waits(release: str) -> int:
+    """Release the worker's held job (:func:`holds`) and wait until its result is in."""
+    Path(release).write_text("")
+    deadline = time.monotonic() + 60
+    while not _HELD[0].done():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the held job never ended")
+        time.sleep(0.01)
+    return os.getpid()
+
+
+def test_run_queued_until_a_job_is_done_leaves_the_rest_to_the_worker(
+    background, tmp_path, monkeypatch
+):
+    """Once the job waited for is done, the next jobs are the worker's: what follows from
+    its result can be asked for at once."""
+    started, release = tmp_path / "started", tmp_path / "release"
+    held = background.submit(holds, str(started), str(release))
+    monkeypatch.setattr(sys.modules[__name__], "_HELD", [held])
+    _wait_for(started)
+    assert not held.done()
+    first = background.submit(releases_and_waits, str(release))
+    rest = [background.submit(naps, 0.2) for _ in range(3)]  # the worker busy with each
+    assert background.run_queued(until=held) == 1
+    assert held.done() and first.result() == os.getpid()
+    assert held.result() != os.getpid()
+    assert {job.result() for job in rest} == {held.result()}  # each the worker's
+    assert background.run_queued(until=held) == 0
+    assert Background(workers=0).run_queued(until=held) == 0  # no worker: nothing queued
 
 
 def test_a_free_worker_takes_the_next_job_itself(background):

@@ -282,6 +282,11 @@ class Job:
         self._future, self._call, self._registry = future, call, registry
         self._done: tuple | None = None
 
+    def done(self) -> bool:
+        """Whether the function has finished (its result is then at hand); a job of no
+        worker is done once its result has been asked for."""
+        return self._done is not None or (self._future is not None and self._future.done())
+
     def result(self):
         """The function's value; its warnings raised here, as they were raised there
         (once per place and message, as Python's default filter shows them); its error
@@ -332,15 +337,19 @@ class Background:
         self._jobs.put((future, job, name))
         return Job(future, None, self._registry)
 
-    def run_queued(self) -> int:
+    def run_queued(self, until: Job | None = None) -> int:
         """Run here, one after the other in the order submitted, the jobs no worker has
         taken, while every worker is busy with another; return how many ran here.  A
         worker that is free takes the next job itself (this process waits for it to do
         so), so a job is never taken from a worker about to run it.  Each job's
         :meth:`Job.result` is then what a worker would have given: its value, its
-        warnings, its error (without a worker's traceback as its cause)."""
+        warnings, its error (without a worker's traceback as its cause).
+
+        ``until``: a job whose result this process waits for; once it is done, no
+        further job is started here (the one running ends first), so that what follows
+        from its result is asked for while the rest is left to the workers."""
         ran = 0
-        while self._running:
+        while self._running and (until is None or not until.done()):
             with self._taken:
                 self._taken.wait_for(
                     lambda: self._jobs.empty() or all(w.busy for w in self._running),

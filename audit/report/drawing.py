@@ -199,12 +199,14 @@ class Drawing:
         Without a worker, it runs when its result is asked for."""
         return self._background.submit(function, *args, **kwargs)
 
-    def run_queued(self) -> int:
+    def run_queued(self, until: Job | None = None) -> int:
         """Draw (or compute) here the jobs the busy worker has not started, while it works
         on its own (:meth:`audit.report.background.Background.run_queued`); return how many
         ran here.  Call it before waiting for a computation handed over with
-        :meth:`submit`, so that this process draws meanwhile."""
-        return self._background.run_queued()
+        :meth:`submit`, so that this process draws meanwhile, and give that computation
+        as ``until``: once it is done, this process starts no further figure, and what
+        follows from its result can be asked for while the worker draws the rest."""
+        return self._background.run_queued(until)
 
     def wait(self) -> None:
         """Wait for every figure asked for and end the workers; show each figure where it
