@@ -33,6 +33,7 @@ from audit.analysis.compare import (
     verdict_summary,
 )
 from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning, UsageError
+from audit.measures.onesided import NOT_APPLICABLE
 from audit.measures.registry import evaluate
 from audit.report import runner
 from audit.report.comparepage import compare_page, verdict_lines
@@ -387,6 +388,42 @@ def test_one_dataset_is_not_a_comparison(capsys, tmp_path):
         "audit compare: error: parameter data_paths: expected a list of at least 2 names, "
         "got ['annex15']"
     )
+
+
+@pytest.mark.parametrize("dataset", ["annex15", "frvt11"])
+def test_a_datasets_audit_is_its_verdicts_and_their_stability_computed_apart(
+    dataset, annex15, frvt11
+):
+    """dataset_audit audits the table once for both the verdicts and their stability:
+    the frame of each computed on its own (the stability's own point audit, of the
+    measures that apply), on a table with the FNMRs (Annex 15) and one without."""
+    from audit import uncertainty
+    from audit.measures.onesided import NOT_APPLICABLE
+    from audit.measures.registry import applicable_measures
+
+    table = {"annex15": annex15, "frvt11": frvt11}[dataset]
+    measures = compare.candidate_measures({"a": annex15, "f": frvt11})
+    grid = np.round(np.arange(0.0, 1.0 + 0.05 / 2, 0.05), 10)
+    settings = dict(alpha_grid=grid, seed=3, n_random=50)
+    found = applicable_measures(table, measures)
+    applicable = [str(m) for m in found.loc[found["status"] != NOT_APPLICABLE, "measure"]]
+    assert 0 < len(applicable) < len(measures)  # some measures do not apply
+    result, how = uncertainty.analyse(table, applicable, n_replicates=8, seed=3, alpha=0.5)
+    stability = uncertainty.verdict_stability(table, result, applicable, n_replicates=8, **settings)
+    expected = compare.dataset_verdicts(
+        table, measures, stability=stability, stability_note=how, **settings
+    )
+    got = compare.dataset_audit(table, measures, n_replicates=8, alpha=0.5, **settings)
+    pd.testing.assert_frame_equal(got, expected)
+    assert got.attrs["stability"] == how
+    assert got["agreement"].notna().any() and got["agreement"].isna().any()
+
+
+def test_a_dataset_where_no_measure_applies_is_audited_without_replicates(frvt11):
+    got = compare.dataset_audit(frvt11, ["std_fnmr", "ratio_fnmr"], n_random=20)  # no FNMRs
+    assert got.attrs["stability"] == "no measure applies"
+    assert got["agreement"].isna().all() and got["passed"].isna().all()
+    assert set(got["status"]) == {NOT_APPLICABLE}
 
 
 def test_compare_runs_alone():

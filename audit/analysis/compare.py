@@ -67,6 +67,7 @@ from audit.measures.registry import (
 )
 from audit.tables.layouts import available_rates, default_accuracy
 from audit.tables.rates import group_table, read_rates
+from audit.uncertainty.checks import FLOOR_LOWER
 from audit.validation import Integer, check, refuse, validate_params
 
 #: The key of the accuracy beside the measures (an error rate: higher is worse).
@@ -181,6 +182,7 @@ def dataset_verdicts(
     n_random: int = 2000,
     stability: pd.DataFrame | None = None,
     stability_note: str = "",
+    point: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The FFMC verdicts of ``measures`` on one table, with how each measure applies.
 
@@ -199,6 +201,10 @@ def dataset_verdicts(
         uncertainty analysis applies: its ``agreement`` is joined.
     stability_note
         What was done for the stability, or why nothing was (a sentence).
+    point
+        :func:`audit.analysis.ffmc.ffmc_table` of the same table, measures and
+        settings, already made: its verdicts are taken instead of auditing again
+        (:func:`dataset_audit` gives it to the stability as well).
 
     Returns
     -------
@@ -210,7 +216,9 @@ def dataset_verdicts(
         ``stability_note``.
     """
     applies = applicable_measures(table, measures).set_index("measure")
-    audited = ffmc_table(table, measures, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    audited = point
+    if audited is None:
+        audited = ffmc_table(table, measures, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
     out = audited[["measure", "label", "criterion", "passed", "evidence"]].copy()
     out["status"] = [applies["status"].get(m, NOT_APPLICABLE) for m in out["measure"]]
     out["note"] = [applies["note"].get(m, "") for m in out["measure"]]
@@ -227,6 +235,66 @@ def dataset_verdicts(
     ]
     out.attrs["stability"] = stability_note
     return out.reset_index(drop=True)
+
+
+def dataset_audit(
+    table: pd.DataFrame,
+    measures: Sequence[str] | None = None,
+    *,
+    alpha_grid=None,
+    seed: int = 0,
+    n_random: int = 2000,
+    method: str = "auto",
+    n_replicates: int = 50,
+    alpha: float = 0.5,
+    floor_lower: float | None = FLOOR_LOWER,
+) -> pd.DataFrame:
+    """:func:`dataset_verdicts` of one table with the stability of each verdict: the
+    FFMC audit run once, on the table, then on the replicates of its uncertainty
+    analysis (:func:`audit.uncertainty.analyse` of the measures that apply, by
+    ``method``, ``n_replicates``, ``seed``, ``alpha`` and ``floor_lower``;
+    :func:`audit.uncertainty.verdict_stability` with the audit's ``alpha_grid``,
+    ``seed`` and ``n_random``).  ``attrs["stability"]`` says what was done, or why
+    nothing was.  Each table's is independent of the others': a report computes them
+    side by side."""
+    from audit import uncertainty
+
+    found = applicable_measures(table, measures)
+    applicable = [str(m) for m in found.loc[found["status"] != NOT_APPLICABLE, "measure"]]
+    point = ffmc_table(table, measures, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
+    result, how = None, "no measure applies"
+    if applicable:
+        result, how = uncertainty.analyse(
+            table,
+            applicable,
+            method=method,
+            n_replicates=n_replicates,
+            seed=seed,
+            alpha=alpha,
+            floor_lower=floor_lower,
+        )
+    stability = None
+    if result is not None:
+        stability = uncertainty.verdict_stability(
+            table,
+            result,
+            applicable,
+            n_replicates=n_replicates,
+            seed=seed,
+            alpha_grid=alpha_grid,
+            n_random=n_random,
+            point=point,
+        )
+    return dataset_verdicts(
+        table,
+        measures,
+        alpha_grid=alpha_grid,
+        seed=seed,
+        n_random=n_random,
+        stability=stability,
+        stability_note=how,
+        point=point,
+    )
 
 
 def verdict_matrix(verdicts: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -1006,6 +1074,7 @@ __all__ = [
     "compare_pair",
     "comparable_tables",
     "dataset_accuracy",
+    "dataset_audit",
     "dataset_labels",
     "dataset_verdicts",
     "holding",
