@@ -5,6 +5,8 @@ by BeautifulSoup, the page nbconvert writes after reading it with BeautifulSoup.
 from __future__ import annotations
 
 import base64
+import json
+import re
 
 import nbformat
 import pytest
@@ -61,6 +63,30 @@ def test_every_report_page_is_nbconverts(built, request):
         assert (report / f"{path.stem}.html").read_text(encoding="utf-8") == page
         assert page.count(f'alt="{NO_DESCRIPTION}"') == page.count("<img ")
         assert 'tabindex="0"' in page
+
+
+#: An object's default repr (``<package.Class object at 0x7f...>``): what a cell shows
+#: when its last line returns a value the reader has no use for (a drawing's job, say).
+OBJECT_REPR = re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>")
+
+
+@pytest.mark.parametrize(
+    "built",
+    ["annex15_built", "fmr_only_built", "compare_built", "crossgroup_built", "scores_built"],
+)
+def test_no_page_shows_an_objects_repr(built, request):
+    report = request.getfixturevalue(built).report
+    for path in sorted(report.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                # what the page shows: text/plain only where there is nothing richer (a
+                # styled table's text/plain is its repr, shown by no page)
+                text = output.get("text", "") + (
+                    "" if set(data) - {"text/plain"} else json.dumps(data)
+                )
+                shown = OBJECT_REPR.search(text)
+                assert shown is None, f"{path.name}: {shown.group()} under {cell.source[:60]!r}"
 
 
 #: Markup a notebook's HTML output may hold, hostile to a reading of tags by pattern.
