@@ -43,6 +43,10 @@ def as_read(page: str) -> str:
     return str(BeautifulSoup(page, features="html.parser"))
 
 
+#: The shared reports (tests/conftest.py), one of each kind a command writes.
+BUILT = ["annex15_built", "fmr_only_built", "compare_built", "crossgroup_built", "scores_built"]
+
+
 def assert_pages_alike(notebook) -> str:
     theirs, _ = HTMLExporter(**OPTIONS).from_notebook_node(notebook)
     ours, _ = PageExporter(**OPTIONS).from_notebook_node(notebook)
@@ -50,10 +54,7 @@ def assert_pages_alike(notebook) -> str:
     return ours
 
 
-@pytest.mark.parametrize(
-    "built",
-    ["annex15_built", "fmr_only_built", "compare_built", "crossgroup_built", "scores_built"],
-)
+@pytest.mark.parametrize("built", BUILT)
 def test_every_report_page_is_nbconverts(built, request):
     report = request.getfixturevalue(built).report
     notebooks = sorted(report.glob("*.ipynb"))
@@ -70,10 +71,7 @@ def test_every_report_page_is_nbconverts(built, request):
 OBJECT_REPR = re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>")
 
 
-@pytest.mark.parametrize(
-    "built",
-    ["annex15_built", "fmr_only_built", "compare_built", "crossgroup_built", "scores_built"],
-)
+@pytest.mark.parametrize("built", BUILT)
 def test_no_page_shows_an_objects_repr(built, request):
     report = request.getfixturevalue(built).report
     for path in sorted(report.glob("*.ipynb")):
