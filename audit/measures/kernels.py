@@ -116,7 +116,13 @@ def check_alpha(alpha):
 
 
 def as_rates(fmr, fnmr) -> tuple[np.ndarray, np.ndarray]:
-    """Both rate arrays as float64 of shape (n_algorithms, n_groups)."""
+    """Both rate arrays as float64 of shape (n_algorithms, n_groups): what a measure's
+    function (a user's too, see the README) begins with.
+
+    >>> fmr, fnmr = as_rates([1e-4, 2e-4], [[0.01, 0.02]])
+    >>> fmr.shape, fnmr.dtype
+    ((1, 2), dtype('float64'))
+    """
     fmr = np.atleast_2d(np.asarray(fmr, dtype="float64"))
     fnmr = np.atleast_2d(np.asarray(fnmr, dtype="float64"))
     if fmr.shape != fnmr.shape:
