@@ -28,6 +28,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -96,9 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"the suite, {cores} cores; load before: {load()} ({quiet})", flush=True)
     status, wall, cpu, machine, printed = run(args.pytest_args)
     print(f"load after: {load()}")
+    kept = Path(tempfile.gettempdir()) / "bench_suite.out"
+    kept.write_text(printed, encoding="utf-8")
+    print(f"pytest's output: {kept}")
     summary = next((m.group(1) for line in printed.splitlines() if (m := SUMMARY.match(line))), "?")
-    if status != 0:
-        print(printed[-3000:])
+    if status != 0:  # what failed, without the durations
+        failures = printed.find("= FAILURES =")
+        durations = printed.find("slowest durations", max(failures, 0))
+        print(printed[max(failures, 0) : durations if durations > failures else None][-20000:])
         print(f"pytest exited with status {status}: {summary}")
         return 1
     print(f"\n{summary}\n")
