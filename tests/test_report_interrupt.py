@@ -115,6 +115,51 @@ def test_the_sentence_says_when_the_report_was_put_in_place_first(tmp_path):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
 
 
+def test_a_signal_during_an_import_is_raised_once_the_import_is_over(tmp_path, monkeypatch):
+    """A signal that comes while the main thread imports is raised after the import, not
+    in it: raised in the import machinery's code it could leave the interpreter's import
+    lock held, and the command waiting forever (a SIGTERM a second after the start of a
+    report hung it, in 2 runs of 24)."""
+    import importlib
+
+    (tmp_path / "signalled_on_import.py").write_text(
+        "import os, signal, time\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "time.sleep(0.3)  # the signal comes here, in the import\n"
+        "DONE = True\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "signalled_on_import", raising=False)
+    imported = []
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        imported.append(importlib.import_module("signalled_on_import").DONE)
+        time.sleep(5)
+        pytest.fail("the signal was not raised after the import")
+    sys.modules.pop("signalled_on_import", None)
+    assert imported == [True]  # the import ended as it would have without the signal
+    assert stop.value.signum == signal.SIGTERM
+
+
+def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys):
+    """Raised in a ``__del__`` or a weakref callback, where Python prints an exception
+    and goes on, the interruption is not lost (the run then went on, deaf to the next
+    signals): it is raised again, and nothing is printed."""
+
+    class Dropped:
+        def __del__(self):
+            interrupt._state.stopping = True  # as the handler does when it raises
+            raise interrupt.Interrupted(signal.SIGINT)
+
+    hook = sys.unraisablehook
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        Dropped()  # collected at once: its __del__ raises, Python ignores it
+        time.sleep(5)
+        pytest.fail("the interruption was lost")
+    assert stop.value.signum == signal.SIGINT
+    assert capsys.readouterr().err == ""
+    assert sys.unraisablehook is hook  # given back with the handlers
+
+
 def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
     """The command line's own handling, in process: Ctrl-C while a command that writes
     no report runs."""

@@ -28,6 +28,7 @@ import errno
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -99,14 +100,64 @@ class _State:
 _state = _State()
 
 
+#: The files of Python's import machinery.  An exception a signal raises in their code
+#: can leave the interpreter's import lock held: a callback of importlib's, which takes
+#: the lock before its ``try``, swallows it there, and every import after it, in any
+#: thread, then waits forever.  A signal that comes while the main thread is in them is
+#: raised again :data:`RETRY` seconds later, until it comes outside them.
+IMPORT_MACHINERY = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
+#: Seconds after which a signal held back (:data:`IMPORT_MACHINERY`, a lost exception) is
+#: sent again.
+RETRY = 0.02
+
+
+def _in_import_machinery(frame) -> bool:
+    """Whether ``frame``, or a frame that called it, is in :data:`IMPORT_MACHINERY`."""
+    while frame is not None:
+        if frame.f_code.co_filename in IMPORT_MACHINERY:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _send_again(signum: int) -> None:
+    """``signum`` sent to this process again in :data:`RETRY` seconds, from a thread, if
+    :func:`handle_signals` still handles it then."""
+
+    def send() -> None:
+        if signal.getsignal(signum) is _handler:
+            os.kill(os.getpid(), signum)
+
+    timer = threading.Timer(RETRY, send)
+    timer.daemon = True
+    timer.start()
+
+
 def _handler(signum, frame) -> None:
     if _state.deferring:
         _state.pending = signum
         return
     if _state.stopping:  # a second signal while the first is handled
         return
+    if _in_import_machinery(frame):
+        _send_again(signum)
+        return
     _state.stopping = True
     raise Interrupted(signum, began=_state.began)
+
+
+def _unraisable(unraisable) -> None:
+    """An :class:`Interrupted` raised where Python can only print it and go on (a
+    ``__del__``, a weakref callback): not lost but sent again, to be raised elsewhere,
+    and nothing printed; anything else goes to the hook it replaced."""
+    if isinstance(unraisable.exc_value, Interrupted) and _state.pending is None:
+        _state.stopping = False
+        _send_again(unraisable.exc_value.signum)
+        return
+    _previous_unraisable(unraisable)
+
+
+_previous_unraisable = sys.unraisablehook
 
 
 @contextlib.contextmanager
@@ -120,16 +171,19 @@ def handle_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    global _previous_unraisable
     previous = {
         s: signal.signal(s, _handler)
         for s in (signal.SIGINT, signal.SIGTERM)
         if signal.getsignal(s) is not signal.SIG_IGN
     }
+    _previous_unraisable, sys.unraisablehook = sys.unraisablehook, _unraisable
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        sys.unraisablehook = _previous_unraisable
         _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
 
 
