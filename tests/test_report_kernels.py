@@ -490,3 +490,18 @@ def test_a_failed_notebook_is_kept_as_far_as_it_ran(tmp_path, monkeypatch):
         "pending",
     ]
     assert code[1]["outputs"][-1]["ename"] == "ZeroDivisionError"
+
+
+def test_a_kernel_that_dies_fails_its_notebook_naming_the_cell(tmp_path, monkeypatch):
+    """A kernel process that ends in a cell (killed, out of memory, a user's measure
+    calling os._exit) fails its notebook, naming the cell, as a failing cell does; it
+    reached the user as an internal error of audit (nbclient's DeadKernelError)."""
+    _, output = _saves(
+        tmp_path, monkeypatch, ["# a title", "a = 1", "import os\nos._exit(7)", "b = 2"]
+    )
+    output.parent.mkdir()
+    with pytest.raises(runner.NotebookFailed) as failed:
+        runner.execute("t", output, {}, progress=False)
+    assert str(failed.value) == runner.KERNEL_DIED.format(notebook="t.ipynb", cell=2, kept=output)
+    code = [c for c in read_notebook(output)["cells"] if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == [1, None, None]  # kept as far as it ran

@@ -116,6 +116,11 @@ NOTEBOOK_FAILED = (
     "notebook {notebook} failed in cell {cell} with {ename}: {evalue}\n"
     "The executed notebook, up to the failing cell, is kept at {kept}"
 )
+KERNEL_DIED = (
+    "notebook {notebook} failed in cell {cell}: its kernel process ended while it ran "
+    "(killed, out of memory, or an exit called by the code it ran)\n"
+    "The executed notebook, up to the failing cell, is kept at {kept}"
+)
 
 
 BAD_NAME = (
@@ -375,6 +380,7 @@ def execute(
     a function is called after each executed cell instead (one display for a report).
     """
     import papermill
+    from nbclient.exceptions import DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
     _kernel_path()
@@ -415,10 +421,30 @@ def execute(
         )
         failed.ename, failed.evalue = error.ename, error.evalue  # what the kernel raised
         raise failed from None
+    except DeadKernelError:
+        cell = _running_cell(output)
+        raise NotebookFailed(
+            KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=cell, kept=output)
+        ) from None
     finally:
         if kernel is not None:
             kernel.release()  # it ends while the notebook is rendered
     return output
+
+
+def _running_cell(notebook: Path) -> int | str:
+    """The number (as a failure counts it: by the kernel's execution count, the
+    parameters' cell included) of the cell the executed ``notebook`` was running when
+    its kernel died: the first code cell it holds no reply to; ``"?"`` if it cannot be
+    read."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(notebook, as_version=4).cells
+    except Exception:  # noqa: BLE001 - only a sentence's detail
+        return "?"
+    counts = [cell.execution_count for cell in cells if cell.cell_type == "code"]
+    return sum(count is not None for count in counts) + 1
 
 
 def _refused_input(failed: NotebookFailed, given: dict[str, str]):
