@@ -326,12 +326,16 @@ class Names(Constraint):
     of: Options | None = None
     empty: bool = False
     at_least: int = 1
+    #: whether a name may be given twice (``unique``: refused, as ``"garbe,garbe"``)
+    unique: bool = False
 
     @property
     def expected(self) -> str:
         what = "a list of names" if self.of is None else f"a list of names, each {self.of.expected}"
+        if self.unique:
+            what = what.replace("a list of names", "a list of distinct names")
         if self.at_least > 1:
-            return what.replace("a list of names", f"a list of at least {self.at_least} names")
+            return what.replace("a list of ", f"a list of at least {self.at_least} ")
         return what if self.empty else what.replace("a list", "a non-empty list")
 
     @staticmethod
@@ -349,6 +353,8 @@ class Names(Constraint):
             return False
         if not all(isinstance(v, str) and v != "" for v in value):
             return False
+        if self.unique and len(set(value)) < len(value):
+            return False
         return self.of is None or all(self.of.accepts(v) for v in value)
 
     def convert(self, value):
@@ -362,6 +368,7 @@ class Names(Constraint):
 
     def invalid(self) -> list:
         bad = [5, [1, 2]] + ([["no-such-name"]] if self.of is not None else [])
+        bad += [["garbe", "garbe"]] if self.unique else []
         return bad + ([["only-one"]] if self.at_least > 1 else [])
 
 
@@ -826,7 +833,7 @@ PARAMETERS: dict[str, Parameter] = {
     ),
     "measure": Parameter(MEASURE, "a registered measure ('audit measures' lists them)"),
     "measures": Parameter(
-        optional(Names(MEASURE)),
+        optional(Names(MEASURE, unique=True)),
         "measure names; None: every measure that applies",
     ),
     "measure_modules": Parameter(

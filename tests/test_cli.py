@@ -838,3 +838,20 @@ def test_measures_lists_the_iso_term(capsys):
     line = next(x for x in out.splitlines() if x.startswith("garbe "))
     assert "; ISO/IEC 19795-10: aggregate equitability measure;" in line
     assert "ISO/IEC" not in next(x for x in out.splitlines() if x.startswith("std_eer "))
+
+
+@pytest.mark.parametrize("command", [["report", "annex15"], ["compare", "annex15", "frvt11"]])
+def test_a_measure_named_twice_is_refused_before_any_work(command, tmp_path, capsys):
+    """``--measures garbe,fdr,garbe`` failed deep in the notebooks (pandas: "Index contains
+    duplicate entries"); it is refused as a usage error, as is the notebooks' parameter."""
+    from audit.exceptions import EXIT_USAGE, ParameterError
+    from audit.validation import check
+
+    argv = [*command, "--measures", "garbe,fdr,garbe", "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "expected a non-empty list of distinct names" in err and "got 'garbe,fdr,garbe'" in err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+    assert check("measures", ["garbe", "fdr"]) == ["garbe", "fdr"]
+    with pytest.raises(ParameterError, match="distinct names"):
+        check("measures", ["garbe", "garbe"])
