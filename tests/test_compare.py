@@ -777,3 +777,39 @@ def test_readme_shows_the_verdict_matrix_as_the_command_prints_it(compared):
     assert shown == printed.splitlines()[: len(shown)]
     answer = " ".join(printed.split("\n\n", 1)[1].split("report written")[0].split())
     assert f"> {answer}" in section
+
+
+def test_the_page_finds_each_figure_by_its_role_whatever_the_datasets_label(compared, tmp_path):
+    """A dataset labelled by a file name with a space or markup (``vendor x v2.csv``) had
+    its figures saved under a file name made safe (``vendor_x_v2``) and looked for under
+    its label: its sections showed none. The page finds them by the role the notebook
+    declared, in the manifest."""
+    import shutil
+
+    from audit.report import comparepage
+    from audit.report.outputs import figure_paths
+
+    folder = tmp_path / "report"
+    shutil.copytree(compared[2].resolve(), folder)
+    label = "frvt 11 <i>"
+    for table in (folder / "tables").glob("*.csv"):
+        table.write_text(table.read_text(encoding="utf-8").replace("frvt11", label))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    figures = manifest["outputs"]["compare"]["figures"]
+    for role in [r for r in figures if "frvt11" in r]:
+        relabelled = role.replace("frvt11", label)
+        moved = figure_paths(relabelled, folder)[0]
+        assert moved.name != f"{relabelled}.png"  # its file is not named by the label
+        (folder / figures.pop(role)).rename(moved)
+        figures[relabelled] = str(moved.relative_to(folder))
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    agreement = {d["dataset"]: d["figure"] for d in comparepage.agreement_data(folder)}
+    assert agreement[label] == folder / figures[f"compare_rank_agreement_{label}"]
+    assert agreement["annex15"] == folder / figures["compare_rank_agreement_annex15"]
+    (pair,) = comparepage.cross_data(folder)
+    assert pair["figures"] == [
+        folder / figures[f"compare_{kind}_annex15_{label}"] for kind in ("cross_agreement", "ranks")
+    ]
+    page = comparepage.compare_page(folder, title="t", header=manifest)
+    for path in (*agreement.values(), *pair["figures"]):
+        assert f'<img src="figures/{path.name}"' in page

@@ -63,6 +63,23 @@ def _table(folder: Path, name: str) -> pd.DataFrame | None:
     return _read(path) if path.is_file() else None
 
 
+def _figure_of(folder: Path, role: str) -> Path | None:
+    """The PNG of the figure the notebooks declared as ``role`` (the manifest's
+    ``outputs``), if it is there: found by its role, as every section finds its figures,
+    never by a file name made from a dataset's label (a label with a space or markup is
+    not its file's name)."""
+    manifest = folder / "manifest.json"
+    try:
+        outputs = json.loads(manifest.read_text(encoding="utf-8")).get("outputs", {})
+    except (OSError, ValueError):
+        return None
+    for declared in outputs.values():
+        path = declared.get("figures", {}).get(role) if isinstance(declared, dict) else None
+        if isinstance(path, str) and (folder / path).is_file():
+            return folder / path
+    return None
+
+
 # ------------------------------------------------------------------ HTML fragments
 
 
@@ -309,11 +326,10 @@ def agreement_data(folder: Path) -> list[dict] | None:
             key=lambda r: abs(r["tau"]),
         )
         accuracy = sorted((r for r in records if r["with_accuracy"]), key=lambda r: -abs(r["tau"]))
-        figure = folder / "figures" / f"compare_rank_agreement_{dataset}.png"
         out.append(
             {
                 "dataset": str(dataset),
-                "figure": figure if figure.is_file() else None,
+                "figure": _figure_of(folder, f"compare_rank_agreement_{dataset}"),
                 "pairs": len(measures),
                 "opposed": opposed,
                 "unrelated": unrelated,
@@ -424,7 +440,7 @@ def cross_data(folder: Path) -> list[dict] | None:
             else None
         )
         figures = [
-            folder / "figures" / f"compare_{kind}_{first}_{second}.png"
+            _figure_of(folder, f"compare_{kind}_{first}_{second}")
             for kind in ("cross_agreement", "ranks")
         ]
         out.append(
@@ -446,7 +462,7 @@ def cross_data(folder: Path) -> list[dict] | None:
                 "not_compared": []
                 if lost is None
                 else lost[["measure", "reason"]].astype(str).to_dict("records"),
-                "figures": [f for f in figures if f.is_file()],
+                "figures": [f for f in figures if f is not None],
             }
         )
     return out
