@@ -405,7 +405,9 @@ def test_a_crossgroup_parameter_waits_for_the_table(rates_csv, tmp_path, capsys,
     assert len(servers) == 1
 
 
-MEASURES = "a non-empty list of names, each one of " + ", ".join(repr(n) for n in measure_names())
+MEASURES = "a non-empty list of distinct names, each one of " + ", ".join(
+    repr(n) for n in measure_names()
+)
 
 
 @pytest.mark.parametrize(

@@ -326,6 +326,12 @@ class _QuietWhileStopping(logging.Filter):
 _QUIET = _QuietWhileStopping()
 
 
+#: In the thread running a notebook (:func:`execute`), ``cell``: the number of the code
+#: cell it runs, as the kernel counts it (the parameters' cell included): the cell a
+#: kernel that dies was running.
+_RUNNING = threading.local()
+
+
 @functools.cache
 def _engine() -> str:
     """The name of papermill's engine for the report's notebooks, registered once.
@@ -349,6 +355,8 @@ def _engine() -> str:
 
         def cell_start(self, cell, cell_index=None, **kwargs):
             self.skip = cell.get("cell_type") != "code"
+            if not self.skip and str(cell.get("source", "")).strip():  # the kernel counts it
+                _RUNNING.cell = getattr(_RUNNING, "cell", 0) + 1
             try:
                 super().cell_start(cell, cell_index, **kwargs)
             finally:
@@ -392,6 +400,7 @@ def execute(
     kernel = kernels.take()  # started ahead for this thread, if any
     if kernel is not None:
         hooks["km"] = kernel.manager
+    _RUNNING.cell = 0
     try:
         if kernel is not None:
             kernel.enter(output.parent)
@@ -422,29 +431,13 @@ def execute(
         failed.ename, failed.evalue = error.ename, error.evalue  # what the kernel raised
         raise failed from None
     except DeadKernelError:
-        cell = _running_cell(output)
         raise NotebookFailed(
-            KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=cell, kept=output)
+            KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=_RUNNING.cell, kept=output)
         ) from None
     finally:
         if kernel is not None:
             kernel.release()  # it ends while the notebook is rendered
     return output
-
-
-def _running_cell(notebook: Path) -> int | str:
-    """The number (as a failure counts it: by the kernel's execution count, the
-    parameters' cell included) of the cell the executed ``notebook`` was running when
-    its kernel died: the first code cell it holds no reply to; ``"?"`` if it cannot be
-    read."""
-    import nbformat
-
-    try:
-        cells = nbformat.read(notebook, as_version=4).cells
-    except Exception:  # noqa: BLE001 - only a sentence's detail
-        return "?"
-    counts = [cell.execution_count for cell in cells if cell.cell_type == "code"]
-    return sum(count is not None for count in counts) + 1
 
 
 def _refused_input(failed: NotebookFailed, given: dict[str, str]):
