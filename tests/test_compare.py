@@ -344,6 +344,30 @@ def test_what_holds_and_the_sentence_by_hand():
     )
 
 
+def test_without_replicates_no_ranking_is_judged_and_the_sentence_says_why():
+    """``--replicates 0`` draws no interval: the answer said that no measure's rankings
+    agree beyond chance (the reason: "interval from nan"), where none was judged."""
+    pair = _pair(
+        [
+            ("m1", "M1", 5, 0.6, np.nan, np.nan),
+            ("m5", "M5", 5, 0.3, np.nan, np.nan),
+            ("accuracy", "accuracy (error rate)", 5, 0.9, np.nan, np.nan),
+        ]
+    )
+    held = holding(verdict_summary(_matrix()), [pair]).set_index("measure")
+    assert not held.loc[["m1", "m5"], "holds"].any()
+    assert held.loc["m1", "reason"] == (
+        "its rankings on d1 and d2 are not judged: Kendall's tau-b 0.60 has no interval "
+        "(no bootstrap replicates)"
+    )
+    sentence = holding_sentence(held.reset_index(), ["d1", "d2"], [pair])
+    assert sentence.startswith(
+        "No measure is judged to hold on d1 and d2: without bootstrap replicates the "
+        "rankings' agreement has no interval, and a measure holds only with the same FFMC"
+    )
+    assert "nan" not in sentence
+
+
 # ------------------------------------------------------------------ the command line
 
 

@@ -953,7 +953,13 @@ def holding(
             parts.append(
                 f"{name}: tau {r['kendall']:.2f} [{r['kendall_low']:.2f}, {r['kendall_high']:.2f}]"
             )
-            if not (r["kendall_low"] > min_tau):
+            if not np.isfinite(r["kendall_low"]):  # no replicates drawn: no interval
+                ok = False
+                why.append(
+                    f"its rankings on {pair.first} and {pair.second} are not judged: Kendall's "
+                    f"tau-b {r['kendall']:.2f} has no interval (no bootstrap replicates)"
+                )
+            elif not (r["kendall_low"] > min_tau):
                 ok = False
                 why.append(
                     f"its rankings on {pair.first} and {pair.second} do not agree "
@@ -1007,7 +1013,14 @@ def holding_sentence(
     )
     kept = held[held["holds"].astype(bool)]
     where = "both" if len(labels) == 2 else "all of them"
-    if not len(kept):
+    lows = [p.agreement["kendall_low"].to_numpy(dtype=float) for p in pairs]
+    lows = np.concatenate(lows) if lows else np.empty(0)
+    if lows.size and not np.isfinite(lows).any():
+        text = (
+            f"No measure is judged to hold on {names}: without bootstrap replicates the "
+            f"rankings' agreement has no interval, and a measure holds only with {rule}."
+        )
+    elif not len(kept):
         text = (
             f"No measure holds on {names}: of the {len(judged)} that apply to {where}, "
             f"none keeps {rule}."
