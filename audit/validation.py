@@ -429,6 +429,9 @@ class AnyOf(Constraint):
         return None if c is None else c.convert(value)
 
     def parse(self, text: str):
+        """The value of the first constraint that reads ``text`` as one it accepts; else,
+        where ``text`` is a JSON list or object, what it holds (``"[]"``: an empty list,
+        to be refused as one, not taken as a name ``"[]"``); else ``text``."""
         if None in self.constraints and text.strip().lower() in ("none", "null"):
             return None
         for c in self.constraints:
@@ -436,7 +439,8 @@ class AnyOf(Constraint):
                 value = c.parse(text)
                 if c.accepts(value):
                     return value
-        return text
+        value = _json(text.strip())
+        return value if isinstance(value, (list, dict)) else text
 
     def invalid(self) -> list:
         seen = []

@@ -855,3 +855,25 @@ def test_a_measure_named_twice_is_refused_before_any_work(command, tmp_path, cap
     assert check("measures", ["garbe", "fdr"]) == ["garbe", "fdr"]
     with pytest.raises(ParameterError, match="distinct names"):
         check("measures", ["garbe", "garbe"])
+
+
+@pytest.mark.parametrize(("given", "said"), [("[]", "[]"), ('["F", 5]', "['F', 5]")])
+def test_a_json_list_no_choice_accepts_is_refused_as_the_list(
+    given, said, cross_file, tmp_path, capsys
+):
+    """``-p heatmap_algorithms '[]'`` was taken as the one algorithm named ``[]`` (the text,
+    once no reading of it was accepted, read again as comma-separated names) and failed in
+    the notebook: refused before any work, as the list it is."""
+    from audit.exceptions import EXIT_USAGE
+    from audit.validation import PARAMETERS
+
+    argv = ["report", str(cross_file), "-p", "heatmap_algorithms", given]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert (
+        f"parameter heatmap_algorithms: expected a non-empty list of names or none, got {said}\n"
+        in err
+    )
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+    assert PARAMETERS["heatmap_algorithms"].constraint.parse(given) == json.loads(given)
+    assert PARAMETERS["heatmap_algorithms"].constraint.parse("a,b") == ["a", "b"]
