@@ -329,6 +329,18 @@ def test_what_holds_and_the_sentence_by_hand():
     assert holding_sentence(one, ["d1", "d2"], [pair]).startswith(
         "The one measure that applies to both d1 and d2 holds on both, with the same FFMC"
     )
+    # one measure has a value, not a range ("runs from 0.60 (M1) to 0.60 (M1)")
+    assert holding_sentence(one, ["d1", "d2"], [pair]).endswith(
+        "M1. Across the datasets, Kendall's tau-b of M1's rankings is 0.60, against 0.90 "
+        "for the algorithms' accuracy."
+    )
+    import dataclasses
+
+    third = dataclasses.replace(pair, second="d3", agreement=pair.agreement.copy())
+    third.agreement.loc[third.agreement["measure"] == "accuracy", "kendall"] = -0.08
+    assert holding_sentence(held, ["d1", "d2", "d3"], [pair, third]).endswith(
+        "against 0.90 (d1 and d2), -0.08 (d1 and d3) for the algorithms' accuracy."
+    )  # each pair's accuracy named by its pair
     assert holding_sentence(one, ["d1", "d2", "d3"], [pair]).startswith(
         "The one measure that applies to all of d1, d2 and d3 holds on all of them, with"
     )

@@ -1055,15 +1055,29 @@ def _strength(judged: pd.DataFrame, pairs: Sequence[PairComparison]) -> list[str
     labels = dict(zip(judged["measure"], judged["label"], strict=True))
     low = measures.loc[measures["kendall"].idxmin()]
     high = measures.loc[measures["kendall"].idxmax()]
-    text = (
-        f"Across the datasets, Kendall's tau-b of a measure's rankings runs from "
-        f"{low['kendall']:.2f} ({labels[low['measure']]}) to {high['kendall']:.2f} "
-        f"({labels[high['measure']]})"
-    )
-    accuracy = rows[rows["measure"].astype(str).str.startswith(ACCURACY) & rows["kendall"].notna()]
-    accuracy = accuracy[~accuracy["measure"].isin(set(judged["measure"]))]
-    if len(accuracy):
-        values = ", ".join(f"{v:.2f}" for v in accuracy["kendall"])
+    if len(measures) == 1:  # one measure on one pair: its value, not a range
+        text = (
+            f"Across the datasets, Kendall's tau-b of {labels[low['measure']]}'s rankings "
+            f"is {low['kendall']:.2f}"
+        )
+    else:
+        text = (
+            f"Across the datasets, Kendall's tau-b of a measure's rankings runs from "
+            f"{low['kendall']:.2f} ({labels[low['measure']]}) to {high['kendall']:.2f} "
+            f"({labels[high['measure']]})"
+        )
+    accuracy = [
+        (f"{p.first} and {p.second}", value)
+        for p in pairs
+        for measure, value in zip(p.agreement["measure"], p.agreement["kendall"], strict=True)
+        if str(measure).startswith(ACCURACY)
+        and measure not in set(judged["measure"])
+        and np.isfinite(value)
+    ]
+    if len(accuracy) == 1:
+        text += f", against {accuracy[0][1]:.2f} for the algorithms' accuracy"
+    elif accuracy:  # several pairs: each value named by its pair
+        values = ", ".join(f"{value:.2f} ({pair})" for pair, value in accuracy)
         text += f", against {values} for the algorithms' accuracy"
     return [text + "."]
 
