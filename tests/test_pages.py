@@ -87,6 +87,22 @@ def test_no_page_shows_an_objects_repr(built, request):
                 assert shown is None, f"{path.name}: {shown.group()} under {cell.source[:60]!r}"
 
 
+#: A table cell pandas cut to its default 50 characters: 47 of them, then "...".
+CUT_CELL = re.compile(r"<td>([^<]{44,}\.\.\.)</td>")
+
+
+@pytest.mark.parametrize("built", BUILT)
+def test_no_table_cell_of_a_page_is_cut_short(built, request):
+    """Unless told otherwise, pandas shows 50 characters of a cell: the compare page's
+    file paths ('/work/shared/data/nist-frvt-annex15/nist-frvt3...') and the FFMC page's
+    n/a reasons ('FMR-only table: computed on the FMR term alone...') were cut."""
+    report = request.getfixturevalue(built).report
+    for page in sorted(report.glob("*.html")):
+        cut = CUT_CELL.findall(page.read_text(encoding="utf-8"))
+        assert cut == [], f"{page.name}: {cut[:3]}"
+    assert CUT_CELL.findall("<td>" + "x" * 47 + "...</td><td>short...</td>") == ["x" * 47 + "..."]
+
+
 #: Markup a notebook's HTML output may hold, hostile to a reading of tags by pattern.
 HOSTILE = [
     '<img src="a.png">',
