@@ -19,8 +19,9 @@ import pytest
 from jupyter_client.manager import KernelManager
 from processes import descendants, kernels_below
 
+from audit.analysis import compare
 from audit.cli import main
-from audit.exceptions import EXIT_INTERRUPTED
+from audit.exceptions import EXIT_INTERRUPTED, EXIT_USAGE
 from audit.report import forkserver, interrupt, kernels, runner
 from audit.report.parameters import read_notebook
 
@@ -506,3 +507,23 @@ def test_a_kernel_that_dies_fails_its_notebook_naming_the_cell(tmp_path, monkeyp
     code = [c for c in read_notebook(output)["cells"] if c["cell_type"] == "code"]
     # kept as far as it ran (the dying cell's own count is there if the kernel said it)
     assert code[0]["execution_count"] == 1 and code[2]["execution_count"] is None
+
+
+def test_datasets_sharing_no_group_are_refused_before_compare_runs(
+    small_table, tmp_path, capsys, entered
+):
+    """Two tables with no group in common failed the compare notebook in its seventh cell,
+    naming the copies of their files; they are refused before it runs, by their labels,
+    and ``-p shared_groups false`` is the way to compare them."""
+    other = tmp_path / "lab-two.csv"
+    text = small_table.read_text()
+    other.write_text(text.replace("Asian", "East").replace("White", "West"))
+    status = main(["compare", str(small_table), str(other), "--reports-dir", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert status == EXIT_USAGE
+    assert err.splitlines()[-1] == (
+        "audit compare: error: "
+        + compare.FEW_GROUPS.format(first="small", second="lab-two", count=0, groups="")
+    )
+    assert entered == [] and _kernels_here() == {}
+    assert not (tmp_path / "r").exists()

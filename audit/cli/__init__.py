@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import errno
+import itertools
 import os
 import platform
 import sys
@@ -704,7 +705,7 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
 def _compare(args: argparse.Namespace, notify) -> int:
     """``audit compare``: check every input and option, run the compare notebook, print
     the verdict matrix."""
-    from audit.analysis.compare import dataset_labels, read_datasets
+    from audit.analysis.compare import check_comparable, dataset_labels, read_datasets
     from audit.report.comparepage import verdict_lines
     from audit.report.kernels import started_kernels
     from audit.report.runner import (
@@ -736,7 +737,14 @@ def _compare(args: argparse.Namespace, notify) -> int:
     # it), forked, as its drawing process then is, from a server that ends with the block
     with started_kernels(len(NOTEBOOKS["compare"])):
         keys = (*READ_OPTIONS, "count_tolerance", "merge_labels", "fmr_above_fnmr", "encoding")
-        read_datasets(given, labels, **{k: parameters[k] for k in keys if k in parameters})
+        tables = read_datasets(given, labels, **{k: parameters[k] for k in keys if k in parameters})
+        for first, second in itertools.combinations(labels, 2):  # the notebook's pairs
+            check_comparable(
+                tables[first],
+                tables[second],
+                shared_groups=parameters.get("shared_groups", True),
+                names=(first, second),
+            )
         for label, source in sources.items():
             read_accuracy(source, columns[label])
         check_reports_root(args.reports_dir)
