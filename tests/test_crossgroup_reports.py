@@ -212,6 +212,28 @@ def test_heat_maps_are_readable_from_2_to_50_groups(n):
         assert cross_plots.NOT_WRITTEN.format(n=n) in title.replace("\n", " ")
 
 
+def test_a_group_name_of_90_characters_leaves_the_matrices_their_room():
+    """One group named with 90 letters took the room of the matrices (cells of 0.12 in,
+    values unwritten, layout collapsed): axes write it shortened, the title says so,
+    and every FMR of 12 groups is written in its cell, as with short names."""
+    pairs = _pairs(12)
+    long, named_so = "G" * 90, pairs["group_1"].iloc[0]
+    pairs = pairs.replace({"group_1": {named_so: long}, "group_2": {named_so: long}})
+    assert (pairs["group_1"] == long).any()  # the name replaced one of the groups
+    fig = pair_heatmaps(pairs, ["alg-a", "alg-b"])
+    data = record(fig)
+    assert all(found == [] for found in faults(data).values()), faults(data)
+    shown = cross_plots.group_labels([long])[0]
+    assert len(shown) == cross_plots.LONGEST_LABEL and shown.startswith("G" * 20)
+    assert shown in {t["seen"] for t in data["texts"]}
+    title = fig.get_suptitle().replace("\n", " ")
+    assert cross_plots.SHORTENED.format(n=cross_plots.LONGEST_LABEL) in title
+    assert "not written" not in title
+    written = sum(len(ax.texts) for ax in fig.axes if ax.get_ylabel() == "enrolment group")
+    assert written == 2 * 12 * 12
+    plt.close(fig)
+
+
 #: Two groups named by a letter, three algorithms, FMRs over three decades.
 TWO_GROUPS = pd.DataFrame(
     [(a, g1, g2, fmr) for a, values in {

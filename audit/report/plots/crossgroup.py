@@ -42,6 +42,31 @@ SIDE_BY_SIDE = 0.3
 LARGEST_FONT = 8.0
 SMALLEST_FONT = 5.0
 NOT_WRITTEN = "FMRs not written in the cells: too small for {n} groups (see the pairs table)"
+#: The longest group name a matrix's axes write whole: a longer one is shortened in its
+#: middle (its start and end kept, an ellipsis between), where it took the room of the
+#: matrices (a name of 90 characters left cells of a hundredth of the figure's width).
+LONGEST_LABEL = 32
+SHORTENED = "group names of more than {n} characters shortened (the pairs table holds them whole)"
+
+
+def group_labels(groups: Sequence[str], limit: int = LONGEST_LABEL) -> list[str]:
+    """The groups' names as the matrices' axes write them: whole up to ``limit``
+    characters, else their first and last characters around an ellipsis; whole, all of
+    them, where two shortened names would be one.
+
+    >>> group_labels(["F", "G" * 40 + "1", "G" * 40 + "2"])
+    ['F', 'GGGGGGGGGGGGGGGGGGGGGG…GGGGGGGG1', 'GGGGGGGGGGGGGGGGGGGGGG…GGGGGGGG2']
+    >>> group_labels(["a" * 40 + "x" + "b" * 20, "a" * 40 + "y" + "b" * 20])[0] == "a" * 40 + "x" + "b" * 20
+    True
+    """
+    head, tail = limit - limit // 3, limit // 3 - 1
+    short = [
+        str(g)
+        if len(str(g)) <= limit
+        else f"{str(g)[:head]}\N{HORIZONTAL ELLIPSIS}{str(g)[-tail:]}"
+        for g in groups
+    ]
+    return short if len(set(short)) == len(set(map(str, groups))) else [str(g) for g in groups]
 
 
 def _groups(pairs: pd.DataFrame, groups: Sequence[str] | None) -> list[str]:
@@ -189,7 +214,7 @@ def pair_heatmap(
     annotate = font is not None if annotate is None else annotate
     font = font or SMALLEST_FONT
     hidden = ~np.isfinite(values) | (values <= 0)
-    labels = [escape_mathtext(g) for g in matrix.index]
+    labels = [escape_mathtext(g) for g in group_labels(matrix.index)]
     heatmap(
         ax,
         matrix.where(~hidden),
@@ -257,7 +282,8 @@ def pair_heatmaps(
     values = np.concatenate([m.to_numpy().ravel() for m in matrices])
     norm = _norm(values)
     n = len(order)
-    longest = max((len(str(g)) for g in order), default=1)
+    shown = group_labels(order)
+    longest = max((len(g) for g in shown), default=1)
     labels = 0.45 + 0.62 * 9.0 * longest / 72.0  # inches of group labels, at most
     # as many matrices side by side as fit the page with cells of a readable size
     ncols = ncols or min(len(algorithms), 3)
@@ -296,6 +322,8 @@ def pair_heatmaps(
     texts = np.vectorize(_cell_text, otypes=[object])(values) if values.size else []
     if cell_font(cell, texts) is None:
         title += "\n" + NOT_WRITTEN.format(n=n)
+    if shown != order:
+        title += "\n" + SHORTENED.format(n=LONGEST_LABEL)
     fig.suptitle(wrap(title, fig.get_figwidth() - 0.3, 11.0), fontsize="medium")
     handles = [
         Patch(facecolor=ZERO_COLOUR, edgecolor="0.45", hatch="///", label="FMR = 0"),
