@@ -575,3 +575,30 @@ def test_the_score_figures_draw_hostile_names_as_written():
         assert any("$by$" in t["seen"] for t in data["texts"])
         plt.close(fig)
     assert named(data, groups) == set(groups)  # the DET legend names every group
+
+
+def test_a_forest_plot_of_a_100_character_name_stays_on_its_figure():
+    """An algorithm named with 100 letters pushed the intervals' forest plot off its
+    figure (the layout collapsed, the name and the title cut): the name is written
+    shortened, the title says so, and nothing leaves the canvas."""
+    from audit.report.outputs import render_figure
+    from audit.report.plots.uncertainty import LONGEST_NAME, plot_intervals
+
+    names = ["alg-1", "V" * 100, "<b>vendor</b>", "alg-2"]
+    values = np.array([0.99, 0.98, 0.97, 0.96])
+    intervals = pd.DataFrame(
+        {"measure": "fdr", "algorithm": names, "value": values, "low": values - 0.01,
+         "high": values + 0.01}
+    )  # fmt: skip
+    fig = plot_intervals(intervals, measure="fdr").figure
+    render_figure(fig)  # laid out, as a report saves it (a collapsed layout warns: an error)
+    data = record(fig)
+    assert all(found == [] for found in faults(data).values()), faults(data)
+    shown = {t["seen"] for t in data["texts"]}
+    assert "V" * 100 not in shown and any(
+        s.startswith("V" * 20) and "\N{HORIZONTAL ELLIPSIS}" in s for s in shown
+    )
+    assert "<b>vendor</b>" in shown
+    title = fig.axes[0].get_title("left").replace("\n", " ")
+    assert f"names of more than {LONGEST_NAME} characters shortened" in title
+    plt.close(fig)

@@ -22,7 +22,7 @@ This module owns what every figure of a report shares:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 F = TypeVar("F", bound=Callable)
@@ -224,6 +224,26 @@ def text_width(text: str, font) -> float:
     from matplotlib.textpath import TextToPath
 
     return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0] / 72
+
+
+def shorten_names(names: Sequence[str], limit: int) -> list[str]:
+    """``names`` as a figure's axis writes them: whole up to ``limit`` characters, else
+    their first and last characters around an ellipsis (a name of 90 characters took
+    the room of what it names); whole, all of them, where two shortened names would be
+    one.  A table beside the figure holds them whole.
+
+    >>> shorten_names(["alg-1", "V" * 50], 12)
+    ['alg-1', 'VVVVVVVV…VVV']
+    >>> shorten_names(["a" * 20 + "x" + "b" * 9, "a" * 20 + "y" + "b" * 9], 12)[0] == "a" * 20 + "x" + "b" * 9
+    True
+    """
+    head, tail = limit - limit // 3, limit // 3 - 1
+    names = [str(name) for name in names]
+    short = [
+        name if len(name) <= limit else f"{name[:head]}\N{HORIZONTAL ELLIPSIS}{name[-tail:]}"
+        for name in names
+    ]
+    return short if len(set(short)) == len(set(names)) else names
 
 
 def fit_text(text: str, width: float, font, *, lines: int | None = None) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import UnknownNameError, UsageError
-from audit.report.plots import PAGE_WIDTH, fit_text, themed, wrap
+from audit.report.plots import PAGE_WIDTH, fit_text, shorten_names, themed, wrap
 from audit.report.text import escape_mathtext
 
 NO_ALGORITHM = "algorithm {name!r} is not in the pairs table; it holds {names}"
@@ -50,23 +50,12 @@ SHORTENED = "group names of more than {n} characters shortened (the pairs table 
 
 
 def group_labels(groups: Sequence[str], limit: int = LONGEST_LABEL) -> list[str]:
-    """The groups' names as the matrices' axes write them: whole up to ``limit``
-    characters, else their first and last characters around an ellipsis; whole, all of
-    them, where two shortened names would be one.
+    """The groups' names as the matrices' axes write them (:func:`shorten_names`).
 
     >>> group_labels(["F", "G" * 40 + "1", "G" * 40 + "2"])
     ['F', 'GGGGGGGGGGGGGGGGGGGGGG…GGGGGGGG1', 'GGGGGGGGGGGGGGGGGGGGGG…GGGGGGGG2']
-    >>> group_labels(["a" * 40 + "x" + "b" * 20, "a" * 40 + "y" + "b" * 20])[0] == "a" * 40 + "x" + "b" * 20
-    True
     """
-    head, tail = limit - limit // 3, limit // 3 - 1
-    short = [
-        str(g)
-        if len(str(g)) <= limit
-        else f"{str(g)[:head]}\N{HORIZONTAL ELLIPSIS}{str(g)[-tail:]}"
-        for g in groups
-    ]
-    return short if len(set(short)) == len(set(map(str, groups))) else [str(g) for g in groups]
+    return shorten_names(groups, limit)
 
 
 def _groups(pairs: pd.DataFrame, groups: Sequence[str] | None) -> list[str]:

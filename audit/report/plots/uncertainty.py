@@ -23,6 +23,8 @@ from audit.report.plots import (
     VERMILION,
     colour,
     root_figure,
+    shorten_names,
+    text_width,
     themed,
     width_inches,
     wrap,
@@ -49,6 +51,11 @@ def _label(measure: str) -> str:
         return escape_mathtext(get_measure(measure).label)
     except KeyError:
         return escape_mathtext(measure)
+
+
+#: The longest algorithm name a forest plot writes whole (:func:`shorten_names`): one
+#: of 100 characters pushed the plot off its figure.  The intervals' table holds it.
+LONGEST_NAME = 40
 
 
 @themed
@@ -129,7 +136,8 @@ def plot_intervals(
         label=f"{level}% interval",
     )
     ax.plot(shown["value"], y, "o", color="black", markersize=3.5, label="point value")
-    ax.set_yticks(y, [escape_mathtext(a) for a in shown["algorithm"]], fontsize="small")
+    names = shorten_names(shown["algorithm"], LONGEST_NAME)
+    ax.set_yticks(y, [escape_mathtext(a) for a in names], fontsize="small")
     ax.set_ylim(y.min() - 0.8 if len(y) else -1.0, 0.8)
     if not n:  # every value undefined: said in the panel, no axis of no values
         ax.text(0.5, 0.5, f"undefined for every algorithm ({undefined})", transform=ax.transAxes,
@@ -157,7 +165,13 @@ def plot_intervals(
     title = f"{_label(measure)}, fairest on top: {which}"
     if kind:
         title += f"; {kind} uncertainty"
+    if names != [str(a) for a in shown["algorithm"]]:
+        title += f"; names of more than {LONGEST_NAME} characters shortened"
     width = width_inches(ax.figure) * ax.get_position().width
+    if len(shown):  # no wider than the axes will be once laid out beside their names
+        font = ax.get_yticklabels()[0].get_fontproperties()
+        names_width = max(text_width(name, font) for name in names)
+        width = min(width, width_inches(ax.figure) - names_width - 0.25)
     ax.set_title(wrap(title, width, 11.0), fontsize="medium", pad=24)
     return ax
 
