@@ -103,8 +103,9 @@ _state = _State()
 #: The files of Python's import machinery.  An exception a signal raises in their code
 #: can leave the interpreter's import lock held: a callback of importlib's, which takes
 #: the lock before its ``try``, swallows it there, and every import after it, in any
-#: thread, then waits forever.  A signal that comes while the main thread is in them is
-#: raised again :data:`RETRY` seconds later, until it comes outside them.
+#: thread, then waits forever.  A signal that comes while the main thread runs their code
+#: is raised again :data:`RETRY` seconds later, until it comes outside it (in a module's
+#: own code, run by an import, it is raised at once: importlib lets it through whole).
 IMPORT_MACHINERY = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
 #: Seconds after which a signal held back (:data:`IMPORT_MACHINERY`, a lost exception) is
 #: sent again.
@@ -112,12 +113,8 @@ RETRY = 0.02
 
 
 def _in_import_machinery(frame) -> bool:
-    """Whether ``frame``, or a frame that called it, is in :data:`IMPORT_MACHINERY`."""
-    while frame is not None:
-        if frame.f_code.co_filename in IMPORT_MACHINERY:
-            return True
-        frame = frame.f_back
-    return False
+    """Whether ``frame`` (the code a signal came in) is :data:`IMPORT_MACHINERY`'s."""
+    return frame is not None and frame.f_code.co_filename in IMPORT_MACHINERY
 
 
 def _send_again(signum: int) -> None:
