@@ -602,3 +602,28 @@ def test_a_forest_plot_of_a_100_character_name_stays_on_its_figure():
     title = fig.axes[0].get_title("left").replace("\n", " ")
     assert f"names of more than {LONGEST_NAME} characters shortened" in title
     plt.close(fig)
+
+
+def test_the_ffmc_panels_of_a_measure_with_a_long_label_stay_on_their_figure(annex15):
+    """A user's measure labelled with 97 characters ran its axis labels into the next
+    panels and its title off the figure: the axes write it shortened, the title on two
+    lines at most, and nothing leaves the canvas or runs over another text."""
+    from audit.analysis import ffmc
+    from audit.report.outputs import render_figure
+    from audit.report.plots.ffmc import LONGEST_AXIS_LABEL, ffmc_panels
+
+    report = ffmc.ffmc_report(annex15, ["garbe"], alpha_grid=np.linspace(0, 1, 21), n_random=50)
+    result = report.results[("garbe", "FFMC.1")]
+    label = "<b>gap</b> $\\alpha_1$ **x** " + "L" * 70
+    fig = ffmc_panels(result.detail, result.by_alpha, label=label)
+    render_figure(fig)
+    data = record(fig)
+    drawn = [label, "<b>gap</b> $\\alpha_1$ **x**", "<b>gap</b> $\\alpha_"]  # whole, and cut
+    assert all(found == [] for found in faults(data, names=drawn).values()), faults(data)
+    title = fig.get_suptitle()
+    assert title.count("\n") <= 1 and "".join(title.split()).replace("\\$", "$").startswith(
+        "".join(label.split())[:40]
+    )
+    ylabel = fig.axes[2].get_ylabel().replace("\\$", "$")
+    assert len(ylabel) == LONGEST_AXIS_LABEL and ylabel.startswith("<b>gap</b>")
+    plt.close(fig)

@@ -18,7 +18,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.report.plots import BLUE, GREY, PAGE_WIDTH, SKY, VERMILION, colour, themed
+from audit.report.plots import (
+    BLUE,
+    GREY,
+    PAGE_WIDTH,
+    SKY,
+    VERMILION,
+    colour,
+    fit_text,
+    shorten_names,
+    themed,
+)
 from audit.report.text import escape_mathtext
 
 #: Panel B uses a log axis when the bulk of the terms (5th to 95th percentile of
@@ -203,6 +213,11 @@ def plot_alpha_share(by_alpha: pd.DataFrame, *, crossing: float | None = None, a
     return ax
 
 
+#: The longest measure label the panels' axes write whole (:func:`shorten_names`): the
+#: longest built-in one (27 characters) fits panel C's height.
+LONGEST_AXIS_LABEL = 28
+
+
 @themed
 def ffmc_panels(
     detail: pd.DataFrame,
@@ -216,9 +231,15 @@ def ffmc_panels(
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(PAGE_WIDTH, 6.4), layout="constrained")
-    plot_distribution(detail, alpha=alpha, label=label, ax=axes[0, 0])
+    # on an axis a long label is shortened (:data:`LONGEST_AXIS_LABEL`), over the panels
+    # it takes two lines at most: a user's measure labelled with 90 characters ran its
+    # axis labels into the next panels and its title off the figure
+    short = shorten_names([label], LONGEST_AXIS_LABEL)[0]
+    plot_distribution(detail, alpha=alpha, label=short, ax=axes[0, 0])
     plot_terms(detail, alpha=alpha, ax=axes[0, 1])
-    plot_alpha_range(by_alpha, label=label, ax=axes[1, 0])
+    plot_alpha_range(by_alpha, label=short, ax=axes[1, 0])
     plot_alpha_share(by_alpha, crossing=crossing, ax=axes[1, 1])
-    fig.suptitle(escape_mathtext(label))
+    title = fig.suptitle(escape_mathtext(label))
+    fitted = fit_text(str(label), PAGE_WIDTH - 0.4, title.get_fontproperties(), lines=2)
+    title.set_text(escape_mathtext(fitted))
     return fig
