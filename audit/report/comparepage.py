@@ -40,6 +40,7 @@ from audit.analysis.text import count as _count
 from audit.report.frontpage import (
     _WORDS,
     ROBUST,
+    Declared,
     _float,
     _read,
     _truth,
@@ -63,21 +64,17 @@ def _table(folder: Path, name: str) -> pd.DataFrame | None:
     return _read(path) if path.is_file() else None
 
 
-def _figure_of(folder: Path, role: str) -> Path | None:
-    """The PNG of the figure the notebooks declared as ``role`` (the manifest's
-    ``outputs``), if it is there: found by its role, as every section finds its figures,
-    never by a file name made from a dataset's label (a label with a space or markup is
-    not its file's name)."""
+def _declared(folder: Path, declared: Declared | None) -> Declared:
+    """What the compare notebook declared (:class:`audit.report.frontpage.Declared`):
+    ``declared`` as given, else read from the report's manifest."""
+    if declared is not None:
+        return declared
     manifest = folder / "manifest.json"
     try:
-        outputs = json.loads(manifest.read_text(encoding="utf-8")).get("outputs", {})
+        header = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    for declared in outputs.values():
-        path = declared.get("figures", {}).get(role) if isinstance(declared, dict) else None
-        if isinstance(path, str) and (folder / path).is_file():
-            return folder / path
-    return None
+        header = {}
+    return Declared(folder, header if isinstance(header, dict) else {})
 
 
 # ------------------------------------------------------------------ HTML fragments
@@ -281,7 +278,7 @@ def _labels(folder: Path) -> dict[str, str]:
     return labels
 
 
-def agreement_data(folder: Path) -> list[dict] | None:
+def agreement_data(folder: Path, declared: Declared | None = None) -> list[dict] | None:
     """Per dataset: ``dataset``, ``figure`` (its heat map, if drawn), ``pairs`` (measure
     pairs), ``opposed`` (pairs ranking in opposite orders: interval below 0), ``unrelated``
     (interval containing 0), ``accuracy`` (each measure's tau with the accuracy, strongest
@@ -289,6 +286,7 @@ def agreement_data(folder: Path) -> list[dict] | None:
     frame = _table(folder, "compare_rank_agreement")
     if frame is None:
         return None
+    declared = _declared(folder, declared)
     labels = _labels(folder)
     datasets = _table(folder, "compare_datasets")
     accuracy_of = (
@@ -329,7 +327,9 @@ def agreement_data(folder: Path) -> list[dict] | None:
         out.append(
             {
                 "dataset": str(dataset),
-                "figure": _figure_of(folder, f"compare_rank_agreement_{dataset}"),
+                "figure": declared.figure(
+                    "agreement", "compare", f"compare_rank_agreement_{dataset}"
+                ),
                 "pairs": len(measures),
                 "opposed": opposed,
                 "unrelated": unrelated,
@@ -352,8 +352,8 @@ def _figure(path: Path, folder: Path, caption: str, width: int = 98) -> str:
     )
 
 
-def agreement_html(folder: Path) -> str | None:
-    data = agreement_data(folder)
+def agreement_html(folder: Path, declared: Declared | None = None) -> str | None:
+    data = agreement_data(folder, declared)
     if data is None:
         return None
     blocks = []
@@ -407,7 +407,7 @@ def agreement_html(folder: Path) -> str | None:
 # ------------------------------------------------------------------ across datasets (c)
 
 
-def cross_data(folder: Path) -> list[dict] | None:
+def cross_data(folder: Path, declared: Declared | None = None) -> list[dict] | None:
     """Per pair of datasets: ``first``, ``second``, ``what`` (compared on), ``counts``
     (status to algorithms), ``only`` (status to names), ``near`` (records ``algorithm``,
     ``near``, ``differs``), ``rows`` (each measure's ``label``, ``n``, ``kendall``,
@@ -417,6 +417,7 @@ def cross_data(folder: Path) -> list[dict] | None:
     agreement = _table(folder, "compare_cross_agreement")
     if matched is None or agreement is None:
         return None
+    declared = _declared(folder, declared)
     missing = _table(folder, "compare_not_compared")
     labels = _labels(folder)
     out = []
@@ -440,7 +441,7 @@ def cross_data(folder: Path) -> list[dict] | None:
             else None
         )
         figures = [
-            _figure_of(folder, f"compare_{kind}_{first}_{second}")
+            declared.figure("across", "compare", f"compare_{kind}_{first}_{second}")
             for kind in ("cross_agreement", "ranks")
         ]
         out.append(
@@ -478,8 +479,8 @@ def _interval(row: dict, method: str) -> str:
     return f'<td class="num">{e(text)}</td>'
 
 
-def cross_html(folder: Path) -> str | None:
-    data = cross_data(folder)
+def cross_html(folder: Path, declared: Declared | None = None) -> str | None:
+    data = cross_data(folder, declared)
     if data is None:
         return None
     labels = _labels(folder)
@@ -619,14 +620,19 @@ def datasets_html(folder: Path, header: dict) -> str | None:
 def compare_sections(folder: Path, header: dict) -> list[tuple[str, str, str | None]]:
     """The findings of a cross-dataset report, as :func:`audit.report.frontpage.front_page`
     takes them."""
+    declared = Declared(folder, header)
     return [
         ("verdicts", "Verdicts across datasets", guarded_html("verdicts", verdicts_html, folder)),
         (
             "agreement",
             "Rank agreement between measures",
-            guarded_html("agreement", agreement_html, folder),
+            guarded_html("agreement", lambda f: agreement_html(f, declared), folder),
         ),
-        ("across", "Across datasets", guarded_html("across", cross_html, folder)),
+        (
+            "across",
+            "Across datasets",
+            guarded_html("across", lambda f: cross_html(f, declared), folder),
+        ),
         (
             "datasets",
             "Datasets",

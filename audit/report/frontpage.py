@@ -254,6 +254,11 @@ class Declared:
         """``notebook``'s table of ``role`` (e.g. the stability beside its verdicts), or None."""
         return self._path(section, notebook, "tables", role)
 
+    def figure(self, section: str, notebook: str, role: str) -> Path | None:
+        """``notebook``'s figure of ``role`` (its PNG), or None: found by its role, never
+        by a file name made from a label (one with a space or markup is not its file's)."""
+        return self._path(section, notebook, "figures", role)
+
     def sentences(self, section: str) -> list[Path]:
         """Every declared file of sentences in the report, notebook by notebook."""
         found = []
