@@ -159,6 +159,12 @@ def read_datasets(
     return out
 
 
+def _applying(found: pd.DataFrame) -> list[str]:
+    """The names of the measures that :func:`applicable_measures` (of one table, or of
+    several concatenated) says apply, in its order."""
+    return list(found.loc[found["status"] != NOT_APPLICABLE, "measure"].astype(str))
+
+
 def candidate_measures(
     tables: Mapping[str, pd.DataFrame], measures: Sequence[str] | None = None
 ) -> list[str]:
@@ -167,7 +173,7 @@ def candidate_measures(
     if measures is not None:
         return [str(m) for m in measures]
     found = pd.concat([applicable_measures(t) for t in tables.values()])
-    return list(dict.fromkeys(found.loc[found["status"] != NOT_APPLICABLE, "measure"].astype(str)))
+    return list(dict.fromkeys(_applying(found)))  # each once
 
 
 # ------------------------------------------------------------------ (a) verdicts
@@ -259,8 +265,7 @@ def dataset_audit(
     side by side."""
     from audit import uncertainty
 
-    found = applicable_measures(table, measures)
-    applicable = [str(m) for m in found.loc[found["status"] != NOT_APPLICABLE, "measure"]]
+    applicable = _applying(applicable_measures(table, measures))
     point = ffmc_table(table, measures, alpha_grid=alpha_grid, seed=seed, n_random=n_random)
     result, how = None, "no measure applies"
     if applicable:
@@ -413,8 +418,7 @@ def measure_values(
         rule it was computed under, "" when none), ``negated`` (the measures
         negated).
     """
-    applies = applicable_measures(table, measures)
-    names = [str(m) for m in applies.loc[applies["status"] != NOT_APPLICABLE, "measure"]]
+    names = _applying(applicable_measures(table, measures))
     algorithms = pd.Index(pd.unique(table["algorithm"]), name="algorithm")
     out = pd.DataFrame(index=algorithms)
     attrs: dict = {"labels": {}, "undefined": {}, "rules": {}, "negated": []}
