@@ -42,16 +42,25 @@ def resolves(dotted: str) -> bool:
 FROM_IMPORT = re.compile(r"from\s+(audit(?:\.\w+)*)\s+import\s+(\([^)]*\)|[^\n#;]+)")
 
 
+def scanned() -> list[Path]:
+    """The files whose references are checked: the package's sources, the README and
+    the notebooks."""
+    return [
+        *sorted((REPOSITORY / "audit").rglob("*.py")),
+        REPOSITORY / "README.md",
+        *sorted((REPOSITORY / "notebooks").glob("*.ipynb")),
+    ]
+
+
 def _texts() -> dict[str, str]:
-    """The package's sources, the README and the notebooks' code cells, by file."""
-    texts = {
-        str(path.relative_to(REPOSITORY)): path.read_text(encoding="utf-8")
-        for path in [*sorted((REPOSITORY / "audit").rglob("*.py")), REPOSITORY / "README.md"]
-    }
-    for path in sorted((REPOSITORY / "notebooks").glob("*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        code = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
-        texts[str(path.relative_to(REPOSITORY))] = "\n".join(code)
+    """The :func:`scanned` files' text by file, a notebook's its code cells'."""
+    texts = {}
+    for path in scanned():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".ipynb":
+            cells = json.loads(text)["cells"]
+            text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        texts[str(path.relative_to(REPOSITORY))] = text
     return texts
 
 
@@ -75,13 +84,8 @@ def imported_names(text: str) -> set[str]:
 def mentioned() -> dict[str, set[str]]:
     """Every dotted ``audit.`` name in the package's sources, the README and the notebooks,
     with the files that mention it."""
-    files = [
-        *sorted((REPOSITORY / "audit").rglob("*.py")),
-        REPOSITORY / "README.md",
-        *sorted((REPOSITORY / "notebooks").glob("*.ipynb")),
-    ]
     names: dict[str, set[str]] = {}
-    for path in files:
+    for path in scanned():
         for match in NAME.finditer(path.read_text(encoding="utf-8")):
             name = match.group(0)
             if not name.endswith(SUFFIXES):
