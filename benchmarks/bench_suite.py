@@ -33,7 +33,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from floors import _cpu_idle, load, wait_quiet
+from floors import _cpu_idle, add_quiet, load, wait_quiet
 
 #: The suite's goal on a 2-core machine, in seconds of wall time.
 GOAL = 180.0
@@ -81,12 +81,7 @@ def run(pytest_args: list[str]) -> tuple[int, float, float, float | None, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--quiet",
-        type=float,
-        default=60.0,
-        help="seconds to wait, before the run, for the machine to be quiet (0: never)",
-    )
+    add_quiet(parser, "the run")
     parser.add_argument("pytest_args", nargs="*", help="arguments for pytest, after --")
     args = parser.parse_args(argv)
     root = Path(__file__).resolve().parent.parent

@@ -66,13 +66,18 @@ def arguments(description: str):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeat", type=int, default=3, help="timings of each (best of N)")
     parser.add_argument("--baseline", type=Path, help="a checkout to time too")
+    add_quiet(parser, "each timing")
+    return parser
+
+
+def add_quiet(parser, before: str) -> None:
+    """``--quiet``: the seconds to wait (:func:`wait_quiet`) before ``before``."""
     parser.add_argument(
         "--quiet",
         type=float,
         default=60.0,
-        help="seconds to wait, before each timing, for the machine to be quiet (0: never)",
+        help=f"seconds to wait, before {before}, for the machine to be quiet (0: never)",
     )
-    return parser
 
 
 def audit_commands(baseline: Path | None) -> dict[str, Command]:
