@@ -182,6 +182,20 @@ def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys):
     assert sys.unraisablehook is hook  # given back with the handlers
 
 
+def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals():
+    """A report run from Python that raised stops its kernels (and says the run is
+    stopping) outside any :func:`~audit.report.interrupt.handle_signals` block; the
+    next command run in that process still stops at its first Ctrl-C, where it was
+    deaf to it until its own report began."""
+    interrupt.stop_kernels()  # as run_report does when a notebook fails (no kernels here)
+    assert interrupt.stopping()
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        pytest.fail("the signal was swallowed")
+    assert stop.value.signum == signal.SIGINT and not interrupt.stopping()
+
+
 def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
     """The command line's own handling, in process: Ctrl-C while a command that writes
     no report runs."""

@@ -169,6 +169,9 @@ def handle_signals():
         yield
         return
     global _previous_unraisable
+    # a run stopped before, outside this block (run_report called from Python raised,
+    # its kernels stopped), leaves no "stopping" behind that would swallow this signal
+    _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
     previous = {
         s: signal.signal(s, _handler)
         for s in (signal.SIGINT, signal.SIGTERM)
