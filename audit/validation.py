@@ -17,6 +17,11 @@ format, :data:`REFUSED`::
 
     parameter alpha: expected a number in [0, 1], got 1.5
 
+The data a public function reads is declared the same way: a rates table
+(:data:`RATES_TABLE`), a score table (:data:`SCORES`), a reader's source
+(:data:`SOURCE`).  A DataFrame no reader gave -- a published file read by
+``pandas.read_csv`` -- is refused by name, saying which reader reads it.
+
 A function checked here trusts its arguments: the kernels below it do not
 check them again.
 """
@@ -89,7 +94,30 @@ def _shown(value):
         return value.item()
     if np is not None and isinstance(value, np.ndarray):
         return value.tolist()
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, pandas.DataFrame):
+        return _FrameShown(list(value.columns))
     return value
+
+
+class _FrameShown(str):
+    """A DataFrame as a refusal names it: by its columns (the first eight), not its rows.
+
+    >>> _FrameShown(["Algorithm", "FMR.F"])
+    a DataFrame with columns ['Algorithm', 'FMR.F']
+    """
+
+    SHOWN = 8
+
+    def __new__(cls, columns: list):
+        more = len(columns) - cls.SHOWN
+        text = repr([str(c) for c in columns[: cls.SHOWN]])
+        if more > 0:
+            text = text[:-1] + f", ... ({more} more)]"
+        return super().__new__(cls, f"a DataFrame with columns {text}")
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def refuse(name: str, value, expected: str) -> ParameterError:
@@ -685,6 +713,90 @@ class Sha256(Constraint):
 
 SERIES = Instance("pandas.Series", "a pandas Series of values indexed by algorithm")
 FRAME = Instance("pandas.DataFrame", "a pandas DataFrame")
+#: What a reader reads: a file's path (or a built-in dataset's name) or a DataFrame.
+SOURCE = AnyOf((PathLike(), FRAME))
+
+
+def _wide_rates_frame():
+    """A DataFrame as a published rates file is laid out (``pandas.read_csv`` of one):
+    not yet read into the validated table."""
+    import pandas as pd
+
+    return pd.DataFrame({"Algorithm": ["a"], "FMR.F": [1e-4], "FMR.M": [2e-4]})
+
+
+@dataclass(frozen=True)
+class RatesTable(Constraint):
+    """The validated rates table every measure and analysis reads (``audit.read_rates``
+    or ``audit.tables.read_data`` gives it): a DataFrame with columns ``algorithm``,
+    ``group`` and ``fmr`` or ``fnmr``.  A published file read by ``pandas.read_csv``
+    (``Algorithm``, ``FMR.F``, ...) is refused, saying which reader reads it."""
+
+    expected = (
+        "a rates table as audit.read_rates or audit.tables.read_data gives it "
+        "(a DataFrame with columns algorithm, group, and fmr and/or fnmr)"
+    )
+
+    def accepts(self, value) -> bool:
+        if not FRAME.accepts(value):
+            return False
+        columns = value.columns
+        return (
+            "algorithm" in columns
+            and "group" in columns
+            and ("fmr" in columns or "fnmr" in columns)
+        )
+
+    def invalid(self) -> list:
+        return [5, {"algorithm": ["a"], "group": ["F"], "fmr": [1e-4]}, _wide_rates_frame()]
+
+
+#: The columns of a score table as ``audit.read_scores`` gives it; the first three
+#: categorical.
+SCORE_TABLE_COLUMNS = ("algorithm", "group_1", "group_2", "score", "mated")
+
+
+@dataclass(frozen=True)
+class ScoreTable(Constraint):
+    """A validated score table (``audit.read_scores`` gives it) or its sufficient
+    statistics (``audit.scores.score_stats``, sorted once and shared)."""
+
+    expected = (
+        "a score table as audit.read_scores gives it (a DataFrame with columns "
+        "algorithm, group_1, group_2, score and mated) or its statistics "
+        "(audit.scores.score_stats)"
+    )
+
+    def accepts(self, value) -> bool:
+        from audit.scores.stats import SufficientStatistics
+
+        if isinstance(value, SufficientStatistics):
+            return True
+        if not FRAME.accepts(value) or not value.columns.is_unique:
+            return False
+        if not all(c in value.columns for c in SCORE_TABLE_COLUMNS):
+            return False
+        import pandas as pd
+
+        return all(isinstance(value[c].dtype, pd.CategoricalDtype) for c in SCORE_TABLE_COLUMNS[:3])
+
+    def invalid(self) -> list:
+        import pandas as pd
+
+        hand_made = pd.DataFrame(
+            {
+                "algorithm": ["a"],
+                "group_1": ["F"],
+                "group_2": ["F"],
+                "score": [0.9],
+                "mated": [True],
+            }
+        )
+        return [5, hand_made, _wide_rates_frame()]
+
+
+RATES_TABLE = RatesTable()
+SCORES = ScoreTable()
 
 
 @dataclass(frozen=True)

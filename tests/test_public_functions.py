@@ -33,10 +33,10 @@ PACKAGES = [
 #: Arguments that carry data rather than a choice: validated by the readers, the measure
 #: contract or the statistics they are, not by a declared constraint.
 DATA = {
-    "table", "scores", "source", "fmr", "fnmr", "x", "k", "n", "result", "frame", "stats",
+    "fmr", "fnmr", "x", "k", "n", "result", "frame", "stats",
     "points", "rates", "counts", "measure_result", "fmr_reps", "fnmr_reps", "claims",
     "verdicts", "downselected", "average", "fmr_pairs", "rng", "mask", "message", "score",
-    "mated", "group_1", "group_2", "groups", "algorithms", "path", "spec", "function",
+    "mated", "group_1", "group_2", "groups", "algorithms", "spec", "function",
     "values", "share", "algorithm", "pairs",
 }  # fmt: skip
 #: Public functions that are themselves checks, or that take no parameter to declare.
@@ -88,7 +88,24 @@ def test_every_parameter_of_a_public_function_is_declared(name):
 #: Values tried, in turn, for a required argument other than the one under test: the
 #: first its declaration accepts is given (any object for data, which is read only
 #: after every declared parameter is checked).
-LEGAL = (0.5, 1, True, [True], "garbe", ["garbe"], (0.0, 1.0), "x", ["x"], len)
+def _legal_tables() -> tuple:
+    import pandas as pd
+
+    from audit import read_rates, read_scores
+
+    rates = read_rates(
+        pd.DataFrame({"Algorithm": ["a", "b"], "FMR.F": [1e-4, 2e-4], "FMR.M": [2e-4, 1e-4]})
+    )
+    scores = read_scores(
+        pd.DataFrame(
+            {"score": [0.9, 0.1, 0.8, 0.2], "mated": [True, False, True, False]}
+            | {"group": ["F", "F", "M", "M"], "algorithm": ["a"] * 4}
+        )
+    )
+    return rates, scores
+
+
+LEGAL = (0.5, 1, True, [True], "garbe", ["garbe"], (0.0, 1.0), "x", ["x"], len, *_legal_tables())
 
 
 def legal_value(function, name: str):
@@ -102,7 +119,8 @@ def wrong_values():
     for name, function in sorted(FUNCTIONS.items()):
         for parameter, constraint in declared(function).items():
             for bad in constraint.invalid():
-                yield pytest.param(name, parameter, bad, id=f"{name}-{parameter}-{bad!r}")
+                shown = validation._shown(bad)
+                yield pytest.param(name, parameter, bad, id=f"{name}-{parameter}-{shown!r}")
 
 
 @pytest.mark.parametrize(("name", "parameter", "bad"), list(wrong_values()))
@@ -122,8 +140,48 @@ def test_every_public_function_refuses_a_wrong_value(name, parameter, bad):
             keywords[p.name] = legal_value(function, p.name)
     with pytest.raises(ParameterError) as error:
         function(*positional, **keywords, **{parameter: bad})
-    expected = validation.REFUSED.format(name=parameter, expected=constraint.expected, value=bad)
+    expected = validation.REFUSED.format(
+        name=parameter, expected=constraint.expected, value=validation._shown(bad)
+    )
     assert str(error.value) == expected
+
+
+def test_a_published_file_read_by_pandas_is_refused_saying_which_reader_reads_it(
+    annex15_file,
+):
+    """The commonest slip: the Annex 15 CSV read by ``pandas.read_csv`` and handed to a
+    measure, an analysis or the uncertainty analysis, where the validated table is meant
+    (a table, a score table, a reader's source and a file's path are declared like any
+    parameter: none is undeclared data, above).  Each refuses it by name, saying which
+    reader to use, before any work: never ``KeyError: 'algorithm'`` from inside pandas."""
+    import pandas as pd
+
+    import audit
+    from audit import uncertainty
+    from audit.analysis import ffmc_report, frontier_frame
+
+    assert not {"table", "scores", "source", "path"} & DATA
+    raw = pd.read_csv(annex15_file)
+    for call in (
+        lambda: audit.evaluate(raw, "garbe"),
+        lambda: ffmc_report(raw),
+        lambda: frontier_frame(raw, "garbe"),
+        lambda: uncertainty.analyse(raw, ["garbe"]),
+    ):
+        with pytest.raises(ParameterError) as error:
+            call()
+        message = str(error.value)
+        assert message.startswith("parameter table: expected a rates table as audit.read_rates")
+        assert message.endswith(
+            "got a DataFrame with columns ['Algorithm', 'FNMR.F.AmIndian', 'FMR.F.AmIndian', "
+            "'FNMR.F.Asian', 'FMR.F.Asian', 'FNMR.F.Black', 'FMR.F.Black', 'FNMR.F.White', "
+            "... (9 more)]"
+        )
+    with pytest.raises(ParameterError, match="^parameter scores: expected a score table"):
+        audit.sweep(raw)
+    with pytest.raises(ParameterError, match="^parameter source: expected a path or a pandas"):
+        audit.read_rates({"Algorithm": ["a"]})
+    assert audit.evaluate(audit.read_rates(raw), "garbe")["value"].notna().all()
 
 
 # ------------------------------------------------------------------ the command line

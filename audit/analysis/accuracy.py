@@ -57,7 +57,7 @@ from audit.exceptions import ParameterError, WeightsError
 from audit.tables import common as tables
 from audit.tables.common import blank as _blank
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
-from audit.validation import Mapping_Any, Options, optional, validate_params
+from audit.validation import RATES_TABLE, Mapping_Any, Options, optional, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
 BAD_WEIGHTS = (
@@ -386,7 +386,7 @@ def _resolve(
     return algorithms, groups, fmr, fnmr, arrays, descriptions
 
 
-@validate_params("weights")
+@validate_params("weights", table=RATES_TABLE)
 def group_weights(table: pd.DataFrame, *, weights="equal") -> pd.DataFrame:
     """The normalised group weights behind :func:`overall_rates`, one row per (algorithm, group).
 
@@ -516,7 +516,7 @@ def total_weights(table: pd.DataFrame, rate: str, *, weights="equal", leave_out=
     return _kept_weights(arrays, _left_out(leave_out, groups), rate, fmr.shape)
 
 
-@validate_params("weights", leave_out=optional(Mapping_Any()))
+@validate_params("weights", leave_out=optional(Mapping_Any()), table=RATES_TABLE)
 def overall_rates(table: pd.DataFrame, *, weights="equal", leave_out=None) -> pd.DataFrame:
     r"""Total FMR and total FNMR of each algorithm: weighted averages of its group rates.
 

@@ -46,6 +46,7 @@ import pandas as pd
 from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
+from audit.validation import RATES_TABLE, validate_params
 
 #: Fewest algorithms for which a repeated value can tell a calibration.
 MIN_ALGORITHMS = 10
@@ -108,6 +109,7 @@ def _is_calibration(value: float, count: int, total: int, elsewhere: float) -> b
     )
 
 
+@validate_params(table=RATES_TABLE)
 def calibrated_cells(table: pd.DataFrame) -> pd.DataFrame:
     """The calibrated cells of a rates table (the rule is in the module docstring).
 

@@ -12,7 +12,7 @@ from audit.analysis.accuracy import overall_rates
 from audit.exceptions import InputError, UnknownNameError, UsageError
 from audit.measures.crossgroup import NOT_CROSS, asymmetry_table
 from audit.tables.crossgroup import cross_group
-from audit.validation import Names, optional, validate_params
+from audit.validation import RATES_TABLE, Names, optional, validate_params
 
 UNKNOWN_ALGORITHMS = "heatmap algorithm(s) {names} are not in the table; it holds {known}"
 NO_NAMES = "heatmap algorithms: give at least one name, or None for the default choice"
@@ -21,7 +21,7 @@ NO_NAMES = "heatmap algorithms: give at least one name, or None for the default 
 _LISTED = 10
 
 
-@validate_params("weights", names=optional(Names()))
+@validate_params("weights", names=optional(Names()), table=RATES_TABLE)
 def heatmap_algorithms(
     table: pd.DataFrame, names: Sequence[str] | None = None, *, weights="equal"
 ) -> pd.DataFrame:

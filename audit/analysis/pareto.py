@@ -56,6 +56,7 @@ from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
 from audit.tables.rates import rate_matrices
 from audit.validation import (
+    RATES_TABLE,
     SERIES,
     AnyOf,
     Boolean,
@@ -379,6 +380,7 @@ def fairness_label(spec: Measure, alpha: float, rule: str = "") -> str:
     tie_rtol=Real(0, finite=True),
     unmatched=Options(("raise", "exclude")),
     calibration=Options(("exclude", "keep")),
+    table=RATES_TABLE,
 )
 def frontier_frame(
     table: pd.DataFrame,
@@ -628,6 +630,7 @@ def accuracy_weights(
     unmatched=Options(("raise", "exclude")),
     calibration=Options(("exclude", "keep")),
     max_accuracy=optional(Real(0, closed="neither")),
+    table=RATES_TABLE,
 )
 def downselect(
     table: pd.DataFrame,
@@ -771,6 +774,7 @@ def downselect(
     n_draws=Integer(1),
     concentration=Real(0, closed="neither"),
     tie_rtol=Real(0),
+    table=RATES_TABLE,
 )
 def weight_sensitivity(
     table: pd.DataFrame,

@@ -20,7 +20,7 @@ from audit.measures.onesided import NOT_APPLICABLE, applicability, one_term_inpu
 from audit.measures.registry import Measure, get_measure, measure_names
 from audit.tables.layouts import RATES, available_rates
 from audit.tables.rates import rate_matrices
-from audit.validation import MeasureRefs, Real, validate_params
+from audit.validation import RATES_TABLE, MeasureRefs, Real, validate_params
 
 #: A minimum value is reported as a floor when at least this fraction of cells sit on it.
 FLOOR_FRACTION = 0.05
@@ -93,7 +93,13 @@ def fixed_decimals(values) -> int | None:
     return None
 
 
-@validate_params("alpha", measures=MeasureRefs(), factor=Real(1, closed="neither"), rtol=Real(0))
+@validate_params(
+    "alpha",
+    measures=MeasureRefs(),
+    factor=Real(1, closed="neither"),
+    rtol=Real(0),
+    table=RATES_TABLE,
+)
 def floor_sensitivity(
     table: pd.DataFrame,
     measures=None,
@@ -212,7 +218,7 @@ def floor_of(values) -> float:
     return _floor(np.asarray(values, dtype="float64").ravel())[0]
 
 
-@validate_params(measures=MeasureRefs(), factor=Real(1, closed="neither"))
+@validate_params(measures=MeasureRefs(), factor=Real(1, closed="neither"), table=RATES_TABLE)
 def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) -> pd.DataFrame:
     """Facts about a rates table that bear on the measures computed from it.
 

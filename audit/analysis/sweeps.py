@@ -10,10 +10,10 @@ import pandas as pd
 from audit.measures.registry import evaluate_many
 from audit.scores.stats import ScoreStats
 from audit.scores.thresholds import sweep
-from audit.validation import TARGETS, MeasureRefs, optional, validate_params
+from audit.validation import SCORES, TARGETS, MeasureRefs, optional, validate_params
 
 
-@validate_params("alpha", measures=MeasureRefs(), targets=optional(TARGETS))
+@validate_params("alpha", measures=MeasureRefs(), targets=optional(TARGETS), scores=SCORES)
 def sweep_measures(
     scores: pd.DataFrame | ScoreStats,
     *,

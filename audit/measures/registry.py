@@ -56,6 +56,8 @@ from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
 from audit.validation import (
+    RATES_TABLE,
+    SCORES,
     AnyOf,
     Boolean,
     Bounds,
@@ -473,7 +475,7 @@ def applicable_measures(
     return out.astype("string")
 
 
-@validate_params("alpha", "zero_division", measure=MeasureRef())
+@validate_params("alpha", "zero_division", measure=MeasureRef(), table=RATES_TABLE)
 def evaluate(
     table: pd.DataFrame,
     measure: str | MeasureSpec,
@@ -538,7 +540,7 @@ def _first_alpha(result: MeasureResult) -> MeasureResult:
     return MeasureResult(*(getattr(result, f)[0] for f in MeasureResult.__dataclass_fields__))
 
 
-@validate_params("alpha", "zero_division", measures=MeasureRefs())
+@validate_params("alpha", "zero_division", measures=MeasureRefs(), table=RATES_TABLE)
 def evaluate_many(
     table: pd.DataFrame,
     measures: Iterable[str | MeasureSpec] | None = None,
@@ -674,7 +676,7 @@ def measure_table(measures: Iterable[str | MeasureSpec] | None = None) -> pd.Dat
     return out.astype({c: "string" for c in strings})
 
 
-@validate_params(measures=MeasureRefs())
+@validate_params(measures=MeasureRefs(), scores=SCORES)
 def evaluate_scores(scores, measures=None, **options) -> pd.DataFrame:
     """Evaluate score measures on a score table, per algorithm.
 

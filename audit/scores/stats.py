@@ -11,7 +11,7 @@ import pandas as pd
 from audit.exceptions import UnknownNameError
 from audit.scores.runs import Run, cut_points, equal_error, kth_of_sorted, least_at_or_above
 from audit.tables.scores import UNKNOWN_ALGORITHM
-from audit.validation import Names, validate_params
+from audit.validation import SCORES, Names, validate_params
 
 
 class SufficientStatistics:
@@ -287,6 +287,7 @@ def score_stats_from_arrays(
     )
 
 
+@validate_params(scores=SCORES)
 def score_stats(scores: pd.DataFrame | ScoreStats) -> ScoreStats:
     """The sufficient statistics of a validated score table (see :func:`read_scores`).
 

@@ -37,6 +37,7 @@ from audit.tables.scores import (
 )
 from audit.validation import (
     OPERATING_POINTS,
+    SCORES,
     TARGETS,
     Integer,
     Text,
@@ -196,7 +197,7 @@ def _tidy(
     return pd.DataFrame(table)
 
 
-@validate_params(thresholds=Thresholds())
+@validate_params(thresholds=Thresholds(), scores=SCORES)
 def rates_at_thresholds(scores: pd.DataFrame | SufficientStatistics, thresholds) -> pd.DataFrame:
     """Per-group FMR and FNMR at given thresholds (caller's units), one row per
     (algorithm, threshold, group), with a ``threshold`` column.
@@ -215,7 +216,7 @@ def rates_at_thresholds(scores: pd.DataFrame | SufficientStatistics, thresholds)
     return _tidy(stats, blocks, held)
 
 
-@validate_params(targets=optional(TARGETS))
+@validate_params(targets=optional(TARGETS), scores=SCORES)
 def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataFrame:
     """Per-group rates at a grid of target FMRs.
 
@@ -256,7 +257,7 @@ def sweep(scores: pd.DataFrame | SufficientStatistics, targets=None) -> pd.DataF
     return _tidy(stats, blocks, held)
 
 
-@validate_params("target_fmr")
+@validate_params("target_fmr", scores=SCORES)
 def rates_at_fmr(
     scores: pd.DataFrame | SufficientStatistics, target_fmr: float = 1e-3
 ) -> pd.DataFrame:
@@ -304,7 +305,7 @@ def at_target(swept: pd.DataFrame, target_fmr: float) -> pd.DataFrame:
     return table
 
 
-@validate_params(n_points=Integer(2))
+@validate_params(n_points=Integer(2), scores=SCORES)
 def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
     """Per-group DET curve points: ``algorithm``, ``group``, ``fmr``, ``fnmr``.
 

@@ -20,11 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from audit.config import import_pooch
+from audit.validation import PathLike, validate_params
 
 #: Seconds to wait for the server to answer or send the next block.
 TIMEOUT = 60
 
 
+@validate_params(path=PathLike())
 def sha256sum(path: str | os.PathLike) -> str:
     """Hex sha256 of a file's bytes."""
     digest = hashlib.sha256()

@@ -37,6 +37,7 @@ from audit.sources.datasets import DataSource, resolve
 from audit.tables import common as tables
 from audit.tables.crossgroup import read_cross_group
 from audit.tables.rates import read_rates
+from audit.validation import SOURCE, optional, validate_params
 
 #: FRVT 1:1 codes of the two attributes, and the labels they are read as (Annex 15's).
 FRVT11_SEX = {"F": "F", "M": "M"}
@@ -151,6 +152,7 @@ def read_source(source: DataSource, **options) -> pd.DataFrame:
     return table
 
 
+@validate_params(source=optional(SOURCE))
 def read_data(source: str | os.PathLike | pd.DataFrame | None = None, **options) -> pd.DataFrame:
     """A validated rates table from a built-in dataset's name, a file or a DataFrame.
 

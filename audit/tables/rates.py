@@ -35,7 +35,7 @@ from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.common import more as _more
 from audit.tables.labels import check_spellings
-from audit.validation import Integer, validate_params
+from audit.validation import RATES_TABLE, SOURCE, Integer, validate_params
 
 #: Default names of the two dot-separated parts of a wide column's group label.
 ANNEX15_ATTRIBUTES = ("gender", "race")
@@ -502,6 +502,7 @@ def _from_long(
     "fmr_above_fnmr",
     "encoding",
     max_bytes=Integer(1),
+    source=SOURCE,
 )
 def read_rates(
     source: str | os.PathLike | pd.DataFrame,
@@ -659,6 +660,7 @@ def read_rates(
     return tidy
 
 
+@validate_params(table=RATES_TABLE)
 def rate_matrices(table: pd.DataFrame) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
     """The per-group rates of a validated table as two (algorithm x group) arrays.
 

@@ -21,7 +21,7 @@ from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.common import more as _more
 from audit.tables.labels import check_spellings
-from audit.validation import Names, validate_params
+from audit.validation import SOURCE, Names, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
@@ -525,7 +525,12 @@ def check_columns(
 
 
 @validate_params(
-    "higher_is_match", "attributes", "merge_labels", "encoding", ignore=Names(empty=True)
+    "higher_is_match",
+    "attributes",
+    "merge_labels",
+    "encoding",
+    ignore=Names(empty=True),
+    source=SOURCE,
 )
 def read_scores(
     source: str | os.PathLike | pd.DataFrame,

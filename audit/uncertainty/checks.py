@@ -7,6 +7,7 @@ from audit.exceptions import UsageError
 from audit.measures.contract import RateMeasure
 from audit.measures.registry import bound_measures, get_measure, measure_names
 from audit.validation import (
+    RATES_TABLE,
     Boolean,
     Function,
     Integer,
@@ -123,7 +124,7 @@ ACCURACY_AXIS = Options(("total_fnmr", "total_fmr"))
 ANALYSIS = validate_params(
     "n_replicates", "seed", "alpha", "weights", "floor_lower",
     method=constraint_of("uncertainty_method"), measures=MeasureRefs(), fairness=MeasureRef(),
-    accuracy=optional(ACCURACY_AXIS),
+    accuracy=optional(ACCURACY_AXIS), table=RATES_TABLE,
 )  # fmt: skip
 
 

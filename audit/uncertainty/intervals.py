@@ -16,7 +16,7 @@ from audit.uncertainty.checks import (
     INTERVAL_METHOD,
     NO_COUNTS,
 )
-from audit.validation import validate_params
+from audit.validation import RATES_TABLE, validate_params
 
 
 @validate_params("level", method=INTERVAL_METHOD)
@@ -79,6 +79,7 @@ def binomial_interval(k, n, *, level: float = 0.95, method: str = "wilson"):
     return low, high
 
 
+@validate_params(table=RATES_TABLE)
 def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.ndarray]:
     """Mated and non-mated comparison counts as (algorithm x group) arrays.
 
@@ -113,7 +114,7 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
 
 
-@validate_params("level", method=INTERVAL_METHOD)
+@validate_params("level", method=INTERVAL_METHOD, table=RATES_TABLE)
 def rate_intervals(
     table: pd.DataFrame, *, counts=None, level: float = 0.95, method: str = "wilson"
 ) -> pd.DataFrame:

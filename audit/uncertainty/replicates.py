@@ -30,10 +30,10 @@ from audit.uncertainty.checks import (
     _rate_measures,
 )
 from audit.uncertainty.intervals import count_matrices
-from audit.validation import MeasureRefs, validate_params
+from audit.validation import FRAME, RATES_TABLE, MeasureRefs, validate_params
 
 
-@validate_params("n_replicates", "seed")
+@validate_params("n_replicates", "seed", table=RATES_TABLE)
 def parametric_replicates(
     table: pd.DataFrame, *, counts=None, n_replicates: int = 1000, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -276,6 +276,7 @@ def _unit_sampler(
     (``unit="comparison"``: rows drawn with replacement within each (algorithm,
     group, mated) stratum).
     """
+    _check_columns(scores, (algorithm, group, mated, subject if unit == "subject" else None))
     if unit == "comparison":
         keys = [c for c in (algorithm, group, mated) if c is not None]
         draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
@@ -339,7 +340,7 @@ def _replicates(
     return score_stats(scores), lambda rng: base.replicate(counts(rng))
 
 
-@validate_params(**SCORE_COLUMNS)
+@validate_params(**SCORE_COLUMNS, scores=FRAME)
 def resample_scores(
     scores: pd.DataFrame,
     rng: np.random.Generator,

@@ -48,7 +48,7 @@ from audit.uncertainty.replicates import (
     parametric_replicates,
     transcription_redraws,
 )
-from audit.validation import Numbers, Options, validate_params
+from audit.validation import FRAME, RATES_TABLE, Numbers, Options, validate_params
 
 #: Replicates whose frontiers :func:`frontier_membership` finds in one call of
 #: :func:`audit.analysis.pareto.efficient` (its O(n log n) sweep is batched; the
@@ -107,7 +107,7 @@ def frontier_membership(
     return mask & ~missing
 
 
-@validate_params("weights")
+@validate_params("weights", table=RATES_TABLE)
 def fnmr_weights(table: pd.DataFrame, weights="equal") -> np.ndarray:
     """Weights of the groups in the total (overall) FNMR, shape (n_alg, n_groups).
 
@@ -535,6 +535,7 @@ _FAIRNESS_PAIRS = (
 @validate_params(
     "n_replicates", "seed", "floor_lower", "alpha", "level", "weights", "alpha_grid",
     accuracy=ACCURACY_AXIS, **TRANSCRIPTION, **SUMMARY,
+    table=RATES_TABLE,
 )  # fmt: skip
 def transcription_sensitivity(
     table: pd.DataFrame,
@@ -616,6 +617,7 @@ def transcription_sensitivity(
 @validate_params(
     "n_replicates", "seed", "alpha", "level", "weights", "alpha_grid",
     accuracy=ACCURACY_AXIS, **SUMMARY,
+    table=RATES_TABLE,
 )  # fmt: skip
 def parametric_bootstrap(
     table: pd.DataFrame,
@@ -689,6 +691,7 @@ def parametric_bootstrap(
     "n_replicates", "seed", "alpha", "level", "weights", "alpha_grid",
     replicate_as=Options(("table", "statistics")), score_measures=OPTIONAL_FUNCTION,
     **SCORE_COLUMNS, **SUMMARY,
+    scores=FRAME,
 )  # fmt: skip
 def score_bootstrap(
     scores: pd.DataFrame,

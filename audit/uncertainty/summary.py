@@ -21,11 +21,12 @@ from audit.uncertainty.results import (
     parametric_bootstrap,
     transcription_sensitivity,
 )
-from audit.validation import FRAME, MeasureRefs, optional, validate_params
+from audit.validation import FRAME, RATES_TABLE, MeasureRefs, optional, validate_params
 
 # ---------------------------------------------------------------- verdict stability
 
 
+@validate_params(table=RATES_TABLE)
 def replicate_table(
     table: pd.DataFrame, fmr: np.ndarray, fnmr: np.ndarray, pairs: np.ndarray | None = None
 ) -> pd.DataFrame:
@@ -55,6 +56,7 @@ def replicate_table(
     measures=MeasureRefs(),
     criteria=OPTIONAL_FUNCTION,
     point=optional(FRAME),
+    table=RATES_TABLE,
 )
 def verdict_stability(
     table: pd.DataFrame,

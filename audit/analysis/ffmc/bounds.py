@@ -25,7 +25,7 @@ from audit.measures.contract import PairMeasure
 from audit.measures.registry import Measure
 from audit.tables.crossgroup import CrossGroupRates
 from audit.tables.rates import rate_matrices
-from audit.validation import Grid, MeasureRef, validate_params
+from audit.validation import RATES_TABLE, Grid, MeasureRef, validate_params
 
 
 def _splits(n_groups: int) -> list[int]:
@@ -111,7 +111,7 @@ def _search_space(
     return families
 
 
-@validate_params("seed", "n_random", measure=MeasureRef(), alphas=Grid(0.0, 1.0))
+@validate_params("seed", "n_random", measure=MeasureRef(), alphas=Grid(0.0, 1.0), table=RATES_TABLE)
 def ffmc2(
     table: pd.DataFrame,
     measure: str | Measure,

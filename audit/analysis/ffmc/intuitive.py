@@ -26,10 +26,10 @@ from audit.measures.contract import PairMeasure
 from audit.measures.kernels import MeasureResult
 from audit.measures.registry import Measure
 from audit.tables.rates import rate_matrices
-from audit.validation import MeasureRef, validate_params
+from audit.validation import RATES_TABLE, MeasureRef, validate_params
 
 
-@validate_params("alpha_grid", measure=MeasureRef())
+@validate_params("alpha_grid", measure=MeasureRef(), table=RATES_TABLE)
 def ffmc1(table: pd.DataFrame, measure: str | Measure, *, alpha_grid=None) -> CriterionResult:
     """FFMC.1: relative contribution of the FMR term as alpha goes from 0 to 1.
 

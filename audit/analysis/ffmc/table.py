@@ -42,10 +42,10 @@ from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import RATES as RATE_COLUMNS
 from audit.tables.layouts import available_rates
 from audit.tables.rates import rate_matrices
-from audit.validation import MeasureRefs, validate_params
+from audit.validation import RATES_TABLE, MeasureRefs, validate_params
 
 
-@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs())
+@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs(), table=RATES_TABLE)
 def ffmc_table(
     table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
 ) -> pd.DataFrame:
@@ -363,7 +363,7 @@ class FFMCReport:
     floor: pd.DataFrame
 
 
-@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs())
+@validate_params("alpha_grid", "seed", "n_random", measures=MeasureRefs(), table=RATES_TABLE)
 def ffmc_report(
     table: pd.DataFrame, measures=None, *, alpha_grid=None, seed: int = 0, n_random: int = 2000
 ) -> FFMCReport:

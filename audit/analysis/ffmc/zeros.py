@@ -19,7 +19,7 @@ from audit.measures.contract import PairMeasure
 from audit.measures.registry import Measure
 from audit.tables.crossgroup import CrossGroupRates
 from audit.tables.rates import rate_matrices
-from audit.validation import MeasureRef, validate_params
+from audit.validation import RATES_TABLE, MeasureRef, validate_params
 
 FFMC3_CASES = ("one_fnmr_zero", "one_fmr_zero", "all_fnmr_zero", "all_fmr_zero", "all_zero")
 
@@ -39,7 +39,7 @@ def _zero_cases(fmr: np.ndarray, fnmr: np.ndarray) -> Iterable[tuple[str, np.nda
     yield "all_zero", np.zeros_like(fmr), np.zeros_like(fnmr)
 
 
-@validate_params("alpha", measure=MeasureRef())
+@validate_params("alpha", measure=MeasureRef(), table=RATES_TABLE)
 def ffmc3(
     table: pd.DataFrame, measure: str | Measure, *, alpha: float = FFMC3_ALPHA
 ) -> CriterionResult:
