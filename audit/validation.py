@@ -858,18 +858,24 @@ class MeasureRef(Constraint):
 
 @dataclass(frozen=True)
 class MeasureRefs(Constraint):
-    """None (every measure that applies), one measure, or a non-empty list of them; one
-    name given as a string means that one measure."""
+    """None (every measure that applies), one measure, or a non-empty list of distinct
+    measures (a measure named twice would be computed, and reported, twice); one name
+    given as a string means that one measure."""
 
     @property
     def expected(self) -> str:
-        return "none, a measure, or a non-empty list of measures (" + MEASURE.expected + ")"
+        return (
+            "none, a measure, or a non-empty list of distinct measures (" + MEASURE.expected + ")"
+        )
 
     def accepts(self, value) -> bool:
         if value is None or MeasureRef().accepts(value):
             return True
         items = _items(value)
-        return bool(items) and all(MeasureRef().accepts(v) for v in items)
+        if not items or not all(MeasureRef().accepts(v) for v in items):
+            return False
+        names = [getattr(v, "name", v) for v in items]
+        return len(set(names)) == len(names)
 
     def convert(self, value):
         if value is None or MeasureRef().accepts(value):
@@ -877,7 +883,7 @@ class MeasureRefs(Constraint):
         return list(value)
 
     def invalid(self) -> list:
-        return [5, [], ["garbe", "no-such-measure"]]
+        return [5, [], ["garbe", "no-such-measure"], ["garbe", "fdr", "garbe"]]
 
 
 @dataclass(frozen=True)
