@@ -1027,7 +1027,9 @@ PARAMETERS: dict[str, Parameter] = {
         "the column of each of those tables, by label, e.g. {'frvt11': 'Mugshot, 1e-5'}",
     ),
     "rank_replicates": Parameter(
-        Integer(0), "bootstrap replicates over algorithms of the rank agreements (0: none)"
+        Integer(0),
+        "bootstrap replicates over algorithms of the rank agreements (0: none; an interval "
+        "needs at least 40 at 95%)",
     ),
     "shared_groups": Parameter(
         Boolean(),

@@ -374,10 +374,44 @@ def test_without_replicates_no_ranking_is_judged_and_the_sentence_says_why():
     )
     sentence = holding_sentence(held.reset_index(), ["d1", "d2"], [pair])
     assert sentence.startswith(
-        "No measure is judged to hold on d1 and d2: without bootstrap replicates the "
-        "rankings' agreement has no interval, and a measure holds only with the same FFMC"
+        "No measure is judged to hold on d1 and d2: the rankings' agreement has no "
+        "interval (no bootstrap replicates), and a measure holds only with the same FFMC"
     )
     assert "nan" not in sentence
+
+
+def test_too_few_replicates_judge_no_ranking_and_the_sentence_says_how_many_are_needed(
+    annex15, frvt11
+):
+    """``--replicates 10``: a 95% percentile interval read off 10 replicates (its ends
+    between the two lowest and the two highest) judged every ranking; with 1 replicate
+    the "interval" was one value, which need not hold tau-b itself.  Below 40 there is
+    no interval, and the answer says why, on the real tables."""
+    from audit.analysis.compare import compare_pair
+
+    measures = ["garbe", "nist_max_min_fmr"]
+    with pytest.warns(UnmatchedAlgorithmsWarning, match="share 83 algorithms"):
+        few = compare_pair(("a", annex15), ("f", frvt11), measures, n_replicates=10)
+    with pytest.warns(UnmatchedAlgorithmsWarning, match="share 83 algorithms"):
+        enough = compare_pair(("a", annex15), ("f", frvt11), measures, n_replicates=40)
+    assert few.agreement["kendall"].notna().all()
+    assert few.agreement[["kendall_low", "kendall_high"]].isna().all().all()
+    assert enough.agreement[["kendall_low", "kendall_high"]].notna().all().all()
+    pd.testing.assert_series_equal(few.agreement["kendall"], enough.agreement["kendall"])
+    held = holding(verdict_summary(_matrix()).assign(measure="garbe"), [few])
+    assert held["rankings"].iloc[0] == (
+        f"a~f: tau {few.agreement['kendall'].iloc[0]:.2f} (no interval)"
+    )
+    assert (
+        held["reason"]
+        .iloc[0]
+        .endswith(
+            "has no interval (10 bootstrap replicates, where a 95% interval needs at least 40)"
+        )
+    )
+    assert "needs at least 40), and a measure holds only with" in holding_sentence(
+        held, ["a", "f"], [few]
+    )
 
 
 # ------------------------------------------------------------------ the command line

@@ -18,6 +18,7 @@ from audit.analysis.ranks import (
     agreement,
     agreement_matrix,
     average_ranks,
+    min_replicates,
     spearman_rho,
     square,
     tau_b,
@@ -284,3 +285,19 @@ def test_options_are_checked_by_their_declaration(keyword, value, expected):
     with pytest.raises(ParameterError) as error:
         agreement([1, 2, 3], [1, 2, 3], **{keyword: value})
     assert str(error.value) == f"parameter {keyword}: expected {expected}, got {value!r}"
+
+
+@pytest.mark.parametrize(("level", "needed"), [(0.95, 40), (0.9, 20), (0.8, 10)])
+def test_an_interval_needs_a_replicate_beyond_each_end(level, needed):
+    """A percentile interval read off fewer replicates than ``2 / (1 - level)`` has no
+    replicate in a tail: none is given, and from that many on it is the percentiles of
+    the replicates drawn (the same draws: the generator is seeded by the names)."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=30)
+    y = x + rng.normal(size=30)
+    short = agreement(x, y, n_replicates=needed - 1, level=level)
+    assert np.isnan(short["low"]) and np.isnan(short["high"])
+    assert short["replicates"] == needed - 1 and np.isfinite(short["value"])
+    full = agreement(x, y, n_replicates=needed, level=level)
+    assert -1 <= full["low"] <= full["high"] <= 1
+    assert min_replicates(level) == needed

@@ -55,7 +55,7 @@ import pandas as pd
 from audit.analysis.accuracy import join_accuracy, loose_name, overall_rates
 from audit.analysis.ffmc import CRITERIA, ffmc_table
 from audit.analysis.pareto import ACCURACY_LABELS, _calibrated
-from audit.analysis.ranks import agreement, average_ranks
+from audit.analysis.ranks import agreement, average_ranks, min_replicates
 from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning
 from audit.measures.contract import PairMeasure
 from audit.measures.onesided import NOT_APPLICABLE
@@ -984,14 +984,17 @@ def holding(
                 parts.append(f"{name}: not compared")
                 continue
             r = rows.iloc[0]
-            parts.append(
-                f"{name}: tau {r['kendall']:.2f} [{r['kendall_low']:.2f}, {r['kendall_high']:.2f}]"
+            interval = (
+                f"[{r['kendall_low']:.2f}, {r['kendall_high']:.2f}]"
+                if np.isfinite(r["kendall_low"])
+                else "(no interval)"
             )
-            if not np.isfinite(r["kendall_low"]):  # no replicates drawn: no interval
+            parts.append(f"{name}: tau {r['kendall']:.2f} {interval}")
+            if not np.isfinite(r["kendall_low"]):  # too few replicates: no interval
                 ok = False
                 why.append(
                     f"its rankings on {pair.first} and {pair.second} are not judged: Kendall's "
-                    f"tau-b {r['kendall']:.2f} has no interval (no bootstrap replicates)"
+                    f"tau-b {r['kendall']:.2f} has no interval ({_too_few([pair])})"
                 )
             elif not (r["kendall_low"] > min_tau):
                 ok = False
@@ -1051,8 +1054,8 @@ def holding_sentence(
     lows = np.concatenate(lows) if lows else np.empty(0)
     if lows.size and not np.isfinite(lows).any():
         text = (
-            f"No measure is judged to hold on {names}: without bootstrap replicates the "
-            f"rankings' agreement has no interval, and a measure holds only with {rule}."
+            f"No measure is judged to hold on {names}: the rankings' agreement has no "
+            f"interval ({_too_few(pairs)}), and a measure holds only with {rule}."
         )
     elif not len(kept):
         text = (
@@ -1071,6 +1074,21 @@ def holding_sentence(
         verb = "holds" if len(kept) == 1 else "hold"
         text = f"{count} to {every} {names} {verb} on {where}, with {rule}: {_and(list(kept['label']))}."
     return " ".join([text, *_strength(judged, pairs)])
+
+
+def _too_few(pairs: Sequence[PairComparison]) -> str:
+    """Why the rank agreements of ``pairs`` have no interval, in words: no bootstrap
+    replicates, or fewer than a percentile interval at their level needs
+    (:func:`audit.analysis.ranks.min_replicates`)."""
+    counts = sorted({int(p.agreement.attrs.get("n_replicates", 0)) for p in pairs})
+    if counts in ([], [0]):
+        return "no bootstrap replicates"
+    level = max(float(p.agreement.attrs.get("level", 0.95)) for p in pairs)
+    drawn = " or ".join(str(c) for c in counts)
+    return (
+        f"{drawn} bootstrap replicates, where a {100 * level:g}% interval needs at least "
+        f"{min_replicates(level)}"
+    )
 
 
 def _level(pairs: Sequence[PairComparison]) -> str:

@@ -26,6 +26,11 @@ on the resampled values (a test checks it).  Each pair of variables draws its
 own resamples from a generator seeded by ``seed`` and the two names, so a
 pair's interval does not change when other variables are added.
 
+A percentile interval needs replicates in each of its tails: with fewer than
+:func:`min_replicates` (``2 / (1 - level)``, 40 at 95%) it would be read off one
+or two replicates, which need not hold the coefficient itself, and none is given
+(``low`` and ``high`` are NaN, as without replicates).
+
 An algorithm without a finite value in either variable (an undefined measure)
 is left out of that pair only, and ``n`` says how many were used: nothing
 undefined flows into a ranking.
@@ -219,9 +224,19 @@ def _spearman_replicates(x: np.ndarray, y: np.ndarray, draws: np.ndarray) -> np.
         return (rx * ry).sum(axis=1) / np.sqrt((rx**2).sum(axis=1) * (ry**2).sum(axis=1))
 
 
+def min_replicates(level: float) -> int:
+    """The fewest replicates with a coefficient that give a percentile interval at
+    ``level``: one replicate expected beyond each end of it.
+
+    >>> min_replicates(0.95), min_replicates(0.9), min_replicates(0.99)
+    (40, 20, 200)
+    """
+    return int(np.ceil(round(2 / (1 - level), 9)))
+
+
 def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
     finite = values[np.isfinite(values)]
-    if not len(finite):
+    if len(finite) < min_replicates(level):  # its tails would hold no replicate
         return np.nan, np.nan
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(finite, [tail, 100 - tail])
@@ -253,7 +268,8 @@ def agreement(
     method
         ``"kendall"`` (tau-b) or ``"spearman"``.
     n_replicates
-        Bootstrap resamples of the algorithms (0: no interval).
+        Bootstrap resamples of the algorithms (0: no interval; fewer than
+        :func:`min_replicates` with a coefficient give none either).
     seed, names
         The resamples' generator is seeded by ``seed`` and ``names``.
     level
@@ -377,6 +393,7 @@ __all__ = [
     "UNEQUAL",
     "agreement",
     "agreement_matrix",
+    "min_replicates",
     "spearman_rho",
     "square",
     "tau_b",
