@@ -19,6 +19,22 @@ from audit.report import interrupt, runner
 pytestmark = pytest.mark.slow
 
 
+def _signals_now() -> str:
+    """What decides whether a signal sent now is raised, for a failure's message: the
+    SIGINT handler, the signals the main thread blocks, the handler's state and the
+    other threads running (one of which may take a process-directed signal)."""
+    import threading
+
+    state = interrupt._state
+    threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
+    return (
+        f"SIGINT handler {signal.getsignal(signal.SIGINT)!r}, blocked "
+        f"{sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))}, stopping "
+        f"{state.stopping}, deferring {state.deferring}, pending {state.pending}, "
+        f"threads {threads}"
+    )
+
+
 @pytest.fixture
 def earlier_report(small_table, tmp_path, monkeypatch):
     """A finished report ``x`` (notebooks replaced by a fast stand-in) and its files."""
@@ -151,6 +167,7 @@ def test_a_signal_in_a_modules_code_ends_its_import(tmp_path, monkeypatch):
     started = time.monotonic()
     with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted):
         importlib.import_module("signalled_on_import")
+        pytest.fail(f"the import ended, not interrupted: {_signals_now()}")
     assert time.monotonic() - started < 4 and "signalled_on_import" not in sys.modules
     found = []
     thread = threading.Thread(
@@ -176,7 +193,7 @@ def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys):
     with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
         Dropped()  # collected at once: its __del__ raises, Python ignores it
         time.sleep(5)
-        pytest.fail("the interruption was lost")
+        pytest.fail(f"the interruption was lost: {_signals_now()}")
     assert stop.value.signum == signal.SIGINT
     assert capsys.readouterr().err == ""
     assert sys.unraisablehook is hook  # given back with the handlers
@@ -192,7 +209,7 @@ def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals(
     with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5)
-        pytest.fail("the signal was swallowed")
+        pytest.fail(f"the signal was swallowed: {_signals_now()}")
     assert stop.value.signum == signal.SIGINT and not interrupt.stopping()
 
 
