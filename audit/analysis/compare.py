@@ -1039,9 +1039,12 @@ def holding_sentence(
     criteria = sorted({c for text in judged["compared"] for c in str(text).split(", ") if c})
     min_tau = held.attrs.get("min_tau", 0.0)
     shared = sorted({len(p.shared) for p in pairs})
-    algorithms = (
-        f"the {shared[0]} shared algorithms" if len(shared) == 1 else "the shared algorithms"
-    )
+    if shared == [0]:
+        algorithms = "the shared algorithms (the datasets share none: no ranking is compared)"
+    elif len(shared) == 1:
+        algorithms = f"the {shared[0]} shared algorithms"
+    else:
+        algorithms = "the shared algorithms"
     beyond = "beyond chance" if min_tau == 0 else f"with a tau-b above {min_tau:g}"
     rule = (
         f"the same FFMC verdicts wherever a criterion is judged on more than one dataset "
