@@ -509,6 +509,25 @@ def test_a_kernel_that_dies_fails_its_notebook_naming_the_cell(tmp_path, monkeyp
     assert code[0]["execution_count"] == 1 and code[2]["execution_count"] is None
 
 
+def test_a_kernel_that_dies_before_the_first_cell_says_so(tmp_path, monkeypatch):
+    """A kernel that ends as it starts (killed, out of memory) was said to have failed
+    "in cell 0", a cell no notebook has."""
+    import papermill
+    from nbclient.exceptions import DeadKernelError
+
+    def dies_at_once(*args, **kwargs):
+        raise DeadKernelError("Kernel died")
+
+    monkeypatch.setattr(papermill, "execute_notebook", dies_at_once)
+    output = tmp_path / "r" / "t.ipynb"
+    with pytest.raises(runner.NotebookFailed) as failed:
+        runner.execute("ffmc", output, {}, progress=False)
+    assert str(failed.value) == runner.KERNEL_DIED_AT_START.format(
+        notebook="ffmc_audit.ipynb", kept=output
+    )
+    assert "cell 0" not in str(failed.value)
+
+
 def test_datasets_sharing_no_group_are_refused_before_compare_runs(
     small_table, tmp_path, capsys, entered
 ):

@@ -121,6 +121,11 @@ KERNEL_DIED = (
     "(killed, out of memory, or an exit called by the code it ran)\n"
     "The executed notebook, up to the failing cell, is kept at {kept}"
 )
+KERNEL_DIED_AT_START = (
+    "notebook {notebook} failed before its first cell: its kernel process ended as it "
+    "started (killed, or out of memory)\n"
+    "The notebook, not run, is kept at {kept}"
+)
 
 
 BAD_NAME = (
@@ -431,13 +436,18 @@ def execute(
         failed.ename, failed.evalue = error.ename, error.evalue  # what the kernel raised
         raise failed from None
     except DeadKernelError:
-        raise NotebookFailed(
-            KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=_RUNNING.cell, kept=output)
-        ) from None
+        raise _kernel_died(name, _RUNNING.cell, output) from None
     finally:
         if kernel is not None:
             kernel.release()  # it ends while the notebook is rendered
     return output
+
+
+def _kernel_died(name: str, cell: int, output: Path) -> NotebookFailed:
+    """The failure of notebook ``name`` whose kernel died in its ``cell``-th code cell
+    (0: before the first one ran)."""
+    message = KERNEL_DIED if cell else KERNEL_DIED_AT_START
+    return NotebookFailed(message.format(notebook=NOTEBOOKS[name], cell=cell, kept=output))
 
 
 def _refused_input(failed: NotebookFailed, given: dict[str, str]):
