@@ -877,3 +877,18 @@ def test_a_json_list_no_choice_accepts_is_refused_as_the_list(
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
     assert PARAMETERS["heatmap_algorithms"].constraint.parse(given) == json.loads(given)
     assert PARAMETERS["heatmap_algorithms"].constraint.parse("a,b") == ["a", "b"]
+
+
+def test_an_algorithm_the_cross_group_table_lacks_is_refused_before_any_work(
+    cross_file, tmp_path, capsys
+):
+    """``-p heatmap_algorithms nope`` failed in the cross-group notebook (exit 1, after the
+    FFMC and Pareto notebooks had run); it is refused with the names the table holds."""
+    from audit.analysis.crossgroup import UNKNOWN_ALGORITHMS
+    from audit.exceptions import EXIT_USAGE
+
+    argv = ["report", str(cross_file), "-p", "heatmap_algorithms", "a,nope"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_USAGE
+    said = UNKNOWN_ALGORITHMS.format(names=["nope"], known=["a", "b", "c"])
+    assert capsys.readouterr().err.endswith(f"audit report: error: {said}\n")
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

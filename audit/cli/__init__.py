@@ -464,6 +464,12 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
         from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
+    if parameters.get("heatmap_algorithms") is not None:
+        from audit.analysis.crossgroup import heatmap_algorithms
+        from audit.tables.crossgroup import cross_group
+
+        if cross_group(table) is not None:  # the algorithms named are the table's
+            heatmap_algorithms(table, parameters["heatmap_algorithms"])
     return table
 
 
