@@ -25,8 +25,9 @@ from audit.validation import (
 BAD_COUNTS = "binomial counts need whole numbers 0 <= k <= n with n > 0; {problem}"
 NO_COUNTS = (
     "the table has no {column!r} column and no counts were given: a binomial interval "
-    "or a parametric bootstrap needs the number of {kind} comparisons per group "
-    "(give the column, or counts=<frame or CSV with group, n_mated, n_nonmated>)"
+    "or a parametric bootstrap needs the number of {kind} comparisons per group (add the "
+    "columns n_mated and n_nonmated to the table; from Python, or give "
+    "counts=<frame or CSV with group, n_mated, n_nonmated>)"
 )
 NO_COMPARISONS = "some (algorithm, group) has no mated or no non-mated comparison"
 COUNTS_COLUMNS = (
