@@ -380,6 +380,21 @@ def test_without_replicates_no_ranking_is_judged_and_the_sentence_says_why():
     assert "nan" not in sentence
 
 
+def test_datasets_sharing_no_algorithm_are_said_to_share_none():
+    """Two evaluations of disjoint algorithms: the answer spoke of "the 0 shared
+    algorithms"; it says they share none, and that no ranking is compared."""
+    pair = _pair([])
+    pair.matched["status"] = ["only in d1"] * 3 + ["only in d2"] * 2
+    assert pair.shared == []
+    held = holding(verdict_summary(_matrix()), [pair])
+    sentence = holding_sentence(held, ["d1", "d2"], [pair])
+    assert "0 shared" not in sentence
+    assert "rankings of the shared algorithms (the datasets share none: no ranking is " in (
+        sentence
+    )
+    assert set(held["rankings"]) == {"d1~d2: not compared"}
+
+
 def test_too_few_replicates_judge_no_ranking_and_the_sentence_says_how_many_are_needed(
     annex15, frvt11
 ):
@@ -607,6 +622,22 @@ def test_compare_report_records_its_inputs_and_copies_none(compared, annex15_fil
     assert all(i["copy"].startswith("not copied") for i in inputs.values())
     assert inputs[("frvt11", "rates")]["source"]["dataset"] == "frvt11"
     assert not (folder / "input").exists()
+
+
+@pytest.mark.slow
+def test_the_notebook_page_says_why_each_measure_is_not_compared(compared):
+    """The compare notebook listed the measures it did not compare by name alone
+    ("Not compared: std_fnmr."); each reason is there now, its measures grouped by it, as
+    the table of them and the front page give it."""
+    _, _, folder = compared
+    lost = pd.read_csv(folder / "tables" / "compare_not_compared.csv")
+    assert len(lost) > 1
+    page = _text((folder / "compare.html").read_text(encoding="utf-8"))
+    said = " ".join(page[page.index("Not compared: ") :].split())
+    said = re.sub(r" ([,:])", r"\1", said)  # the names are code: tags, then spaces
+    grouped = lost.groupby("reason", sort=False)["measure"].apply(list)
+    expected = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in grouped.items())
+    assert said.startswith(f"Not compared: {expected}.")
 
 
 @pytest.mark.slow
