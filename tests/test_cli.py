@@ -879,6 +879,23 @@ def test_a_json_list_no_choice_accepts_is_refused_as_the_list(
     assert PARAMETERS["heatmap_algorithms"].constraint.parse("a,b") == ["a", "b"]
 
 
+def test_counts_asked_of_a_table_without_them_are_refused_before_any_work(
+    annex15_file, tmp_path, capsys
+):
+    """``-p uncertainty_method counts`` on Annex 15 (no comparison counts) ran the FFMC
+    notebook to its uncertainty cell, then advised ``counts=``, an argument of the Python
+    function only; it is refused before any notebook, saying what to add to the table."""
+    from audit.exceptions import EXIT_INPUT
+    from audit.uncertainty.checks import NO_COUNTS
+
+    argv = ["report", str(annex15_file), "-p", "uncertainty_method", "counts"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_INPUT
+    said = NO_COUNTS.format(column="n_mated", kind="mated")
+    assert capsys.readouterr().err == f"audit: error: {annex15_file}: {said}\n"
+    assert "(add the columns n_mated and n_nonmated to the table, or, from Python," in said
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
 def test_an_algorithm_the_cross_group_table_lacks_is_refused_before_any_work(
     cross_file, tmp_path, capsys
 ):

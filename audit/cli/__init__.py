@@ -44,6 +44,7 @@ from audit.exceptions import (
     EXIT_PIPE,
     EXIT_USAGE,
     AuditError,
+    InputError,
     ReportFailed,
     UsageError,
 )
@@ -464,6 +465,17 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
         from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
+    if parameters.get("uncertainty_method") == "counts":  # the counts it draws from
+        from audit.tables.layouts import available_rates
+        from audit.uncertainty.checks import NO_COUNTS
+
+        for rate, column, kind in (
+            ("fnmr", "n_mated", "mated"),
+            ("fmr", "n_nonmated", "non-mated"),
+        ):
+            if rate in available_rates(table) and column not in table.columns:
+                where = table.attrs.get("source", "the table")
+                raise InputError(f"{where}: " + NO_COUNTS.format(column=column, kind=kind))
     if parameters.get("heatmap_algorithms") is not None:
         from audit.analysis.crossgroup import heatmap_algorithms
         from audit.tables.crossgroup import cross_group

@@ -26,7 +26,7 @@ BAD_COUNTS = "binomial counts need whole numbers 0 <= k <= n with n > 0; {proble
 NO_COUNTS = (
     "the table has no {column!r} column and no counts were given: a binomial interval "
     "or a parametric bootstrap needs the number of {kind} comparisons per group (add the "
-    "columns n_mated and n_nonmated to the table; from Python, or give "
+    "columns n_mated and n_nonmated to the table, or, from Python, give "
     "counts=<frame or CSV with group, n_mated, n_nonmated>)"
 )
 NO_COMPARISONS = "some (algorithm, group) has no mated or no non-mated comparison"
