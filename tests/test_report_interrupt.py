@@ -19,6 +19,18 @@ from audit.report import interrupt, runner
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture
+def ctrl_c_handled():
+    """SIGINT handled by Python, as in a command run in the foreground.  A test run
+    started in the background by a shell script (``make test &``) inherits SIGINT
+    ignored, which audit keeps, as a background job should
+    (:func:`test_a_background_job_keeps_ignoring_ctrl_c`): a test sending itself Ctrl-C
+    would find it ignored."""
+    started = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, started)
+
+
 def _signals_now() -> str:
     """What decides whether a signal sent now is raised, for a failure's message: the
     SIGINT handler, the signals the main thread blocks, the handler's state and the
@@ -151,7 +163,7 @@ def test_a_signal_in_the_import_machinery_is_raised_once_out_of_it():
         interrupt._handler(signal.SIGINT, frame("/site-packages/a_users_module.py"))
 
 
-def test_a_signal_in_a_modules_code_ends_its_import(tmp_path, monkeypatch):
+def test_a_signal_in_a_modules_code_ends_its_import(tmp_path, monkeypatch, ctrl_c_handled):
     """Ctrl-C while a module runs its own code on import (a slow measure module) ends the
     import at once, and the import lock is free after it: another thread imports."""
     import importlib
@@ -179,7 +191,7 @@ def test_a_signal_in_a_modules_code_ends_its_import(tmp_path, monkeypatch):
     sys.modules.pop("imported_after", None)
 
 
-def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys):
+def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys, ctrl_c_handled):
     """Raised in a ``__del__`` or a weakref callback, where Python prints an exception
     and goes on, the interruption is not lost (the run then went on, deaf to the next
     signals): it is raised again, and nothing is printed."""
@@ -199,7 +211,7 @@ def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys):
     assert sys.unraisablehook is hook  # given back with the handlers
 
 
-def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals():
+def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals(ctrl_c_handled):
     """A report run from Python that raised stops its kernels (and says the run is
     stopping) outside any :func:`~audit.report.interrupt.handle_signals` block; the
     next command run in that process still stops at its first Ctrl-C, where it was
