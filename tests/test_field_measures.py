@@ -60,12 +60,14 @@ from audit.measures.reference import (
     BAD_NUMERATOR,
     BAD_REFERENCE,
     NO_DEFAULT_REFERENCE,
+    NO_DEFAULT_WHY,
     resolve_ratio,
 )
 from audit.measures.registry import (
     MEASURE_TABLE_COLUMNS,
     NO_OPTIONS,
     OPTIONS_OF_OTHER,
+    applicable_measures,
     evaluate,
     evaluate_many,
     for_table,
@@ -447,10 +449,14 @@ def test_a_table_without_gender_refuses_the_default_and_ffmc_says_why():
     assert evaluate(t, "ratio_fmr", reference="A")["fmr_term"].iloc[0] == pytest.approx(2.0)
     verdicts = ffmc_table(t, ["ratio_fmr"], n_random=20)
     assert verdicts["passed"].isna().all()
+    # said in words (it ended "..., which the table does not have), got None)")
+    why = NO_DEFAULT_WHY.format(legal="group: 'A', 'B'")
     assert verdicts["evidence"].iloc[0] == (
-        "not applicable: the measure "
-        + contract.NO_DEFAULT.format(what="options", reason=error.value)
+        "not applicable: the measure " + contract.NO_DEFAULT_BECAUSE.format(reason=why)
     )
+    assert "got None" not in verdicts["evidence"].iloc[0]
+    note = applicable_measures(t, ["ratio_fmr"])["note"].iloc[0]
+    assert note == contract.NO_DEFAULT_BECAUSE.format(reason=why)
 
 
 # --- zero-error adjustment ---------------------------------------------------------------

@@ -110,6 +110,8 @@ NEEDS_COUNTS = (
     "and group), which the table does not have"
 )
 NO_DEFAULT = "has no default {what} on this table ({reason})"
+#: :data:`NO_DEFAULT`, where the refusal says why in words (its ``unmet``).
+NO_DEFAULT_BECAUSE = "has no default options on this table: {reason}"
 UNKNOWN_OPTION = "parameter {option}: expected none (measure {name!r} takes {known}), got {value!r}"
 BOUND_GROUPS = (
     "measure {name!r} is bound to the {n} groups of {source}; it was given rates of {got} groups"
@@ -670,6 +672,9 @@ class TableMeasure(MeasureSpec):
             try:
                 self.resolve(group_table(table))
             except ParameterError as error:
+                why = getattr(error, "unmet", None)  # the refusal's reason, in words
+                if why is not None:
+                    return NO_DEFAULT_BECAUSE.format(reason=why)
                 return NO_DEFAULT.format(what="options", reason=error)
         return ""
 

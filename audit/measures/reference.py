@@ -46,6 +46,13 @@ NO_DEFAULT_REFERENCE = (
     "parameter reference: expected one of {legal} (the default, Female over Male, needs a "
     "gender attribute with a female and a male value, which the table does not have), got None"
 )
+#: Why a ratio has no default on a table, in words: the reason the table of the measures
+#: that apply gives (:meth:`audit.measures.contract.TableMeasure.unmet`).
+NO_DEFAULT_WHY = (
+    "the default, Female over Male, needs a gender attribute with a female and a male "
+    "value, which the table does not have; name the reference (and the numerator) among "
+    "{legal}"
+)
 AMBIGUOUS_REFERENCE = (
     "parameter reference: expected a value of one attribute (or the attribute named with "
     "attribute=, one of {attributes}), got {value!r}, a value of {found}"
@@ -227,7 +234,10 @@ def resolve_ratio(
     if reference is None and numerator is None and attribute is None:
         default = _default_gender(groups)
         if default is None:
-            raise ParameterError(NO_DEFAULT_REFERENCE.format(legal=_legal(groups, attributes)))
+            legal = _legal(groups, attributes)
+            error = ParameterError(NO_DEFAULT_REFERENCE.format(legal=legal))
+            error.unmet = NO_DEFAULT_WHY.format(legal=legal)  # in words, for the table
+            raise error
         attribute, numerator, reference = default
     elif reference is None:
         scope = [attribute] if attribute is not None else attributes
