@@ -695,6 +695,40 @@ def test_compare_front_page_fits_a_laptop_screen(compared, tmp_path):
     assert scroll <= inner
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_the_verdicts_of_three_datasets_fit_a_laptop_screen(compared, tmp_path):
+    """Three datasets' verdicts (eleven columns) ran past a 1366 px screen: the third
+    dataset's FFMC.3 and the Holds column were off it.  A third dataset is made here of
+    the second's rows under another name; the table is no wider than its place."""
+    import shutil
+
+    _, _, built = compared
+    folder = tmp_path / "three"
+    shutil.copytree(built, folder)
+    for name in ("compare_verdicts", "compare_datasets"):
+        path = folder / "tables" / f"{name}.csv"
+        frame = pd.read_csv(path)
+        again = frame[frame["dataset"] == "frvt11"].assign(dataset="frvt11 again")
+        pd.concat([frame, again], ignore_index=True).to_csv(path, index=False)
+    width = (
+        '<script>addEventListener("load", () => { const t = document.querySelector('
+        '"table.verdicts"); document.title = "W=" + t.scrollWidth + "," + '
+        "t.parentElement.clientWidth; });</script>"
+    )
+    page = compare_page(folder, title="three").replace("<head>", f"<head>{width}", 1)
+    assert page.count("frvt11 again") >= 1
+    probe = folder / "probe.html"
+    probe.write_text(page, encoding="utf-8")
+    done = _chromium(
+        "--dump-dom", "--virtual-time-budget=5000", url=probe.as_uri(), profile=tmp_path / "p"
+    )
+    found = re.search(r"<title>W=(\d+),(\d+)</title>", done.stdout)
+    assert found is not None, done.stderr[-2000:]
+    table, room = map(int, found.groups())
+    assert table <= room
+
+
 # ------------------------------------------------------------------ the figures
 
 

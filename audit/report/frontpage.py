@@ -184,7 +184,7 @@ table { border-collapse: collapse; margin: 0.4em 0; }
 th, td { text-align: left; vertical-align: top; padding: 4px 10px; border-bottom: 1px solid #d8dee4; }
 thead th { border-bottom: 2px solid #afb8c1; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table.verdicts td.cell { text-align: center; min-width: 6.5em; }
+table.verdicts td.cell { text-align: center; min-width: 4.6em; padding: 4px 5px; }
 .badge { display: inline-block; min-width: 3.4em; padding: 1px 8px; border-radius: 10px; font-weight: 600;
          font-size: 0.9em; }
 .pass { background: #dafbe1; color: #116329; }
