@@ -762,8 +762,8 @@ class ScoreTable(Constraint):
     statistics (``audit.scores.score_stats``, sorted once and shared)."""
 
     expected = (
-        "a score table as audit.read_scores gives it (a DataFrame with columns "
-        "algorithm, group_1, group_2, score and mated) or its statistics "
+        "a score table as audit.read_scores gives it (a DataFrame with columns score, "
+        "mated, and algorithm, group_1 and group_2 categorical) or its statistics "
         "(audit.scores.score_stats)"
     )
 
