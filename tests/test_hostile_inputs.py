@@ -500,3 +500,43 @@ def test_a_single_corrupted_cell_is_refused_never_changed(tmp_path, frame, row, 
     del lines
     with pytest.raises(RatesError):
         read_rates(path)
+
+
+def _frame_scores(score):
+    return pd.DataFrame(
+        {"score": [0.9, score], "mated": [True, False], "group": ["F", "F"], "algorithm": "a"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("read", "said"),
+    [
+        (
+            lambda: read_rates(pd.DataFrame({"Algorithm": ["a"], "FMR.F": [5e-4], "FMR.M": [1.5]})),
+            "<DataFrame>, row 0, column 'FMR.M': 1.5 lies outside [0, 1]",
+        ),
+        (
+            lambda: read_rates(
+                pd.DataFrame({"Algorithm": ["a"], "FMR.F": [500.0], "FMR.M": [3.0]}),
+                units="percent",
+            ),
+            "<DataFrame>, row 0, column 'FMR.F': 500.0 lies outside [0, 100]",
+        ),
+        (lambda: read_scores(_frame_scores(np.inf)), "inf"),
+        (
+            lambda: accuracy.read_counts(
+                pd.DataFrame({"group": ["F", "M"], "n_mated": [10.0, -2.0]}),
+                pd.Index(["a"]),
+                pd.Index(["F", "M"]),
+            ),
+            "-2.0",
+        ),
+    ],
+    ids=["rate", "percent", "score", "count"],
+)
+def test_a_cell_of_a_dataframe_is_quoted_as_its_number(read, said):
+    """A cell of a DataFrame (not a file's text) was quoted as NumPy writes it since
+    NumPy 2: "column 'FMR.F': np.float64(5.0) lies outside [0, 1]"."""
+    with pytest.raises((RatesError, ScoresError, WeightsError)) as refused:
+        read()
+    assert said in str(refused.value) and "np." not in str(refused.value)

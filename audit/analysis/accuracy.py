@@ -190,8 +190,7 @@ def _parse_counts(frame: pd.DataFrame, column: str, where: _Where, *, whole: boo
     if not ok.all():
         at = int(np.flatnonzero(~ok)[0])
         message = COUNTS_BAD_WEIGHT
-        value = raw.iloc[at]
-        value = value.item() if isinstance(value, np.generic) else value
+        value = tables.cell(raw, at)
         raise WeightsError(message.format(where=where(frame, at), column=column, value=value))
     return parsed
 

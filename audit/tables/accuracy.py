@@ -141,7 +141,7 @@ def read_accuracy(source: str | os.PathLike | pd.DataFrame, column: str) -> pd.S
             NOT_FINITE.format(
                 where=where.where(frame, at),
                 column=column,
-                value=raw.iloc[at],
+                value=tables.cell(raw, at),
                 more=tables.more(more),
             )
         )

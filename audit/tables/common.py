@@ -368,6 +368,17 @@ def _missing_scalar(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
+def cell(column: pd.Series, at: int):
+    """The value of ``column`` at position ``at`` as a message quotes it: a NumPy number
+    as the Python number it is (``5.0``, not ``np.float64(5.0)``), text as text.
+
+    >>> cell(pd.Series([0.5, 5.0]), 1)
+    5.0
+    """
+    value = column.iloc[at]
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def first(mask: np.ndarray) -> tuple[int, int]:
     """Position of the first True, and how many more there are."""
     positions = np.flatnonzero(mask)
@@ -415,8 +426,7 @@ def _raise_at(
 ) -> None:
     if mask.any():
         at, count = first(mask)
-        value = raw.iloc[at]
-        value = value.item() if isinstance(value, np.generic) else value
+        value = cell(raw, at)
         raise error(
             message.format(
                 where=source.where(frame, at),

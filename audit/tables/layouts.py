@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ImplausibleRatesWarning, ParameterError, UsageError
-from audit.tables.common import Source
+from audit.tables.common import Source, cell
 
 RATES = ("fmr", "fnmr")
 UNITS = ("fraction", "percent")
@@ -150,7 +150,7 @@ def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, err
                 message.format(
                     where=source.where(frame, at),
                     column=column,
-                    value=frame[column].iloc[at],
+                    value=cell(frame[column], at),
                     more=f" (and {more} more such cell(s))" if more > 0 else "",
                 )
             )

@@ -126,7 +126,10 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
         at, more = _first(bad)
         raise RatesError(
             NOT_NUMERIC.format(
-                where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)
+                where=source.where(frame, at),
+                column=column,
+                value=tables.cell(raw, at),
+                more=_more(more),
             )
         )
     if spelled_nan.any():
@@ -140,7 +143,10 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
         at, more = _first(outside)
         raise RatesError(
             OUT_OF_RANGE.format(
-                where=source.where(frame, at), column=column, value=raw.iloc[at], more=_more(more)
+                where=source.where(frame, at),
+                column=column,
+                value=tables.cell(raw, at),
+                more=_more(more),
             )
         )
     return parsed
@@ -214,8 +220,7 @@ def _check_counts(
                 if count_tolerance is None
                 else GIVEN_TOLERANCE.format(tolerance=count_tolerance)
             )
-            value = frame[rate].iloc[at]
-            value = value.item() if isinstance(value, np.generic) else value
+            value = tables.cell(frame[rate], at)
             raise RatesError(
                 IMPOSSIBLE_RATE.format(
                     where=source.where(frame, at),

@@ -118,7 +118,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
                     NOT_NUMERIC.format(
                         where=source.where(frame, at),
                         column="score",
-                        value=raw.iloc[at],
+                        value=tables.cell(raw, at),
                         more=_more(more),
                     )
                 )
@@ -132,8 +132,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     infinite = np.isinf(values)
     if infinite.any():
         at, more = _first(infinite)
-        value = raw.iloc[at]
-        value = value.item() if isinstance(value, np.generic) else value
+        value = tables.cell(raw, at)
         raise ScoresError(
             NOT_FINITE.format(
                 where=source.where(frame, at), column="score", value=value, more=_more(more)
@@ -159,7 +158,9 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     if bad.any():
         at, more = _first(bad)
         raise ScoresError(
-            BAD_MATED.format(where=source.where(frame, at), value=raw.iloc[at], more=_more(more))
+            BAD_MATED.format(
+                where=source.where(frame, at), value=tables.cell(raw, at), more=_more(more)
+            )
         )
     return true
 
