@@ -36,7 +36,7 @@ import numbers
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1149,6 +1149,8 @@ def check(name: str, value, constraint: Constraint | None = None):
     audit.exceptions.ParameterError: parameter n_replicates: expected a whole number of at least 1, got -1
     """
     constraint = constraint_of(name) if constraint is None else constraint
+    if isinstance(value, Iterator):  # read once, here: checking it would use it up
+        value = list(value)
     if not constraint.accepts(value):
         raise refuse(name, value, constraint.expected)
     return constraint.convert(value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
+import pandas as pd
 import pytest
 
 from audit import validation
@@ -342,3 +343,16 @@ def test_every_notebook_parameter_is_refused_by_the_command_line(
         name=parameter, expected=constraint.expected, value=constraint.parse(text)
     )
     assert capsys.readouterr().err.endswith(f"audit {command}: error: {expected}\n")
+
+
+def test_an_iterator_given_is_read_once_and_used_whole(annex15):
+    """Measures given as a generator were used up by their check: evaluate_many then
+    computed none and failed inside pandas ("No objects to concatenate")."""
+    import audit
+
+    names = ["garbe", "fdr"]
+    given = audit.evaluate_many(annex15, (name for name in names))
+    pd.testing.assert_frame_equal(given, audit.evaluate_many(annex15, names))
+    assert validation.check("measures", iter(names)) == names
+    with pytest.raises(ParameterError, match="distinct measures"):
+        audit.evaluate_many(annex15, iter(["garbe", "garbe"]))
