@@ -427,6 +427,12 @@ def test_too_few_replicates_judge_no_ranking_and_the_sentence_says_how_many_are_
     assert "needs at least 40), and a measure holds only with" in holding_sentence(
         held, ["a", "f"], [few]
     )
+    few.agreement.attrs["n_replicates"] = 1
+    assert (
+        holding(verdict_summary(_matrix()).assign(measure="garbe"), [few])["reason"]
+        .iloc[0]
+        .endswith("(1 bootstrap replicate, where a 95% interval needs at least 40)")
+    )
 
 
 # ------------------------------------------------------------------ the command line

@@ -1088,8 +1088,9 @@ def _too_few(pairs: Sequence[PairComparison]) -> str:
         return "no bootstrap replicates"
     level = max(float(p.agreement.attrs.get("level", 0.95)) for p in pairs)
     drawn = " or ".join(str(c) for c in counts)
+    noun = "replicate" if counts == [1] else "replicates"
     return (
-        f"{drawn} bootstrap replicates, where a {100 * level:g}% interval needs at least "
+        f"{drawn} bootstrap {noun}, where a {100 * level:g}% interval needs at least "
         f"{min_replicates(level)}"
     )
 
