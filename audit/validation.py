@@ -87,20 +87,42 @@ def _items(value) -> list | None:
         return None
 
 
+#: The longest a value is written in a refusal (a table given whole would print whole).
+SHOWN_AT_MOST = 200
+
+
 def _shown(value):
-    """A value as the message shows it: a NumPy scalar as the Python number it holds."""
+    """A value as the message shows it: a NumPy number as the Python number it holds
+    (in a list too), a DataFrame by its columns, a Series or an array by its size, and
+    anything longer than :data:`SHOWN_AT_MOST` characters cut there."""
     np = _numpy()
     if np is not None and isinstance(value, np.generic):
         return value.item()
-    if np is not None and isinstance(value, np.ndarray):
-        return value.tolist()
+    if isinstance(value, list) and np is not None:
+        value = [v.item() if isinstance(v, np.generic) else v for v in value]
     pandas = sys.modules.get("pandas")
     if pandas is not None and isinstance(value, pandas.DataFrame):
         return _FrameShown(list(value.columns))
+    if pandas is not None and isinstance(value, pandas.Series):
+        return _Said(f"a pandas Series of {len(value)} values ({value.dtype})")
+    if np is not None and isinstance(value, np.ndarray):
+        if value.size > 8:
+            return _Said(f"a NumPy array of shape {value.shape} ({value.dtype})")
+        return value.tolist()
+    text = repr(value)
+    if len(text) > SHOWN_AT_MOST:
+        return _Said(f"{text[: SHOWN_AT_MOST - 50]}... ({len(text)} characters)")
     return value
 
 
-class _FrameShown(str):
+class _Said(str):
+    """A value as a refusal writes it, in words (``repr`` is the text itself)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class _FrameShown(_Said):
     """A DataFrame as a refusal names it: by its columns (the first eight), not its rows.
 
     >>> _FrameShown(["Algorithm", "FMR.F"])
@@ -115,9 +137,6 @@ class _FrameShown(str):
         if more > 0:
             text = text[:-1] + f", ... ({more} more)]"
         return super().__new__(cls, f"a DataFrame with columns {text}")
-
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def refuse(name: str, value, expected: str) -> ParameterError:
@@ -763,8 +782,8 @@ class ScoreTable(Constraint):
 
     expected = (
         "a score table as audit.read_scores gives it (a DataFrame with columns score, "
-        "mated, and algorithm, group_1 and group_2 categorical) or its statistics "
-        "(audit.scores.score_stats)"
+        "a number in every row, mated, True or False, and algorithm, group_1 and group_2 "
+        "categorical) or its statistics (audit.scores.score_stats)"
     )
 
     def accepts(self, value) -> bool:
@@ -776,9 +795,20 @@ class ScoreTable(Constraint):
             return False
         if not all(c in value.columns for c in SCORE_TABLE_COLUMNS):
             return False
+        import numpy as np
         import pandas as pd
 
-        return all(isinstance(value[c].dtype, pd.CategoricalDtype) for c in SCORE_TABLE_COLUMNS[:3])
+        if not all(
+            isinstance(value[c].dtype, pd.CategoricalDtype) for c in SCORE_TABLE_COLUMNS[:3]
+        ):
+            return False
+        # a text or missing value read as a boolean, a missing score counted as an error
+        score = value["score"]
+        return (
+            pd.api.types.is_bool_dtype(value["mated"].dtype)
+            and pd.api.types.is_float_dtype(score.dtype)
+            and not np.isnan(score.to_numpy()).any()
+        )
 
     def invalid(self) -> list:
         import pandas as pd
@@ -792,7 +822,10 @@ class ScoreTable(Constraint):
                 "mated": [True],
             }
         )
-        return [5, hand_made, _wide_rates_frame()]
+        labels = hand_made.astype({c: "category" for c in SCORE_TABLE_COLUMNS[:3]})
+        said = labels.assign(mated=["no"])  # text, where 'no' would read as True
+        missing = labels.assign(score=[float("nan")])
+        return [5, hand_made, _wide_rates_frame(), said, missing]
 
 
 RATES_TABLE = RatesTable()

@@ -356,3 +356,46 @@ def test_an_iterator_given_is_read_once_and_used_whole(annex15):
     assert validation.check("measures", iter(names)) == names
     with pytest.raises(ParameterError, match="distinct measures"):
         audit.evaluate_many(annex15, iter(["garbe", "garbe"]))
+
+
+def test_a_refused_value_is_written_short_whatever_its_size(annex15_file):
+    """A table given as a dict or an array was written whole into the refusal: 177,000
+    characters for a score file's columns.  A value is written in at most 200 characters;
+    a Series and a large array by their size; NumPy numbers as numbers."""
+    import numpy as np
+
+    import audit
+
+    raw = pd.read_csv(annex15_file)
+    for given, said in [
+        (raw.to_dict("list"), "... (26602 characters)"),
+        (raw.to_numpy(), "a NumPy array of shape (126, 17) (object)"),
+        (raw["Algorithm"], "a pandas Series of 126 values"),
+    ]:
+        with pytest.raises(ParameterError) as refused:
+            audit.sweep(given)
+        assert said in str(refused.value) and len(str(refused.value)) < 600
+    assert validation._shown([np.float64(2.0)]) == [2.0]
+
+
+def test_a_score_table_with_a_missing_score_or_a_text_mated_column_is_refused():
+    """A score table with a missing score (counted as a false match: FMR 0.074 for a
+    target of 0.01), or with mated written as text ('no' read as True, every comparison
+    then mated), gave wrong rates without a word."""
+    import numpy as np
+
+    import audit
+
+    scores = audit.read_scores(
+        pd.DataFrame(
+            {"score": np.linspace(0, 1, 8), "mated": [True, True, False, False] * 2}
+            | {"group": ["F", "M"] * 4, "algorithm": "a"}
+        )
+    )
+    assert len(audit.sweep(scores, targets=[0.5]))
+    for bad in (
+        scores.assign(score=scores["score"].where(scores.index != 3)),
+        scores.assign(mated=scores["mated"].map({True: "yes", False: "no"})),
+    ):
+        with pytest.raises(ParameterError, match="^parameter scores: expected a score table"):
+            audit.sweep(bad, targets=[0.5])
