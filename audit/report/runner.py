@@ -123,9 +123,11 @@ KERNEL_DIED = (
 )
 KERNEL_DIED_AT_START = (
     "notebook {notebook} failed before its first cell: its kernel process ended as it "
-    "started (killed, or out of memory)\n"
-    "The notebook, not run, is kept at {kept}"
+    "started (killed, or out of memory)"
 )
+#: Said after :data:`KERNEL_DIED_AT_START` where the notebook was saved before its kernel
+#: died (it may not have been).
+KEPT_NOT_RUN = "\nThe notebook, not run, is kept at {kept}"
 
 
 BAD_NAME = (
@@ -446,8 +448,10 @@ def execute(
 def _kernel_died(name: str, cell: int, output: Path) -> NotebookFailed:
     """The failure of notebook ``name`` whose kernel died in its ``cell``-th code cell
     (0: before the first one ran)."""
-    message = KERNEL_DIED if cell else KERNEL_DIED_AT_START
-    return NotebookFailed(message.format(notebook=NOTEBOOKS[name], cell=cell, kept=output))
+    if cell:
+        return NotebookFailed(KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=cell, kept=output))
+    kept = KEPT_NOT_RUN.format(kept=output) if output.is_file() else ""
+    return NotebookFailed(KERNEL_DIED_AT_START.format(notebook=NOTEBOOKS[name]) + kept)
 
 
 def _refused_input(failed: NotebookFailed, given: dict[str, str]):
