@@ -673,6 +673,33 @@ def _chromium(*options: str, url: str, profile: Path) -> subprocess.CompletedPro
     )
 
 
+#: What :func:`_widths` measures unless told: how wide the page is, and the window.
+PAGE_AND_WINDOW = "document.documentElement.scrollWidth, innerWidth"
+
+
+def _widths(page: str, folder: Path, tmp_path: Path, measured: str = PAGE_AND_WINDOW):
+    """Two widths, in px, of ``page`` (the HTML of a page of ``folder``, which its links
+    are read against) as headless Chromium lays it out at laptop size: ``measured``, a
+    JavaScript expression of two numbers, evaluated once the page has loaded."""
+    script = (
+        '<script>addEventListener("load", () => { const [a, b] = ['
+        + measured
+        + ']; document.title = "W=" + a + "," + b; });</script>'
+    )
+    base = f'<base href="{folder.resolve().as_uri()}/">'
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("<head>", f"<head>{base}{script}", 1), encoding="utf-8")
+    done = _chromium(
+        "--dump-dom",
+        "--virtual-time-budget=5000",
+        url=probe.as_uri(),
+        profile=tmp_path / "probe-profile",
+    )
+    found = re.search(r"<title>W=(\d+),(\d+)</title>", done.stdout)
+    assert found is not None, done.stderr[-2000:]
+    return tuple(map(int, found.groups()))
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_front_page_in_headless_chromium_at_laptop_width(annex15_report, tmp_path):
@@ -695,20 +722,8 @@ def test_front_page_in_headless_chromium_at_laptop_width(annex15_report, tmp_pat
     red = (pixels[..., 0] > pixels[..., 1] + 0.1).mean()  # the FAIL badges
     assert green > 1e-4 and red > 1e-4
 
-    probe = tmp_path / "probe.html"
-    width = (
-        '<script>addEventListener("load", () => { document.title = "W=" + '
-        'document.documentElement.scrollWidth + "," + innerWidth; });</script>'
-    )
-    base = f'<base href="{annex15_report.resolve().as_uri()}/">'
     page = (annex15_report / "index.html").read_text(encoding="utf-8")
-    probe.write_text(page.replace("<head>", f"<head>{base}{width}", 1), encoding="utf-8")
-    done = _chromium(
-        "--dump-dom", "--virtual-time-budget=5000", url=probe.as_uri(), profile=tmp_path / "p2"
-    )
-    found = re.search(r"<title>W=(\d+),(\d+)</title>", done.stdout)
-    assert found is not None, done.stderr[-2000:]
-    scroll, inner = map(int, found.groups())
+    scroll, inner = _widths(page, annex15_report, tmp_path)
     assert inner == LAPTOP[0]
     assert scroll <= inner
 

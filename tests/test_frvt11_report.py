@@ -11,7 +11,7 @@ import re
 
 import pandas as pd
 import pytest
-from test_frontpage import CHROMIUM, NO_CHROMIUM, _chromium, _rows, _section, _text
+from test_frontpage import CHROMIUM, NO_CHROMIUM, _rows, _section, _text, _widths
 
 from audit.cli import main
 
@@ -144,19 +144,5 @@ def test_a_table_with_the_rate_after_the_group(tmp_path):
 
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_frvt11_front_page_fits_a_laptop_screen(frvt11_report, tmp_path):
-    probe = tmp_path / "probe.html"
-    width = (
-        '<script>addEventListener("load", () => { document.title = "W=" + '
-        'document.documentElement.scrollWidth + "," + innerWidth; });</script>'
-    )
-    base = f'<base href="{frvt11_report.resolve().as_uri()}/">'
-    probe.write_text(
-        _page(frvt11_report).replace("<head>", f"<head>{base}{width}", 1), encoding="utf-8"
-    )
-    done = _chromium(
-        "--dump-dom", "--virtual-time-budget=5000", url=probe.as_uri(), profile=tmp_path / "p"
-    )
-    found = re.search(r"<title>W=(\d+),(\d+)</title>", done.stdout)
-    assert found is not None, done.stderr[-2000:]
-    scroll, inner = map(int, found.groups())
+    scroll, inner = _widths(_page(frvt11_report), frvt11_report, tmp_path)
     assert scroll <= inner
