@@ -276,7 +276,6 @@ def _unit_sampler(
     (``unit="comparison"``: rows drawn with replacement within each (algorithm,
     group, mated) stratum).
     """
-    _check_columns(scores, (algorithm, group, mated, subject if unit == "subject" else None))
     if unit == "comparison":
         keys = [c for c in (algorithm, group, mated) if c is not None]
         draw = _strata_sampler(scores.groupby(keys, sort=False, observed=True).ngroup().to_numpy())
@@ -371,6 +370,7 @@ def resample_scores(
     >>> resample_scores(s, np.random.default_rng(1), algorithm=None)["subject"].tolist()
     ['b', 'b', 'c']
     """
+    _check_columns(scores, [subject if unit == "subject" else None, group, mated, algorithm])
     rows = _row_sampler(
         scores, unit=unit, subject=subject, group=group, mated=mated, algorithm=algorithm
     )(rng)
