@@ -1122,13 +1122,12 @@ def _strength(judged: pd.DataFrame, pairs: Sequence[PairComparison]) -> list[str
             f"{low['kendall']:.2f} ({labels[low['measure']]}) to {high['kendall']:.2f} "
             f"({labels[high['measure']]})"
         )
+    measured = set(judged["measure"])
     accuracy = [
         (f"{p.first} and {p.second}", value)
         for p in pairs
         for measure, value in zip(p.agreement["measure"], p.agreement["kendall"], strict=True)
-        if str(measure).startswith(ACCURACY)
-        and measure not in set(judged["measure"])
-        and np.isfinite(value)
+        if str(measure).startswith(ACCURACY) and measure not in measured and np.isfinite(value)
     ]
     if len(accuracy) == 1:
         text += f", against {accuracy[0][1]:.2f} for the algorithms' accuracy"
