@@ -283,7 +283,7 @@ def build_once(tmp_path_factory, key: str, argv: list[str], name: str) -> Built:
 
 
 @pytest.fixture(scope="session")
-def annex15_built(tmp_path_factory, annex15_file):
+def annex15_built(tmp_path_factory, shared_server, annex15_file):
     """``audit report`` on the real Annex 15 table (the front page's tests and the figures'
     read it)."""
     argv = ["report", "--data", str(annex15_file), "--name", "annex15"]
@@ -301,7 +301,7 @@ def fmr_only_file(tmp_path_factory, annex15_file):
 
 
 @pytest.fixture(scope="session")
-def fmr_only_built(tmp_path_factory, fmr_only_file):
+def fmr_only_built(tmp_path_factory, shared_server, fmr_only_file):
     """``audit report`` on the Annex 15 FMRs alone."""
     argv = ["report", "--data", str(fmr_only_file), "--name", "fmr", "-p", "n_random", "200"]
     argv += ["-p", "n_replicates", "200", "-p", "verdict_replicates", "10"]
@@ -309,7 +309,7 @@ def fmr_only_built(tmp_path_factory, fmr_only_file):
 
 
 @pytest.fixture(scope="session")
-def compare_built(tmp_path_factory, annex15_file, frvt11_file, frvt11_accuracy_file):
+def compare_built(tmp_path_factory, shared_server, annex15_file, frvt11_file, frvt11_accuracy_file):
     """``audit compare annex15 frvt11`` offline, with FRVT 1:1's accuracy table: two heat
     maps of 28 and 20 measures, the rank scatter and the agreement across the datasets."""
     argv = ["compare", "annex15", "frvt11", "--replicates", "200"]
@@ -327,14 +327,14 @@ def cross_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def crossgroup_built(tmp_path_factory, cross_file):
+def crossgroup_built(tmp_path_factory, shared_server, cross_file):
     """``audit report`` on the 4 x 4 cross-group table (:func:`cross_long`)."""
     argv = ["report", str(cross_file), "-p", "n_random", "200"]
     return build_once(tmp_path_factory, "crossgroup", argv, "cross")
 
 
 @pytest.fixture(scope="session")
-def scores_built(tmp_path_factory, small_scores):
+def scores_built(tmp_path_factory, shared_server, small_scores):
     """``audit scores`` on :func:`small_scores` (distances, subjects, cross-group pairs)."""
     argv = ["scores", str(small_scores), "--distance", "--target-fmr", "0.01", "--name", "scores"]
     argv += ["-p", "sweep_points", "5", "-p", "bootstrap_replicates", "20"]
@@ -370,18 +370,36 @@ def own_measures():
     registry._MODULES[:] = listed
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shared_server():
-    """One fork server for the reports of a test module (``pytestmark =
-    pytest.mark.usefixtures("shared_server")``): each command's and each
+    """One fork server for the reports of every test module that asks for it
+    (``pytestmark = pytest.mark.usefixtures("shared_server")``) and of the reports built
+    once (:func:`build_once`), in each worker: each command's and each
     :func:`~audit.report.runner.run_report`'s kernels and drawing processes are forked
     from it, as in a script running several reports in one
-    :func:`audit.report.forkserver.started` block (a report's own server, and kernels
-    started afresh, are the subject of tests/test_forkserver.py, test_report_kernels.py
-    and test_report_safety.py)."""
+    :func:`audit.report.forkserver.started` block. The other tests see none
+    (:func:`_own_servers`): a report's own server, and kernels started afresh, are the
+    subject of tests/test_forkserver.py, test_report_kernels.py and
+    test_report_safety.py."""
     from audit.report import forkserver
 
     with forkserver.started():
+        yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _own_servers(request):
+    """The tests of a module that does not share the worker's server
+    (:func:`shared_server`) run as if none were running, its module fixtures included:
+    their commands start their own, and so do the commands they start in other
+    processes (no server named in their environment)."""
+    from audit.report import forkserver
+
+    sharing = any("shared_server" in m.args for m in request.node.iter_markers("usefixtures"))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if forkserver._server is not None and not sharing:
+            monkeypatch.setattr(forkserver, "_server", None)
+            monkeypatch.delenv(forkserver.ADDRESS, raising=False)
         yield
 
 

@@ -18,6 +18,8 @@ from nbconvert import HTMLExporter
 from audit.report import runner
 from audit.report.pages import NO_DESCRIPTION, PageExporter, mark_for_readers
 
+pytestmark = pytest.mark.usefixtures("shared_server")  # the built reports it reads
+
 OPTIONS = dict(
     template_name="lab",
     raw_template=runner.OFFLINE_TEMPLATE,
