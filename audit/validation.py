@@ -17,6 +17,10 @@ format, :data:`REFUSED`::
 
     parameter alpha: expected a number in [0, 1], got 1.5
 
+followed, where a constraint can say more than what it expects (:meth:`Constraint.fault`),
+by what is wrong with the value (:data:`FAULT`): ``..., got ['garbe', 'fdr', 'garbe']:
+'garbe' is named twice``.
+
 The data a public function reads is declared the same way: a rates table
 (:data:`RATES_TABLE`), a score table (:data:`SCORES`), a reader's source
 (:data:`SOURCE`).  A DataFrame no reader gave -- a published file read by
@@ -47,6 +51,8 @@ from audit.exceptions import ParameterError
 INPUT_COPIES = ("auto", "always", "never")
 #: The one message of a refused parameter value.
 REFUSED = "parameter {name}: expected {expected}, got {value!r}"
+#: What is wrong with the value, after :data:`REFUSED`, where the constraint says it.
+FAULT = "{refused}: {fault}"
 #: A notebook parameter that no declaration covers (a test keeps this from happening).
 UNDECLARED = "parameter {name} is not declared in audit.validation.PARAMETERS"
 
@@ -85,6 +91,34 @@ def _items(value) -> list | None:
         return list(value)
     except TypeError:
         return None
+
+
+def _names_fault(names: list, known: Callable[[str], bool]) -> str | None:
+    """What is wrong with a list of names (:meth:`Constraint.fault`): those not
+    ``known``, else those given more than once; None where neither.
+
+    >>> _names_fault(["garbe", "gabre", "FDR"], {"garbe", "fdr"}.__contains__)
+    "'gabre' and 'FDR' are not among them"
+    >>> _names_fault(["fdr", "ir", "fdr", "ir", "ir"], {"ir", "fdr"}.__contains__)
+    "'fdr' is named twice and 'ir' three times"
+    >>> _names_fault(["my rate", "my rate"], lambda name: True)
+    "'my rate' is named twice"
+    """
+    if not all(isinstance(n, str) for n in names):
+        return None
+    unknown = [n for n in names if not known(n)]
+    if unknown:  # each written as a refused value is (escaped, a long one cut)
+        listed = " and ".join(repr(_shown(n)) for n in dict.fromkeys(unknown))
+        return f"{listed} {'is' if len(set(unknown)) == 1 else 'are'} not among them"
+    repeated = {n: names.count(n) for n in names if names.count(n) > 1}
+    if not repeated:
+        return None
+    times = {2: "twice", 3: "three times"}
+    said = [
+        f"{_shown(n)!r}{' is named' * (i == 0)} {times.get(k, f'{k} times')}"
+        for i, (n, k) in enumerate(repeated.items())
+    ]
+    return " and ".join(said)
 
 
 #: The longest a value is written in a refusal (a table given whole would print whole).
@@ -139,13 +173,15 @@ class _FrameShown(_Said):
         return super().__new__(cls, f"a DataFrame with columns {text}")
 
 
-def refuse(name: str, value, expected: str) -> ParameterError:
-    """The :class:`ParameterError` for ``value`` of parameter ``name``.
+def refuse(name: str, value, expected: str, fault: str | None = None) -> ParameterError:
+    """The :class:`ParameterError` for ``value`` of parameter ``name``; ``fault``: what is
+    wrong with it, where more can be said than what is expected.
 
     >>> str(refuse("alpha", 1.5, "a number in [0, 1]"))
     'parameter alpha: expected a number in [0, 1], got 1.5'
     """
-    return ParameterError(REFUSED.format(name=name, expected=expected, value=_shown(value)))
+    refused = REFUSED.format(name=name, expected=expected, value=_shown(value))
+    return ParameterError(refused if fault is None else FAULT.format(refused=refused, fault=fault))
 
 
 class Constraint:
@@ -169,6 +205,11 @@ class Constraint:
     def parse(self, text: str):
         """The value a command-line text stands for (not yet checked)."""
         return text
+
+    def fault(self, value) -> str | None:
+        """What is wrong with a value it refuses, where that says more than
+        :attr:`expected` (a long list of legal names, say); None otherwise."""
+        return None
 
     def invalid(self) -> list:
         return []
@@ -407,6 +448,17 @@ class Names(Constraint):
     def convert(self, value):
         return self._split(value) if isinstance(value, str) else list(value)
 
+    def fault(self, value) -> str | None:
+        if isinstance(value, str):
+            value = self._split(value)
+        if not isinstance(value, (list, tuple)) or not value:
+            return None
+        if "" in value:
+            return "a name is empty"
+        if self.of is not None:
+            return _names_fault(list(value), self.of.accepts)
+        return _names_fault(list(value), lambda name: True) if self.unique else None
+
     def parse(self, text: str):
         value = _json(text.strip())
         if isinstance(value, list):
@@ -474,6 +526,10 @@ class AnyOf(Constraint):
     def convert(self, value):
         c = self._first(value)
         return None if c is None else c.convert(value)
+
+    def fault(self, value) -> str | None:
+        faults = (c.fault(value) for c in self.constraints if c is not None)
+        return next((f for f in faults if f is not None), None)
 
     def parse(self, text: str):
         """The value of the first constraint that reads ``text`` as one it accepts; else,
@@ -915,6 +971,19 @@ class MeasureRefs(Constraint):
             return value if value is None else [value]
         return list(value)
 
+    def fault(self, value) -> str | None:
+        """The names no measure goes by, else the measures named more than once.
+
+        >>> MeasureRefs().fault(["garbe", "fdr", "garbe"])
+        "'garbe' is named twice"
+        """
+        items = _items(value)
+        if value is None or not items:
+            return None
+        names = [getattr(v, "name", v) for v in items]
+        objects = {v.name for v in items if not isinstance(v, str) and hasattr(v, "name")}
+        return _names_fault(names, lambda name: name in objects or MeasureRef().accepts(name))
+
     def invalid(self) -> list:
         return [5, [], ["garbe", "no-such-measure"], ["garbe", "fdr", "garbe"]]
 
@@ -1185,7 +1254,7 @@ def check(name: str, value, constraint: Constraint | None = None):
     if isinstance(value, Iterator):  # read once, here: checking it would use it up
         value = list(value)
     if not constraint.accepts(value):
-        raise refuse(name, value, constraint.expected)
+        raise refuse(name, value, constraint.expected, constraint.fault(value))
     return constraint.convert(value)
 
 

@@ -310,6 +310,37 @@ def test_no_measures(annex15):
     assert str(error.value).endswith(", got []")
 
 
+@pytest.mark.parametrize(
+    ("measures", "fault"),
+    [
+        (["garbe", "fdr", "garbe"], "'garbe' is named twice"),
+        (["fdr", "ir", "fdr", "ir", "ir"], "'fdr' is named twice and 'ir' three times"),
+        (["garbe", "gabre", "FDR"], "'gabre' and 'FDR' are not among them"),
+    ],
+)
+def test_a_measure_named_twice_or_by_no_name_is_said_so(annex15, measures, fault):
+    """After the 40 names a measure may go by, the refusal says which of those given is
+    repeated or unknown; from Python and from the command line alike."""
+    with pytest.raises(ValueError) as error:
+        ffmc.ffmc_table(annex15, measures)
+    assert str(error.value).startswith("parameter measures: expected none, a measure, or a non")
+    assert str(error.value).endswith(f", got {measures!r}: {fault}")
+
+
+def test_the_command_line_says_which_measure_is_named_twice(annex15_file, tmp_path, capsys):
+    from audit.cli import main
+
+    argv = ["ffmc", str(annex15_file), "--reports-dir", str(tmp_path / "r")]
+    assert main([*argv, "-p", "measures", '["garbe", "fdr", "garbe"]']) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("or none, got ['garbe', 'fdr', 'garbe']: 'garbe' is named twice\n")
+    assert main([*argv, "-p", "measures", "garbe,gabre"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "or none, got 'garbe,gabre': 'gabre' is not among them\n"
+    )
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_single_name_is_accepted(annex15):
     assert len(ffmc.ffmc_table(annex15, "garbe", n_random=100)) == 3
 

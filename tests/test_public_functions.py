@@ -116,6 +116,16 @@ def legal_value(function, name: str):
     return next(v for v in LEGAL if constraint.accepts(v))
 
 
+def refusal(parameter: str, constraint, value) -> str:
+    """The message refusing ``value`` of ``parameter``: :data:`audit.validation.REFUSED`,
+    and what is wrong with it where the constraint says (:data:`audit.validation.FAULT`)."""
+    refused = validation.REFUSED.format(
+        name=parameter, expected=constraint.expected, value=validation._shown(value)
+    )
+    fault = constraint.fault(value)
+    return refused if fault is None else validation.FAULT.format(refused=refused, fault=fault)
+
+
 def wrong_values():
     for name, function in sorted(FUNCTIONS.items()):
         for parameter, constraint in declared(function).items():
@@ -141,10 +151,7 @@ def test_every_public_function_refuses_a_wrong_value(name, parameter, bad):
             keywords[p.name] = legal_value(function, p.name)
     with pytest.raises(ParameterError) as error:
         function(*positional, **keywords, **{parameter: bad})
-    expected = validation.REFUSED.format(
-        name=parameter, expected=constraint.expected, value=validation._shown(bad)
-    )
-    assert str(error.value) == expected
+    assert str(error.value) == refusal(parameter, constraint, bad)
 
 
 def test_a_published_file_read_by_pandas_is_refused_saying_which_reader_reads_it(
@@ -213,7 +220,7 @@ def test_every_option_refuses_a_wrong_value(tmp_path, capsys, command, flag, par
         argv += ["--reports-dir", str(tmp_path / "r")]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    expected = validation.REFUSED.format(name=parameter, expected=constraint.expected, value=value)
+    expected = refusal(parameter, constraint, value)
     assert err.startswith(f"usage: audit {command} ")
     assert err.endswith(f"audit {command}: error: {expected}\n")
     assert not (tmp_path / "r").exists()
@@ -339,9 +346,7 @@ def test_every_notebook_parameter_is_refused_by_the_command_line(
     data = ["annex15", "frvt11"] if command == "compare" else []
     argv = [command, *data, "-p", parameter, text, "--reports-dir", str(tmp_path / "r")]
     assert main(argv) == 2
-    expected = validation.REFUSED.format(
-        name=parameter, expected=constraint.expected, value=constraint.parse(text)
-    )
+    expected = refusal(parameter, constraint, constraint.parse(text))
     assert capsys.readouterr().err.endswith(f"audit {command}: error: {expected}\n")
 
 

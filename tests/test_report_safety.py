@@ -413,7 +413,10 @@ MEASURES = "a non-empty list of distinct names, each one of " + ", ".join(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["ffmc", "--measures", ","], f"parameter measures: expected {MEASURES} or none, got ','"),
+        (
+            ["ffmc", "--measures", ","],
+            f"parameter measures: expected {MEASURES} or none, got ',': a name is empty",
+        ),
         (
             ["pareto", "-p", "log_x", "maybe"],
             "parameter log_x: expected true or false, got 'maybe'",
