@@ -586,6 +586,32 @@ def test_figures():
     assert len(ax.lines) == 3
 
 
+@pytest.mark.parametrize(
+    ("keep", "why"),
+    [
+        (lambda f: f["mated"], ": the scores hold mated comparisons only"),
+        (lambda f: ~f["mated"], ": the scores hold non-mated comparisons only"),
+        # mated pairs in F alone, non-mated ones in M alone: each group holds one kind
+        (
+            lambda f: (f["mated"] & (f["group_1"] == "F")) | (~f["mated"] & (f["group_1"] == "M")),
+            "",
+        ),
+    ],
+    ids=["mated only", "non-mated only", "one kind a group"],
+)
+def test_det_points_without_a_group_holding_both_kinds_say_so(keep, why):
+    """No DET curve can be drawn: a ScoresError in words, where pandas said 'No objects to
+    concatenate'; a group with both kinds beside one without gives that group's curve."""
+    frame = synthetic(600)
+    with pytest.raises(S.ScoresError) as error:
+        S.det_points(read_scores(frame[keep(frame)].reset_index(drop=True)))
+    assert str(error.value) == SR.NO_DET_CURVE.format(why=why)
+    assert str(error.value).startswith("a DET curve needs mated and within-group non-mated")
+    partly = frame[frame["mated"] | (frame["group_1"] != "X")].reset_index(drop=True)
+    points = S.det_points(read_scores(partly), n_points=20)
+    assert set(points["group"]) == {"F", "M"}
+
+
 # ------------------------------------------------------ fast paths and the streaming seam
 
 

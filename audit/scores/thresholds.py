@@ -32,6 +32,7 @@ from audit.tables.scores import (
     DEFAULT_TARGETS,
     MATED_ONLY,
     NO_COMPARISONS,
+    NO_DET_CURVE,
     NO_NONMATED,
     ScoresError,
 )
@@ -314,7 +315,9 @@ def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
     statistics it interpolates: :func:`audit.scores.runs.merged_quantiles`,
     without joining the two sorted arrays); the rates come from
     :meth:`ScoreStats.counts`, as everywhere else.  The input of
-    :func:`audit.report.plots.scores.det_curves`.
+    :func:`audit.report.plots.scores.det_curves`.  A group without mated or without
+    within-group non-mated comparisons has no curve; where no group has both, a
+    :class:`~audit.tables.scores.ScoresError` says which kind the scores hold.
     """
     stats = score_stats(scores)
     rows = []
@@ -341,4 +344,8 @@ def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
                     }
                 )
             )
+    if not rows:
+        held = {("fnmr",): "mated", ("fmr",): "non-mated"}.get(stats.rates_held())
+        why = "" if held is None else f": the scores hold {held} comparisons only"
+        raise ScoresError(NO_DET_CURVE.format(why=why))
     return pd.concat(rows, ignore_index=True)

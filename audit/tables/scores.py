@@ -70,6 +70,10 @@ MATED_ONLY = (
     "per-group FNMRs (an FNMR-only rates table) come at thresholds you give, with "
     "audit.scores.rates_at_thresholds(scores, thresholds)"
 )
+NO_DET_CURVE = (
+    "a DET curve needs mated and within-group non-mated comparisons of one group, and no "
+    "group of any algorithm holds both{why}"
+)
 UNKNOWN_ALGORITHM = "unknown algorithm {name!r}; the scores hold {names}"
 
 TRUE_WORDS = frozenset({"true", "1", "1.0", "t", "yes"})
