@@ -185,6 +185,28 @@ def test_rate_intervals_need_counts(annex15):
     assert str(error.value) == UC.NO_COUNTS.format(column="n_mated", kind="mated")
 
 
+@pytest.mark.parametrize(("rate", "count"), [("fmr", "n_nonmated"), ("fnmr", "n_mated")])
+@pytest.mark.parametrize("method", ["wilson", "clopper-pearson"])
+def test_a_one_sided_table_gets_the_intervals_of_its_rate_from_its_count(rate, count, method):
+    """FMRs with their non-mated counts alone (or FNMRs with their mated counts): the
+    intervals of that rate, as the same rates and counts give them in a two-sided
+    table; none for the rate it lacks, whose count it need not hold."""
+    both = _counts_table([[0.0, 1e-4, 3e-5]], [[0.02, 0.0, 0.013]], 1000, 100_000)
+    kept = ["algorithm", "group", rate, count]
+    one = read_rates(both[kept].copy(), count_tolerance=np.inf)
+    got = U.rate_intervals(one, method=method)
+    want = U.rate_intervals(both, method=method)
+    assert list(got.columns) == [*kept, f"{rate}_low", f"{rate}_high"]
+    columns = [f"{rate}_low", f"{rate}_high", count]
+    pd.testing.assert_frame_equal(got[columns], want[columns], check_exact=True)
+    assert got[f"{rate}_low"].iloc[0 if rate == "fmr" else 1] == 0.0  # no error: 0 below
+    lacking = one.drop(columns=[count])
+    with pytest.raises(ValueError) as error:
+        U.rate_intervals(lacking)
+    kind = "mated" if count == "n_mated" else "non-mated"
+    assert str(error.value) == UC.NO_COUNTS.format(column=count, kind=kind)
+
+
 def test_counts_missing_group():
     table = _counts_table([[1e-4, 2e-4]], [[0.02, 0.05]], 10, 10).drop(
         columns=["n_mated", "n_nonmated"]

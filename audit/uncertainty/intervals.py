@@ -9,6 +9,7 @@ import pandas as pd
 
 from audit.analysis.accuracy import _from_table, read_counts
 from audit.exceptions import InputError
+from audit.tables.layouts import available_rates
 from audit.tables.rates import COUNT_COLUMNS, rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
@@ -17,6 +18,9 @@ from audit.uncertainty.checks import (
     NO_COUNTS,
 )
 from audit.validation import RATES_TABLE, validate_params
+
+#: The count column a one-sided table's rate rests on, and its comparisons in words.
+ONE_SIDED_COUNT = {"fmr": ("n_nonmated", "non-mated"), "fnmr": ("n_mated", "mated")}
 
 
 @validate_params("level", method=INTERVAL_METHOD)
@@ -126,11 +130,15 @@ def rate_intervals(
     that share a subject are not, so with scores at hand prefer
     :func:`score_bootstrap`.
 
+    A one-sided table (FMRs alone, or FNMRs alone) needs only the count its rate rests
+    on (``n_nonmated``, or ``n_mated``) and gets the intervals of that rate.
+
     Returns
     -------
     pandas.DataFrame
         The table with ``fmr_low``, ``fmr_high``, ``fnmr_low``, ``fnmr_high``
-        added (and the counts used); ``attrs`` record method and level.
+        added (those of the rate it holds, for a one-sided table) and the counts
+        used; ``attrs`` record method and level.
 
     Examples
     --------
@@ -144,17 +152,28 @@ def rate_intervals(
     1     M    0.0054     0.0183
     """
     algorithms, groups, fmr, fnmr = rate_matrices(table)
-    n_mated, n_nonmated = count_matrices(table, counts)
+    held = available_rates(table)
+    if counts is None and len(held) == 1:  # one-sided: the count of its rate is enough
+        column, kind = ONE_SIDED_COUNT[held[0]]
+        if column not in table.columns:
+            raise InputError(NO_COUNTS.format(column=column, kind=kind))
+        n = _from_table(table, algorithms, groups)[column].astype("int64")
+        n_mated, n_nonmated = (n, None) if held == ("fnmr",) else (None, n)
+    else:
+        n_mated, n_nonmated = count_matrices(table, counts)
     out = table.copy()
     alg_pos = algorithms.get_indexer(table["algorithm"])
     grp_pos = groups.get_indexer(table["group"])
     for rate, n, name in ((fmr, n_nonmated, "fmr"), (fnmr, n_mated, "fnmr")):
+        if name not in held:  # the rate a one-sided table lacks: no interval
+            continue
         k = np.round(rate * n)
         low, high = binomial_interval(k, n, level=level, method=method)
         out[f"{name}_low"] = low[alg_pos, grp_pos]
         out[f"{name}_high"] = high[alg_pos, grp_pos]
-    out["n_mated"] = n_mated[alg_pos, grp_pos]
-    out["n_nonmated"] = n_nonmated[alg_pos, grp_pos]
+    for column, n in (("n_mated", n_mated), ("n_nonmated", n_nonmated)):
+        if n is not None:
+            out[column] = n[alg_pos, grp_pos]
     out.attrs.update(table.attrs)
     out.attrs["interval"] = {
         "method": method,
