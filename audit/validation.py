@@ -1101,8 +1101,9 @@ PARAMETERS: dict[str, Parameter] = {
     "encoding": Parameter(optional(Encoding()), "text encoding of a CSV; None: UTF-8"),
     "count_tolerance": Parameter(
         optional(Real(0, finite=False)),
-        "comparisons by which a group's counts may differ across algorithms (None: "
-        "they must agree)",
+        "comparisons by which a rate times its count may miss a whole number of errors "
+        "(None: within the rounding of the rate as written; inf: rates not checked "
+        "against counts)",
     ),
     "rate_position": Parameter(
         Options(("prefix", "suffix")),

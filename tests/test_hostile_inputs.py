@@ -249,6 +249,19 @@ def test_counts_must_be_exact_int64(tmp_path, cell, message):
     )
 
 
+def test_the_command_line_names_its_own_option_for_a_rate_its_count_cannot_give(tmp_path, capsys):
+    """The refusal of a rate no whole number of errors gives names --count-tolerance
+    (the option that allows more), and that option lets the same file through."""
+    from audit.cli import main
+
+    path = write(tmp_path, LONG + "a,F,0.1,0.333,10,10\na,M,0.1,0.3,10,10\n")
+    assert main(["check", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "or allow more with --count-tolerance <comparisons> (from Python, read_rates(" in err
+    assert main(["check", str(path), "--count-tolerance", "0.5"]) == 0
+    assert "count_tolerance" not in capsys.readouterr().err
+
+
 def test_largest_int64_count_is_kept_exactly(tmp_path):
     path = write(tmp_path, LONG + "a,F,0,0,9223372036854775807,10\na,M,0,0,10,1.2e1\n")
     table = read_rates(path)

@@ -89,8 +89,8 @@ ZERO_COUNT = (
 IMPOSSIBLE_RATE = (
     "{where}, column {column!r}: {value!r} with {count_column} {count} means "
     "{product:.10g} {kind} comparisons in error, which is not a whole number within "
-    "{rule}; correct the rate or the count, or allow more with "
-    "read_rates(..., count_tolerance=<comparisons>){more}"
+    "{rule}; correct the rate or the count, or allow more with --count-tolerance "
+    "<comparisons> (from Python, read_rates(..., count_tolerance=<comparisons>)){more}"
 )
 AS_WRITTEN = "the rounding of the rate as written (+-{tolerance:.3g})"
 GIVEN_TOLERANCE = "count_tolerance={tolerance!r}"
