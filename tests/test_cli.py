@@ -909,3 +909,21 @@ def test_an_algorithm_the_cross_group_table_lacks_is_refused_before_any_work(
     said = UNKNOWN_ALGORITHMS.format(names=["nope"], known=["a", "b", "c"])
     assert capsys.readouterr().err.endswith(f"audit report: error: {said}\n")
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+def test_a_cross_group_parameter_on_a_table_of_one_group_per_row_says_where_it_belongs(
+    small_table, tmp_path, capsys
+):
+    """``-p heatmap_algorithms`` on a table of one group per row was refused as a
+    parameter the FFMC and Pareto notebooks do not take, after a list of their 32: it is
+    refused as the cross-group notebook's, which this table does not run, before any
+    work."""
+    from audit.cli import CROSS_GROUP_ONLY
+    from audit.exceptions import EXIT_USAGE
+
+    argv = ["report", str(small_table), "-p", "heatmap_algorithms", "alg-0"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_USAGE
+    said = CROSS_GROUP_ONLY.format(key="heatmap_algorithms", source=small_table)
+    assert capsys.readouterr().err.endswith(f"audit report: error: {said}\n")
+    assert "one group per row" in said and "group_1 and group_2" in said
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

@@ -141,6 +141,12 @@ ACCURACY_FROM_COLUMN = (
     "--accuracy-from {value!r} names no column; write {data}={source}:COLUMN, COLUMN one of "
     "{columns}"
 )
+CROSS_GROUP_ONLY = (
+    "parameter {key!r} is for the cross-group notebook (the FMR of each pair of groups), "
+    "which audit report adds for a cross-group table; {source} has one group per row (a "
+    "cross-group table has columns group_1 and group_2, or FMR.<enrolment><separator>"
+    "<probe> columns read with --pair-separator)"
+)
 ACCURACY_FROM_AMBIGUOUS = (
     "--accuracy-from {value!r}: {rest!r} splits into a table and a column in more than one "
     "way ({splits}); give the file a name without ':'"
@@ -562,6 +568,13 @@ def _report_on(
     chosen = NOTEBOOKS[args.command]
     if args.command == "report" and table.attrs.get("cross_group") is not None:
         chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
+    elif args.command == "report":  # a -p only the cross-group notebook takes: said so
+        declared, also = _declarations(args.command)
+        taken = set().union(*declared.values())
+        for key in parameters:
+            if key in also and key not in taken:
+                source = table.attrs.get("source") or parameters.get("data_path", "the table")
+                raise UsageError(CROSS_GROUP_ONLY.format(key=key, source=source))
     check_reports_root(args.reports_dir)
     if streamed:
         from audit.report.streamed import streamed_report
