@@ -229,3 +229,28 @@ def exit_status(error: BaseException) -> int:
     if isinstance(error, AuditError):
         return error.exit_status
     return EXIT_INTERNAL
+
+
+def warn(message, category: type[Warning] = AuditWarning) -> None:
+    """Warn ``message`` as raised where the user's code called into audit: at the first
+    frame outside the package (a script's line, a notebook's cell), not inside it (the
+    argument checks every public function runs through took the blame, as
+    ``audit/validation.py:1292``, whatever the call).  A warning raised on a thread of
+    audit's own has no such frame: it names the thread's start, where the stack ends.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("a rate rests on 18 comparisons", DataWarning)
+    >>> caught[0].category.__name__, caught[0].filename.startswith("<doctest")
+    ('DataWarning', True)
+    """
+    import os
+    import sys
+    import warnings
+
+    inside = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 2  # stacklevel 2: the caller of this function
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(inside):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -404,3 +404,33 @@ def test_a_score_table_with_a_missing_score_or_a_text_mated_column_is_refused():
     ):
         with pytest.raises(ParameterError, match="^parameter scores: expected a score table"):
             audit.sweep(bad, targets=[0.5])
+
+
+def test_a_warning_names_the_line_that_called_audit():
+    """A warning of a public function is shown at the caller's line (a script's, a
+    notebook cell's), whatever depth inside audit raised it: each of these was shown at
+    ``audit/validation.py:1292``, the argument checks every public function runs
+    through."""
+    import sys
+    import warnings
+
+    from conftest import synthetic
+
+    from audit.exceptions import UndefinedMeasureWarning
+    from audit.measures.registry import evaluate
+    from audit.scores import read_scores, sweep
+    from audit.tables.rates import read_rates
+    from audit.tables.scores import ScoresWarning
+
+    zeros = pd.DataFrame({"algorithm": ["a", "a"], "group": ["F", "M"], "fmr": [0.0, 0.0]})
+    here = sys._getframe().f_lineno
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = read_scores(synthetic(200))  # here + 3: rates on few comparisons
+        sweep(scores, [0.01])  # here + 4: no warning of its own
+        evaluate(read_rates(zeros), "ir")  # here + 5: IR undefined where the minimum FMR is 0
+    seen = {(w.category, w.filename, w.lineno) for w in caught}
+    assert seen == {
+        (ScoresWarning, __file__, here + 3),
+        (UndefinedMeasureWarning, __file__, here + 5),
+    }

@@ -44,7 +44,6 @@ from __future__ import annotations
 import itertools
 import os
 import unicodedata
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +55,7 @@ from audit.analysis.accuracy import join_accuracy, loose_name, overall_rates
 from audit.analysis.ffmc import CRITERIA, ffmc_table
 from audit.analysis.pareto import ACCURACY_LABELS, _calibrated
 from audit.analysis.ranks import agreement, average_ranks, min_replicates
-from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning
+from audit.exceptions import ParameterError, UnmatchedAlgorithmsWarning, warn
 from audit.measures.contract import PairMeasure
 from audit.measures.onesided import NOT_APPLICABLE
 from audit.measures.registry import (
@@ -829,7 +828,7 @@ def _warn_unmatched(matched: pd.DataFrame, first: str, second: str) -> None:
                 f"{a} ~ {n}" for a, n in zip(near_rows["algorithm"], near_rows["near"], strict=True)
             ),
         )
-    warnings.warn(
+    warn(
         UNMATCHED.format(
             first=first,
             second=second,
@@ -839,7 +838,6 @@ def _warn_unmatched(matched: pd.DataFrame, first: str, second: str) -> None:
             near=near,
         ),
         UnmatchedAlgorithmsWarning,
-        stacklevel=3,
     )
 
 

@@ -41,7 +41,6 @@ can differ in the last floating-point bit, so :func:`frontier_frame` and
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,7 +49,13 @@ import pandas as pd
 from audit.analysis import accuracy as accuracies
 from audit.analysis.accuracy import overall_rates
 from audit.analysis.calibration import calibrated_cells
-from audit.exceptions import InputError, ParameterError, UnmatchedAlgorithmsWarning, UsageError
+from audit.exceptions import (
+    InputError,
+    ParameterError,
+    UnmatchedAlgorithmsWarning,
+    UsageError,
+    warn,
+)
 from audit.measures.contract import PairMeasure, RateMeasure, TableMeasure
 from audit.measures.registry import Measure, evaluate, get_measure
 from audit.tables.layouts import check_accuracy
@@ -334,7 +339,7 @@ def _accuracy(
             )
         if unmatched == "exclude" and (missing or extra or empty):
             source = accuracy.attrs.get("source")
-            warnings.warn(
+            warn(
                 UNMATCHED_ACCURACY.format(
                     name=name,
                     source=f" from {source}" if source else "",
@@ -348,7 +353,6 @@ def _accuracy(
                     extra_names=_named(extra),
                 ),
                 UnmatchedAlgorithmsWarning,
-                stacklevel=3,
             )
         values = pd.Series(join["accuracy"].to_numpy()[: len(algorithms)], index=algorithms)
         return values, name, str(accuracy.attrs.get("label", name)), join

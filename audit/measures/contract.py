@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 
@@ -65,6 +64,7 @@ from audit.exceptions import (
     MeasureContractError,
     ParameterError,
     UsageError,
+    warn,
 )
 from audit.measures.crossgroup import PAIRS, as_pairs
 from audit.measures.kernels import (
@@ -504,7 +504,7 @@ def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) 
     outside &= ~undefined
     if outside.any():
         first = np.argwhere(outside)[0]
-        warnings.warn(
+        warn(
             OUT_OF_BOUNDS.format(
                 name=spec.name,
                 count=int(outside.sum()),
@@ -513,7 +513,6 @@ def check_result(spec: MeasureSpec, result, n: int, n_alpha: int | None = None) 
                 value=float(value[tuple(first)]),
             ),
             MeasureBoundsWarning,
-            stacklevel=4,
         )
         undefined = undefined | outside
     return MeasureResult(value, fields["fmr_term"], fields["fnmr_term"], undefined)
@@ -595,7 +594,7 @@ def _apply_policy(spec: MeasureSpec, result: MeasureResult, zero_division) -> Me
     if zero_division == "raise":
         raise UndefinedMeasureError(message)
     if zero_division == "warn":
-        warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
+        warn(message, UndefinedMeasureWarning)
     if not isinstance(zero_division, str):
         value = np.where(undefined, float(zero_division), result.value)
         return MeasureResult(value, result.fmr_term, result.fnmr_term, undefined)

@@ -16,12 +16,11 @@ which algorithms were affected, so nothing undefined reaches a ranking unseen.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from audit.exceptions import InputError, UndefinedMeasureError, UndefinedMeasureWarning
+from audit.exceptions import InputError, UndefinedMeasureError, UndefinedMeasureWarning, warn
 from audit.validation import Boolean, check, validate_params
 
 TOO_FEW_GROUPS = "a fairness measure needs at least 2 groups, got {n}"
@@ -151,7 +150,7 @@ def report_undefined(message: str, mask: np.ndarray, zero_division) -> None:
     if zero_division == "raise":
         raise UndefinedMeasureError(message)
     if zero_division == "warn":
-        warnings.warn(message, UndefinedMeasureWarning, stacklevel=3)
+        warn(message, UndefinedMeasureWarning)
 
 
 @validate_params("zero_division", corrected=Boolean())

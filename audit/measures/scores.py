@@ -37,13 +37,12 @@ and at most ``log2 K`` (K groups).  Logarithms are base 2, matching the
 
 from __future__ import annotations
 
-import warnings
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import InputError, ParameterError
+from audit.exceptions import InputError, ParameterError, warn
 from audit.measures.kernels import MeasureResult, UndefinedMeasureWarning
 from audit.scores import ScoresError, score_stats
 from audit.scores.stats import SufficientStatistics
@@ -262,12 +261,11 @@ def _sed(scores, statistic, measure: str) -> MeasureResult:
     if undefined.any():
         which = "FMR (eq. 8)" if np.isnan(d_fmr).any() else "FNMR (eq. 9)"
         rate, eq = which.split(" (eq. ")
-        warnings.warn(
+        warn(
             SED_UNDEFINED.format(
                 count=int(undefined.sum()), total=len(undefined), rate=rate, eq=eq.rstrip(")")
             ),
             UndefinedMeasureWarning,
-            stacklevel=3,
         )
     return MeasureResult(
         value=statistic(sed),

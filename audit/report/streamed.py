@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from audit.exceptions import warn
+
 #: The name its outputs are declared under in the manifest (:mod:`audit.report.outputs`).
 NOTEBOOK = "streamed"
 TOPIC = "Bootstrap"
@@ -195,7 +197,7 @@ def streamed_report(
         in the notebook, no EER, score measure or DET without both kinds of comparison;
         the orientation, and rates resting on few comparisons, warned of as in memory."""
         if (warning := orientation_warning(stats)) is not None:
-            warnings.warn(warning, OrientationWarning, stacklevel=2)
+            warn(warning, OrientationWarning)
         counted = {  # the comparisons each group's rates rest on, as read_scores counts them
             "mated": np.concatenate([stats.n_mated(a) for a in range(len(stats.algorithms))]),
             "within-group non-mated": np.concatenate(
@@ -204,7 +206,7 @@ def streamed_report(
         }
         few = few_comparisons(str(scores), list(stats.algorithms), list(stats.groups), counted)
         if few is not None:
-            warnings.warn(few, ScoresWarning, stacklevel=2)
+            warn(few, ScoresWarning)
         tables = {
             "sweep": sweep(stats, np.unique(np.append(targets, target))),
             "sweep_measures": sweep_measures(stats, targets=targets, alpha=alpha),

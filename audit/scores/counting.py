@@ -109,11 +109,9 @@ def _compiled_state() -> str | None:
     try:
         _load()
     except StaleLibrary as error:
-        import warnings
+        from audit.exceptions import InstallWarning, warn
 
-        from audit.exceptions import InstallWarning
-
-        warnings.warn(STALE_WARNING.format(reason=error), InstallWarning, stacklevel=4)
+        warn(STALE_WARNING.format(reason=error), InstallWarning)
         return str(error)
     except (ImportError, OSError):  # not built, or a library the system cannot load
         return ""

@@ -34,14 +34,13 @@ a :class:`PairLikeGroupsWarning` that points here.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import PairLikeGroupsWarning, UnknownNameError, UsageError
+from audit.exceptions import PairLikeGroupsWarning, UnknownNameError, UsageError, warn
 from audit.tables import common as tables
 from audit.tables.common import Source
 from audit.tables.rates import (
@@ -611,7 +610,7 @@ def warn_pair_like(tidy: pd.DataFrame, source: Source, *, wide: bool) -> None:
     if separator is None:
         return
     count = len({side for g in groups for side in g.split(separator)})
-    warnings.warn(
+    warn(
         PAIR_LIKE.format(
             source=source.name,
             examples=", ".join(repr(g) for g in groups[:4]) + (", ..." if len(groups) > 4 else ""),
@@ -620,5 +619,4 @@ def warn_pair_like(tidy: pd.DataFrame, source: Source, *, wide: bool) -> None:
             hint=PAIR_LIKE_WIDE.format(separator=separator) if wide else PAIR_LIKE_LONG,
         ),
         PairLikeGroupsWarning,
-        stacklevel=3,
     )

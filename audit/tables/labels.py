@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import warnings
 from collections.abc import Callable, Sequence
 
-from audit.exceptions import DataWarning, InputError
+from audit.exceptions import DataWarning, InputError, warn
 
 SPELLINGS = (
     "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
@@ -138,13 +137,12 @@ def check_spellings(
         if not merge:
             raise error(message.format(**words))
         merged[label] = labels[j]
-        warnings.warn(MERGED.format(**words), LabelWarning, stacklevel=3)
+        warn(MERGED.format(**words), LabelWarning)
     for i, label in enumerate(labels):
         unusual = label != label.strip() or _visible(label) != label
         if unusual and label not in merged and first_of[label_key(label)] == i:
-            warnings.warn(
+            warn(
                 EDGE_SPACE.format(source=source, column=column, label=label, where=where(i)),
                 LabelWarning,
-                stacklevel=3,
             )
     return merged

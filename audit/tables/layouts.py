@@ -28,13 +28,12 @@ says which rates a tidy table has.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ImplausibleRatesWarning, ParameterError, UsageError
+from audit.exceptions import ImplausibleRatesWarning, ParameterError, UsageError, warn
 from audit.tables.common import Source, cell
 
 RATES = ("fmr", "fnmr")
@@ -359,17 +358,16 @@ def check_plausible(
             median = float(np.median(table[rate].to_numpy(dtype="float64")))
             limit = PLAUSIBLE_MEDIAN[rate]
             if median > limit:
-                warnings.warn(
+                warn(
                     IMPLAUSIBLE.format(source=where, rate=rate.upper(), median=median, limit=limit),
                     ImplausibleRatesWarning,
-                    stacklevel=3,
                 )
     if fmr_above_fnmr or len(available_rates(table)) < 2:
         return
     fmr, fnmr = table["fmr"].to_numpy(dtype="float64"), table["fnmr"].to_numpy(dtype="float64")
     above = int((fmr > fnmr).sum())
     if above > len(fmr) / 2:
-        warnings.warn(
+        warn(
             SWAPPED.format(
                 source=where,
                 count=above,
@@ -378,7 +376,6 @@ def check_plausible(
                 fnmr=float(np.median(fnmr)),
             ),
             ImplausibleRatesWarning,
-            stacklevel=3,
         )
 
 

@@ -7,14 +7,13 @@ per-group rates) that the reader prepares for.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import DataWarning, ScoresError
+from audit.exceptions import DataWarning, ScoresError, warn
 from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
@@ -366,7 +365,7 @@ def warn_thin(table: pd.DataFrame) -> None:
             first[s[new]] = g[new]  # one of the subject's groups, whichever row wrote last
             several[s[g != first[s]]] = True
     if (message := few_comparisons(source, algorithms, groups, counted)) is not None:
-        warnings.warn(message, ScoresWarning, stacklevel=3)
+        warn(message, ScoresWarning)
     named = np.flatnonzero(several)
     if not len(named):
         return
@@ -383,11 +382,7 @@ def warn_thin(table: pd.DataFrame) -> None:
     text = "; ".join(
         f"{subjects[x]!r} in {[groups[g] for g in sorted(found[int(x)])]}" for x in shown
     ) + ("; ..." if len(named) > 5 else "")
-    warnings.warn(
-        SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(named), cases=text),
-        ScoresWarning,
-        stacklevel=3,
-    )
+    warn(SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(named), cases=text), ScoresWarning)
 
 
 def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
