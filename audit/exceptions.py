@@ -233,10 +233,11 @@ def exit_status(error: BaseException) -> int:
 
 def warn(message, category: type[Warning] = AuditWarning) -> None:
     """Warn ``message`` as raised where the user's code called into audit: at the first
-    frame outside the package (a script's line, a notebook's cell), not inside it (the
-    argument checks every public function runs through took the blame, as
-    ``audit/validation.py:1292``, whatever the call).  A warning raised on a thread of
-    audit's own has no such frame: it names the thread's start, where the stack ends.
+    frame outside the package (a script's line, a notebook's cell), not inside it (where
+    a fixed stack level pointed, the argument checks every public function runs through,
+    in ``audit/validation.py``, took the blame whatever the call).  A warning raised on a
+    thread of audit's own has no such frame: it names the thread's start, where the
+    stack ends.
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
