@@ -247,8 +247,8 @@ def _accuracy_from(parameters: dict) -> None:
 
 def _declarations(command: str) -> tuple[dict, list]:
     """The parameters each notebook of ``command`` declares, and those of a report's
-    cross-group notebook (taken here; refused once a plain table is read,
-    :func:`audit.report.runner.check_parameters`), each notebook read once."""
+    cross-group notebook (taken here; refused once a plain table is read, as
+    :data:`CROSS_GROUP_ONLY` says), each notebook read once."""
     from audit.report.runner import declared_parameters
 
     also = declared_parameters("crossgroup") if command == "report" else []
@@ -521,16 +521,19 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None, notif
     name = _checked_name(args, _report_name(args, given))
     check_report_path(args.reports_dir, name)  # what stands there: before any work
     streamed = _streamed(args, parameters)
+    cross_only = []  # what only the cross-group notebook takes: refused for a plain table
     if streamed is False:
         # a report on a cross-group table adds the crossgroup notebook
         declared, also = _declarations(args.command)
         check_parameters(parameters, declared, also=also)
+        taken = set().union(*declared.values())
+        cross_only = [key for key in parameters if key in also and key not in taken]
     if args.command in AHEAD:
         from audit.report.kernels import started_kernels
 
         # the notebooks' kernels start while the table is read and checked
         with started_kernels(len(NOTEBOOKS[args.command])):
-            return _report_on(args, parameters, name, notify, streamed)
+            return _report_on(args, parameters, name, notify, streamed, cross_only)
     if streamed is not False:  # no notebook, or a refusal to come: no kernel to start
         return _report_on(args, parameters, name, notify, streamed)
     from audit.report import forkserver
@@ -538,7 +541,7 @@ def _report(args: argparse.Namespace, parameters: dict, given: str | None, notif
     # the server imports the notebook's modules while the input is checked; its kernel
     # and drawing processes are then forked ready
     with forkserver.started():
-        return _report_on(args, parameters, name, notify, streamed)
+        return _report_on(args, parameters, name, notify, streamed, cross_only)
 
 
 def _streamed(args: argparse.Namespace, parameters: dict) -> bool | None:
@@ -555,7 +558,12 @@ def _streamed(args: argparse.Namespace, parameters: dict) -> bool | None:
 
 
 def _report_on(
-    args: argparse.Namespace, parameters: dict, name: str, notify, streamed: bool | None
+    args: argparse.Namespace,
+    parameters: dict,
+    name: str,
+    notify,
+    streamed: bool | None,
+    cross_only: list[str] | None = None,
 ) -> Path:
     from audit.report.runner import check_reports_root, run_report
 
@@ -568,13 +576,9 @@ def _report_on(
     chosen = NOTEBOOKS[args.command]
     if args.command == "report" and table.attrs.get("cross_group") is not None:
         chosen = (*chosen, "crossgroup")  # the pair matrices: heat maps, cross-group measures
-    elif args.command == "report":  # a -p only the cross-group notebook takes: said so
-        declared, also = _declarations(args.command)
-        taken = set().union(*declared.values())
-        for key in parameters:
-            if key in also and key not in taken:
-                source = table.attrs.get("source") or parameters.get("data_path", "the table")
-                raise UsageError(CROSS_GROUP_ONLY.format(key=key, source=source))
+    elif cross_only:  # a -p only the cross-group notebook takes, on a plain table: said so
+        source = table.attrs.get("source") or parameters.get("data_path", "the table")
+        raise UsageError(CROSS_GROUP_ONLY.format(key=cross_only[0], source=source))
     check_reports_root(args.reports_dir)
     if streamed:
         from audit.report.streamed import streamed_report
