@@ -56,7 +56,7 @@ import pandas as pd
 from audit.exceptions import ParameterError, WeightsError
 from audit.tables import common as tables
 from audit.tables.common import blank as _blank
-from audit.tables.rates import COUNT_COLUMNS, rate_matrices
+from audit.tables.rates import COUNT_COLUMNS, RATE_COUNTS, rate_matrices
 from audit.validation import RATES_TABLE, Mapping_Any, Options, optional, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
@@ -492,7 +492,7 @@ def _left_out(leave_out, groups: pd.Index) -> dict[str, np.ndarray]:
 
 def _kept_weights(arrays: dict, masks: dict, rate: str, shape) -> np.ndarray:
     """A rate's group weights (its counts, or 1 each), 0 for the groups left out of it."""
-    column = {"fmr": "n_nonmated", "fnmr": "n_mated"}[rate]
+    column, _ = RATE_COUNTS[rate]
     w = arrays.get(column, np.ones(shape))
     return w * ~masks[rate] if rate in masks else w
 

@@ -473,12 +473,10 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
         overall_rates(table, weights=parameters["weights"])
     if parameters.get("uncertainty_method") == "counts":  # the counts it draws from
         from audit.tables.layouts import available_rates
+        from audit.tables.rates import RATE_COUNTS
         from audit.uncertainty.checks import NO_COUNTS
 
-        for rate, column, kind in (
-            ("fnmr", "n_mated", "mated"),
-            ("fmr", "n_nonmated", "non-mated"),
-        ):
+        for rate, (column, kind) in RATE_COUNTS.items():
             if rate in available_rates(table) and column not in table.columns:
                 where = table.attrs.get("source", "the table")
                 raise InputError(f"{where}: " + NO_COUNTS.format(column=column, kind=kind))

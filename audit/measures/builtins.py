@@ -43,6 +43,7 @@ from audit.measures.contract import (
 from audit.measures.merg import LINGHU, mera, merg
 from audit.measures.nist import NISTIR_8429
 from audit.measures.scores import cei, dfi, sed_mean, sed_std, std_eer
+from audit.tables.rates import RATE_COUNTS
 
 HOWARD = "Howard, Laird et al., ICPR 2022 FairBio workshop"
 ELOBAID = "Elobaid et al., Sum of Group Error Differences"
@@ -461,8 +462,6 @@ CROSS_GROUP_MEASURES = (
 
 _IGNORES = "none: the measure ignores {rate}"
 _ISO_OF_RATE = {"fmr": ISO_FALSE_POSITIVE, "fnmr": ISO_FALSE_NEGATIVE}
-#: The count column of each rate: the comparisons a zero rate is out of.
-_COUNT_OF_RATE = {"fmr": "n_nonmated", "fnmr": "n_mated"}
 _MAX_MEAN_PROPERTIES = dict(
     bounded=False,  # at most the number of groups: no bound holds whatever that number
     permutation_invariant=True,
@@ -500,10 +499,10 @@ def _per_rate(
     that count column."""
     out = []
     for rate, function in functions.items():
-        words = {"rate": rate.upper(), "count": _COUNT_OF_RATE[rate]}
+        words = {"rate": rate.upper(), "count": RATE_COUNTS[rate][0]}
         other = "FNMR" if rate == "fmr" else "FMR"
         own = term.format(**words)
-        counts = {"counts": (_COUNT_OF_RATE[rate],)} if reads_counts else {}
+        counts = {"counts": (RATE_COUNTS[rate][0],)} if reads_counts else {}
         out.append(
             kind(
                 vectorised_alpha=True,

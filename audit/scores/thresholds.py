@@ -28,6 +28,7 @@ import pandas as pd
 
 from audit.scores.runs import merged_quantiles
 from audit.scores.stats import SufficientStatistics, score_stats
+from audit.tables.rates import RATE_COUNTS
 from audit.tables.scores import (
     DEFAULT_TARGETS,
     MATED_ONLY,
@@ -48,7 +49,7 @@ from audit.validation import (
 )
 
 #: The count behind each rate: FMR over non-mated comparisons, FNMR over mated ones.
-COUNTS = {"fmr": "n_nonmated", "fnmr": "n_mated"}
+COUNTS = {rate: column for rate, (column, _) in RATE_COUNTS.items()}
 
 #: NIST's operating point for its demographic summaries: one threshold per algorithm
 #: giving an overall FMR of 3e-5 (NISTIR 8429, the FRTE 1:1 demographic-effects table;

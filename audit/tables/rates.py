@@ -41,6 +41,9 @@ from audit.validation import RATES_TABLE, SOURCE, Integer, validate_params
 ANNEX15_ATTRIBUTES = ("gender", "race")
 RATE_COLUMNS = ("fmr", "fnmr")
 COUNT_COLUMNS = ("n_mated", "n_nonmated")
+#: The count each rate rests on (FNMR on mated comparisons, FMR on non-mated ones), and
+#: those comparisons in words.
+RATE_COUNTS = {"fnmr": ("n_mated", "mated"), "fmr": ("n_nonmated", "non-mated")}
 WIDE_RATE = re.compile(r"^(FMR|FNMR)\.(.+)$")
 
 # Error messages: constants, so that tests can check them exactly.
@@ -181,10 +184,7 @@ def _check_counts(
     tidy: pd.DataFrame, frame: pd.DataFrame, source: _Source, count_tolerance: float | None
 ) -> None:
     """Refuse zero counts and rates that no whole number of errors out of the count gives."""
-    for rate, count_column, kind in (
-        ("fnmr", "n_mated", "mated"),
-        ("fmr", "n_nonmated", "non-mated"),
-    ):
+    for rate, (count_column, kind) in RATE_COUNTS.items():
         if count_column not in tidy or rate not in tidy:
             continue
         counts = tidy[count_column].to_numpy()

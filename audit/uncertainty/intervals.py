@@ -10,7 +10,7 @@ import pandas as pd
 from audit.analysis.accuracy import _from_table, read_counts
 from audit.exceptions import InputError
 from audit.tables.layouts import available_rates
-from audit.tables.rates import COUNT_COLUMNS, rate_matrices
+from audit.tables.rates import COUNT_COLUMNS, RATE_COUNTS, rate_matrices
 from audit.uncertainty.checks import (
     BAD_COUNTS,
     COUNTS_COLUMNS,
@@ -18,9 +18,6 @@ from audit.uncertainty.checks import (
     NO_COUNTS,
 )
 from audit.validation import RATES_TABLE, validate_params
-
-#: The count column a one-sided table's rate rests on, and its comparisons in words.
-ONE_SIDED_COUNT = {"fmr": ("n_nonmated", "non-mated"), "fnmr": ("n_mated", "mated")}
 
 
 @validate_params("level", method=INTERVAL_METHOD)
@@ -103,7 +100,7 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     """
     algorithms, groups, _, _ = rate_matrices(table)
     if counts is None:
-        for column, kind in (("n_mated", "mated"), ("n_nonmated", "non-mated")):
+        for column, kind in RATE_COUNTS.values():
             if column not in table.columns:
                 raise InputError(NO_COUNTS.format(column=column, kind=kind))
         arrays = _from_table(table, algorithms, groups)  # the counts the accuracy reads
@@ -154,7 +151,7 @@ def rate_intervals(
     algorithms, groups, fmr, fnmr = rate_matrices(table)
     held = available_rates(table)
     if counts is None and len(held) == 1:  # one-sided: the count of its rate is enough
-        column, kind = ONE_SIDED_COUNT[held[0]]
+        column, kind = RATE_COUNTS[held[0]]
         if column not in table.columns:
             raise InputError(NO_COUNTS.format(column=column, kind=kind))
         n = _from_table(table, algorithms, groups)[column].astype("int64")

@@ -45,7 +45,7 @@ from audit.measures.kernels import MeasureResult
 from audit.measures.registry import get_measure, measure_names
 from audit.tables.crossgroup import cross_group
 from audit.tables.layouts import available_rates, default_accuracy
-from audit.tables.rates import rate_matrices
+from audit.tables.rates import RATE_COUNTS, rate_matrices
 from audit.uncertainty.checks import ANALYSIS, BAD_COUNTS, FLOOR_LOWER, NO_COMPARISONS
 from audit.uncertainty.replicates import transcription_bins
 from audit.validation import (
@@ -54,9 +54,6 @@ from audit.validation import (
     optional,
     validate_params,
 )
-
-#: The comparisons behind each rate: the count column that is its denominator.
-COUNT_OF = {"fmr": "n_nonmated", "fnmr": "n_mated"}
 
 NOT_PRINTED = (
     "the {rate}s are neither on a decade grid nor printed with a fixed number of decimals "
@@ -164,7 +161,7 @@ def rate_counts(table: pd.DataFrame, rate: str) -> np.ndarray | None:
     cross = cross_group(table)
     if cross is not None and rate == "fmr":
         return None if cross.n_nonmated is None else cross.n_nonmated.astype("float64")
-    column = COUNT_OF[rate]
+    column, _ = RATE_COUNTS[rate]
     if column not in table.columns:
         return None
     algorithms, groups, _, _ = rate_matrices(table)
@@ -215,10 +212,9 @@ def redraw_plan(
     plan = {"rate": rate, "values": values, "pairs": pairs, "fixed": fixed}
     plan["fixed_cells"] = fixed_cells
     counts = rate_counts(table, rate)
-    column = COUNT_OF[rate]
+    column, kind = RATE_COUNTS[rate]
     if method == "counts" or (method == "auto" and counts is not None):
         if counts is None:
-            kind = "non-mated" if rate == "fmr" else "mated"
             raise InputError(NO_RATE_COUNTS.format(column=column, rate=rate.upper(), kind=kind))
         return {**plan, "method": "counts", "counts": counts}, ""
     cells = values[~np.isnan(values)]
