@@ -40,6 +40,7 @@ import numbers
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,9 +94,10 @@ def _items(value) -> list | None:
         return None
 
 
-def _names_fault(names: list, known: Callable[[str], bool]) -> str | None:
+def _names_fault(names: list, known: Callable[[str], bool], unique: bool = True) -> str | None:
     """What is wrong with a list of names (:meth:`Constraint.fault`): those not
-    ``known``, else those given more than once; None where neither.
+    ``known``, else (where names must be ``unique``) those given more than once; None
+    where neither.
 
     >>> _names_fault(["garbe", "gabre", "FDR"], {"garbe", "fdr"}.__contains__)
     "'gabre' and 'FDR' are not among them"
@@ -103,20 +105,22 @@ def _names_fault(names: list, known: Callable[[str], bool]) -> str | None:
     "'fdr' is named twice and 'ir' three times"
     >>> _names_fault(["my rate", "my rate"], lambda name: True)
     "'my rate' is named twice"
+    >>> _names_fault(["my rate", "my rate"], lambda name: True, unique=False) is None
+    True
     """
     if not all(isinstance(n, str) for n in names):
         return None
-    unknown = [n for n in names if not known(n)]
+    unknown = list(dict.fromkeys(n for n in names if not known(n)))
     if unknown:  # each written as a refused value is (escaped, a long one cut)
-        listed = " and ".join(repr(_shown(n)) for n in dict.fromkeys(unknown))
-        return f"{listed} {'is' if len(set(unknown)) == 1 else 'are'} not among them"
-    repeated = {n: names.count(n) for n in names if names.count(n) > 1}
+        listed = " and ".join(repr(_shown(n)) for n in unknown)
+        return f"{listed} {'is' if len(unknown) == 1 else 'are'} not among them"
+    repeated = [(n, k) for n, k in Counter(names).items() if k > 1] if unique else []
     if not repeated:
         return None
     times = {2: "twice", 3: "three times"}
     said = [
         f"{_shown(n)!r}{' is named' * (i == 0)} {times.get(k, f'{k} times')}"
-        for i, (n, k) in enumerate(repeated.items())
+        for i, (n, k) in enumerate(repeated)
     ]
     return " and ".join(said)
 
@@ -449,15 +453,23 @@ class Names(Constraint):
         return self._split(value) if isinstance(value, str) else list(value)
 
     def fault(self, value) -> str | None:
+        """An empty name, else those not among the choices, else (for ``unique`` names)
+        those given more than once: not two of three names required, where a name may
+        repeat.
+
+        >>> Names(of=Options(("a", "b")), unique=True).fault(["a", "a"])
+        "'a' is named twice"
+        >>> Names(of=Options(("a", "b")), at_least=3).fault(["a", "a"]) is None
+        True
+        """
         if isinstance(value, str):
             value = self._split(value)
         if not isinstance(value, (list, tuple)) or not value:
             return None
         if "" in value:
             return "a name is empty"
-        if self.of is not None:
-            return _names_fault(list(value), self.of.accepts)
-        return _names_fault(list(value), lambda name: True) if self.unique else None
+        known = self.of.accepts if self.of is not None else (lambda name: True)
+        return _names_fault(list(value), known, unique=self.unique)
 
     def parse(self, text: str):
         value = _json(text.strip())
