@@ -42,17 +42,15 @@ MALE = ("m", "male", "man", "men")
 
 BAD_ATTRIBUTE = "parameter attribute: expected one of {legal}, got {value!r}"
 BAD_REFERENCE = "parameter reference: expected one of {legal}, got {value!r}"
-NO_DEFAULT_REFERENCE = (
-    "parameter reference: expected one of {legal} (the default, Female over Male, needs a "
-    "gender attribute with a female and a male value, which the table does not have), got None"
+#: Why a ratio has no default reference on a table.
+_NO_GENDER = (
+    "the default, Female over Male, needs a gender attribute with a female and a male "
+    "value, which the table does not have"
 )
+NO_DEFAULT_REFERENCE = f"parameter reference: expected one of {{legal}} ({_NO_GENDER}), got None"
 #: Why a ratio has no default on a table, in words: the reason the table of the measures
 #: that apply gives (:meth:`audit.measures.contract.TableMeasure.unmet`).
-NO_DEFAULT_WHY = (
-    "the default, Female over Male, needs a gender attribute with a female and a male "
-    "value, which the table does not have; name the reference (and the numerator) among "
-    "{legal}"
-)
+NO_DEFAULT_WHY = f"{_NO_GENDER}; name the reference (and the numerator) among {{legal}}"
 AMBIGUOUS_REFERENCE = (
     "parameter reference: expected a value of one attribute (or the attribute named with "
     "attribute=, one of {attributes}), got {value!r}, a value of {found}"
