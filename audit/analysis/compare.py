@@ -982,13 +982,12 @@ def holding(
                 parts.append(f"{name}: not compared")
                 continue
             r = rows.iloc[0]
-            interval = (
-                f"[{r['kendall_low']:.2f}, {r['kendall_high']:.2f}]"
-                if np.isfinite(r["kendall_low"])
-                else "(no interval)"
+            bounded = np.isfinite(r["kendall_low"])  # too few replicates: no interval
+            interval = f"[{r['kendall_low']:.2f}, {r['kendall_high']:.2f}]"
+            parts.append(
+                f"{name}: tau {r['kendall']:.2f} {interval if bounded else '(no interval)'}"
             )
-            parts.append(f"{name}: tau {r['kendall']:.2f} {interval}")
-            if not np.isfinite(r["kendall_low"]):  # too few replicates: no interval
+            if not bounded:
                 ok = False
                 why.append(
                     f"its rankings on {pair.first} and {pair.second} are not judged: Kendall's "
