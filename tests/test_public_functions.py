@@ -90,8 +90,6 @@ def test_every_parameter_of_a_public_function_is_declared(name):
 #: first its declaration accepts is given (any object for data, which is read only
 #: after every declared parameter is checked).
 def _legal_tables() -> tuple:
-    import pandas as pd
-
     from audit import read_rates, read_scores
 
     rates = read_rates(
@@ -162,8 +160,6 @@ def test_a_published_file_read_by_pandas_is_refused_saying_which_reader_reads_it
     (a table, a score table, a reader's source and a file's path are declared like any
     parameter: none is undeclared data, above).  Each refuses it by name, saying which
     reader to use, before any work: never ``KeyError: 'algorithm'`` from inside pandas."""
-    import pandas as pd
-
     import audit
     from audit import uncertainty
     from audit.analysis import ffmc_report, frontier_frame
