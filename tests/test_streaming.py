@@ -203,6 +203,23 @@ def test_a_tiny_memory_budget_takes_more_passes_and_the_same_values(round_to, ke
     assert streamed.passes > 2
 
 
+def test_the_least_budget_takes_as_many_passes_as_its_answer_needs():
+    """At a budget too small to count a split interval in more than 4 sub-intervals, an
+    EER is found in two searches one after the other, each of up to 32 passes among
+    the 2**64 keys of float64 scores: 2,000 integer scores full of ties took 64 passes,
+    where 64 were once all that :meth:`StreamingScores.apply` allowed."""
+    from audit.measures.scores import eer_table
+
+    rng = np.random.default_rng(22)
+    frame = pd.DataFrame({"algorithm": rng.choice(["a", "b"], 2000),
+                          "group": rng.choice(["F", "M", "X"], 2000),
+                          "mated": rng.random(2000) < 0.25})  # fmt: skip
+    frame["score"] = np.round(10 * rng.normal(size=2000) + 7.5 * frame["mated"]).astype(int)
+    streamed = StreamingScores(frame, memory="1kB")
+    expected = eer_table(read_scores(frame))
+    pd.testing.assert_frame_equal(streamed.apply(eer_table), expected, check_exact=True)
+
+
 def test_many_groups_at_a_small_budget_keep_their_counts_near_it():
     """An interval too full for the budget is counted in sub-intervals, 2G + 1 counts
     each: with 300 groups their number follows the budget, not a fixed 2**16 (which

@@ -133,7 +133,16 @@ _Z = 6.0
 _MIN_SAMPLED = 16
 #: Sub-intervals counted in one pass, at most.
 _SUB_ZONES = 1 << 16
-_MAX_PASSES = 64
+#: A split interval is counted in at least ``2**_LEAST_BITS`` sub-intervals, however
+#: small the memory budget.
+_LEAST_BITS = 2
+#: Attempts after which :meth:`StreamingScores.apply` gives up (a fault of audit's, not of
+#: the data).  Each pass narrows a split interval at least ``2**_LEAST_BITS``-fold, so one
+#: score is found among the 2**64 keys of float64 scores within ``64 // _LEAST_BITS``
+#: passes, and an answer needs a few such searches in sequence (an EER two: the window of
+#: its crossing, then the score after it); room is left for four.  At a budget of 1 kB,
+#: an EER table of 2,000 integer scores took 64 passes, a sweep 57.
+_MAX_PASSES = 4 * 64 // _LEAST_BITS
 
 
 def parse_memory(value) -> int:
@@ -526,11 +535,12 @@ class StreamingScores:
     def _bits(self, n_split: int, width: int) -> int:
         """Sub-intervals of a split interval, as a power of two: at most
         :data:`_SUB_ZONES` in all, and their counts within a quarter of the memory
-        budget.  Each chunk's result holds ``n_split * 2**bits * width`` counts (8
-        bytes each), one a thread and the merged one, and the line learns as many."""
+        budget (but at least ``2**_LEAST_BITS``).  Each chunk's result holds
+        ``n_split * 2**bits * width`` counts (8 bytes each), one a thread and the merged
+        one, and the line learns as many."""
         held = 8 * width * max(1, n_split) * (getattr(self.engine, "threads", 1) + 2)
         most = min(_SUB_ZONES // max(1, n_split), self.memory // 4 // held)
-        return int(np.clip(math.floor(math.log2(max(1, most))), 2, 16))
+        return int(np.clip(math.floor(math.log2(max(1, most))), _LEAST_BITS, 16))
 
     def _refuse_spellings(self) -> None:
         """Two spellings of one label (by case, spaces, invisible characters or Unicode
