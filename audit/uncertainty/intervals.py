@@ -100,11 +100,8 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
     """
     algorithms, groups, _, _ = rate_matrices(table)
     if counts is None:
-        for column, kind in RATE_COUNTS.values():
-            if column not in table.columns:
-                raise InputError(NO_COUNTS.format(column=column, kind=kind))
-        arrays = _from_table(table, algorithms, groups)  # the counts the accuracy reads
-        return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
+        n = _table_counts(table, algorithms, groups, ("fnmr", "fmr"))
+        return n["fnmr"], n["fmr"]
     if not isinstance(counts, (pd.DataFrame, str, os.PathLike)):
         counts = pd.DataFrame(counts)
     arrays = read_counts(counts, algorithms, groups)
@@ -113,6 +110,18 @@ def count_matrices(table: pd.DataFrame, counts=None) -> tuple[np.ndarray, np.nda
         source = "<DataFrame>" if isinstance(counts, pd.DataFrame) else str(counts)
         raise InputError(COUNTS_COLUMNS.format(source=source, missing=" or ".join(lacking)))
     return arrays["n_mated"].astype("int64"), arrays["n_nonmated"].astype("int64")
+
+
+def _table_counts(table: pd.DataFrame, algorithms, groups, rates) -> dict[str, np.ndarray]:
+    """The count column each of ``rates`` rests on (``n_mated`` for ``"fnmr"``,
+    ``n_nonmated`` for ``"fmr"``) as an int64 (algorithm x group) array, by rate; a
+    missing column refused, naming it."""
+    for rate in rates:
+        column, kind = RATE_COUNTS[rate]
+        if column not in table.columns:
+            raise InputError(NO_COUNTS.format(column=column, kind=kind))
+    arrays = _from_table(table, algorithms, groups)  # the counts the accuracy reads
+    return {rate: arrays[RATE_COUNTS[rate][0]].astype("int64") for rate in rates}
 
 
 @validate_params("level", method=INTERVAL_METHOD, table=RATES_TABLE)
@@ -151,11 +160,8 @@ def rate_intervals(
     algorithms, groups, fmr, fnmr = rate_matrices(table)
     held = available_rates(table)
     if counts is None and len(held) == 1:  # one-sided: the count of its rate is enough
-        column, kind = RATE_COUNTS[held[0]]
-        if column not in table.columns:
-            raise InputError(NO_COUNTS.format(column=column, kind=kind))
-        n = _from_table(table, algorithms, groups)[column].astype("int64")
-        n_mated, n_nonmated = (n, None) if held == ("fnmr",) else (None, n)
+        n = _table_counts(table, algorithms, groups, held)
+        n_mated, n_nonmated = n.get("fnmr"), n.get("fmr")
     else:
         n_mated, n_nonmated = count_matrices(table, counts)
     out = table.copy()
