@@ -346,7 +346,8 @@ def det_points(scores, *, n_points: int = 200) -> pd.DataFrame:
                 )
             )
     if not rows:
-        held = {("fnmr",): "mated", ("fmr",): "non-mated"}.get(stats.rates_held())
-        why = "" if held is None else f": the scores hold {held} comparisons only"
+        held = stats.rates_held()
+        kind = RATE_COUNTS[held[0]][1] if len(held) == 1 else None
+        why = "" if kind is None else f": the scores hold {kind} comparisons only"
         raise ScoresError(NO_DET_CURVE.format(why=why))
     return pd.concat(rows, ignore_index=True)
