@@ -98,6 +98,16 @@ def base():
             SR.EMPTY_LABEL.format(where="<DataFrame>, row 1", column="group", more=""),
         ),
         (
+            lambda f: f.assign(group=["F", {"sex": "F"}, ["M"]]),
+            SR.NOT_A_LABEL.format(
+                where="<DataFrame>, row 1",
+                column="group",
+                value="{'sex': 'F'}",
+                kind="dict",
+                more=" (and 1 more such cell(s))",
+            ),
+        ),
+        (
             lambda f: f.drop(columns="group").assign(
                 group_1=["F", "F", "M"], group_2=["M", "F", "M"]
             ),

@@ -283,6 +283,38 @@ def test_half_precision_scores_are_counted_as_read(kernel):
     assert_same(StreamingScores(chunks(frame, 1500), memory="64kB"), read_scores(frame), frame)
 
 
+def test_a_column_of_lists_is_refused_as_labels_naming_file_and_row(tmp_path):
+    """A Parquet group column of lists (one label a cell, written as a list) is refused
+    where it first holds one -- its file and row -- read whole or streamed: no
+    "unhashable type" from inside pandas."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audit.tables.scores import NOT_A_LABEL, ScoresError
+
+    frame = synthetic(200, round_to=2).reset_index(drop=True)
+    frame.iloc[:300].to_parquet(tmp_path / "a.parquet", index=False)
+    table = pa.Table.from_pandas(frame.iloc[300:], preserve_index=False)
+    listed = pa.array([[g] for g in frame["group_1"].iloc[300:]], pa.list_(pa.string()))
+    pq.write_table(table.set_column(table.schema.get_field_index("group_1"), "group_1", listed),
+                   tmp_path / "b.parquet")  # fmt: skip
+    message = NOT_A_LABEL.format(
+        where=f"{tmp_path / 'b.parquet'}, row 0",
+        column="group_1",
+        value=repr([frame["group_1"].iloc[300]]),
+        kind="list",
+        more=f" (and {len(frame) - 301} more such cell(s))",
+    )
+    for read in (
+        lambda: read_scores(tmp_path),
+        lambda: StreamingScores(tmp_path).sweep(TARGETS),
+        lambda: StreamingScores(tmp_path, memory="2kB").labels,
+    ):
+        with pytest.raises(ScoresError) as refused:
+            read()
+        assert str(refused.value) == message
+
+
 def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     """A group or an algorithm spelled two ways (case, spaces) is refused as read_scores
     refuses it, each spelling named by the file (or ``<DataFrame>``) and row where it

@@ -198,7 +198,7 @@ def pieces(source, kind: str | None = None) -> list[Piece]:
         stamp = _stamp(path)
         metadata = _metadata(path)
         if metadata.num_rows:
-            first = _same_columns(first, path, metadata.schema.names)
+            first = _same_columns(first, path, metadata.schema.to_arrow_schema().names)
         offset = 0
         for g in range(metadata.num_row_groups):
             rows = metadata.row_group(g).num_rows

@@ -35,6 +35,10 @@ EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
 MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
 MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
 NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
+NOT_A_LABEL = (
+    "{where}, column {column!r}: {value} is a {kind}, not a label; write one text or "
+    "number a cell{more}"
+)
 
 #: Spellings of a missing value (compared lower-cased and stripped): read as missing, never as 0.
 SPELLED_NAN = ("nan", "-nan", "+nan", "na", "n/a", "null", "none")

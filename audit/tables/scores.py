@@ -49,6 +49,7 @@ UNDERFLOW = tables.UNDERFLOW
 OVERFLOW = tables.OVERFLOW
 BAD_MATED = "{where}, column 'mated': {value!r} is not a mated flag (True/False or 1/0){more}"
 EMPTY_LABEL = tables.EMPTY_LABEL
+NOT_A_LABEL = tables.NOT_A_LABEL
 DOTTED_ATTRIBUTE = (
     "{where}, column {column!r}: {value!r} contains '.', which joins the values of the "
     "attributes {attributes} into one group label; a value with '.' would be cut or merged "
@@ -235,6 +236,37 @@ class _Labels:
         return self.labels[self.codes[position]]
 
 
+def _refuse_unhashable(frame: pd.DataFrame, column: str, source: _Source) -> None:
+    """:data:`NOT_A_LABEL` for the first cell of a label column that cannot be hashed --
+    a list or an array (a Parquet column of lists), a mapping (of structs), a set --
+    and so names no one label."""
+    raw = frame[column]
+    bad = np.fromiter((not _hashable(v) for v in raw.array), dtype=bool, count=len(raw))
+    if bad.any():
+        at, more = _first(bad)
+        value = raw.iloc[at]
+        kind = "list" if isinstance(value, list | np.ndarray) else type(value).__name__
+        shown = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ScoresError(
+            NOT_A_LABEL.format(
+                where=source.where(frame, at),
+                column=column,
+                value=shown,
+                kind=kind,
+                more=_more(more),
+            )
+        )
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
     """Validate a label column on its distinct values only and return it as codes.
 
@@ -251,7 +283,11 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
             used = used[used >= 0]
         uniques = raw.cat.categories.take(used)
     else:
-        codes, uniques = _factorize(raw)
+        try:
+            codes, uniques = _factorize(raw)
+        except TypeError:  # a cell no hash names: a list, an array, a mapping
+            _refuse_unhashable(frame, column, source)
+            raise
     empty = codes < 0
     if len(uniques):
         blank_unique = _blank(pd.Series(np.asarray(uniques, dtype=object), dtype=object))
