@@ -247,6 +247,67 @@ def test_the_usual_chunk_is_counted_by_the_lean_loop(monkeypatch, dtype, seed):
         counting.use(before)
 
 
+LABEL_CODES = ("algorithm", "group_1", "group_2")
+
+
+def eight_rows_available() -> bool:
+    if not counting.compiled_available():
+        return False
+    from audit.scores import _compiled
+
+    before = _compiled.eight_rows()
+    try:
+        return _compiled.eight_rows(True)
+    finally:
+        _compiled.eight_rows(before)
+
+
+@pytest.mark.skipif(
+    not eight_rows_available(),
+    reason="the eight-row loop needs the compiled loops and a processor with AVX2",
+)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "n_algorithms, n_groups",
+    # codes looked up in registers (up to 8, up to 16), and gathered from tables (more)
+    [(2, 3), (8, 8), (10, 12), (16, 16), (3, 17), (17, 3), (30, 40)],
+)
+def test_eight_rows_at_a_time_count_as_one_at_a_time(monkeypatch, dtype, n_algorithms, n_groups):
+    """The usual chunk counted eight rows at a time (AVX2) gives the counts, kept rows
+    and sub-zone counts of the literal transcription, as one row at a time does: with
+    few codes and many, rows in entries holding bounds (finer tables or none), and a
+    chunk's last rows after its last eight; codes of int8, int16 and int32 (text
+    labels read from Parquet are int32)."""
+    from audit.scores import _compiled
+
+    algorithms = tuple(f"a{i}" for i in range(n_algorithms))
+    groups = tuple(f"g{i}" for i in range(n_groups))
+    before = counting.use("compiled"), _compiled.eight_rows()
+    try:
+        for seed, n in ((n_groups, 2048 + 8 * 3 + 5), (n_algorithms, 203)):
+            frame = frame_of(seed, n=n, groups=groups, algorithms=algorithms, dtype=dtype)
+            plan = plan_of(frame, seed, algorithms=algorithms, groups=groups[:2], bits=3)
+            # a bound's own score and its neighbours: rows in entries holding bounds
+            bound = plan.bounds[0][len(plan.bounds[0]) // 2]
+            rows = np.arange(0, n // 4, 2)
+            near = np.where(rows % 4, bound, np.nextafter(bound, -np.inf))
+            frame.loc[rows, "score"] = near.astype(dtype)
+            read = chunk_of(frame)
+            for fine in (Z._FINE_BYTES, 0):
+                monkeypatch.setattr(Z, "_FINE_BYTES", fine)
+                plan = plan_of(frame, seed, algorithms=algorithms, groups=groups[:2], bits=3)
+                for codes in (np.int8, np.int16, np.int32):
+                    chunk = dataclasses.replace(
+                        read, **{c: getattr(read, c).astype(codes) for c in LABEL_CODES}
+                    )
+                    for on in (True, False):
+                        assert _compiled.eight_rows(on) == on
+                        assert_literal(chunk, plan)
+    finally:
+        counting.use(before[0])
+        _compiled.eight_rows(before[1])
+
+
 def test_a_tiny_negative_score_on_a_bound_lies_above_it():
     """-1e-50 rounds to -0.0 in float32: its key is the bound's key, not below it (the
     rounding comes first, then the zeros share a key)."""
