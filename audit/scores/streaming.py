@@ -225,7 +225,11 @@ class StreamingScores:
     memory
         Memory budget, bytes or text (``"4GB"``): sizes the scores kept and the
         sub-interval counts of each pass (row groups are read whole; write files
-        with row groups well under the budget).
+        with row groups well under the budget).  The counts at the edges a pass
+        places are not within it: a row of ``2 * groups + 1`` counts an edge (and
+        one a thread), and an order statistic whose window is not kept places up to
+        seven edges, so that a DET curve of 100 groups (40,000 order statistics) of
+        20,000 comparisons held some 900 MB at a budget of 1 MB.
     higher_is_match, attributes, ignore
         As for :func:`audit.scores.read_scores`.
     engine, client
