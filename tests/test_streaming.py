@@ -635,36 +635,6 @@ def test_a_bad_chunk_is_refused_with_the_message_of_read_scores(kind):
     assert str(got.value) == str(expected.value)
 
 
-def test_chunks_read_ahead_while_the_sample_is_planned_on_count_and_refuse_alike(monkeypatch):
-    """In one process, the chunks the first pass reads first are read while the sample
-    is learnt and planned on: the same values, and a bad one refused with the message
-    read_scores gives, once the first pass reaches it."""
-    import audit.scores.streaming as streaming_module
-
-    frame = synthetic(1500, seed=5).reset_index(drop=True)  # 3,000 rows: 12 chunks of 250
-    ahead = []
-    submit = streaming_module.ThreadPoolExecutor.submit
-
-    def spying(pool, function, *args):
-        if function is streaming_module.read_chunk:
-            ahead.append(args[0].offset)
-        return submit(pool, function, *args)
-
-    monkeypatch.setattr(streaming_module.ThreadPoolExecutor, "submit", spying)
-    streamed = StreamingScores(chunks(frame, 250))
-    assert streamed.sweep(TARGETS).equals(sweep(read_scores(frame), TARGETS))
-    # the sample's 8 chunks spread evenly (0, 2, 3, 5, 6, 8, 9, 11); then 1, 4, 7, 10
-    assert ahead == [250, 1000, 1750, 2500]
-    broken = frame.copy()
-    broken.loc[260, "score"] = np.nan
-    with pytest.raises(ScoresError) as expected:
-        read_scores(broken)
-    with pytest.raises(ScoresError) as got:
-        StreamingScores(chunks(broken, 250)).sweep(TARGETS)
-    assert str(got.value) == str(expected.value)
-    assert "row 260" in str(got.value)
-
-
 def test_chunk_errors_name_the_file_and_its_row(tmp_path):
     frame = synthetic(400).reset_index(drop=True)
     frame.loc[350, "group_1"] = ""

@@ -27,8 +27,7 @@ cluster (:class:`audit.scores.dask.DaskEngine`).
 Passes are planned on a sample -- every ``k``-th row of up to 8 chunks spread
 evenly over the data, some ``100 sqrt(N)`` rows of ``N``, or ``300 sqrt(N)``
 where the windows planned on the smaller do not fit the memory budget (in one
-process those chunks are read once, for the samples and the first pass, and the
-chunks the first pass reads next are read while the sample is planned on).  The
+process those chunks are read once, for the samples and the first pass).  The
 function runs on the sample first: every order statistic it reads there (the ``(k+1)``-th
 largest pooled non-mated score of a target FMR, an EER crossing, a DET
 quantile...) gives a window of scores around it, :data:`_Z` standard errors
@@ -51,7 +50,6 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import chain
 
 import numpy as np
@@ -355,41 +353,15 @@ class StreamingScores:
         most = min(_SAMPLE_ROWS, self.memory // _BYTES_PER_KEPT // 4)
         rows = [min(most, max(_SAMPLE_MIN, int(f * root))) for f in _SAMPLE_FACTORS]
         strides = sorted({max(1, -(-read // max(1, r))) for r in rows}, reverse=True)
-        # in this process the sample's chunks are read once: the first pass reuses them;
-        # and while the sample is learnt and planned on (one core), the chunks the first
-        # pass reads next are read on the others
-        cache = ahead = None
-        if isinstance(self.engine, LocalEngine):
-            taken = set(chosen)
-            ahead = [p for p in self.pieces if p not in taken][: self.engine.threads]
-            if (read + sum(p.rows for p in ahead)) * _BYTES_PER_ROW <= self.memory // 4:
-                cache = {}
-        with ThreadPoolExecutor(max(1, len(ahead or ()))) as reading:
-            plan = self._sample_and_plan(function, chosen, strides, cache, ahead, reading)
-            if plan is None:
-                return
-            self.passes += 1
-            first = self.engine.map_reduce(
-                _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
-            )
-        labels, lines = self._learnt(plan, first)
-        self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
-        self._sample = aligned(self._sample, *labels)
-
-    def _sample_and_plan(self, function, chosen, strides, cache, ahead, reading) -> Plan | None:
-        """The sample of the chunks ``chosen`` (every ``stride``-th row, the first of
-        ``strides`` whose windows fit the memory budget) and the first pass planned on
-        it; None when the sample is the data.  With a ``cache``, the chunks ``ahead``
-        are read (by ``reading``) into it while the sample is learnt and planned on."""
+        # in this process the sample's chunks are read once: the first pass reuses them
+        cache = None
+        if isinstance(self.engine, LocalEngine) and read * _BYTES_PER_ROW <= self.memory // 4:
+            cache = {}
         for stride in strides:
             plan = Plan(keep_new=True, stride=stride)
             sample = self.engine.map_reduce(
                 _read_pass, merge, chosen, self.options, plan, cache, label="sample"
             )
-            if cache is not None and ahead:
-                for piece in ahead:
-                    cache[piece] = reading.submit(read_chunk, piece, self.options)
-                ahead = None
             self._sample_rows = sample.rows
             labels, lines = self._learnt(plan, sample, ordered=True)
             self._sample = StreamedStats(
@@ -397,11 +369,17 @@ class StreamingScores:
             )
             if stride == 1 and len(chosen) == len(self.pieces):
                 self._stats = self._sample  # the sample is the data
-                return None
+                return
             plan, fits = self._plan_from_sample(function)
             if fits:
                 break
-        return plan
+        self.passes += 1
+        first = self.engine.map_reduce(
+            _read_pass, merge, self.pieces, self.options, plan, cache, label="pass 1"
+        )
+        labels, lines = self._learnt(plan, first)
+        self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
+        self._sample = aligned(self._sample, *labels)
 
     def _plan_from_sample(self, function) -> tuple[Plan, bool]:
         """KEEP windows around every order statistic ``function`` reads on the sample,
@@ -641,8 +619,6 @@ def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -
     """:func:`audit.scores.zones.zones_pass`, keeping the chunks a sample reads in
     ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
     chunk = None if cache is None else cache.pop(piece, None)
-    if isinstance(chunk, Future):  # read ahead
-        chunk = chunk.result()
     if chunk is None:
         chunk = read_chunk(piece, options)
         if cache is not None and plan.keep_new:
