@@ -90,6 +90,16 @@ def base():
             SR.NOT_FINITE.format(where="<DataFrame>, row 1", column="score", value=np.inf, more=""),
         ),
         (
+            lambda f: f.assign(score=pd.to_timedelta([1.5, 2, 3], "s")),
+            SR.NOT_A_QUANTITY.format(
+                where="<DataFrame>, row 0",
+                column="score",
+                value="0 days 00:00:01.500000",
+                kind="duration",
+                more=" (and 2 more such cell(s))",
+            ),
+        ),
+        (
             lambda f: f.assign(mated=["yes", "maybe", "no"]),
             SR.BAD_MATED.format(where="<DataFrame>, row 1", value="maybe", more=""),
         ),

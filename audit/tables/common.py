@@ -78,6 +78,7 @@ _CHUNK = 2**20
 _PARQUET_MAGIC = b"PAR1"
 BOOLEAN = "{where}, column {column!r}: {value!r} is a boolean, not a number{more}"
 COMPLEX = "{where}, column {column!r}: {value!r} is a complex number, not a real one{more}"
+NOT_A_QUANTITY = "{where}, column {column!r}: {value!r} is a {kind}, not a number{more}"
 UNDERFLOW = (
     "{where}, column {column!r}: {value!r} is too small for a 64-bit float (it would be "
     "read as {read!r}){more}"
@@ -445,10 +446,25 @@ def _raise_at(
 def refuse_non_real(
     frame: pd.DataFrame, column: str, source: Source, error: type[Exception]
 ) -> None:
-    """Refuse booleans (:data:`BOOLEAN`) and complex numbers (:data:`COMPLEX`) in a
-    numeric column: pandas would read ``True`` as 1.0 and drop an imaginary part."""
+    """Refuse booleans (:data:`BOOLEAN`), complex numbers (:data:`COMPLEX`), and dates,
+    times and durations (:data:`NOT_A_QUANTITY`) in a numeric column: pandas would read
+    ``True`` as 1.0, drop an imaginary part, and read a date as the nanoseconds since
+    1970."""
     raw = frame[column]
     kind = raw.dtype.kind
+    if kind in "Mm":
+        present = raw.notna().to_numpy(bool)
+        if present.any():
+            at, others = first(present)
+            raise error(
+                NOT_A_QUANTITY.format(
+                    where=source.where(frame, at),
+                    column=column,
+                    value=str(raw.iloc[at]),
+                    kind="date" if kind == "M" else "duration",
+                    more=more(others),
+                )
+            )
     if kind == "b" or isinstance(raw.dtype, pd.BooleanDtype):
         _raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
     if kind == "c":

@@ -44,6 +44,7 @@ MISSING_VALUE = tables.MISSING_VALUE
 NOT_NUMERIC = tables.NOT_NUMERIC
 NOT_FINITE = "{where}, column {column!r}: {value!r} is not finite{more}"
 BOOLEAN = tables.BOOLEAN
+NOT_A_QUANTITY = tables.NOT_A_QUANTITY
 COMPLEX = tables.COMPLEX
 UNDERFLOW = tables.UNDERFLOW
 OVERFLOW = tables.OVERFLOW
