@@ -25,6 +25,9 @@ SPELLING_CASES = [
     ("Black\u200b", "an invisible character"),
     ("\ufeffBlack", "an invisible character"),
     (" black", "white space and case"),
+    # full-width letters (East Asian text): one character written two ways
+    ("\uff22\uff4c\uff41\uff43\uff4b", "Unicode normalisation (one character written two ways)"),
+    ("\uff42lack", "Unicode normalisation (one character written two ways) and case"),
 ]
 CAFE = ("Caf\u00e9", "Cafe\u0301")  # é composed, and e + combining acute accent
 

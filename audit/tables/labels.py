@@ -2,7 +2,8 @@
 spaces, an invisible character or Unicode normalisation.
 
 ``"Black"`` and ``"black"``, ``"F"`` and ``"F "``, ``"White"`` and ``"White\\u200b"``
-(a zero-width space), ``"é"`` composed and ``"é"`` decomposed: read as written they
+(a zero-width space), ``"é"`` composed and ``"é"`` decomposed, ``"F"`` and its
+full-width form ``"\\uff26"`` (East Asian text): read as written they
 become separate groups, and every measure moves without a word.  A reader passes
 the distinct labels of a column, in order of first appearance, to
 :func:`check_spellings`, which refuses two spellings of one label, naming both and
@@ -11,7 +12,8 @@ where each first appears -- or, when asked (``merge_labels=True``; command line
 begins or ends with a space and has no other spelling is read as written, with a
 warning (:class:`LabelWarning`): never silently kept or silently trimmed.
 
-Two labels are one when their :func:`label_key` agree: Unicode NFC normalisation,
+Two labels are one when their :func:`label_key` agree: Unicode NFKC normalisation
+(one character written two ways: composed or not, full-width or not, a ligature),
 invisible (format) characters removed, runs of white space collapsed to one space,
 leading and trailing white space removed, and case folded.
 """
@@ -60,17 +62,19 @@ def label_key(label: str) -> str:
     True
     >>> label_key("Cafe\\u0301") == label_key("Caf\\u00e9")
     True
+    >>> label_key("\\uff26") == label_key("F")  # full-width
+    True
     >>> label_key("F.Black") == label_key("F. Black")
     False
     """
-    text = _visible(unicodedata.normalize("NFC", label))
+    text = _visible(unicodedata.normalize("NFKC", label))
     return _SPACES.sub(" ", text).strip().casefold()
 
 
 _STEPS = (
     (
         "Unicode normalisation (one character written two ways)",
-        lambda s: unicodedata.normalize("NFC", s),
+        lambda s: unicodedata.normalize("NFKC", s),
     ),
     ("an invisible character", _visible),
     ("white space", lambda s: _SPACES.sub(" ", s).strip()),
