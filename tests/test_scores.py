@@ -90,6 +90,16 @@ def base():
             SR.NOT_FINITE.format(where="<DataFrame>, row 1", column="score", value=np.inf, more=""),
         ),
         (
+            lambda f: f.assign(score=np.array([2**60, 2**60 + 1, 5], dtype=np.int64)),
+            SR.INEXACT_INTEGER.format(
+                where="<DataFrame>, row 1",
+                column="score",
+                value=2**60 + 1,
+                read=float(2**60),
+                more="",
+            ),
+        ),
+        (
             lambda f: f.assign(score=pd.to_timedelta([1.5, 2, 3], "s")),
             SR.NOT_A_QUANTITY.format(
                 where="<DataFrame>, row 0",

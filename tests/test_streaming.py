@@ -596,6 +596,9 @@ def _broken(kind: str) -> pd.DataFrame:
         frame.loc[1350, "score"] = np.nan
     elif kind == "infinite score":
         frame.loc[1350, "score"] = np.inf
+    elif kind == "integer score beyond 2**53":  # 2**60 + 1 would be read as 2**60
+        frame["score"] = (frame["score"] * 1e6).round().astype("int64")
+        frame.loc[1350, "score"] = 2**60 + 1
     elif kind == "date score":  # pandas reads a date as a count of its unit since 1970
         frame["score"] = pd.Timestamp("2026-01-01") + pd.to_timedelta(frame["score"], "s")
     elif kind == "bad mated flag":
@@ -623,6 +626,7 @@ def _broken(kind: str) -> pd.DataFrame:
         "NaN score",
         "infinite score",
         "date score",
+        "integer score beyond 2**53",
         "bad mated flag",
         "mated across groups",
         "mated across subjects",

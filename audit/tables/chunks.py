@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
-from audit.tables.common import CANNOT_READ_PARQUET, Source, blank
+from audit.tables.common import CANNOT_READ_PARQUET, Source, blank, inexact_integers
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
@@ -434,7 +434,10 @@ def _scores(array, higher_is_match: bool) -> np.ndarray | None:
         if len(values) and not (np.isfinite(values.min()) and np.isfinite(values.max())):
             return None
     elif pa.types.is_integer(kind):
-        values = array.to_numpy(zero_copy_only=False).astype(np.float64)
+        integers = array.to_numpy(zero_copy_only=False)
+        values = integers.astype(np.float64)
+        if integers.dtype.itemsize == 8 and inexact_integers(integers, values).any():
+            return None  # validation names the integer a float64 cannot hold
     else:
         return None
     return values if higher_is_match else np.negative(values)

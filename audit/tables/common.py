@@ -18,6 +18,7 @@ import io
 import lzma
 import os
 import re
+import warnings
 import zlib
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -79,6 +80,10 @@ _PARQUET_MAGIC = b"PAR1"
 BOOLEAN = "{where}, column {column!r}: {value!r} is a boolean, not a number{more}"
 COMPLEX = "{where}, column {column!r}: {value!r} is a complex number, not a real one{more}"
 NOT_A_QUANTITY = "{where}, column {column!r}: {value!r} is a {kind}, not a number{more}"
+INEXACT_INTEGER = (
+    "{where}, column {column!r}: {value} is an integer a 64-bit float cannot hold (it "
+    "would be read as {read!r}, as the integers nearest it would be){more}"
+)
 UNDERFLOW = (
     "{where}, column {column!r}: {value!r} is too small for a 64-bit float (it would be "
     "read as {read!r}){more}"
@@ -480,6 +485,44 @@ def refuse_non_real(
         _raise_at(boolean, BOOLEAN, frame, raw, column, source, error)
         complex_ = types.map(lambda t: issubclass(t, (complex, np.complexfloating))).to_numpy(bool)
         _raise_at(complex_, COMPLEX, frame, raw, column, source, error)
+
+
+def inexact_integers(integers: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Where the float64 ``values`` of ``integers`` (int64 or uint64) are not the integers
+    themselves: beyond 2**53 a float64 holds only some integers, and two scores that
+    differ there would be read as one."""
+    changed = np.zeros(len(values), dtype=bool)
+    big = np.abs(values) >= 2.0**53
+    if big.any():
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # 2**63 and 2**64 overflow: changed
+            back = values[big].astype(integers.dtype)
+        changed[big] = back != integers[big]
+    return changed
+
+
+def refuse_inexact_integers(
+    frame: pd.DataFrame, column: str, values: np.ndarray, source: Source, error: type[Exception]
+) -> None:
+    """Refuse integers of an integer column that float64 ``values`` do not hold exactly
+    (:data:`INEXACT_INTEGER`)."""
+    raw = frame[column]
+    if not pd.api.types.is_integer_dtype(raw.dtype):
+        return
+    unsigned = pd.api.types.is_unsigned_integer_dtype(raw.dtype)
+    integers = raw.to_numpy(dtype=np.uint64 if unsigned else np.int64)
+    changed = inexact_integers(integers, values)
+    if changed.any():
+        at, others = first(changed)
+        raise error(
+            INEXACT_INTEGER.format(
+                where=source.where(frame, at),
+                column=column,
+                value=int(integers[at]),
+                read=float(values[at]),
+                more=more(others),
+            )
+        )
 
 
 def refuse_rounded(

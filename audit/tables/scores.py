@@ -45,6 +45,7 @@ NOT_NUMERIC = tables.NOT_NUMERIC
 NOT_FINITE = "{where}, column {column!r}: {value!r} is not finite{more}"
 BOOLEAN = tables.BOOLEAN
 NOT_A_QUANTITY = tables.NOT_A_QUANTITY
+INEXACT_INTEGER = tables.INEXACT_INTEGER
 COMPLEX = tables.COMPLEX
 UNDERFLOW = tables.UNDERFLOW
 OVERFLOW = tables.OVERFLOW
@@ -104,6 +105,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
                     where=source.where(frame, at), column="score", more=_more(more)
                 )
             )
+        tables.refuse_inexact_integers(frame, "score", values, source, ScoresError)
     else:
         blank = _blank(raw)
         if blank.any():
