@@ -226,6 +226,24 @@ def test_dfi_against_numpy_histogram():
         assert result.value[i] == pytest.approx(literal_dfi(frame, algorithm, 30))
 
 
+def test_distribution_measures_of_scores_spanning_every_float(recwarn):
+    """Scores from -1.7e308 to 1.7e308, whose range overflows a float: DFI and CEI bin
+    them as they bin the same scores scaled down (and as a histogram of NumPy's does),
+    with no warning of NumPy's on the way."""
+    frame = synthetic(2000)
+    spread = frame["score"] / frame["score"].abs().max()  # in [-1, 1]
+    huge = read_scores(frame.assign(score=spread * 1.7e308))
+    small = read_scores(frame.assign(score=spread * 1.7))
+    for name in ("dfi", "cei"):
+        wide, narrow = getattr(M, name)(huge), getattr(M, name)(small)
+        np.testing.assert_allclose(wide.value, narrow.value, rtol=1e-12)
+        assert np.isfinite(wide.value).all()
+    assert M.dfi(huge, bins=30).value[0] == pytest.approx(
+        literal_dfi(frame.assign(score=spread * 1.7), "a", 30)
+    )
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_cei_sees_a_heavier_impostor_tail_dfi_misses():
     rng = np.random.default_rng(3)
     n = 20000

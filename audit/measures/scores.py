@@ -326,7 +326,14 @@ def _edges(stats: SufficientStatistics, a: int, bins: int) -> np.ndarray:
     low, high = stats.score_range(a)
     if high == low:
         high = low + 1.0
-    return np.linspace(low, high, bins + 1)
+    with np.errstate(over="ignore"):
+        span = high - low
+    if np.isfinite(span):
+        return np.linspace(low, high, bins + 1)
+    # scores from near the least float to near the largest (-1.7e308 to 1.7e308): their
+    # difference overflows, so the edges are weighted means of the two ends instead
+    t = np.linspace(0.0, 1.0, bins + 1)
+    return low * (1.0 - t) + high * t
 
 
 def _histograms(stats: SufficientStatistics, a: int, edges: np.ndarray):
