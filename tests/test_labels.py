@@ -53,6 +53,7 @@ def test_two_spellings_in_a_long_rates_table_are_refused(second, how):
     assert str(error.value) == SPELLINGS.format(
         source="<DataFrame>",
         column="group",
+        kinds="groups",
         first="Black",
         first_where="<DataFrame>, row 0",
         second=second,
@@ -73,6 +74,7 @@ def test_unicode_normalisation_is_one_label_in_a_csv(tmp_path):
     assert str(error.value) == SPELLINGS.format(
         source=str(path),
         column="group",
+        kinds="groups",
         first=CAFE[0],
         first_where=f"{path}, line 2",
         second=CAFE[1],
@@ -90,6 +92,7 @@ def test_merged_on_request_the_numbers_are_those_of_one_spelling():
     assert str(caught[0].message) == MERGED.format(
         source="<DataFrame>",
         column="group",
+        kinds="groups",
         first="Black",
         first_where="<DataFrame>, row 0",
         second="black ",
@@ -124,6 +127,7 @@ def test_two_spellings_in_a_wide_header_are_refused():
     assert str(error.value) == SPELLINGS.format(
         source="<DataFrame>",
         column="group",
+        kinds="groups",
         first="F",
         first_where="header, column 'FMR.F'",
         second="f",
@@ -134,8 +138,18 @@ def test_two_spellings_in_a_wide_header_are_refused():
 
 def test_algorithm_names_are_labels_too():
     frame = long_rates({"vendor-1": ["F", "M"], "Vendor-1": ["F", "M"]})
-    with pytest.raises(RatesError, match="column 'algorithm': the labels 'vendor-1'"):
+    with pytest.raises(RatesError) as error:
         read_rates(frame)
+    assert str(error.value) == SPELLINGS.format(
+        source="<DataFrame>",
+        column="algorithm",
+        kinds="algorithms",
+        first="vendor-1",
+        first_where="<DataFrame>, row 0",
+        second="Vendor-1",
+        second_where="<DataFrame>, row 2",
+        how="case",
+    )
 
 
 def scores_frame(second: str) -> pd.DataFrame:
@@ -161,6 +175,7 @@ def test_two_spellings_in_scores_are_refused(second, how):
     assert str(error.value) == SPELLINGS.format(
         source="<DataFrame>",
         column="group",
+        kinds="groups",
         first="Black",
         first_where="<DataFrame>, row 1",
         second=second,

@@ -343,7 +343,8 @@ def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
             else (f"{tmp_path / 'b.parquet'}, row {row - 1000}")
         )
 
-    words = dict(source=str(tmp_path), column="group", first=first, second=second, how="case")
+    words = dict(source=str(tmp_path), column="group", kinds="groups", first=first)
+    words |= dict(second=second, how="case")
     words |= dict(first_where=where(first_row), second_where=where(second_row))
     assert second == first.lower() and int(second_row) >= 1500
     for streamed in (
@@ -359,6 +360,7 @@ def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     first_a = 1000 + int((frame["algorithm"].iloc[:1000] == "a").to_numpy().argmax())
     assert "column 'algorithm': the labels 'a' (<DataFrame>, row " in str(refused.value)
     assert f"and 'a ' (<DataFrame>, row {first_a}) differ only by" in str(refused.value)
+    assert "so they would be read as two algorithms;" in str(refused.value)
 
 
 def test_labels_seen_only_after_the_sample():

@@ -100,7 +100,7 @@ TOO_MANY_PASSES = "no answer after {passes} passes over the data"
 #: cannot merge them; :func:`audit.scores.read_scores` can).
 STREAMED_SPELLINGS = (
     "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
-    "({second_where}) differ only by {how}, so they would be read as two groups; write "
+    "({second_where}) differ only by {how}, so they would be read as two {kinds}; write "
     "them alike: a score set streamed in chunks cannot read both as {first!r}, one read "
     "whole can (read_scores(..., merge_labels=True); command line: one Parquet file "
     "within --memory, with --merge-labels)"

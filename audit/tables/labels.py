@@ -28,7 +28,7 @@ from audit.exceptions import DataWarning, InputError, warn
 
 SPELLINGS = (
     "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
-    "({second_where}) differ only by {how}, so they would be read as two groups; write "
+    "({second_where}) differ only by {how}, so they would be read as two {kinds}; write "
     "them alike, or pass merge_labels=True (command line: --merge-labels) to read both "
     "as {first!r}"
 )
@@ -102,6 +102,18 @@ def difference(first: str, second: str) -> str:
     return " and ".join(kinds)
 
 
+def label_kinds(column: str) -> str:
+    """What the labels of ``column`` name, in the plural: the algorithms of
+    ``algorithm``, the subjects of a subject column, the groups of any other.
+
+    >>> label_kinds("algorithm"), label_kinds("subject_2"), label_kinds("race_1")
+    ('algorithms', 'subjects', 'groups')
+    """
+    if column == "algorithm":
+        return "algorithms"
+    return "subjects" if column.startswith("subject") else "groups"
+
+
 def check_spellings(
     labels: Sequence[str],
     where: Callable[[int], str],
@@ -132,6 +144,7 @@ def check_spellings(
         words = dict(
             source=source,
             column=column,
+            kinds=label_kinds(column),
             first=labels[j],
             first_where=where(j),
             second=label,
