@@ -218,8 +218,9 @@ def test_a_bad_row_the_notebook_reads_is_refused_as_bad_input_naming_the_users_f
 ):
     """A score file's rows are read once, by the notebook (the command checks the header):
     a missing score is refused as bad input (exit 3, as streamed), naming the file as the
-    user gave it, with its line and column, not the report's copy of it; where the
-    executed notebook is kept is said too, and no report is published."""
+    user gave it, with its line and column, not the report's copy of it (and so are the
+    lines a message names inside it); where the executed notebook is kept is said too,
+    and no report is published."""
     from audit.exceptions import EXIT_INPUT
 
     frame = _scores(lambda mated, rng: np.where(mated, 0.8, 0.2) + rng.normal(0, 0.01, len(mated)))
@@ -236,6 +237,14 @@ def test_a_bad_row_the_notebook_reads_is_refused_as_bad_input_naming_the_users_f
     kept = tmp_path / "r" / ".scores.failed" / "scores.ipynb"
     assert said[-1] == f"The executed notebook, up to the failing cell, is kept at {kept}"
     assert kept.is_file() and not (tmp_path / "r" / "scores").exists()
+    # a message naming places in the file names them in the user's file too
+    lines[38] = ",".join(cells)
+    spelt = lines[40].split(",")
+    lines[40] = ",".join([*spelt[:3], spelt[3].lower()])  # "f" for "F" (or "m" for "M")
+    path.write_text("\n".join(lines) + "\n")
+    assert main([*argv, "-p", "bootstrap_replicates", "0"]) == EXIT_INPUT
+    said = capsys.readouterr().err.splitlines()
+    assert f"({path}, line 41)" in said[-2] and "input/" not in said[-2], said[-2]
 
 
 # --- measure modules --------------------------------------------------------------------------

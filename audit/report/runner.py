@@ -468,6 +468,8 @@ def _refused_input(failed: NotebookFailed, given: dict[str, str]):
     for copy, path in given.items():
         if said.startswith(copy):  # a message names its file first
             said = path + said[len(copy) :]
+        # and may name places in it, "(input/x.csv, line 5)" (two spellings of a label)
+        said = said.replace(f"({copy}, ", f"({path}, ")
     kept = str(failed).rsplit("\n", 1)[-1]  # where the executed notebook is kept
     return kind(f"{said}\n{kept}")
 
