@@ -327,26 +327,18 @@ def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     frame.loc[1500:, "group_2"] = frame.loc[1500:, "group_2"].str.lower()
     frame.iloc[:1000].to_parquet(tmp_path / "a.parquet", index=False)
     frame.iloc[1000:].to_parquet(tmp_path / "b.parquet", index=False)
-    # the pair and the rows read_scores names (rows of the folder), in their files
+    # the pair and where read_scores names them: each in its file, at its row there
     with pytest.raises(ScoresError) as whole:
         read_scores(tmp_path)
-    found = re.search(
-        r"labels '(\w)' \(.*, row (\d+)\) and '(\w)' \(.*, row (\d+)\)", str(whole.value)
-    )
-    first, first_row, second, second_row = found.groups()
-
-    def where(row: str) -> str:
-        row = int(row)
-        return (
-            f"{tmp_path / 'a.parquet'}, row {row}"
-            if row < 1000
-            else (f"{tmp_path / 'b.parquet'}, row {row - 1000}")
-        )
-
+    found = re.search(r"labels '(\w)' \((.*?)\) and '(\w)' \((.*?)\)", str(whole.value))
+    first, first_where, second, second_where = found.groups()
+    assert first_where.startswith(f"{tmp_path / 'a.parquet'}, row ")
+    assert second_where.startswith(f"{tmp_path / 'b.parquet'}, row ")
+    # the first lower-case row of the second file: rows 1500 on of the table (500 on of b)
+    lowered = frame.index[frame["group_1"] == second][0] - 1000
+    assert second == first.lower() and second_where.endswith(f", row {lowered}") and lowered >= 500
     words = dict(source=str(tmp_path), column="group", kinds="groups", first=first)
-    words |= dict(second=second, how="case")
-    words |= dict(first_where=where(first_row), second_where=where(second_row))
-    assert second == first.lower() and int(second_row) >= 1500
+    words |= dict(second=second, how="case", first_where=first_where, second_where=second_where)
     for streamed in (
         lambda: StreamingScores(tmp_path).sweep(TARGETS),
         lambda: StreamingScores(tmp_path, memory="2kB").labels,

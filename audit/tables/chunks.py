@@ -705,16 +705,20 @@ class _Codes:
 _BATCH = 1 << 17
 
 
-def read_parquet_scores(source, options: Options) -> pd.DataFrame:
+def read_parquet_scores(source, options: Options, named: list | None = None) -> pd.DataFrame:
     """:func:`audit.tables.scores.read_scores` of a Parquet file, folder or glob: a
     batch of :data:`_BATCH` rows at a time (:func:`read_batches`) into arrays of the
     final size, so that memory holds the result and one batch: scores as given,
-    labels as codes (one array for both sides of a group given once per row)."""
+    labels as codes (one array for both sides of a group given once per row).
+    ``named``, a list, receives the function naming a row of the result by its file
+    and its row there (:func:`row_names`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     pool = pa.default_memory_pool()
     items = pieces(source)
+    if named is not None:
+        named.append(row_names(items))
     name = path_text(source)
     rows = sum(p.rows for p in items)
     if not rows:
@@ -795,3 +799,15 @@ def read_parquet_scores(source, options: Options) -> pd.DataFrame:
 def _ordered_union(first: list, second: list) -> list:
     seen = set(first)
     return first + [x for x in second if x not in seen]
+
+
+def row_names(items: list[Piece]):
+    """The function naming row ``i`` of the chunks ``items`` read one after another by
+    its chunk's file (or ``<DataFrame>``) and its row there (:meth:`Piece.at`)."""
+    starts = np.cumsum([0] + [p.rows for p in items])
+
+    def name(row: int) -> str:
+        i = int(np.searchsorted(starts, row, "right")) - 1
+        return items[i].at(row - int(starts[i]))
+
+    return name

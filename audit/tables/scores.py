@@ -424,9 +424,10 @@ def warn_thin(table: pd.DataFrame) -> None:
     warn(SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(named), cases=text), ScoresWarning)
 
 
-def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
+def _one_spelling(table: pd.DataFrame, name: str, merge: bool, row_name) -> pd.DataFrame:
     """The label columns of a score table read in chunks, with two spellings of one label
-    refused (or merged) as :func:`validate` does row by row (:mod:`audit.tables.labels`)."""
+    refused (or merged) as :func:`validate` does row by row (:mod:`audit.tables.labels`),
+    each named where it first appears by ``row_name(row)`` (its file and row there)."""
     sides = [c for c in ("group_1", "group_2") if c in table.columns]
     for column in ["algorithm", *sides[:1]]:
         values = table[column]
@@ -434,7 +435,7 @@ def _one_spelling(table: pd.DataFrame, name: str, merge: bool) -> pd.DataFrame:
         codes = values.array.codes  # a view: .cat.codes would copy a byte a row
         merged = check_spellings(
             labels,
-            lambda i, codes=codes: f"{name}, row {int(np.argmax(codes == i))}",
+            lambda i, codes=codes: row_name(int(np.argmax(codes == i))),
             source=name,
             column="group" if column in sides else column,
             error=ScoresError,
@@ -646,8 +647,10 @@ def read_scores(
 
         if Path(source).is_file():
             tables.check_parquet(Path(source), str(source), ScoresError)
-        table = read_parquet_scores(source, Options(higher_is_match, attributes, tuple(ignore)))
-        table = _one_spelling(table, str(source), merge_labels)
+        named: list = []
+        options = Options(higher_is_match, attributes, tuple(ignore))
+        table = read_parquet_scores(source, options, named)
+        table = _one_spelling(table, str(source), merge_labels, named[0])
     else:
         frame, where = tables.read_table(source, ScoresError, encoding=encoding)
         where.merge_labels = merge_labels
