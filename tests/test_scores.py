@@ -156,6 +156,31 @@ def test_validation_messages(change, message):
     assert str(caught.value) == message
 
 
+def test_csv_integers_a_float_cannot_hold_are_refused(tmp_path):
+    """A written integer beyond 2**53 that a 64-bit float does not hold (read as its
+    neighbour, tied with it) is refused; one it holds (2**60), and a number written
+    with an exponent, are read."""
+    path = tmp_path / "scores.csv"
+    path.write_text(
+        "algorithm,score,mated,group\na,1e300,1,F\na,1152921504606846976,0,F\n"
+        "a,1152921504606846977,0,M\na,0.2,1,M\n"
+    )
+    with pytest.raises(ScoresError) as caught:
+        read_scores(path)
+    assert str(caught.value) == SR.INEXACT_INTEGER.format(
+        where=f"{path}, line 4",
+        column="score",
+        value="1152921504606846977",
+        read=float(2**60),
+        more="",
+    )
+    path.write_text(path.read_text().replace("846977", "846978"))  # 2**60 + 2: not held
+    with pytest.raises(ScoresError, match="line 4, column 'score': 1152921504606846978 is an"):
+        read_scores(path)
+    path.write_text(path.read_text().replace("1152921504606846978", "9007199254740992"))
+    assert read_scores(path)["score"].tolist() == [1e300, 2.0**60, 2.0**53, 0.2]
+
+
 def test_csv_errors_name_file_and_line(tmp_path):
     path = tmp_path / "scores.csv"
     path.write_text("algorithm,score,mated,group\na,0.5,1,F\na,oops,0,F\n")

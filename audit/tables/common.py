@@ -101,6 +101,7 @@ COUNT_TOO_LARGE = (
 INT64_MAX = int(np.iinfo(np.int64).max)
 _DECIMAL = re.compile(r"^\s*\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 _MANTISSA_DIGIT = re.compile(r"^[^eE]*[1-9]")
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _SPELLED_INF = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 
 
@@ -533,8 +534,9 @@ def refuse_rounded(
     error: type[Exception],
 ) -> None:
     """Refuse written numbers that a 64-bit float cannot hold: ``1e-400`` (read as 0,
-    :data:`UNDERFLOW`; also subnormal values, which keep only a few digits) and
-    ``1e400`` (read as inf, :data:`OVERFLOW`).  Only text cells can hold them."""
+    :data:`UNDERFLOW`; also subnormal values, which keep only a few digits), ``1e400``
+    (read as inf, :data:`OVERFLOW`) and integers beyond 2**53 it holds only some of
+    (:data:`INEXACT_INTEGER`).  Only text cells can hold them."""
     raw = frame[column]
     if raw.dtype.kind != "O":
         return
@@ -542,7 +544,8 @@ def refuse_rounded(
     with np.errstate(invalid="ignore"):
         small = (np.abs(parsed) < tiny) & ~np.isnan(parsed)
         large = np.isinf(parsed)
-    if not (small.any() or large.any()):
+        big = (np.abs(parsed) >= 2.0**53) & ~large
+    if not (small.any() or large.any() or big.any()):
         return
     text = raw.map(lambda v: str(v).strip().lower() if isinstance(v, str) else "")
     nonzero = text.map(lambda t: bool(_MANTISSA_DIGIT.match(t))).to_numpy(bool)
@@ -551,6 +554,13 @@ def refuse_rounded(
         small & nonzero, UNDERFLOW, frame, raw, column, source, error, read=parsed.astype(object)
     )
     _raise_at(large & ~spelled_inf, OVERFLOW, frame, raw, column, source, error)
+    inexact = np.zeros(len(raw), dtype=bool)
+    for i in np.flatnonzero(big).tolist():
+        written = text.iat[i]
+        inexact[i] = bool(_INTEGER_TEXT.fullmatch(written)) and int(written) != int(parsed[i])
+    _raise_at(
+        inexact, INEXACT_INTEGER, frame, raw, column, source, error, read=parsed.astype(object)
+    )
 
 
 def _whole(value) -> int | str:
