@@ -454,8 +454,8 @@ def refuse_non_real(
 ) -> None:
     """Refuse booleans (:data:`BOOLEAN`), complex numbers (:data:`COMPLEX`), and dates,
     times and durations (:data:`NOT_A_QUANTITY`) in a numeric column: pandas would read
-    ``True`` as 1.0, drop an imaginary part, and read a date as the nanoseconds since
-    1970."""
+    ``True`` as 1.0, drop an imaginary part, and read a date as a count of its time
+    unit since 1970."""
     raw = frame[column]
     kind = raw.dtype.kind
     if kind in "Mm":
