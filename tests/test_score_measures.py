@@ -228,18 +228,22 @@ def test_dfi_against_numpy_histogram():
 
 def test_distribution_measures_of_scores_spanning_every_float(recwarn):
     """Scores from -1.7e308 to 1.7e308, whose range overflows a float: DFI and CEI bin
-    them as they bin the same scores scaled down (and as a histogram of NumPy's does),
-    with no warning of NumPy's on the way."""
+    them as they bin the same scores scaled down by a power of two, exactly -- scores
+    on the edges of the bins included -- (and as a histogram of NumPy's does), with no
+    warning of NumPy's on the way."""
     frame = synthetic(2000)
-    spread = frame["score"] / frame["score"].abs().max()  # in [-1, 1]
+    frame["score"] /= frame["score"].abs().max()  # in [-1, 1]
+    on_edges = np.linspace(-1, 1, 101)  # the edges of 100 bins of [-1, 1]
+    frame.loc[: len(on_edges) - 1, "score"] = on_edges
+    spread = frame["score"].clip(-1, 1)
     huge = read_scores(frame.assign(score=spread * 1.7e308))
-    small = read_scores(frame.assign(score=spread * 1.7))
+    small = read_scores(frame.assign(score=spread * (1.7e308 / 4)))
     for name in ("dfi", "cei"):
         wide, narrow = getattr(M, name)(huge), getattr(M, name)(small)
-        np.testing.assert_allclose(wide.value, narrow.value, rtol=1e-12)
+        np.testing.assert_array_equal(wide.value, narrow.value)
         assert np.isfinite(wide.value).all()
     assert M.dfi(huge, bins=30).value[0] == pytest.approx(
-        literal_dfi(frame.assign(score=spread * 1.7), "a", 30)
+        literal_dfi(frame.assign(score=spread * (1.7e308 / 4)), "a", 30)
     )
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 

@@ -14,6 +14,7 @@ from audit.analysis.sweeps import sweep_measures
 from audit.measures.registry import evaluate
 from audit.scores import (
     ScoresError,
+    det_points,
     rates_at_fmr,
     rates_at_thresholds,
     read_scores,
@@ -820,6 +821,28 @@ def test_det_quantiles_from_two_sorted_arrays_equal_numpy_quantile(seed):
     )
     # equal as floats (a zero's sign may differ: it takes the same decisions)
     np.testing.assert_array_equal(got, expected)
+
+
+def test_det_quantiles_of_scores_at_both_ends_of_the_floats(recwarn):
+    """Scores near -1.7e308 and 1.7e308, whose differences overflow: the quantiles of
+    the same scores halved, doubled (halving is exact), with no warning of NumPy's; and
+    the streamed DET curve, which found none of them within 128 passes, is the one of
+    the scores read whole."""
+    from audit.scores.streaming import StreamingScores
+
+    rng = np.random.default_rng(4)
+    x = np.sort(rng.uniform(-1, 1, 300) * 1.7e308)
+    q = np.linspace(0, 1, 200)
+    got = runs_module.merged_quantiles(len(x), q, lambda k: runs_module.kth_of_sorted([x], k))
+    np.testing.assert_array_equal(got, np.quantile(x / 2, q) * 2)
+    frame = pd.DataFrame(
+        {"algorithm": "a", "score": [1e308, -1e308, 1.7e308, -1.7e308], "group": "F"}
+    ).assign(mated=[False, True, True, False])
+    for higher in (True, False):
+        expected = det_points(read_scores(frame, higher_is_match=higher), n_points=20)
+        streamed = StreamingScores(frame, higher_is_match=higher).det_points(n_points=20)
+        pd.testing.assert_frame_equal(streamed, expected)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 @pytest.mark.parametrize("searched", [True, False])

@@ -331,9 +331,9 @@ def _edges(stats: SufficientStatistics, a: int, bins: int) -> np.ndarray:
     if np.isfinite(span):
         return np.linspace(low, high, bins + 1)
     # scores from near the least float to near the largest (-1.7e308 to 1.7e308): their
-    # difference overflows, so the edges are weighted means of the two ends instead
-    t = np.linspace(0.0, 1.0, bins + 1)
-    return low * (1.0 - t) + high * t
+    # difference overflows, so the edges are those of the halves, doubled back (halving
+    # and doubling are exact: the edges of the same scores halved, doubled)
+    return np.linspace(low / 2, high / 2, bins + 1) * 2
 
 
 def _histograms(stats: SufficientStatistics, a: int, edges: np.ndarray):

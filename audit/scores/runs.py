@@ -240,9 +240,16 @@ def merged_quantiles(n: int, q: np.ndarray, kth) -> np.ndarray:
     previous, following = previous.astype(np.intp), following.astype(np.intp)
     gamma = virtual - np.where(above, -1, previous)
     a, b = kth(previous), kth(following)
-    diff = b - a
-    result = a + diff * gamma
-    np.subtract(b, diff * (1 - gamma), out=result, where=gamma >= 0.5)
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = b - a
+        result = a + diff * gamma
+        np.subtract(b, diff * (1 - gamma), out=result, where=gamma >= 0.5)
+    wide = ~np.isfinite(diff)
+    if wide.any():  # scores near both ends of the floats (-1e308 and 1e308): b - a overflows
+        # the same formulas on the halves, doubled back: halving and doubling are exact
+        half_a, half_b, g = a[wide] / 2, b[wide] / 2, gamma[wide]
+        half = half_b - half_a
+        result[wide] = np.where(g >= 0.5, half_b - half * (1 - g), half_a + half * g) * 2
     return result
 
 
