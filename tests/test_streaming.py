@@ -315,6 +315,26 @@ def test_a_column_of_lists_is_refused_as_labels_naming_file_and_row(tmp_path):
         assert str(refused.value) == message
 
 
+def test_a_spelling_only_on_the_second_side_is_named_where_it_is(tmp_path):
+    """A group spelled another way only in ``group_2`` (a non-mated row) is named at its
+    row, read whole as streamed, not at the first row of the file."""
+    from audit.tables.scores import ScoresError
+
+    frame = synthetic(100, round_to=2).reset_index(drop=True)
+    row = int(np.flatnonzero(~frame["mated"].to_numpy())[60])
+    frame.loc[row, "group_2"] = frame.loc[row, "group_2"].lower()
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    said = []
+    for read in (
+        lambda: read_scores(tmp_path / "s.parquet"),
+        lambda: StreamingScores(tmp_path).labels,
+    ):
+        with pytest.raises(ScoresError) as refused:
+            read()
+        said.append(re.search(r"and '\w' \((.*?)\)", str(refused.value)).group(1))
+    assert said == [f"{tmp_path / 's.parquet'}, row {row}"] * 2
+
+
 def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     """A group or an algorithm spelled two ways (case, spaces) is refused as read_scores
     refuses it, each spelling named by the file (or ``<DataFrame>``) and row where it

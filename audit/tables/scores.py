@@ -432,10 +432,12 @@ def _one_spelling(table: pd.DataFrame, name: str, merge: bool, row_name) -> pd.D
     for column in ["algorithm", *sides[:1]]:
         values = table[column]
         labels = [str(c) for c in values.cat.categories]
-        codes = values.array.codes  # a view: .cat.codes would copy a byte a row
+        # views (.cat.codes would copy a byte a row); a group's, of both sides: a label may
+        # first appear, or appear only, on the second
+        held = [table[c].array.codes for c in (sides if column in sides else [column])]
         merged = check_spellings(
             labels,
-            lambda i, codes=codes: row_name(int(np.argmax(codes == i))),
+            lambda i, held=held: row_name(_first_of(held, i)),
             source=name,
             column="group" if column in sides else column,
             error=ScoresError,
@@ -448,6 +450,12 @@ def _one_spelling(table: pd.DataFrame, name: str, merge: bool, row_name) -> pd.D
                 text = table[target].astype(str).replace(merged)
                 table[target] = pd.Categorical(text, categories=keep)
     return table
+
+
+def _first_of(held: list[np.ndarray], code: int) -> int:
+    """The first row where any of the code arrays ``held`` holds ``code``."""
+    rows = [int(np.argmax(codes == code)) for codes in held]
+    return min(r for r, codes in zip(rows, held, strict=True) if codes[r] == code)
 
 
 def arrow_frame(table) -> pd.DataFrame:
