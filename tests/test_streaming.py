@@ -613,6 +613,9 @@ def _broken(kind: str) -> pd.DataFrame:
     elif kind == "integer score beyond 2**53":  # 2**60 + 1 would be read as 2**60
         frame["score"] = (frame["score"] * 1e6).round().astype("int64")
         frame.loc[1350, "score"] = 2**60 + 1
+    elif kind == "object integer score beyond 2**53":  # Python integers, in objects
+        frame["score"] = (frame["score"] * 1e6).round().astype("int64").astype(object)
+        frame.loc[1350, "score"] = 2**60 + 1
     elif kind == "date score":  # pandas reads a date as a count of its unit since 1970
         frame["score"] = pd.Timestamp("2026-01-01") + pd.to_timedelta(frame["score"], "s")
     elif kind == "bad mated flag":
@@ -641,6 +644,7 @@ def _broken(kind: str) -> pd.DataFrame:
         "infinite score",
         "date score",
         "integer score beyond 2**53",
+        "object integer score beyond 2**53",
         "bad mated flag",
         "mated across groups",
         "mated across subjects",
@@ -660,6 +664,19 @@ def test_a_bad_chunk_is_refused_with_the_message_of_read_scores(kind):
         assert message.endswith(f" (and {len(frame) - 1} more such cell(s))")
         message = message.replace(f"{len(frame) - 1}", "699")
     assert str(got.value) == message
+
+
+def test_integers_of_objects_a_float_holds_are_read_alike_streamed():
+    """Scores as Python integers (a column of objects), 2**70 among them (a float holds
+    it): read as read_scores reads them, where Arrow could not convert the chunk."""
+    frame = synthetic(1000).reset_index(drop=True)
+    frame["score"] = (frame["score"] * 1e6).round().astype("int64").astype(object)
+    frame.loc[10, "score"] = 2**70
+    assert (
+        StreamingScores(chunks(frame, 700))
+        .sweep(TARGETS)
+        .equals(sweep(read_scores(frame), TARGETS))
+    )
 
 
 def test_chunk_errors_name_the_file_and_its_row(tmp_path):

@@ -289,14 +289,18 @@ def read_chunk(piece: Piece, options: Options) -> Chunk:
     name = "<DataFrame>"
     frame = piece.frame
     columns = _columns([str(c) for c in frame.columns], name, options)
-    try:
-        # the columns converted where they are, on this thread: pyarrow's pool of threads
-        # for the columns of a frame, started anew at each call, took 3-5 times as long
-        # for a chunk of 1,250 to 20,000 rows, and gained nothing at 1e6 rows (text
-        # converts under the GIL); the chunks are read in a pool of their own
-        table = pa.Table.from_pandas(frame, columns=columns, preserve_index=False, nthreads=1)
-    except (pa.ArrowException, TypeError, ValueError):
-        table = None
+    table = None
+    # scores of Python objects (text, integers, a mix) are read as read_scores reads
+    # them: Arrow would make floats of integers a float cannot hold, without a word
+    if "score" not in frame.columns or frame["score"].dtype != object:
+        try:
+            # the columns converted where they are, on this thread: pyarrow's pool of
+            # threads for the columns of a frame, started anew at each call, took 3-5
+            # times as long for a chunk of 1,250 to 20,000 rows, and gained nothing at 1e6
+            # rows (text converts under the GIL); the chunks are read in a pool of their own
+            table = pa.Table.from_pandas(frame, columns=columns, preserve_index=False, nthreads=1)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            table = None
     return _chunk(piece, frame, name, columns, table, options)
 
 

@@ -536,7 +536,8 @@ def refuse_rounded(
     """Refuse written numbers that a 64-bit float cannot hold: ``1e-400`` (read as 0,
     :data:`UNDERFLOW`; also subnormal values, which keep only a few digits), ``1e400``
     (read as inf, :data:`OVERFLOW`) and integers beyond 2**53 it holds only some of
-    (:data:`INEXACT_INTEGER`).  Only text cells can hold them."""
+    (:data:`INEXACT_INTEGER`; written, or integers of their own in a column of
+    objects).  Only cells of a column of objects (text) can hold them."""
     raw = frame[column]
     if raw.dtype.kind != "O":
         return
@@ -556,8 +557,12 @@ def refuse_rounded(
     _raise_at(large & ~spelled_inf, OVERFLOW, frame, raw, column, source, error)
     inexact = np.zeros(len(raw), dtype=bool)
     for i in np.flatnonzero(big).tolist():
-        written = text.iat[i]
-        inexact[i] = bool(_INTEGER_TEXT.fullmatch(written)) and int(written) != int(parsed[i])
+        value = raw.iat[i]
+        if isinstance(value, str):  # written
+            written = text.iat[i]
+            inexact[i] = bool(_INTEGER_TEXT.fullmatch(written)) and int(written) != int(parsed[i])
+        elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+            inexact[i] = int(value) != int(parsed[i])  # a Python or NumPy integer of its own
     _raise_at(
         inexact, INEXACT_INTEGER, frame, raw, column, source, error, read=parsed.astype(object)
     )
