@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from conftest import synthetic
 from hypothesis import given, settings
@@ -98,6 +99,28 @@ def base():
                 value=2**60 + 1,
                 read=float(2**60),
                 more="",
+            ),
+        ),
+        (
+            lambda f: f.assign(score=pd.period_range("2024-01", periods=3, freq="M")),
+            SR.NOT_A_QUANTITY.format(
+                where="<DataFrame>, row 0",
+                column="score",
+                value="2024-01",
+                kind="period",
+                more=" (and 2 more such cell(s))",
+            ),
+        ),
+        (
+            lambda f: f.assign(
+                group=pd.Series([["F"], ["F"], ["M"]], dtype=pd.ArrowDtype(pa.list_(pa.string())))
+            ),
+            SR.NOT_A_LABEL.format(
+                where="<DataFrame>, row 0",
+                column="group",
+                value="['F']",
+                kind="list",
+                more=" (and 2 more such cell(s))",
             ),
         ),
         (

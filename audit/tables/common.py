@@ -453,12 +453,13 @@ def refuse_non_real(
     frame: pd.DataFrame, column: str, source: Source, error: type[Exception]
 ) -> None:
     """Refuse booleans (:data:`BOOLEAN`), complex numbers (:data:`COMPLEX`), and dates,
-    times and durations (:data:`NOT_A_QUANTITY`) in a numeric column: pandas would read
+    periods and durations (:data:`NOT_A_QUANTITY`) in a numeric column: pandas would read
     ``True`` as 1.0, drop an imaginary part, and read a date as a count of its time
     unit since 1970."""
     raw = frame[column]
     kind = raw.dtype.kind
-    if kind in "Mm":
+    period = isinstance(raw.dtype, pd.PeriodDtype)
+    if kind in "Mm" or period:
         present = raw.notna().to_numpy(bool)
         if present.any():
             at, others = first(present)
@@ -467,7 +468,7 @@ def refuse_non_real(
                     where=source.where(frame, at),
                     column=column,
                     value=str(raw.iloc[at]),
-                    kind="date" if kind == "M" else "duration",
+                    kind="period" if period else "date" if kind == "M" else "duration",
                     more=more(others),
                 )
             )

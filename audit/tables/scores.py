@@ -288,7 +288,8 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
     else:
         try:
             codes, uniques = _factorize(raw)
-        except TypeError:  # a cell no hash names: a list, an array, a mapping
+        except (TypeError, NotImplementedError):  # a cell no hash names: a list, a mapping
+            # (Arrow's lists in a DataFrame fail as NotImplementedError)
             _refuse_unhashable(frame, column, source)
             raise
     empty = codes < 0
