@@ -182,8 +182,8 @@ def test_validation_messages(change, message):
 
 def test_csv_integers_a_float_cannot_hold_are_refused(tmp_path):
     """A written integer beyond 2**53 that a 64-bit float does not hold (read as its
-    neighbour, tied with it) is refused; one it holds (2**60), and a number written
-    with an exponent, are read."""
+    neighbour, tied with it) is refused, with or without a point; one it holds (2**60),
+    and a number written with an exponent (a float, as written), are read."""
     path = tmp_path / "scores.csv"
     path.write_text(
         "algorithm,score,mated,group\na,1e300,1,F\na,1152921504606846976,0,F\n"
@@ -201,7 +201,12 @@ def test_csv_integers_a_float_cannot_hold_are_refused(tmp_path):
     path.write_text(path.read_text().replace("846977", "846978"))  # 2**60 + 2: not held
     with pytest.raises(ScoresError, match="line 4, column 'score': 1152921504606846978 is an"):
         read_scores(path)
-    path.write_text(path.read_text().replace("1152921504606846978", "9007199254740992"))
+    path.write_text(path.read_text().replace("846978", "846977.0"))  # an integer still
+    with pytest.raises(ScoresError, match="line 4, column 'score': 1152921504606846977.0 is an"):
+        read_scores(path)
+    path.write_text(path.read_text().replace("1152921504606846977.0", "1.152921504606846977e18"))
+    assert read_scores(path)["score"].iloc[2] == 2.0**60  # written as a float: read as one
+    path.write_text(path.read_text().replace("1.152921504606846977e18", "9007199254740992"))
     assert read_scores(path)["score"].tolist() == [1e300, 2.0**60, 2.0**53, 0.2]
 
 

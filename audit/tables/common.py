@@ -101,7 +101,8 @@ COUNT_TOO_LARGE = (
 INT64_MAX = int(np.iinfo(np.int64).max)
 _DECIMAL = re.compile(r"^\s*\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 _MANTISSA_DIGIT = re.compile(r"^[^eE]*[1-9]")
-_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+#: An integer as written: digits, perhaps a point and zeros ("7", "7.0"), no exponent.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+(\.[0-9]*)?")
 _SPELLED_INF = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 
 
@@ -559,9 +560,11 @@ def refuse_rounded(
     inexact = np.zeros(len(raw), dtype=bool)
     for i in np.flatnonzero(big).tolist():
         value = raw.iat[i]
-        if isinstance(value, str):  # written
-            written = text.iat[i]
-            inexact[i] = bool(_INTEGER_TEXT.fullmatch(written)) and int(written) != int(parsed[i])
+        if isinstance(value, str):  # written as an integer (1e300 is written as a float)
+            if not _INTEGER_TEXT.fullmatch(text.iat[i]):
+                continue
+            written = Decimal(text.iat[i])
+            inexact[i] = written == written.to_integral_value() and int(written) != int(parsed[i])
         elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
             inexact[i] = int(value) != int(parsed[i])  # a Python or NumPy integer of its own
     _raise_at(
