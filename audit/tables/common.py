@@ -101,7 +101,8 @@ COUNT_TOO_LARGE = (
 INT64_MAX = int(np.iinfo(np.int64).max)
 _DECIMAL = re.compile(r"^\s*\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 _MANTISSA_DIGIT = re.compile(r"^[^eE]*[1-9]")
-#: An integer as written: digits, perhaps a point and zeros ("7", "7.0"), no exponent.
+#: A number written without an exponent ("7", "7.0", "7.5"): an integer where it has no
+#: fraction.
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+(\.[0-9]*)?")
 _SPELLED_INF = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 
