@@ -129,6 +129,40 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
     split[(((uint64_t)slot << p->n_bits) + step) * (uint64_t)width + (uint64_t)segment] += 1;
 }
 
+/* One row of zones_known, the variables of its loops in scope (n_codes and width as
+ * uint64_t): its cell, and its place, zone and segment marked where its zone is SPLIT or
+ * KEEP. */
+#define KNOWN_ROW(i, n_codes, width)                                                       \
+    do {                                                                                   \
+        uint64_t code_ = ((uint64_t)group_1[i] * (n_codes) + (uint64_t)group_2[i]) << 1;   \
+        uint64_t segment_ = (uint64_t)table[code_ + mated[i]];                             \
+        uint64_t a_ = (uint64_t)a_plan[(uint64_t)algorithm[i]];                            \
+        int64_t z_ = zone_of(p, a_, key32((float)score[i]), (double)score[i]);             \
+        cell[(i) - start] = (uint32_t)((uint64_t)z_ * (width) + segment_);                 \
+        if (z_ >= p->first_split) {                                                        \
+            kept_at[marked] = (int32_t)(i);                                                \
+            kept_zone[marked] = (int32_t)z_;                                               \
+            kept_segment[marked] = (int32_t)segment_;                                      \
+            marked++;                                                                      \
+        }                                                                                  \
+    } while (0)
+
+/* The rows zones_known marked: those of SPLIT zones counted in their sub-zones, those of
+ * KEEP zones moved to the front of kept_*, in the order of the rows, ``kept`` of them. */
+#define KEEP_MARKED(kept)                                                                  \
+    for (int64_t j = 0; j < marked; j++) {                                                 \
+        int64_t z_ = kept_zone[j];                                                         \
+        if (z_ < p->first_keep) { /* a SPLIT zone: its sub-zone */                         \
+            count_split(p, z_ - p->first_split, (double)score[kept_at[j]],                 \
+                        kept_segment[j], width, split);                                    \
+        } else {                                                                           \
+            kept_at[kept] = kept_at[j];                                                    \
+            kept_zone[kept] = kept_zone[j];                                                \
+            kept_segment[kept] = kept_segment[j];                                          \
+            kept++;                                                                        \
+        }                                                                                  \
+    }
+
 /* zones_known: every algorithm of the chunk in the plan, a table of segments.  Counts
  * each row; the places, zones and segments of the rows of KEEP zones in kept_*, in the
  * order of the rows; returns how many are kept.  A first loop finds and counts, and
@@ -147,34 +181,12 @@ static inline void count_split(const Zones *p, int64_t slot, double x, int64_t s
         uint32_t cell[BLOCK];                                                              \
         for (int64_t start = 0; start < n; start += BLOCK) {                               \
             int64_t stop = n - start < BLOCK ? n : start + BLOCK;                          \
-            for (int64_t i = start; i < stop; i++) {                                       \
-                uint64_t code = ((uint64_t)group_1[i] * codes + (uint64_t)group_2[i]) << 1; \
-                uint64_t segment = (uint64_t)table[code + mated[i]];                       \
-                uint64_t a = (uint64_t)a_plan[(uint64_t)algorithm[i]];                     \
-                int64_t z = zone_of(p, a, key32((float)score[i]), (double)score[i]);       \
-                cell[i - start] = (uint32_t)((uint64_t)z * columns + segment);             \
-                if (z >= p->first_split) {                                                 \
-                    kept_at[marked] = (int32_t)i;                                          \
-                    kept_zone[marked] = (int32_t)z;                                        \
-                    kept_segment[marked] = (int32_t)segment;                               \
-                    marked++;                                                              \
-                }                                                                          \
-            }                                                                              \
+            for (int64_t i = start; i < stop; i++)                                         \
+                KNOWN_ROW(i, codes, columns);                                              \
             for (int64_t j = 0; j < stop - start; j++)                                     \
                 counts[cell[j]] += 1;                                                      \
         }                                                                                  \
-        for (int64_t j = 0; j < marked; j++) {                                             \
-            int64_t z = kept_zone[j];                                                      \
-            if (z < p->first_keep) { /* a SPLIT zone: its sub-zone */                      \
-                count_split(p, z - p->first_split, (double)score[kept_at[j]],              \
-                            kept_segment[j], width, split);                                \
-            } else {                                                                       \
-                kept_at[kept] = kept_at[j];                                                \
-                kept_zone[kept] = kept_zone[j];                                            \
-                kept_segment[kept] = kept_segment[j];                                      \
-                kept++;                                                                    \
-            }                                                                              \
-        }                                                                                  \
+        KEEP_MARKED(kept);                                                                 \
         return kept;                                                                       \
     }
 
@@ -396,36 +408,13 @@ __attribute__((target("avx2"))) static inline __m256i lookup16(__m256i low, __m2
                     }                                                                      \
                 }                                                                          \
             }                                                                              \
-            for (; i < stop; i++) { /* the chunk's last rows, one at a time */             \
-                uint64_t c = ((uint64_t)group_1[i] * (uint64_t)n_codes                     \
-                              + (uint64_t)group_2[i]) << 1;                                \
-                uint64_t segment = (uint64_t)table[c + mated[i]];                          \
-                uint64_t a = (uint64_t)a_plan[(uint64_t)algorithm[i]];                     \
-                int64_t z = zone_of(p, a, key32((float)score[i]), (double)score[i]);       \
-                cell[i - start] = (uint32_t)((uint64_t)z * (uint64_t)width + segment);     \
-                if (z >= p->first_split) {                                                 \
-                    kept_at[marked] = (int32_t)i;                                          \
-                    kept_zone[marked] = (int32_t)z;                                        \
-                    kept_segment[marked] = (int32_t)segment;                               \
-                    marked++;                                                              \
-                }                                                                          \
-            }                                                                              \
+            for (; i < stop; i++) /* the chunk's last rows, one at a time */               \
+                KNOWN_ROW(i, (uint64_t)n_codes, (uint64_t)width);                          \
             for (int64_t j = 0; j < stop - start; j++)                                     \
                 counts[cell[j]] += 1;                                                      \
         }                                                                                  \
         int64_t kept = 0;                                                                  \
-        for (int64_t j = 0; j < marked; j++) {                                             \
-            int64_t z = kept_zone[j];                                                      \
-            if (z < p->first_keep) {                                                       \
-                count_split(p, z - p->first_split, (double)score[kept_at[j]],              \
-                            kept_segment[j], width, split);                                \
-            } else {                                                                       \
-                kept_at[kept] = kept_at[j];                                                \
-                kept_zone[kept] = kept_zone[j];                                            \
-                kept_segment[kept] = kept_segment[j];                                      \
-                kept++;                                                                    \
-            }                                                                              \
-        }                                                                                  \
+        KEEP_MARKED(kept);                                                                 \
         return kept;                                                                       \
     }
 
@@ -473,8 +462,8 @@ EXPORT int64_t audit_zones_known(
 {
 #ifdef HAVE_EIGHT
     if (n_codes <= EIGHT_CODES && eight()) {
-        DISPATCH(zones_known_eight, plan, n, score, algorithm, group_1, group_2, mated, a_plan,
-                 a_codes, table, n_codes, width, counts, split, kept_at, kept_zone,
+        DISPATCH(zones_known_eight, plan, n, score, algorithm, group_1, group_2, mated,
+                 a_plan, a_codes, table, n_codes, width, counts, split, kept_at, kept_zone,
                  kept_segment)
     }
 #else
