@@ -516,17 +516,9 @@ def refuse_inexact_integers(
     unsigned = pd.api.types.is_unsigned_integer_dtype(raw.dtype)
     integers = raw.to_numpy(dtype=np.uint64 if unsigned else np.int64)
     changed = inexact_integers(integers, values)
-    if changed.any():
-        at, others = first(changed)
-        raise error(
-            INEXACT_INTEGER.format(
-                where=source.where(frame, at),
-                column=column,
-                value=int(integers[at]),
-                read=float(values[at]),
-                more=more(others),
-            )
-        )
+    if changed.any():  # (the floats as Python's, as the messages print them)
+        read = values.astype(object)
+        _raise_at(changed, INEXACT_INTEGER, frame, raw, column, source, error, read=read)
 
 
 def refuse_rounded(
