@@ -29,7 +29,7 @@ from audit.scores import zones as Z
 from audit.scores.stats import SufficientStatistics
 from audit.scores.streaming import StreamingScores
 from audit.tables import chunks as CH
-from audit.tables.scores import EMPTY_LABEL
+from audit.tables.scores import EMPTY_LABEL, MISSING_VALUE
 
 TARGETS = [1e-4, 1e-3, 0.01, 0.05, 0.1, 0.3, 1.0]
 
@@ -303,7 +303,8 @@ def test_a_column_of_lists_is_refused_as_labels_naming_file_and_row(tmp_path):
         column="group_1",
         value=repr([frame["group_1"].iloc[300]]),
         kind="list",
-        more=f" (and {len(frame) - 301} more such cell(s))",
+        more=f" (and {len(frame) - 301} more such cell(s) in rows 0 to {len(frame) - 301}, "
+        "read together; the other rows were not counted)",  # b.parquet's: one row group
     )
     for read in (
         lambda: read_scores(tmp_path),
@@ -652,18 +653,48 @@ def _broken(kind: str) -> pd.DataFrame:
     ],
 )
 def test_a_bad_chunk_is_refused_with_the_message_of_read_scores(kind):
-    """The first bad cell named as read_scores names it; where every cell is bad (a
-    column of dates), the further ones counted are those of its chunk, the first read."""
+    """The first bad cell named as read_scores names it; the further ones are counted
+    in its chunk only, and the message says so (where every cell is bad, a column of
+    dates: 699 more in the first chunk read, of 1,999 in all)."""
     frame = _broken(kind)
     with pytest.raises(ScoresError) as expected:
         read_scores(frame)
     with pytest.raises(ScoresError) as got:
         StreamingScores(chunks(frame, 700)).sweep([0.01])
     message = str(expected.value)
+    row = int(re.search(r"<DataFrame>, row (\d+)", message).group(1))
+    first = row // 700 * 700
     if kind == "date score":
-        assert message.endswith(f" (and {len(frame) - 1} more such cell(s))")
-        message = message.replace(f"{len(frame) - 1}", "699")
-    assert str(got.value) == message
+        assert row == 0 and message.endswith(f" (and {len(frame) - 1} more such cell(s))")
+        message = message.removesuffix(f" (and {len(frame) - 1} more such cell(s))")
+        counted = "and 699 more such cell(s)"
+    else:
+        assert "more such" not in message  # one bad cell in all
+        counted = "no other"
+    part = f"rows {first} to {first + 699}, read together; the other rows were not counted"
+    assert str(got.value) == f"{message} ({counted} in {part})"
+
+
+def test_further_bad_cells_are_counted_where_they_were_and_only_there(tmp_path):
+    """A file read a row group at a time counts the further bad cells of the row group
+    where the first is, and says that the other rows were not counted: "(and 2 more
+    such cell(s))" of a file holding five more was a misreading.  One row group, read
+    whole: every further cell counted, as of a table read at once."""
+    frame = synthetic(1500).reset_index(drop=True)  # 3,000 rows
+    frame.loc[[1500, 1600, 1700, 2500, 2600, 2900], "score"] = np.nan
+    frame.to_parquet(tmp_path / "groups.parquet", index=False, row_group_size=1000)
+    frame.to_parquet(tmp_path / "whole.parquet", index=False)
+    part = "in rows 1000 to 1999, read together; the other rows were not counted"
+    for name, more in (("groups", f" (and 2 more such cell(s) {part})"),
+                       ("whole", " (and 5 more such cell(s))")):  # fmt: skip
+        message = MISSING_VALUE.format(
+            where=f"{tmp_path / f'{name}.parquet'}, row 1500", column="score", more=more
+        )
+        path = tmp_path / f"{name}.parquet"
+        for read in (read_scores, lambda p: StreamingScores(p).sweep(TARGETS)):
+            with pytest.raises(ScoresError) as refused:
+                read(path)
+            assert str(refused.value) == message
 
 
 def test_integers_of_objects_a_float_holds_are_read_alike_streamed():
@@ -687,7 +718,10 @@ def test_chunk_errors_name_the_file_and_its_row(tmp_path):
     with pytest.raises(ScoresError) as error:
         StreamingScores(tmp_path).sweep([0.01])
     assert str(error.value) == EMPTY_LABEL.format(
-        where=f"{tmp_path / 'b.parquet'}, row 50", column="group_1", more=""
+        where=f"{tmp_path / 'b.parquet'}, row 50",
+        column="group_1",
+        more=f" (no other in rows 0 to {len(frame) - 301}, read together; the other rows "
+        "were not counted)",  # b.parquet's rows: one row group
     )
     with pytest.raises(ScoresError) as error:
         StreamingScores(str(tmp_path / "none-*.parquet"))

@@ -137,7 +137,9 @@ class _Where:
             return f"{self.name}, group {frame['group'].iloc[position]!r}"
         return f"{self.name}, row {frame.index[position]!r}"
 
-    where = __call__  # the interface of audit.tables.common.Source
+    # the interface of audit.tables.common.Source (a counts table is read whole)
+    where = __call__
+    more = staticmethod(tables.more)
 
 
 def _read_counts(

@@ -142,7 +142,7 @@ def read_accuracy(source: str | os.PathLike | pd.DataFrame, column: str) -> pd.S
                 where=where.where(frame, at),
                 column=column,
                 value=tables.cell(raw, at),
-                more=tables.more(more),
+                more=where.more(more),
             )
         )
     out = pd.Series(values, index=pd.Index(names.to_numpy(dtype=object), name="algorithm"))

@@ -23,7 +23,7 @@ import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Set
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -100,6 +100,9 @@ class Piece:
     #: The file's modification time (ns) and size when its row groups were listed: a
     #: file that differs when a chunk is read has changed since (see :data:`CHANGED`).
     stamp: tuple[int, int] | None = None
+    #: The only chunk of its source with rows: what a message counts of it, it counts of
+    #: the whole source.
+    alone: bool = False
 
     def at(self, row: int = 0) -> str:
         """Row ``row`` of this chunk as messages name it: its file (or ``<DataFrame>``)
@@ -210,6 +213,9 @@ def pieces(source, kind: str | None = None) -> list[Piece]:
         if len(frame):
             first = _same_columns(first, out[-1].at(), map(str, frame.columns))
         offset += len(frame)
+    with_rows = [i for i, piece in enumerate(out) if piece.rows]
+    if len(with_rows) == 1:
+        out[with_rows[0]] = replace(out[with_rows[0]], alone=True)
     return out
 
 
@@ -322,7 +328,8 @@ def read_batches(piece: Piece, options: Options, rows: int):
             batch = next(batches, None)
         if batch is None:
             return
-        part = Piece(piece.path, piece.row_group, offset, batch.num_rows)
+        alone = piece.alone and batch.num_rows == piece.rows
+        part = Piece(piece.path, piece.row_group, offset, batch.num_rows, alone=alone)
         yield _chunk(part, None, piece.path, columns, pa.Table.from_batches([batch]), options)
         offset += batch.num_rows
 
@@ -604,9 +611,11 @@ def _validated(
 
         frame = arrow_frame(table)
     frame.index = pd.RangeIndex(piece.offset, piece.offset + len(frame))
+    # a part of the source, unless it is all of it: what a message counts, it counts here
+    part = None if piece.alone else (piece.offset, piece.offset + len(frame) - 1)
     checked = validate(
         frame,
-        Source(name, csv=False),
+        Source(name, csv=False, part=part),
         higher_is_match=options.higher_is_match,
         attributes=options.attributes,
         ignore=options.ignore,

@@ -122,12 +122,16 @@ class Source:
         csv: bool,
         lines: np.ndarray | None = None,
         merge_labels: bool = False,
+        part: tuple[int, int] | None = None,
     ):
         self.name = name
         self.csv = csv
         self.lines = lines
         #: Spellings of one label (:mod:`audit.tables.labels`) read as one, not refused.
         self.merge_labels = merge_labels
+        #: The rows ``(first, last)`` of a larger table that this one is, read on its own
+        #: (a row group or batch of a Parquet file): a message counts its cells only.
+        self.part = part
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
@@ -135,6 +139,20 @@ class Source:
             line = self.lines[position] if self.lines is not None else position + 2
             return f"{self.name}, line {line}"
         return f"{self.name}, row {frame.index[position]}"
+
+    def more(self, count: int) -> str:
+        """The tail of a message counting the further offending cells (:func:`more`):
+        of a part of a larger table, where they were counted, and that they were
+        counted there only.
+
+        >>> Source("s.parquet", csv=False, part=(1000, 1999)).more(2)
+        ' (and 2 more such cell(s) in rows 1000 to 1999, read together; the other rows were not counted)'
+        """
+        if self.part is None:
+            return more(count)
+        counted = f"and {count} more such cell(s)" if count > 0 else "no other"
+        first, last = self.part
+        return f" ({counted} in rows {first} to {last}, read together; the other rows were not counted)"
 
 
 #: Byte-order marks of the encodings a CSV is most often saved in besides UTF-8 (longest
@@ -412,7 +430,9 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
     if empty.any():
         at, count = first(empty)
         raise error(
-            EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=more(count))
+            EMPTY_LABEL.format(
+                where=source.where(frame, at), column=column, more=source.more(count)
+            )
         )
     text = raw.astype(str).reset_index(drop=True)
     codes, uniques = pd.factorize(text, sort=False)
@@ -445,7 +465,7 @@ def _raise_at(
                 where=source.where(frame, at),
                 column=column,
                 value=value,
-                more=more(count),
+                more=source.more(count),
                 **{k: v[at] if isinstance(v, np.ndarray) else v for k, v in extra.items()},
             )
         )
@@ -471,7 +491,7 @@ def refuse_non_real(
                     column=column,
                     value=str(raw.iloc[at]),
                     kind="period" if period else "date" if kind == "M" else "duration",
-                    more=more(others),
+                    more=source.more(others),
                 )
             )
     if kind == "b" or isinstance(raw.dtype, pd.BooleanDtype):

@@ -490,7 +490,7 @@ def _check_pairs(
                     algorithm=pairs["algorithm"].iloc[at],
                     enrol=g1[at],
                     probe=g2[at],
-                    more=tables.more(more),
+                    more=source.more(more),
                 )
             )
     codes, algorithms = pd.factorize(pairs["algorithm"], sort=False)

@@ -150,7 +150,7 @@ def _refuse_first_cell(frame, parsed, flagged, message: str, source: Source, err
                     where=source.where(frame, at),
                     column=column,
                     value=cell(frame[column], at),
-                    more=f" (and {more} more such cell(s))" if more > 0 else "",
+                    more=source.more(more),
                 )
             )
 

@@ -33,7 +33,6 @@ from audit.tables import layouts
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
-from audit.tables.common import more as _more
 from audit.tables.labels import check_spellings
 from audit.validation import RATES_TABLE, SOURCE, Integer, validate_params
 
@@ -119,7 +118,9 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     if blank.any():
         at, more = _first(blank)
         raise RatesError(
-            MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
+            MISSING_VALUE.format(
+                where=source.where(frame, at), column=column, more=source.more(more)
+            )
         )
     tables.refuse_non_real(frame, column, source, RatesError)
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
@@ -132,13 +133,15 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
                 where=source.where(frame, at),
                 column=column,
                 value=tables.cell(raw, at),
-                more=_more(more),
+                more=source.more(more),
             )
         )
     if spelled_nan.any():
         at, more = _first(spelled_nan)
         raise RatesError(
-            MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
+            MISSING_VALUE.format(
+                where=source.where(frame, at), column=column, more=source.more(more)
+            )
         )
     tables.refuse_rounded(frame, column, parsed, source, RatesError)
     outside = ~((parsed >= 0.0) & (parsed <= 1.0))
@@ -149,7 +152,7 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
                 where=source.where(frame, at),
                 column=column,
                 value=tables.cell(raw, at),
-                more=_more(more),
+                more=source.more(more),
             )
         )
     return parsed
@@ -161,7 +164,9 @@ def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     if blank.any():
         at, more = _first(blank)
         raise RatesError(
-            MISSING_VALUE.format(where=source.where(frame, at), column=column, more=_more(more))
+            MISSING_VALUE.format(
+                where=source.where(frame, at), column=column, more=source.more(more)
+            )
         )
     tables.refuse_non_real(frame, column, source, RatesError)
     return tables.whole_numbers(frame, column, source, RatesError, BAD_COUNT)
@@ -197,7 +202,7 @@ def _check_counts(
                     column=count_column,
                     kind=kind,
                     rate=rate.upper(),
-                    more=_more(more),
+                    more=source.more(more),
                 )
             )
         rates = tidy[rate].to_numpy(dtype="float64")
@@ -231,7 +236,7 @@ def _check_counts(
                     product=float(product[at]),
                     kind=kind,
                     rule=rule,
-                    more=_more(more),
+                    more=source.more(more),
                 )
             )
 

@@ -18,7 +18,6 @@ from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
-from audit.tables.common import more as _more
 from audit.tables.labels import check_spellings
 from audit.validation import SOURCE, Names, validate_params
 
@@ -102,7 +101,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
             at, more = _first(missing)
             raise ScoresError(
                 MISSING_VALUE.format(
-                    where=source.where(frame, at), column="score", more=_more(more)
+                    where=source.where(frame, at), column="score", more=source.more(more)
                 )
             )
         tables.refuse_inexact_integers(frame, "score", values, source, ScoresError)
@@ -112,7 +111,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
             at, more = _first(blank)
             raise ScoresError(
                 MISSING_VALUE.format(
-                    where=source.where(frame, at), column="score", more=_more(more)
+                    where=source.where(frame, at), column="score", more=source.more(more)
                 )
             )
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
@@ -126,13 +125,13 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
                         where=source.where(frame, at),
                         column="score",
                         value=tables.cell(raw, at),
-                        more=_more(more),
+                        more=source.more(more),
                     )
                 )
             at, more = _first(bad)
             raise ScoresError(
                 MISSING_VALUE.format(
-                    where=source.where(frame, at), column="score", more=_more(more)
+                    where=source.where(frame, at), column="score", more=source.more(more)
                 )
             )
     tables.refuse_rounded(frame, "score", values, source, ScoresError)
@@ -142,7 +141,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
         value = tables.cell(raw, at)
         raise ScoresError(
             NOT_FINITE.format(
-                where=source.where(frame, at), column="score", value=value, more=_more(more)
+                where=source.where(frame, at), column="score", value=value, more=source.more(more)
             )
         )
     return values
@@ -156,7 +155,9 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     if blank.any():
         at, more = _first(blank)
         raise ScoresError(
-            MISSING_VALUE.format(where=source.where(frame, at), column="mated", more=_more(more))
+            MISSING_VALUE.format(
+                where=source.where(frame, at), column="mated", more=source.more(more)
+            )
         )
     text = raw.astype(str).str.strip().str.lower()
     true = text.isin(TRUE_WORDS).to_numpy(bool)
@@ -166,7 +167,7 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
         at, more = _first(bad)
         raise ScoresError(
             BAD_MATED.format(
-                where=source.where(frame, at), value=tables.cell(raw, at), more=_more(more)
+                where=source.where(frame, at), value=tables.cell(raw, at), more=source.more(more)
             )
         )
     return true
@@ -257,7 +258,7 @@ def _refuse_unhashable(frame: pd.DataFrame, column: str, source: _Source) -> Non
                 column=column,
                 value=shown,
                 kind=kind,
-                more=_more(more),
+                more=source.more(more),
             )
         )
 
@@ -300,7 +301,7 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
     if empty.any():
         at, more = _first(empty)
         raise ScoresError(
-            EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=_more(more))
+            EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=source.more(more))
         )
     # two values with one text (1 and "1") are one label
     index: dict[str, int] = {}
@@ -708,7 +709,7 @@ def validate(
                             column=column,
                             value=value.at(at),
                             attributes=list(names),
-                            more=_more(more),
+                            more=where.more(more),
                         )
                     )
             values.append(value)
@@ -776,7 +777,7 @@ def _sides(
                     where=where.where(frame, at),
                     first=categories[codes_1[at]],
                     second=categories[codes_2[at]],
-                    more=_more(more),
+                    more=where.more(more),
                 )
             )
     category_dtype = pd.CategoricalDtype(pd.Index(categories, dtype="string"), ordered=False)
