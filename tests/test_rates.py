@@ -201,6 +201,16 @@ def test_missing_values(tmp_path, cell):
     )
 
 
+def test_a_blank_and_a_spelled_nan_are_counted_together_as_missing(tmp_path):
+    """A blank cell and a cell spelling NaN are both missing: one message counting both,
+    not the blank alone ("value is missing" with no more, where a "nan" followed)."""
+    rows = "\na,0.1,,0.2,0.002\nb,0.1,nan,0.2,0.002\nc,0.1,NA,0.2,0.002\n"
+    path = write(tmp_path, WIDE_HEADER + rows)
+    assert refused(path) == rates.MISSING_VALUE.format(
+        where=f"{path}, line 2", column="FMR.F.Black", more=" (and 2 more such cell(s))"
+    )
+
+
 def test_infinite_rate(tmp_path):
     path = write(tmp_path, WIDE_HEADER + "\na,0.1,inf,0.2,0.002\n")
     assert refused(path) == rates.OUT_OF_RANGE.format(

@@ -277,7 +277,7 @@ def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, subjects, batch,
     assert str(error.value) == SR.EMPTY_LABEL.format(
         where=f"{tmp_path / 'run' / 'part-1.parquet'}, row 100",
         column="group_1",
-        more=f" (no other in rows 0 to {last}, read together; the other rows were not counted)",
+        more=f" (no other such cell in rows 0 to {last}, read together; the other rows were not counted)",
     )
 
 

@@ -670,7 +670,7 @@ def test_a_bad_chunk_is_refused_with_the_message_of_read_scores(kind):
         counted = "and 699 more such cell(s)"
     else:
         assert "more such" not in message  # one bad cell in all
-        counted = "no other"
+        counted = "no other such cell"
     part = f"rows {first} to {first + 699}, read together; the other rows were not counted"
     assert str(got.value) == f"{message} ({counted} in {part})"
 
@@ -679,22 +679,63 @@ def test_further_bad_cells_are_counted_where_they_were_and_only_there(tmp_path):
     """A file read a row group at a time counts the further bad cells of the row group
     where the first is, and says that the other rows were not counted: "(and 2 more
     such cell(s))" of a file holding five more was a misreading.  One row group, read
-    whole: every further cell counted, as of a table read at once."""
+    whole: every further cell counted, as of a table read at once.  A row group of one
+    row says so."""
     frame = synthetic(1500).reset_index(drop=True)  # 3,000 rows
     frame.loc[[1500, 1600, 1700, 2500, 2600, 2900], "score"] = np.nan
     frame.to_parquet(tmp_path / "groups.parquet", index=False, row_group_size=1000)
     frame.to_parquet(tmp_path / "whole.parquet", index=False)
+    frame.iloc[1498:1503].to_parquet(tmp_path / "rows.parquet", index=False, row_group_size=1)
     part = "in rows 1000 to 1999, read together; the other rows were not counted"
-    for name, more in (("groups", f" (and 2 more such cell(s) {part})"),
-                       ("whole", " (and 5 more such cell(s))")):  # fmt: skip
-        message = MISSING_VALUE.format(
-            where=f"{tmp_path / f'{name}.parquet'}, row 1500", column="score", more=more
-        )
+    alone = "a row read on its own; the other rows were not counted"
+    for name, more, first in (("groups", f" (and 2 more such cell(s) {part})", 1500),
+                              ("whole", " (and 5 more such cell(s))", 1500),
+                              ("rows", f" ({alone})", 2)):  # fmt: skip
         path = tmp_path / f"{name}.parquet"
+        message = MISSING_VALUE.format(where=f"{path}, row {first}", column="score", more=more)
         for read in (read_scores, lambda p: StreamingScores(p).sweep(TARGETS)):
             with pytest.raises(ScoresError) as refused:
                 read(path)
             assert str(refused.value) == message
+
+
+def test_the_first_bad_cell_is_named_though_the_sample_reads_a_later_one_first(tmp_path):
+    """The sample reads chunks spread over the data, the last among them: a bad cell
+    there was named though an earlier chunk had one.  The first is named, as read_scores
+    names it."""
+    frame = synthetic(500).reset_index(drop=True)  # 1,000 rows: 100 row groups of 10
+    frame.loc[[35, 995], "score"] = np.nan
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=10)
+    message = MISSING_VALUE.format(
+        where=f"{tmp_path / 's.parquet'}, row 35",
+        column="score",
+        more=" (no other such cell in rows 30 to 39, read together; the other rows were not counted)",
+    )
+    for read in (read_scores, lambda p: StreamingScores(p).sweep(TARGETS)):
+        with pytest.raises(ScoresError) as refused:
+            read(tmp_path / "s.parquet")
+        assert str(refused.value) == message
+
+
+def test_blank_and_spelled_nan_scores_are_counted_together_as_missing(tmp_path):
+    """Scores as text: a blank cell and a cell spelling NaN are both missing, counted in
+    one message (the blanks alone were, and "no other" then said what was not so)."""
+    frame = synthetic(100).reset_index(drop=True)
+    frame["score"] = frame["score"].astype(str)
+    frame.loc[[5, 9], "score"] = ["", "nan"]
+    frame.loc[[3, 150], "score"] = ["NaN", " "]
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=100)
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    part = (
+        " (and 2 more such cell(s) in rows 0 to 99, read together; the other rows were not counted)"
+    )
+    for path, where, more in ((tmp_path / "s.parquet", "row 3", part),
+                              (tmp_path / "s.csv", "line 5", " (and 3 more such cell(s))")):  # fmt: skip
+        with pytest.raises(ScoresError) as refused:
+            read_scores(path)
+        assert str(refused.value) == MISSING_VALUE.format(
+            where=f"{path}, {where}", column="score", more=more
+        )
 
 
 def test_integers_of_objects_a_float_holds_are_read_alike_streamed():
@@ -720,7 +761,7 @@ def test_chunk_errors_name_the_file_and_its_row(tmp_path):
     assert str(error.value) == EMPTY_LABEL.format(
         where=f"{tmp_path / 'b.parquet'}, row 50",
         column="group_1",
-        more=f" (no other in rows 0 to {len(frame) - 301}, read together; the other rows "
+        more=f" (no other such cell in rows 0 to {len(frame) - 301}, read together; the other rows "
         "were not counted)",  # b.parquet's rows: one row group
     )
     with pytest.raises(ScoresError) as error:

@@ -361,9 +361,13 @@ class StreamingScores:
             cache = {}
         for stride in strides:
             plan = Plan(keep_new=True, stride=stride)
-            sample = self.engine.map_reduce(
-                _read_pass, merge, chosen, self.options, plan, cache, label="sample"
-            )
+            try:
+                sample = self.engine.map_reduce(
+                    _read_pass, merge, chosen, self.options, plan, cache, label="sample"
+                )
+            except ScoresError as error:
+                self._first_bad(getattr(error, "piece", None))
+                raise
             self._sample_rows = sample.rows
             labels, lines = self._learnt(plan, sample, ordered=True)
             self._sample = StreamedStats(
@@ -382,6 +386,16 @@ class StreamingScores:
         labels, lines = self._learnt(plan, first)
         self._stats = StreamedStats(*labels, lines, self.options.higher_is_match, self.attributes)
         self._sample = aligned(self._sample, *labels)
+
+    def _first_bad(self, piece: Piece | None) -> None:
+        """Raise the error of the first bad chunk before ``piece`` (a bad chunk of the
+        sample, which reads them out of order), read in order, if there is one: the
+        first bad cell is the one named, as when the data is read whole."""
+        if piece is None or piece not in self.pieces:
+            return
+        before = self.pieces[: self.pieces.index(piece)]
+        for _ in in_order(lambda p: read_chunk(p, self.options), before):
+            pass
 
     def _plan_from_sample(self, function) -> tuple[Plan, bool]:
         """KEEP windows around every order statistic ``function`` reads on the sample,
@@ -622,7 +636,11 @@ def _read_pass(piece: Piece, options: Options, plan: Plan, cache: dict | None) -
     ``cache`` (a dict, in this process) for the next pass, which takes them from it."""
     chunk = None if cache is None else cache.pop(piece, None)
     if chunk is None:
-        chunk = read_chunk(piece, options)
+        try:
+            chunk = read_chunk(piece, options)
+        except ScoresError as error:
+            error.piece = piece  # which: a sample reads the chunks out of order
+            raise
         if cache is not None and plan.keep_new:
             cache[piece] = chunk
     return partial(chunk, plan)

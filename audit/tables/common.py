@@ -147,11 +147,15 @@ class Source:
 
         >>> Source("s.parquet", csv=False, part=(1000, 1999)).more(2)
         ' (and 2 more such cell(s) in rows 1000 to 1999, read together; the other rows were not counted)'
+        >>> Source("s.parquet", csv=False, part=(7, 7)).more(0)
+        ' (a row read on its own; the other rows were not counted)'
         """
         if self.part is None:
             return more(count)
-        counted = f"and {count} more such cell(s)" if count > 0 else "no other"
         first, last = self.part
+        if first == last:
+            return " (a row read on its own; the other rows were not counted)"
+        counted = f"and {count} more such cell(s)" if count > 0 else "no other such cell"
         return f" ({counted} in rows {first} to {last}, read together; the other rows were not counted)"
 
 

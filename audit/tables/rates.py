@@ -116,7 +116,8 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     raw = frame[column]
     blank = _blank(raw)
     if blank.any():
-        at, more = _first(blank)
+        # counted with the cells that spell a missing value ("nan"): as missing
+        at, more = _first(blank | tables.spelled_nan(raw))
         raise RatesError(
             MISSING_VALUE.format(
                 where=source.where(frame, at), column=column, more=source.more(more)
@@ -162,7 +163,8 @@ def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     raw = frame[column]
     blank = _blank(raw)
     if blank.any():
-        at, more = _first(blank)
+        # counted with the cells that spell a missing value ("nan"): as missing
+        at, more = _first(blank | tables.spelled_nan(raw))
         raise RatesError(
             MISSING_VALUE.format(
                 where=source.where(frame, at), column=column, more=source.more(more)

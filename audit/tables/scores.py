@@ -108,7 +108,8 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     else:
         blank = _blank(raw)
         if blank.any():
-            at, more = _first(blank)
+            # counted with the cells that spell a missing value ("nan"): as missing
+            at, more = _first(blank | tables.spelled_nan(raw))
             raise ScoresError(
                 MISSING_VALUE.format(
                     where=source.where(frame, at), column="score", more=source.more(more)
