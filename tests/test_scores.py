@@ -1012,3 +1012,95 @@ def test_a_one_sided_score_set_still_needs_its_kind_in_every_group():
     assert str(error.value) == SR.NO_COMPARISONS.format(
         algorithm="a", group=first, kind="within-group non-mated", rate="FMR"
     )
+
+
+def _on_two_sides(rows: int = 400) -> pd.DataFrame:
+    """Non-mated comparisons of F and M, where "M" is only ever in group_1 and "m",
+    its other spelling, only in group_2 (row 301); subject "s0" in subject_1, "S0" in
+    subject_2 (row 7)."""
+    frame = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "score": np.linspace(0, 1, rows),
+            "mated": False,
+            "group_1": "F",
+            "group_2": "F",
+            "subject_1": [f"s{i % 20}" for i in range(rows)],
+            "subject_2": [f"t{i % 20}" for i in range(rows)],
+        }
+    )
+    frame.loc[10, "group_1"] = "M"
+    frame.loc[301, "group_2"] = "m"
+    return frame
+
+
+def test_two_spellings_of_a_group_one_on_each_side_are_refused_or_merged(tmp_path):
+    """Each side's column was checked for spellings of one label, not the two together:
+    "M" only in group_1 and "m" only in group_2 were read as two groups from a
+    DataFrame or a CSV (refused from Parquet).  Refused alike now, read whole as
+    streamed, each spelling named at its row and column; merged with merge_labels."""
+    from audit.scores.streaming import STREAMED_SPELLINGS, StreamingScores
+    from audit.tables.labels import MERGED, SPELLINGS
+
+    frame = _on_two_sides().drop(columns=["subject_1", "subject_2"])
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=100)
+    sources = {
+        "<DataFrame>": (frame, "<DataFrame>, row {}"),
+        str(tmp_path / "s.csv"): (tmp_path / "s.csv", f"{tmp_path / 's.csv'}, line {{}}"),
+        str(tmp_path / "s.parquet"): (
+            tmp_path / "s.parquet",
+            f"{tmp_path / 's.parquet'}, row {{}}",
+        ),
+    }
+    for name, (source, at) in sources.items():
+        lines = 2 if name.endswith(".csv") else 0  # a CSV's rows are named by their line
+        words = dict(
+            source=name,
+            column="group_2",
+            kinds="groups",
+            first="M",
+            first_where=f"{at.format(10 + lines)}, column 'group_1'",
+            second="m",
+            second_where=f"{at.format(301 + lines)}, column 'group_2'",
+            how="case",
+        )
+        with pytest.raises(ScoresError) as refused:
+            read_scores(source)
+        assert str(refused.value) == SPELLINGS.format(**words)
+        if name.endswith(".parquet"):
+            with pytest.raises(ScoresError) as refused:
+                StreamingScores(source).sweep([0.01])
+            assert str(refused.value) == STREAMED_SPELLINGS.format(**words)
+        with pytest.warns(UserWarning) as said:
+            table = read_scores(source, merge_labels=True)
+        assert [str(w.message) for w in said] == [MERGED.format(**words)]
+        assert list(table["group_1"].cat.categories) == ["F", "M"]
+        assert table["group_2"].iloc[301] == "M" and table["group_1"].iloc[10] == "M"
+        assert (table["group_1"] == "M").sum() == 1 and (table["group_2"] == "M").sum() == 1
+
+
+def test_two_spellings_of_a_subject_are_refused_from_parquet_as_from_a_dataframe(tmp_path):
+    """Subjects spelled two ways ("s0", "S0") were refused from a DataFrame or a CSV
+    and read as two subjects from Parquet, whose subject labels went unchecked: a
+    subject bootstrap would draw them apart.  Refused alike, within a side or across
+    the two."""
+    from audit.tables.labels import SPELLINGS
+
+    frame = _on_two_sides().drop(columns=["group_2"]).rename(columns={"group_1": "group"})
+    frame.loc[301, "group"] = "M"
+    frame.loc[7, "subject_2"] = "S0"  # "s0" first at row 0, in subject_1
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=100)
+    for source, at in ((frame, "<DataFrame>, row {}"), (tmp_path / "s.parquet", f"{tmp_path / 's.parquet'}, row {{}}")):  # fmt: skip
+        with pytest.raises(ScoresError) as refused:
+            read_scores(source)
+        assert str(refused.value) == SPELLINGS.format(
+            source=str(source) if not isinstance(source, pd.DataFrame) else "<DataFrame>",
+            column="subject_2",
+            kinds="subjects",
+            first="s0",
+            first_where=f"{at.format(0)}, column 'subject_1'",
+            second="S0",
+            second_where=f"{at.format(7)}, column 'subject_2'",
+            how="case",
+        )

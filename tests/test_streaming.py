@@ -318,7 +318,8 @@ def test_a_column_of_lists_is_refused_as_labels_naming_file_and_row(tmp_path):
 
 def test_a_spelling_only_on_the_second_side_is_named_where_it_is(tmp_path):
     """A group spelled another way only in ``group_2`` (a non-mated row) is named at its
-    row, read whole as streamed, not at the first row of the file."""
+    row and column, read whole as streamed, not at the first row of the file; the
+    message names that column, not a ``group`` column the file does not have."""
     from audit.tables.scores import ScoresError
 
     frame = synthetic(100, round_to=2).reset_index(drop=True)
@@ -332,8 +333,9 @@ def test_a_spelling_only_on_the_second_side_is_named_where_it_is(tmp_path):
     ):
         with pytest.raises(ScoresError) as refused:
             read()
-        said.append(re.search(r"and '\w' \((.*?)\)", str(refused.value)).group(1))
-    assert said == [f"{tmp_path / 's.parquet'}, row {row}"] * 2
+        assert ", column 'group_2': the labels " in str(refused.value)
+        said.append(re.search(r"and '\w' \((.*?)\) differ", str(refused.value)).group(1))
+    assert said == [f"{tmp_path / 's.parquet'}, row {row}, column 'group_2'"] * 2
 
 
 def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
@@ -357,8 +359,10 @@ def test_two_spellings_of_a_label_are_refused_naming_file_and_row(tmp_path):
     assert second_where.startswith(f"{tmp_path / 'b.parquet'}, row ")
     # the first lower-case row of the second file: rows 1500 on of the table (500 on of b)
     lowered = frame.index[frame["group_1"] == second][0] - 1000
-    assert second == first.lower() and second_where.endswith(f", row {lowered}") and lowered >= 500
-    words = dict(source=str(tmp_path), column="group", kinds="groups", first=first)
+    assert second == first.lower() and lowered >= 500
+    # each named with its column: a group's label may be on either side
+    assert second_where.endswith(f", row {lowered}, column 'group_1'")
+    words = dict(source=str(tmp_path), column="group_1", kinds="groups", first=first)
     words |= dict(second=second, how="case", first_where=first_where, second_where=second_where)
     for streamed in (
         lambda: StreamingScores(tmp_path).sweep(TARGETS),

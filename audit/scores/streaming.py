@@ -45,6 +45,7 @@ find the same answer: the sample only saves passes, it never changes a value.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import re
@@ -72,11 +73,13 @@ from audit.tables.chunks import (
     Options,
     Piece,
     data_bytes,
+    group_columns,
     in_order,
     once,
     parquet_files,
     pieces,
     read_chunk,
+    schema_names,
     source_name,
 )
 from audit.tables.labels import check_spellings
@@ -571,18 +574,24 @@ class StreamingScores:
             ("group", self._stats.groups),
         ):
             labels = [str(label) for label in labels]
+            found = functools.cache(
+                lambda i, column=column, labels=labels: self._first(column, labels[i])
+            )
             check_spellings(
                 labels,
-                lambda i, column=column, labels=labels: self._first_row(column, labels[i]),
+                lambda i, found=found: found(i)[0],
                 source=self._name(),
                 column=column,
                 error=ScoresError,
                 message=STREAMED_SPELLINGS,
+                column_of=None if column == "algorithm" else lambda i, found=found: found(i)[1],
             )
 
-    def _first_row(self, column: str, label: str) -> str:
+    def _first(self, column: str, label: str) -> tuple[str, str]:
         """Where ``label`` of ``column`` first appears: its file (or ``<DataFrame>``) and
-        row, found by reading the chunks in order until one holds it."""
+        row (and column, of a group given per side), found by reading the chunks in order
+        until one holds it; and the column holding it there (of a group: its first side
+        that does)."""
         options = dataclasses.replace(self.options, subjects=False)
         for piece in self.pieces:
             chunk = read_chunk(piece, options)
@@ -592,10 +601,18 @@ class StreamingScores:
             code = names.index(label)
             sides = [chunk.algorithm] if column == "algorithm" else [chunk.group_1, chunk.group_2]
             rows = [np.flatnonzero(side == code) for side in sides]
-            rows = [r[0] for r in rows if len(r)]
-            if rows:
-                return piece.at(int(min(rows)))
-        return self._name()
+            held = [(int(r[0]), k) for k, r in enumerate(rows) if len(r)]
+            if held:
+                row, side = min(held)
+                if column == "algorithm":
+                    return piece.at(row), column
+                columns = piece.frame.columns if piece.path is None else schema_names(piece.path)
+                named = group_columns(columns, self.options.attributes)
+                if named[0] == named[1]:  # one column gives both sides
+                    return piece.at(row), named[side]
+                # the side's column named too: the label may be on either
+                return f"{piece.at(row)}, column {named[side]!r}", named[side]
+        return self._name(), column
 
     def _name(self) -> str:
         """The source as messages name it (:func:`~audit.tables.chunks.source_name`)."""

@@ -219,6 +219,32 @@ def pieces(source, kind: str | None = None) -> list[Piece]:
     return out
 
 
+def schema_names(path: str) -> list[str]:
+    """The column names of a Parquet file."""
+    import pyarrow.parquet as pq
+
+    return list(pq.read_schema(path).names)
+
+
+def group_columns(columns, attributes) -> tuple[str, str]:
+    """The columns of a score table's columns ``columns`` giving the group of each side
+    of a comparison, as messages name them: ``group_1`` and ``group_2``, ``group``
+    for both where one column gives both (or the one attribute's of ``attributes``);
+    ``group`` where the group joins several attributes, of no one column.
+
+    >>> group_columns(["algorithm", "score", "mated", "group_1", "group_2"], None)
+    ('group_1', 'group_2')
+    >>> group_columns(["algorithm", "score", "mated", "race"], ["race"])
+    ('race', 'race')
+    """
+    names = tuple(attributes) if attributes else ("group",)
+    if len(names) != 1:
+        return "group", "group"
+    if names[0] in columns:
+        return names[0], names[0]
+    return f"{names[0]}_1", f"{names[0]}_2"
+
+
 def _same_columns(first: tuple | None, where: str, names) -> tuple:
     """``(where, columns)`` of the first chunk; a later chunk whose columns differ
     from it is refused, naming both (each chunk alone could pass: a subject column

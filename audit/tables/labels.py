@@ -123,6 +123,8 @@ def check_spellings(
     error: type[InputError],
     merge: bool = False,
     message: str = SPELLINGS,
+    column_of: Callable[[int], str] | None = None,
+    edge_space: bool = True,
 ) -> dict[str, str]:
     """Refuse (or, with ``merge``, map) spellings of one label among ``labels``.
 
@@ -132,7 +134,11 @@ def check_spellings(
     ``merge``); raises ``error`` with :data:`SPELLINGS` otherwise.  A label
     with white space at an edge and no other spelling gets a
     :class:`LabelWarning` (:data:`EDGE_SPACE`).  ``message`` is the refusal's text
-    (:data:`SPELLINGS`'s fields), for a reader that cannot merge.
+    (:data:`SPELLINGS`'s fields), for a reader that cannot merge.  ``column_of(i)``,
+    for labels of several columns (a group's two sides), names the column where
+    ``labels[i]`` first appears: a message names the second spelling's, not ``column``.
+    ``edge_space=False``: no :data:`EDGE_SPACE` warning (labels of columns each checked
+    before, which gave it).
     """
     first_of: dict[str, int] = {}
     merged: dict[str, str] = {}
@@ -141,10 +147,11 @@ def check_spellings(
         j = first_of.setdefault(key, i)
         if j == i:
             continue
+        named = column if column_of is None else column_of(i)
         words = dict(
             source=source,
-            column=column,
-            kinds=label_kinds(column),
+            column=named,
+            kinds=label_kinds(named),
             first=labels[j],
             first_where=where(j),
             second=label,
@@ -155,11 +162,12 @@ def check_spellings(
             raise error(message.format(**words))
         merged[label] = labels[j]
         warn(MERGED.format(**words), LabelWarning)
-    for i, label in enumerate(labels):
+    for i, label in enumerate(labels if edge_space else ()):
         unusual = label != label.strip() or _visible(label) != label
         if unusual and label not in merged and first_of[label_key(label)] == i:
+            named = column if column_of is None else column_of(i)
             warn(
-                EDGE_SPACE.format(source=source, column=column, label=label, where=where(i)),
+                EDGE_SPACE.format(source=source, column=named, label=label, where=where(i)),
                 LabelWarning,
             )
     return merged

@@ -427,38 +427,52 @@ def warn_thin(table: pd.DataFrame) -> None:
     warn(SUBJECT_IN_TWO_GROUPS.format(source=source, count=len(named), cases=text), ScoresWarning)
 
 
-def _one_spelling(table: pd.DataFrame, name: str, merge: bool, row_name) -> pd.DataFrame:
+def _one_spelling(
+    table: pd.DataFrame, name: str, merge: bool, row_name, sides_named: tuple[str, str]
+) -> pd.DataFrame:
     """The label columns of a score table read in chunks, with two spellings of one label
     refused (or merged) as :func:`validate` does row by row (:mod:`audit.tables.labels`),
-    each named where it first appears by ``row_name(row)`` (its file and row there)."""
+    each named where it first appears by ``row_name(row)`` (its file and row there) and
+    ``sides_named`` (the source's columns of the two sides' groups).  A group's and a
+    subject's labels are those of both sides."""
     sides = [c for c in ("group_1", "group_2") if c in table.columns]
-    for column in ["algorithm", *sides[:1]]:
+    people = [c for c in SUBJECT_COLUMNS if c in table.columns]
+    for column in ["algorithm", *sides[:1], *people[:1]]:
         values = table[column]
         labels = [str(c) for c in values.cat.categories]
-        # views (.cat.codes would copy a byte a row); a group's, of both sides: a label may
-        # first appear, or appear only, on the second
-        held = [table[c].array.codes for c in (sides if column in sides else [column])]
+        # of a group or a subject, both sides' (a label may first appear, or appear only,
+        # on the second): views (.cat.codes would copy a byte a row)
+        both = sides if column in sides else people if column in people else [column]
+        held = [table[c].array.codes for c in both]
+        names = sides_named if column in sides else both
         merged = check_spellings(
             labels,
-            lambda i, held=held: row_name(_first_of(held, i)),
+            # a group's label named with the side's column: it may be on either
+            lambda i, held=held, names=names: (
+                row_name(_first_of(held, i)[0])
+                + ("" if len(set(names)) == 1 else f", column {names[_first_of(held, i)[1]]!r}")
+            ),
             source=name,
-            column="group" if column in sides else column,
+            column=column,
             error=ScoresError,
             merge=merge,
+            column_of=lambda i, held=held, names=names: names[_first_of(held, i)[1]],
         )
         if merged:
             keep = [c for c in labels if c not in merged]
-            targets = sides if column in sides else [column]
-            for target in targets:
+            for target in both:
                 text = table[target].astype(str).replace(merged)
                 table[target] = pd.Categorical(text, categories=keep)
     return table
 
 
-def _first_of(held: list[np.ndarray], code: int) -> int:
-    """The first row where any of the code arrays ``held`` holds ``code``."""
+def _first_of(held: list[np.ndarray], code: int) -> tuple[int, int]:
+    """The first row where any of the code arrays ``held`` holds ``code``, and which of
+    them holds it there (the first, where several do)."""
     rows = [int(np.argmax(codes == code)) for codes in held]
-    return min(r for r, codes in zip(rows, held, strict=True) if codes[r] == code)
+    return min(
+        (r, k) for k, (r, codes) in enumerate(zip(rows, held, strict=True)) if codes[r] == code
+    )
 
 
 def arrow_frame(table) -> pd.DataFrame:
@@ -654,14 +668,21 @@ def read_scores(
     2    0.4  False       M       M
     """
     if _is_parquet(source):
-        from audit.tables.chunks import Options, read_parquet_scores  # (it imports this module)
+        from audit.tables.chunks import (  # (it imports this module)
+            Options,
+            group_columns,
+            parquet_files,
+            read_parquet_scores,
+            schema_names,
+        )
 
         if Path(source).is_file():
             tables.check_parquet(Path(source), str(source), ScoresError)
         named: list = []
         options = Options(higher_is_match, attributes, tuple(ignore))
         table = read_parquet_scores(source, options, named)
-        table = _one_spelling(table, str(source), merge_labels, named[0])
+        sides = group_columns(schema_names(parquet_files(source)[0]), attributes)
+        table = _one_spelling(table, str(source), merge_labels, named[0], sides)
     else:
         frame, where = tables.read_table(source, ScoresError, encoding=encoding)
         where.merge_labels = merge_labels
@@ -720,7 +741,10 @@ def validate(
         side_1, side_2 = _join(parts("_1")), _join(parts("_2"))
     else:
         side_1 = side_2 = _join(parts(""))
-    group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where)
+    # the columns of a group's two sides as messages name them (a label joining several
+    # attributes is of no one column)
+    sided = (f"{names[0]}_1", f"{names[0]}_2") if len(names) == 1 else ("group", "group")
+    group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where, sided)
     table = pd.DataFrame(
         {
             "algorithm": pd.Categorical.from_codes(
@@ -736,7 +760,7 @@ def validate(
     if subjects:
         first, second = (_label_values(frame, c, where) for c in SUBJECT_COLUMNS)
         table["subject_1"], table["subject_2"] = _sides(
-            first, second, mated, MATED_TWO_SUBJECTS, frame, where
+            first, second, mated, MATED_TWO_SUBJECTS, frame, where, SUBJECT_COLUMNS
         )
     table.attrs["higher_is_match"] = bool(higher_is_match)
     table.attrs["attributes"] = tuple(attributes) if attributes is not None else ()
@@ -751,17 +775,26 @@ def _sides(
     message: str,
     frame: pd.DataFrame,
     where: _Source,
+    columns: tuple[str, str],
 ) -> tuple[pd.Categorical, pd.Categorical]:
-    """The labels of the two sides of each comparison as categoricals over one set of
-    categories (in order of first appearance, first side then second); a mated pair
-    with two different labels is refused with ``message``."""
+    """The labels of the two sides of each comparison (given in ``columns``) as
+    categoricals over one set of categories (in order of first appearance, first side
+    then second); two spellings of one label across the sides refused or merged as
+    within a column; a mated pair with two different labels refused with ``message``."""
     index = {label: i for i, label in enumerate(first.labels)}
     for label in second.labels:
         index.setdefault(label, len(index))
     categories = list(index)
+    if second is not first and len(categories) > len(first.labels):
+        # two spellings of one label, one on each side ("M" in group_1, "m" in group_2):
+        # each column's own were checked as it was read, not the two together
+        first, second, categories = _one_spelling_across(
+            first, second, categories, frame, where, columns
+        )
     dtype = (
         np.int8 if len(categories) <= 127 else np.int16 if len(categories) <= 32767 else np.int32
     )
+    index = {label: i for i, label in enumerate(categories)}
     codes_1 = first.codes.astype(dtype, copy=False)
     if second is first:
         codes_2 = codes_1
@@ -786,6 +819,52 @@ def _sides(
         pd.Categorical.from_codes(codes_1, dtype=category_dtype, validate=False),
         pd.Categorical.from_codes(codes_2, dtype=category_dtype, validate=False),
     )
+
+
+def _one_spelling_across(
+    first: _Labels,
+    second: _Labels,
+    categories: list[str],
+    frame: pd.DataFrame,
+    where: _Source,
+    columns: tuple[str, str],
+) -> tuple[_Labels, _Labels, list[str]]:
+    """The two sides' labels with two spellings of one label, one on each side, refused
+    (or merged, with ``where.merge_labels``: the side's codes mapped to the spelling
+    that comes first) as :func:`_label_values` does within a column; each named at the
+    row and column (of ``columns``, the sides') where it first appears."""
+
+    def first_seen(i: int) -> tuple[int, int]:
+        label = categories[i]
+        rows = []
+        for k, side in enumerate((first, second)):
+            if label in side.labels:
+                rows.append((int(np.argmax(side.codes == side.labels.index(label))), k))
+        return min(rows)
+
+    def named(i: int) -> str:
+        row, side = first_seen(i)
+        return f"{where.where(frame, row)}, column {columns[side]!r}"
+
+    merged = check_spellings(
+        categories,
+        named,
+        source=where.name,
+        column=columns[0],
+        error=ScoresError,
+        merge=where.merge_labels,
+        column_of=lambda i: columns[first_seen(i)[1]],
+        edge_space=False,  # a label's own column warned of it
+    )
+    if not merged:
+        return first, second, categories
+
+    def read_as(side: _Labels) -> _Labels:
+        labels = list(dict.fromkeys(merged.get(label, label) for label in side.labels))
+        remap = np.array([labels.index(merged.get(x, x)) for x in side.labels], dtype=np.int64)
+        return _Labels(remap.astype(side.codes.dtype)[side.codes], labels)
+
+    return read_as(first), read_as(second), [c for c in categories if c not in merged]
 
 
 def _join(parts: list[_Labels]) -> _Labels:
