@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -1104,3 +1106,131 @@ def test_two_spellings_of_a_subject_are_refused_from_parquet_as_from_a_dataframe
             second_where=f"{at.format(7)}, column 'subject_2'",
             how="case",
         )
+
+
+def _merged_alike(frame: pd.DataFrame, tmp_path, **kwargs) -> list[str]:
+    """The table and the warnings of ``read_scores(..., merge_labels=True)`` of
+    ``frame``, from the DataFrame and from Parquet: asserted alike (the source's name
+    aside); the warnings returned."""
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=100)
+    tables, said = [], []
+    for source in (frame, tmp_path / "s.parquet"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tables.append(read_scores(source, merge_labels=True, **kwargs))
+        said.append([str(w.message).replace(str(source), "<DataFrame>") for w in caught])
+    for table in tables:
+        table.attrs.pop("source")
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    assert said[0] == said[1]
+    return said[0]
+
+
+def test_a_mated_pair_across_two_spellings_is_merged_from_parquet_as_from_a_dataframe(tmp_path):
+    """A mated pair with "M" on one side and "m" on the other, and subjects "x" and
+    "X": merged from Parquet as from a DataFrame (a chunk refused the pair as two
+    groups before the spellings of the whole file were merged); refused streamed,
+    with the streamed message."""
+    from audit.scores.streaming import STREAMED_SPELLINGS, StreamingScores
+
+    frame = _on_two_sides(400)
+    frame.loc[[8, 9], "mated"] = True
+    frame.loc[8, ["group_1", "group_2", "subject_2"]] = ["M", "m", "s8"]
+    frame.loc[9, ["subject_1", "subject_2"]] = ["x", "X"]
+    said = _merged_alike(frame, tmp_path)
+    assert said[:2] == [
+        "<DataFrame>, column 'group_2': 'm' (<DataFrame>, row 8, column 'group_2') is read "
+        "as 'M' (<DataFrame>, row 8, column 'group_1'): they differ only by case (merge_labels)",
+        "<DataFrame>, column 'subject_2': 'X' (<DataFrame>, row 9, column 'subject_2') is "
+        "read as 'x' (<DataFrame>, row 9, column 'subject_1'): they differ only by case "
+        "(merge_labels)",
+    ]
+    # then the rates on few comparisons and the subjects in two groups, as of any table
+    assert len(said) == 4 and "'a', 'M': 1 mated" in said[2]
+    with pytest.raises(ScoresError) as refused:
+        StreamingScores(tmp_path / "s.parquet").sweep([0.01])
+    assert str(refused.value) == STREAMED_SPELLINGS.format(
+        source=str(tmp_path / "s.parquet"),
+        column="group_2",
+        kinds="groups",
+        first="M",
+        first_where=f"{tmp_path / 's.parquet'}, row 8, column 'group_1'",
+        second="m",
+        second_where=f"{tmp_path / 's.parquet'}, row 8, column 'group_2'",
+        how="case",
+    )
+
+
+def test_three_spellings_across_the_sides_give_one_warning_each_the_same_everywhere(tmp_path):
+    """ "m" in group_1 (row 50), "M" and "m" in group_2 (rows 1, 2): each side's spellings
+    were merged first, then the sides': the DataFrame warned that "m" was read as
+    "M" and then "M" as "m".  One check of both sides: one warning, the table and the
+    warnings of the DataFrame those of Parquet."""
+    from audit.tables.labels import MERGED
+
+    frame = _on_two_sides(400).drop(columns=["subject_1", "subject_2"])
+    frame.loc[10, "group_1"] = "F"
+    frame.loc[301, "group_2"] = "F"
+    frame.loc[50, "group_1"] = "m"
+    frame.loc[[1, 2], "group_2"] = ["M", "m"]
+    said = _merged_alike(frame, tmp_path)
+    assert said == [
+        MERGED.format(
+            source="<DataFrame>",
+            column="group_2",
+            second="M",
+            second_where="<DataFrame>, row 1, column 'group_2'",
+            first="m",
+            first_where="<DataFrame>, row 2, column 'group_2'",
+            how="case",
+        )
+    ]
+
+
+def test_spellings_of_several_attributes_are_told_apart_attribute_by_attribute(tmp_path):
+    """Race given per side and sex once a row: "Black " in race_1 and "Black" in
+    race_2 are one race.  Read whole, the message names the race columns; read in
+    chunks, whose groups join the attributes ("Black .F"), they are compared part by
+    part (the white space inside was not seen) and told apart by white space."""
+    from audit.scores.streaming import StreamingScores
+
+    frame = pd.DataFrame(
+        {"algorithm": "a", "score": np.linspace(0, 1, 400), "mated": False,
+         "race_1": "White", "race_2": "White", "sex": "F"}
+    )  # fmt: skip
+    frame.loc[3, "race_1"] = "Black "
+    frame.loc[7, "race_2"] = "Black"
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    with pytest.raises(ScoresError) as refused:
+        read_scores(frame, attributes=["race", "sex"])
+    assert str(refused.value).startswith(
+        "<DataFrame>, column 'race_2': the labels 'Black ' (<DataFrame>, row 3, column "
+        "'race_1') and 'Black' (<DataFrame>, row 7, column 'race_2') differ only by white space"
+    )
+    for read in (
+        lambda: read_scores(tmp_path / "s.parquet", attributes=["race", "sex"]),
+        lambda: StreamingScores(tmp_path / "s.parquet", attributes=["race", "sex"]).labels,
+    ):
+        with pytest.raises(ScoresError) as refused:
+            read()
+        assert "the labels 'Black .F' (" in str(refused.value)
+        assert "and 'Black.F' (" in str(refused.value)
+        assert ") differ only by white space, so they would be read as two groups" in str(
+            refused.value
+        )
+
+
+@given(st.lists(st.lists(st.integers(-1, 5), min_size=1, max_size=30), min_size=1, max_size=3))
+@settings(max_examples=200, deadline=None)
+def test_property_first_rows_are_those_of_a_search(columns):
+    """Where each label first appears among some columns of codes (``-1``: none), and in
+    which column (the first, where several do at that row): as a search of each finds
+    it."""
+    n = min(len(c) for c in columns)
+    held = [np.array(c[:n], dtype=np.int8) for c in columns]
+    firsts = SR._FirstRows(held)
+    for code in {int(x) for c in held for x in c if x >= 0}:
+        rows = [
+            (int(np.flatnonzero(c == code)[0]), k) for k, c in enumerate(held) if (c == code).any()
+        ]
+        assert firsts(code) == min(rows)

@@ -585,6 +585,7 @@ class StreamingScores:
                 error=ScoresError,
                 message=STREAMED_SPELLINGS,
                 column_of=None if column == "algorithm" else lambda i, found=found: found(i)[1],
+                joined=column == "group" and len(self.options.attributes or ()) > 1,
             )
 
     def _first(self, column: str, label: str) -> tuple[str, str]:

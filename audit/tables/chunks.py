@@ -641,7 +641,8 @@ def _validated(
     part = None if piece.alone else (piece.offset, piece.offset + len(frame) - 1)
     checked = validate(
         frame,
-        Source(name, csv=False, part=part),
+        # spellings of one label are checked over every chunk together, by the reader
+        Source(name, csv=False, part=part, spellings=False),
         higher_is_match=options.higher_is_match,
         attributes=options.attributes,
         ignore=options.ignore,

@@ -123,6 +123,7 @@ class Source:
         lines: np.ndarray | None = None,
         merge_labels: bool = False,
         part: tuple[int, int] | None = None,
+        spellings: bool = True,
     ):
         self.name = name
         self.csv = csv
@@ -132,6 +133,9 @@ class Source:
         #: The rows ``(first, last)`` of a larger table that this one is, read on its own
         #: (a row group or batch of a Parquet file): a message counts its cells only.
         self.part = part
+        #: Whether its labels' spellings are checked here (not where a reader checks them
+        #: over every chunk of a source together, and can merge them there).
+        self.spellings = spellings
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""

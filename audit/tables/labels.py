@@ -125,6 +125,7 @@ def check_spellings(
     message: str = SPELLINGS,
     column_of: Callable[[int], str] | None = None,
     edge_space: bool = True,
+    joined: bool = False,
 ) -> dict[str, str]:
     """Refuse (or, with ``merge``, map) spellings of one label among ``labels``.
 
@@ -138,13 +139,33 @@ def check_spellings(
     for labels of several columns (a group's two sides), names the column where
     ``labels[i]`` first appears: a message names the second spelling's, not ``column``.
     ``edge_space=False``: no :data:`EDGE_SPACE` warning (labels of columns each checked
-    before, which gave it).
+    before, which gave it).  ``joined``: each label joins the labels of several
+    attributes by ``"."`` (a group of a score set read in chunks), compared, and found
+    unusual, part by part (``"Black .F"`` is ``"Black.F"``).
     """
+
+    def key(label: str) -> str:
+        return ".".join(map(label_key, label.split("."))) if joined else label_key(label)
+
+    def how(first: str, second: str) -> str:
+        if not joined:
+            return difference(first, second)
+        told = [
+            difference(a, b)
+            for a, b in zip(first.split("."), second.split("."), strict=True)
+            if a != b
+        ]
+        return " and ".join(dict.fromkeys(k for words in told for k in words.split(" and ")))
+
+    def unusual(label: str) -> bool:
+        return any(
+            p != p.strip() or _visible(p) != p for p in (label.split(".") if joined else [label])
+        )
+
     first_of: dict[str, int] = {}
     merged: dict[str, str] = {}
     for i, label in enumerate(labels):
-        key = label_key(label)
-        j = first_of.setdefault(key, i)
+        j = first_of.setdefault(key(label), i)
         if j == i:
             continue
         named = column if column_of is None else column_of(i)
@@ -156,15 +177,14 @@ def check_spellings(
             first_where=where(j),
             second=label,
             second_where=where(i),
-            how=difference(labels[j], label),
+            how=how(labels[j], label),
         )
         if not merge:
             raise error(message.format(**words))
         merged[label] = labels[j]
         warn(MERGED.format(**words), LabelWarning)
     for i, label in enumerate(labels if edge_space else ()):
-        unusual = label != label.strip() or _visible(label) != label
-        if unusual and label not in merged and first_of[label_key(label)] == i:
+        if unusual(label) and label not in merged and first_of[key(label)] == i:
             named = column if column_of is None else column_of(i)
             warn(
                 EDGE_SPACE.format(source=source, column=named, label=label, where=where(i)),

@@ -18,7 +18,7 @@ from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
-from audit.tables.labels import check_spellings
+from audit.tables.labels import check_spellings, label_key
 from audit.validation import SOURCE, Names, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
@@ -272,12 +272,17 @@ def _hashable(value) -> bool:
     return True
 
 
-def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
+def _label_values(
+    frame: pd.DataFrame, column: str, source: _Source, spellings: bool = True
+) -> _Labels:
     """Validate a label column on its distinct values only and return it as codes.
 
     The labels are the text of each value (``str``), as before; two values with the
     same text (``1`` and ``"1"``) are one label.  The first empty or missing cell is
-    named with :data:`EMPTY_LABEL`.
+    named with :data:`EMPTY_LABEL`.  Two spellings of one label are refused (or merged)
+    unless ``spellings`` is false (the two sides of a group, checked together by
+    :func:`_one_spelling_of_sides`) or ``source.spellings`` is (a chunk of a source
+    checked whole).
     """
     raw = frame[column]
     if isinstance(raw.dtype, pd.CategoricalDtype):
@@ -309,15 +314,18 @@ def _label_values(frame: pd.DataFrame, column: str, source: _Source) -> _Labels:
     remap = np.array([index.setdefault(str(u), len(index)) for u in uniques], dtype=np.int64)
     labels = list(index)
     # two spellings of one label (case, spaces, invisible characters) are refused or merged
-    merged = check_spellings(
-        labels,
-        # where a label first appears, found only when a message names it
-        lambda i: source.where(frame, int(np.argmax(np.isin(codes, np.flatnonzero(remap == i))))),
-        source=source.name,
-        column=column,
-        error=ScoresError,
-        merge=source.merge_labels,
-    )
+    merged: dict[str, str] = {}
+    if spellings and source.spellings:
+        firsts = _FirstRows([remap[codes] if len(labels) != len(remap) else codes])
+        merged = check_spellings(
+            labels,
+            # where a label first appears, found only when a message names it
+            lambda i: source.where(frame, firsts(i)[0]),
+            source=source.name,
+            column=column,
+            error=ScoresError,
+            merge=source.merge_labels,
+        )
     if merged:
         kept = {label: i for i, label in enumerate(labels) if label not in merged}
         order = list(kept)
@@ -445,34 +453,31 @@ def _one_spelling(
         both = sides if column in sides else people if column in people else [column]
         held = [table[c].array.codes for c in both]
         names = sides_named if column in sides else both
+        firsts = _FirstRows(held)
         merged = check_spellings(
             labels,
             # a group's label named with the side's column: it may be on either
-            lambda i, held=held, names=names: (
-                row_name(_first_of(held, i)[0])
-                + ("" if len(set(names)) == 1 else f", column {names[_first_of(held, i)[1]]!r}")
+            lambda i, firsts=firsts, names=names: (
+                row_name(firsts(i)[0])
+                + ("" if len(set(names)) == 1 else f", column {names[firsts(i)[1]]!r}")
             ),
             source=name,
             column=column,
             error=ScoresError,
             merge=merge,
-            column_of=lambda i, held=held, names=names: names[_first_of(held, i)[1]],
+            column_of=lambda i, firsts=firsts, names=names: names[firsts(i)[1]],
+            joined=column in sides and len(table.attrs.get("attributes", ())) > 1,
         )
         if merged:
             keep = [c for c in labels if c not in merged]
-            for target in both:
-                text = table[target].astype(str).replace(merged)
-                table[target] = pd.Categorical(text, categories=keep)
+            at = {label: i for i, label in enumerate(keep)}
+            remap = np.array([at[merged.get(x, x)] for x in labels], dtype=np.int64)
+            # the categories' own type kept (a group's and a subject's: pandas' strings)
+            dtype = pd.CategoricalDtype(pd.Index(keep, dtype=values.cat.categories.dtype))
+            for target, codes in zip(both, held, strict=True):
+                codes = remap.astype(codes.dtype)[codes]
+                table[target] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
     return table
-
-
-def _first_of(held: list[np.ndarray], code: int) -> tuple[int, int]:
-    """The first row where any of the code arrays ``held`` holds ``code``, and which of
-    them holds it there (the first, where several do)."""
-    rows = [int(np.argmax(codes == code)) for codes in held]
-    return min(
-        (r, k) for k, (r, codes) in enumerate(zip(rows, held, strict=True)) if codes[r] == code
-    )
 
 
 def arrow_frame(table) -> pd.DataFrame:
@@ -720,7 +725,8 @@ def validate(
         values = []
         for name, sided in zip(names, two_sided, strict=False):
             column = f"{name}{side}" if sided else name
-            value = _label_values(frame, column, where)
+            # a label given per side: its spellings checked of both sides together, below
+            value = _label_values(frame, column, where, spellings=not sided)
             if len(names) > 1:  # joined by ".", later split on it: a dot would be ambiguous
                 dotted = np.array(["." in label for label in value.labels], dtype=bool)
                 if dotted.any():
@@ -738,13 +744,16 @@ def validate(
         return values
 
     if any(two_sided):
-        side_1, side_2 = _join(parts("_1")), _join(parts("_2"))
+        firsts, seconds = parts("_1"), parts("_2")
+        for k, (name, sided) in enumerate(zip(names, two_sided, strict=True)):
+            if sided:
+                firsts[k], seconds[k] = _one_spelling_of_sides(
+                    firsts[k], seconds[k], frame, where, (f"{name}_1", f"{name}_2")
+                )
+        side_1, side_2 = _join(firsts), _join(seconds)
     else:
         side_1 = side_2 = _join(parts(""))
-    # the columns of a group's two sides as messages name them (a label joining several
-    # attributes is of no one column)
-    sided = (f"{names[0]}_1", f"{names[0]}_2") if len(names) == 1 else ("group", "group")
-    group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where, sided)
+    group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where)
     table = pd.DataFrame(
         {
             "algorithm": pd.Categorical.from_codes(
@@ -758,9 +767,10 @@ def validate(
         copy=False,
     )
     if subjects:
-        first, second = (_label_values(frame, c, where) for c in SUBJECT_COLUMNS)
+        first, second = (_label_values(frame, c, where, spellings=False) for c in SUBJECT_COLUMNS)
+        first, second = _one_spelling_of_sides(first, second, frame, where, SUBJECT_COLUMNS)
         table["subject_1"], table["subject_2"] = _sides(
-            first, second, mated, MATED_TWO_SUBJECTS, frame, where, SUBJECT_COLUMNS
+            first, second, mated, MATED_TWO_SUBJECTS, frame, where
         )
     table.attrs["higher_is_match"] = bool(higher_is_match)
     table.attrs["attributes"] = tuple(attributes) if attributes is not None else ()
@@ -775,26 +785,17 @@ def _sides(
     message: str,
     frame: pd.DataFrame,
     where: _Source,
-    columns: tuple[str, str],
 ) -> tuple[pd.Categorical, pd.Categorical]:
-    """The labels of the two sides of each comparison (given in ``columns``) as
-    categoricals over one set of categories (in order of first appearance, first side
-    then second); two spellings of one label across the sides refused or merged as
-    within a column; a mated pair with two different labels refused with ``message``."""
+    """The labels of the two sides of each comparison as categoricals over one set of
+    categories (in order of first appearance, first side then second); a mated pair
+    with two different labels is refused with ``message``."""
     index = {label: i for i, label in enumerate(first.labels)}
     for label in second.labels:
         index.setdefault(label, len(index))
     categories = list(index)
-    if second is not first and len(categories) > len(first.labels):
-        # two spellings of one label, one on each side ("M" in group_1, "m" in group_2):
-        # each column's own were checked as it was read, not the two together
-        first, second, categories = _one_spelling_across(
-            first, second, categories, frame, where, columns
-        )
     dtype = (
         np.int8 if len(categories) <= 127 else np.int16 if len(categories) <= 32767 else np.int32
     )
-    index = {label: i for i, label in enumerate(categories)}
     codes_1 = first.codes.astype(dtype, copy=False)
     if second is first:
         codes_2 = codes_1
@@ -804,6 +805,13 @@ def _sides(
         codes_2 = second.codes.astype(dtype, copy=False) if identity else remap[second.codes]
         differ = codes_1 != codes_2
         differ &= mated
+        if differ.any() and not where.spellings:
+            # two spellings of one label ("M", "m") are one label to be, or a refusal of
+            # their own, once checked over every chunk together: not told apart here
+            keys: dict[str, int] = {}
+            same = np.array([keys.setdefault(label_key(c), i) for i, c in enumerate(categories)])
+            differ = same[codes_1] != same[codes_2]
+            differ &= mated
         if differ.any():
             at, more = _first(differ)
             raise ScoresError(
@@ -821,50 +829,75 @@ def _sides(
     )
 
 
-def _one_spelling_across(
+class _FirstRows:
+    """The first row where label ``i`` is held by any of some code arrays (``held``,
+    each a column's codes over the same labels, ``-1`` for none), and which array holds
+    it there (the first, where several do): found for every label at once, the first
+    time a message asks (one sort of each array, where a search a label took a pass
+    over the rows: minutes, for many labels)."""
+
+    def __init__(self, held: list[np.ndarray]):
+        self.held = held
+        self.found: dict[int, tuple[int, int]] | None = None
+
+    def __call__(self, i: int) -> tuple[int, int]:
+        if self.found is None:
+            self.found = {}
+            for k, codes in enumerate(self.held):
+                present, rows = np.unique(codes, return_index=True)
+                for code, row in zip(present.tolist(), rows.tolist(), strict=True):
+                    if code >= 0 and (row, k) < self.found.get(code, (len(codes), k)):
+                        self.found[code] = (row, k)
+        return self.found[i]
+
+
+def _one_spelling_of_sides(
     first: _Labels,
     second: _Labels,
-    categories: list[str],
     frame: pd.DataFrame,
     where: _Source,
     columns: tuple[str, str],
-) -> tuple[_Labels, _Labels, list[str]]:
-    """The two sides' labels with two spellings of one label, one on each side, refused
-    (or merged, with ``where.merge_labels``: the side's codes mapped to the spelling
-    that comes first) as :func:`_label_values` does within a column; each named at the
-    row and column (of ``columns``, the sides') where it first appears."""
-
-    def first_seen(i: int) -> tuple[int, int]:
-        label = categories[i]
-        rows = []
-        for k, side in enumerate((first, second)):
-            if label in side.labels:
-                rows.append((int(np.argmax(side.codes == side.labels.index(label))), k))
-        return min(rows)
+) -> tuple[_Labels, _Labels]:
+    """The two sides' labels (of ``columns``) with two spellings of one label refused
+    (or merged, with ``where.merge_labels``, into the one that comes first, the first
+    side's labels before the second's) as :func:`_label_values` does within a column,
+    the two sides together: "M" in group_1 and "m" in group_2 are one group, and so
+    are they in one column.  Each spelling is named at the row and column where it
+    first appears."""
+    if not where.spellings:
+        return first, second
+    labels = list(dict.fromkeys([*first.labels, *second.labels]))
+    index = {label: i for i, label in enumerate(labels)}
+    # each side's codes over the labels of both
+    held = [
+        np.array([index[x] for x in side.labels], dtype=np.int64)[side.codes]
+        for side in (first, second)
+    ]
+    firsts = _FirstRows(held)
 
     def named(i: int) -> str:
-        row, side = first_seen(i)
+        row, side = firsts(i)
         return f"{where.where(frame, row)}, column {columns[side]!r}"
 
     merged = check_spellings(
-        categories,
+        labels,
         named,
         source=where.name,
         column=columns[0],
         error=ScoresError,
         merge=where.merge_labels,
-        column_of=lambda i: columns[first_seen(i)[1]],
-        edge_space=False,  # a label's own column warned of it
+        column_of=lambda i: columns[firsts(i)[1]],
     )
     if not merged:
-        return first, second, categories
+        return first, second
 
     def read_as(side: _Labels) -> _Labels:
-        labels = list(dict.fromkeys(merged.get(label, label) for label in side.labels))
-        remap = np.array([labels.index(merged.get(x, x)) for x in side.labels], dtype=np.int64)
-        return _Labels(remap.astype(side.codes.dtype)[side.codes], labels)
+        kept = list(dict.fromkeys(merged.get(label, label) for label in side.labels))
+        at = {label: i for i, label in enumerate(kept)}
+        remap = np.array([at[merged.get(x, x)] for x in side.labels], dtype=np.int64)
+        return _Labels(remap.astype(side.codes.dtype)[side.codes], kept)
 
-    return read_as(first), read_as(second), [c for c in categories if c not in merged]
+    return read_as(first), read_as(second)
 
 
 def _join(parts: list[_Labels]) -> _Labels:
