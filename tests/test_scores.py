@@ -1130,7 +1130,7 @@ def test_a_mated_pair_across_two_spellings_is_merged_from_parquet_as_from_a_data
     """A mated pair with "M" on one side and "m" on the other, and subjects "x" and
     "X": merged from Parquet as from a DataFrame (a chunk refused the pair as two
     groups before the spellings of the whole file were merged); refused streamed,
-    with the streamed message."""
+    with the streamed message (the subjects', which a streamed chunk checks)."""
     from audit.scores.streaming import STREAMED_SPELLINGS, StreamingScores
 
     frame = _on_two_sides(400)
@@ -1147,6 +1147,20 @@ def test_a_mated_pair_across_two_spellings_is_merged_from_parquet_as_from_a_data
     ]
     # then the rates on few comparisons and the subjects in two groups, as of any table
     assert len(said) == 4 and "'a', 'M': 1 mated" in said[2]
+    with pytest.raises(ScoresError) as refused:
+        StreamingScores(tmp_path / "s.parquet").sweep([0.01])
+    assert str(refused.value) == STREAMED_SPELLINGS.format(
+        source=str(tmp_path / "s.parquet"),
+        column="subject_2",
+        kinds="subjects",
+        first="x",
+        first_where=f"{tmp_path / 's.parquet'}, row 9, column 'subject_1'",
+        second="X",
+        second_where=f"{tmp_path / 's.parquet'}, row 9, column 'subject_2'",
+        how="case",
+    )
+    frame.loc[9, "subject_2"] = "x"  # the groups' then, over the whole file
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=100)
     with pytest.raises(ScoresError) as refused:
         StreamingScores(tmp_path / "s.parquet").sweep([0.01])
     assert str(refused.value) == STREAMED_SPELLINGS.format(
@@ -1189,10 +1203,13 @@ def test_three_spellings_across_the_sides_give_one_warning_each_the_same_everywh
 
 def test_spellings_of_several_attributes_are_told_apart_attribute_by_attribute(tmp_path):
     """Race given per side and sex once a row: "Black " in race_1 and "Black" in
-    race_2 are one race.  Read whole, the message names the race columns; read in
-    chunks, whose groups join the attributes ("Black .F"), they are compared part by
-    part (the white space inside was not seen) and told apart by white space."""
+    race_2 are one race, named by the race columns, read whole or in chunks (whose
+    groups join the attributes, "Black .F": compared as a whole, the white space inside
+    was not seen, and the message named a 'group' column); and "f" and "F" one sex,
+    merged into one spelling of the sex, not group by group ("White.F" read as
+    "White.f" and "Black.f" as "Black.F" left three sexes)."""
     from audit.scores.streaming import StreamingScores
+    from audit.tables.labels import SPELLINGS, STREAMED_SPELLINGS
 
     frame = pd.DataFrame(
         {"algorithm": "a", "score": np.linspace(0, 1, 400), "mated": False,
@@ -1201,23 +1218,38 @@ def test_spellings_of_several_attributes_are_told_apart_attribute_by_attribute(t
     frame.loc[3, "race_1"] = "Black "
     frame.loc[7, "race_2"] = "Black"
     frame.to_parquet(tmp_path / "s.parquet", index=False)
-    with pytest.raises(ScoresError) as refused:
-        read_scores(frame, attributes=["race", "sex"])
-    assert str(refused.value).startswith(
-        "<DataFrame>, column 'race_2': the labels 'Black ' (<DataFrame>, row 3, column "
-        "'race_1') and 'Black' (<DataFrame>, row 7, column 'race_2') differ only by white space"
-    )
-    for read in (
-        lambda: read_scores(tmp_path / "s.parquet", attributes=["race", "sex"]),
-        lambda: StreamingScores(tmp_path / "s.parquet", attributes=["race", "sex"]).labels,
-    ):
-        with pytest.raises(ScoresError) as refused:
-            read()
-        assert "the labels 'Black .F' (" in str(refused.value)
-        assert "and 'Black.F' (" in str(refused.value)
-        assert ") differ only by white space, so they would be read as two groups" in str(
-            refused.value
+    words = dict(column="race_2", kinds="groups", first="Black ", second="Black")
+    words |= dict(how="white space")
+    for source, name in ((frame, "<DataFrame>"), (tmp_path / "s.parquet", str(tmp_path / "s.parquet"))):  # fmt: skip
+        at = dict(
+            source=name,
+            first_where=f"{name}, row 3, column 'race_1'",
+            second_where=f"{name}, row 7, column 'race_2'",
         )
+        with pytest.raises(ScoresError) as refused:
+            read_scores(source, attributes=["race", "sex"])
+        assert str(refused.value) == SPELLINGS.format(**words, **at)
+        with pytest.raises(ScoresError) as refused:
+            _ = StreamingScores(
+                [source] if name == "<DataFrame>" else source, attributes=["race", "sex"]
+            ).labels
+        assert str(refused.value) == STREAMED_SPELLINGS.format(**words, **at)
+    sexes = frame.assign(race_1="White", race_2="White")
+    sexes.loc[:9, ["race_1", "race_2"]] = "Black"
+    sexes.loc[:4, "sex"] = "F"
+    sexes.loc[5:9, "sex"] = "f"
+    sexes.loc[10:14, "sex"] = "f"
+    sexes.loc[15:, "sex"] = "F"
+    said = _merged_alike(sexes, tmp_path, attributes=["race", "sex"])
+    table = read_scores(sexes.replace({"sex": {"f": "F"}}), attributes=["race", "sex"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the merge's, asserted above)
+        merged = read_scores(tmp_path / "s.parquet", attributes=["race", "sex"], merge_labels=True)
+    assert list(merged["group_1"].cat.categories) == list(table["group_1"].cat.categories)
+    # one merge, of the sex (and the rates on few comparisons of any such table)
+    assert [w.split(":")[0] for w in said if "column" in w.split(":")[0]] == [
+        "<DataFrame>, column 'sex'"
+    ]
 
 
 @given(st.lists(st.lists(st.integers(-1, 5), min_size=1, max_size=30), min_size=1, max_size=3))

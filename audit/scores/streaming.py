@@ -82,8 +82,8 @@ from audit.tables.chunks import (
     schema_names,
     source_name,
 )
-from audit.tables.labels import check_spellings
-from audit.tables.scores import EMPTY, ScoresError
+from audit.tables.labels import STREAMED_SPELLINGS, check_spellings
+from audit.tables.scores import EMPTY, ScoresError, joined_spellings
 
 __all__ = [
     "NO_PARQUET",
@@ -101,14 +101,6 @@ TOO_MANY_PASSES = "no answer after {passes} passes over the data"
 
 #: Two spellings of one label in a streamed score set (which reads it in chunks and so
 #: cannot merge them; :func:`audit.scores.read_scores` can).
-STREAMED_SPELLINGS = (
-    "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
-    "({second_where}) differ only by {how}, so they would be read as two {kinds}; write "
-    "them alike: a score set streamed in chunks cannot read both as {first!r}, one read "
-    "whole can (read_scores(..., merge_labels=True); command line: one Parquet file "
-    "within --memory, with --merge-labels)"
-)
-
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 _UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
@@ -577,6 +569,19 @@ class StreamingScores:
             found = functools.cache(
                 lambda i, column=column, labels=labels: self._first(column, labels[i])
             )
+            attributes = self.options.attributes or ()
+            if column == "group" and len(attributes) > 1:  # attribute by attribute
+                columns = self._columns()
+                joined_spellings(
+                    labels,
+                    attributes,
+                    [f"{a}_1" in columns for a in attributes],
+                    lambda i, found=found: (found(i)[2], found(i)[3], found(i)[2][2]),
+                    source=self._name(),
+                    merge=False,
+                    message=STREAMED_SPELLINGS,
+                )
+                continue
             check_spellings(
                 labels,
                 lambda i, found=found: found(i)[0],
@@ -585,16 +590,22 @@ class StreamingScores:
                 error=ScoresError,
                 message=STREAMED_SPELLINGS,
                 column_of=None if column == "algorithm" else lambda i, found=found: found(i)[1],
-                joined=column == "group" and len(self.options.attributes or ()) > 1,
             )
 
-    def _first(self, column: str, label: str) -> tuple[str, str]:
+    def _columns(self) -> list[str]:
+        """The columns of the source (of its first chunk with rows)."""
+        piece = next((p for p in self.pieces if p.rows), self.pieces[0])
+        return (
+            list(map(str, piece.frame.columns)) if piece.path is None else schema_names(piece.path)
+        )
+
+    def _first(self, column: str, label: str) -> tuple[str, str, tuple, str]:
         """Where ``label`` of ``column`` first appears: its file (or ``<DataFrame>``) and
         row (and column, of a group given per side), found by reading the chunks in order
-        until one holds it; and the column holding it there (of a group: its first side
-        that does)."""
+        until one holds it; the column holding it there (of a group: its first side
+        that does); and its place (chunk, row, side) and the row alone, to compare."""
         options = dataclasses.replace(self.options, subjects=False)
-        for piece in self.pieces:
+        for at, piece in enumerate(self.pieces):
             chunk = read_chunk(piece, options)
             names = chunk.algorithms if column == "algorithm" else chunk.groups
             if label not in names:
@@ -605,15 +616,16 @@ class StreamingScores:
             held = [(int(r[0]), k) for k, r in enumerate(rows) if len(r)]
             if held:
                 row, side = min(held)
+                place = (at, row, side)
                 if column == "algorithm":
-                    return piece.at(row), column
-                columns = piece.frame.columns if piece.path is None else schema_names(piece.path)
-                named = group_columns(columns, self.options.attributes)
+                    return piece.at(row), column, place, piece.at(row)
+                named = group_columns(self._columns(), self.options.attributes)
                 if named[0] == named[1]:  # one column gives both sides
-                    return piece.at(row), named[side]
+                    return piece.at(row), named[side], place, piece.at(row)
                 # the side's column named too: the label may be on either
-                return f"{piece.at(row)}, column {named[side]!r}", named[side]
-        return self._name(), column
+                text = f"{piece.at(row)}, column {named[side]!r}"
+                return text, named[side], place, piece.at(row)
+        return self._name(), column, (len(self.pieces), 0, 0), self._name()
 
     def _name(self) -> str:
         """The source as messages name it (:func:`~audit.tables.chunks.source_name`)."""

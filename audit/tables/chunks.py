@@ -32,6 +32,7 @@ import pandas as pd
 
 from audit.exceptions import ParameterError
 from audit.tables.common import CANNOT_READ_PARQUET, Source, blank, inexact_integers
+from audit.tables.labels import STREAMED_SPELLINGS
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
@@ -280,6 +281,13 @@ class Options:
     #: Read (and check) the subject columns; a pass that has checked them once leaves
     #: them unread.
     subjects: bool = True
+    #: The labels whose spellings the reader checks over every chunk together (and can
+    #: merge there), not chunk by chunk: a streamed score set's algorithms and groups;
+    #: ``read_scores``'s subjects too.
+    later: tuple = ("algorithm", "group")
+    #: How a chunk refuses two spellings of one label of another kind (the subjects of
+    #: a streamed score set): as a score set streamed, which cannot merge them.
+    spelled: str = STREAMED_SPELLINGS
 
 
 @dataclass
@@ -642,7 +650,7 @@ def _validated(
     checked = validate(
         frame,
         # spellings of one label are checked over every chunk together, by the reader
-        Source(name, csv=False, part=part, spellings=False),
+        Source(name, csv=False, part=part, later=options.later, spelled=options.spelled),
         higher_is_match=options.higher_is_match,
         attributes=options.attributes,
         ignore=options.ignore,
@@ -751,7 +759,8 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     final size, so that memory holds the result and one batch: scores as given,
     labels as codes (one array for both sides of a group given once per row).
     ``named``, a list, receives the function naming a row of the result by its file
-    and its row there (:func:`row_names`)."""
+    and its row there (:func:`row_names`), and the columns of the files (of the first
+    with rows)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -759,6 +768,8 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     items = pieces(source)
     if named is not None:
         named.append(row_names(items))
+        with_rows = [p.path for p in items if p.rows] or [items[0].path] if items else []
+        named.append(schema_names(with_rows[0]) if with_rows else [])
     name = path_text(source)
     rows = sum(p.rows for p in items)
     if not rows:
@@ -774,7 +785,8 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     order: dict[str, list] = {"algorithm": [], "group_1": [], "group_2": []}
     order |= {"subject_1": [], "subject_2": []}
     at = 0
-    raw = Options(True, options.attributes, options.ignore)  # scores as given
+    # scores as given; every label's spellings checked of the whole table (_one_spelling)
+    raw = Options(True, options.attributes, options.ignore, later=("algorithm", "group", "subject"))
     for chunk in (chunk for piece in items for chunk in read_batches(piece, raw, _BATCH)):
         n = len(chunk)
         if score is None or (score.dtype == np.float32 and chunk.score.dtype != np.float32):

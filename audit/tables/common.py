@@ -123,7 +123,8 @@ class Source:
         lines: np.ndarray | None = None,
         merge_labels: bool = False,
         part: tuple[int, int] | None = None,
-        spellings: bool = True,
+        later: tuple[str, ...] = (),
+        spelled: str | None = None,
     ):
         self.name = name
         self.csv = csv
@@ -133,9 +134,13 @@ class Source:
         #: The rows ``(first, last)`` of a larger table that this one is, read on its own
         #: (a row group or batch of a Parquet file): a message counts its cells only.
         self.part = part
-        #: Whether its labels' spellings are checked here (not where a reader checks them
-        #: over every chunk of a source together, and can merge them there).
-        self.spellings = spellings
+        #: The labels ("algorithm", "group", "subject") whose spellings are not checked
+        #: here: a reader checks them over every chunk of a source together (and can
+        #: merge them there).
+        self.later = later
+        #: The refusal of two spellings of one label (``SPELLINGS`` of
+        #: :mod:`audit.tables.labels` when None): a streamed chunk's says it cannot merge.
+        self.spelled = spelled
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""

@@ -32,6 +32,14 @@ SPELLINGS = (
     "them alike, or pass merge_labels=True (command line: --merge-labels) to read both "
     "as {first!r}"
 )
+#: :data:`SPELLINGS` of a score set streamed in chunks, which cannot merge them.
+STREAMED_SPELLINGS = (
+    "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
+    "({second_where}) differ only by {how}, so they would be read as two {kinds}; write "
+    "them alike: a score set streamed in chunks cannot read both as {first!r}, one read "
+    "whole can (read_scores(..., merge_labels=True); command line: one Parquet file "
+    "within --memory, with --merge-labels)"
+)
 MERGED = (
     "{source}, column {column!r}: {second!r} ({second_where}) is read as {first!r} "
     "({first_where}): they differ only by {how} (merge_labels)"
@@ -124,8 +132,6 @@ def check_spellings(
     merge: bool = False,
     message: str = SPELLINGS,
     column_of: Callable[[int], str] | None = None,
-    edge_space: bool = True,
-    joined: bool = False,
 ) -> dict[str, str]:
     """Refuse (or, with ``merge``, map) spellings of one label among ``labels``.
 
@@ -138,34 +144,11 @@ def check_spellings(
     (:data:`SPELLINGS`'s fields), for a reader that cannot merge.  ``column_of(i)``,
     for labels of several columns (a group's two sides), names the column where
     ``labels[i]`` first appears: a message names the second spelling's, not ``column``.
-    ``edge_space=False``: no :data:`EDGE_SPACE` warning (labels of columns each checked
-    before, which gave it).  ``joined``: each label joins the labels of several
-    attributes by ``"."`` (a group of a score set read in chunks), compared, and found
-    unusual, part by part (``"Black .F"`` is ``"Black.F"``).
     """
-
-    def key(label: str) -> str:
-        return ".".join(map(label_key, label.split("."))) if joined else label_key(label)
-
-    def how(first: str, second: str) -> str:
-        if not joined:
-            return difference(first, second)
-        told = [
-            difference(a, b)
-            for a, b in zip(first.split("."), second.split("."), strict=True)
-            if a != b
-        ]
-        return " and ".join(dict.fromkeys(k for words in told for k in words.split(" and ")))
-
-    def unusual(label: str) -> bool:
-        return any(
-            p != p.strip() or _visible(p) != p for p in (label.split(".") if joined else [label])
-        )
-
     first_of: dict[str, int] = {}
     merged: dict[str, str] = {}
     for i, label in enumerate(labels):
-        j = first_of.setdefault(key(label), i)
+        j = first_of.setdefault(label_key(label), i)
         if j == i:
             continue
         named = column if column_of is None else column_of(i)
@@ -177,14 +160,15 @@ def check_spellings(
             first_where=where(j),
             second=label,
             second_where=where(i),
-            how=how(labels[j], label),
+            how=difference(labels[j], label),
         )
         if not merge:
             raise error(message.format(**words))
         merged[label] = labels[j]
         warn(MERGED.format(**words), LabelWarning)
-    for i, label in enumerate(labels if edge_space else ()):
-        if unusual(label) and label not in merged and first_of[key(label)] == i:
+    for i, label in enumerate(labels):
+        unusual = label != label.strip() or _visible(label) != label
+        if unusual and label not in merged and first_of[label_key(label)] == i:
             named = column if column_of is None else column_of(i)
             warn(
                 EDGE_SPACE.format(source=source, column=named, label=label, where=where(i)),

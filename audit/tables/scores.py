@@ -7,7 +7,7 @@ per-group rates) that the reader prepares for.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,7 @@ from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
-from audit.tables.labels import check_spellings, label_key
+from audit.tables.labels import SPELLINGS, check_spellings, label_key
 from audit.validation import SOURCE, Names, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
@@ -281,8 +281,8 @@ def _label_values(
     same text (``1`` and ``"1"``) are one label.  The first empty or missing cell is
     named with :data:`EMPTY_LABEL`.  Two spellings of one label are refused (or merged)
     unless ``spellings`` is false (the two sides of a group, checked together by
-    :func:`_one_spelling_of_sides`) or ``source.spellings`` is (a chunk of a source
-    checked whole).
+    :func:`_one_spelling_of_sides`; labels of a chunk of a source whose reader checks
+    them over every chunk together, ``source.later``).
     """
     raw = frame[column]
     if isinstance(raw.dtype, pd.CategoricalDtype):
@@ -315,7 +315,7 @@ def _label_values(
     labels = list(index)
     # two spellings of one label (case, spaces, invisible characters) are refused or merged
     merged: dict[str, str] = {}
-    if spellings and source.spellings:
+    if spellings and _kind(column) not in source.later:
         firsts = _FirstRows([remap[codes] if len(labels) != len(remap) else codes])
         merged = check_spellings(
             labels,
@@ -325,6 +325,7 @@ def _label_values(
             column=column,
             error=ScoresError,
             merge=source.merge_labels,
+            message=source.spelled or SPELLINGS,
         )
     if merged:
         kept = {label: i for i, label in enumerate(labels) if label not in merged}
@@ -436,13 +437,18 @@ def warn_thin(table: pd.DataFrame) -> None:
 
 
 def _one_spelling(
-    table: pd.DataFrame, name: str, merge: bool, row_name, sides_named: tuple[str, str]
+    table: pd.DataFrame, name: str, merge: bool, row_name, columns: list[str]
 ) -> pd.DataFrame:
     """The label columns of a score table read in chunks, with two spellings of one label
     refused (or merged) as :func:`validate` does row by row (:mod:`audit.tables.labels`),
     each named where it first appears by ``row_name(row)`` (its file and row there) and
-    ``sides_named`` (the source's columns of the two sides' groups).  A group's and a
-    subject's labels are those of both sides."""
+    column (of the source's ``columns``).  A group's and a subject's labels are those of
+    both sides; a group joining several attributes is checked attribute by attribute
+    (:func:`joined_spellings`)."""
+    from audit.tables.chunks import group_columns  # (it imports this module)
+
+    attributes = table.attrs.get("attributes") or ("group",)
+    sides_named = group_columns(columns, table.attrs.get("attributes"))
     sides = [c for c in ("group_1", "group_2") if c in table.columns]
     people = [c for c in SUBJECT_COLUMNS if c in table.columns]
     for column in ["algorithm", *sides[:1], *people[:1]]:
@@ -454,6 +460,26 @@ def _one_spelling(
         held = [table[c].array.codes for c in both]
         names = sides_named if column in sides else both
         firsts = _FirstRows(held)
+        if column in sides and len(attributes) > 1:
+            mapping = joined_spellings(
+                labels,
+                attributes,
+                [f"{a}_1" in columns for a in attributes],
+                lambda i, firsts=firsts: (firsts(i), row_name(firsts(i)[0]), firsts(i)[1]),
+                source=name,
+                merge=merge,
+                message=SPELLINGS,
+            )
+            merged = {}
+            if mapping:  # groups read as others: codes onto the groups that remain
+                keep = list(dict.fromkeys(mapping.get(x, x) for x in labels))
+                at = {label: i for i, label in enumerate(keep)}
+                remap = np.array([at[mapping.get(x, x)] for x in labels], dtype=np.int64)
+                dtype = pd.CategoricalDtype(pd.Index(keep, dtype=values.cat.categories.dtype))
+                for target, codes in zip(both, held, strict=True):
+                    codes = remap.astype(codes.dtype)[codes]
+                    table[target] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+            continue
         merged = check_spellings(
             labels,
             # a group's label named with the side's column: it may be on either
@@ -466,7 +492,6 @@ def _one_spelling(
             error=ScoresError,
             merge=merge,
             column_of=lambda i, firsts=firsts, names=names: names[firsts(i)[1]],
-            joined=column in sides and len(table.attrs.get("attributes", ())) > 1,
         )
         if merged:
             keep = [c for c in labels if c not in merged]
@@ -673,21 +698,14 @@ def read_scores(
     2    0.4  False       M       M
     """
     if _is_parquet(source):
-        from audit.tables.chunks import (  # (it imports this module)
-            Options,
-            group_columns,
-            parquet_files,
-            read_parquet_scores,
-            schema_names,
-        )
+        from audit.tables.chunks import Options, read_parquet_scores  # (it imports this module)
 
         if Path(source).is_file():
             tables.check_parquet(Path(source), str(source), ScoresError)
         named: list = []
         options = Options(higher_is_match, attributes, tuple(ignore))
         table = read_parquet_scores(source, options, named)
-        sides = group_columns(schema_names(parquet_files(source)[0]), attributes)
-        table = _one_spelling(table, str(source), merge_labels, named[0], sides)
+        table = _one_spelling(table, str(source), merge_labels, named[0], named[1])
     else:
         frame, where = tables.read_table(source, ScoresError, encoding=encoding)
         where.merge_labels = merge_labels
@@ -721,12 +739,17 @@ def validate(
     score = _score_values(frame, where)
     mated = _mated_values(frame, where)
 
+    read: dict[str, _Labels] = {}  # an attribute given once a row is read once, for both sides
+
     def parts(side: str) -> list[_Labels]:
         values = []
         for name, sided in zip(names, two_sided, strict=False):
             column = f"{name}{side}" if sided else name
+            if column in read:
+                values.append(read[column])
+                continue
             # a label given per side: its spellings checked of both sides together, below
-            value = _label_values(frame, column, where, spellings=not sided)
+            value = read[column] = _label_values(frame, column, where, spellings=not sided)
             if len(names) > 1:  # joined by ".", later split on it: a dot would be ambiguous
                 dotted = np.array(["." in label for label in value.labels], dtype=bool)
                 if dotted.any():
@@ -753,7 +776,9 @@ def validate(
         side_1, side_2 = _join(firsts), _join(seconds)
     else:
         side_1 = side_2 = _join(parts(""))
-    group_1, group_2 = _sides(side_1, side_2, mated, MATED_CROSS_GROUP, frame, where)
+    group_1, group_2 = _sides(
+        side_1, side_2, mated, MATED_CROSS_GROUP, frame, where, joined=len(names) > 1
+    )
     table = pd.DataFrame(
         {
             "algorithm": pd.Categorical.from_codes(
@@ -785,10 +810,13 @@ def _sides(
     message: str,
     frame: pd.DataFrame,
     where: _Source,
+    joined: bool = False,
 ) -> tuple[pd.Categorical, pd.Categorical]:
     """The labels of the two sides of each comparison as categoricals over one set of
     categories (in order of first appearance, first side then second); a mated pair
-    with two different labels is refused with ``message``."""
+    with two different labels is refused with ``message``, unless they are two
+    spellings of one label (``joined``: attribute by attribute) that the reader of a
+    chunk checks over every chunk together (``where.later``)."""
     index = {label: i for i, label in enumerate(first.labels)}
     for label in second.labels:
         index.setdefault(label, len(index))
@@ -805,13 +833,19 @@ def _sides(
         codes_2 = second.codes.astype(dtype, copy=False) if identity else remap[second.codes]
         differ = codes_1 != codes_2
         differ &= mated
-        if differ.any() and not where.spellings:
+        kind = "subject" if message is MATED_TWO_SUBJECTS else "group"
+        if differ.any() and kind in where.later:
             # two spellings of one label ("M", "m") are one label to be, or a refusal of
             # their own, once checked over every chunk together: not told apart here
-            keys: dict[str, int] = {}
-            same = np.array([keys.setdefault(label_key(c), i) for i, c in enumerate(categories)])
-            differ = same[codes_1] != same[codes_2]
-            differ &= mated
+            # (the keys of the labels of those pairs only: a chunk's subjects are many)
+            rows = np.flatnonzero(differ)
+            pairs = np.unique(np.stack([codes_1[rows], codes_2[rows]]), axis=1)
+            keyed = {c: _key(categories[c], joined) for c in np.unique(pairs).tolist()}
+            apart = {(a, b) for a, b in pairs.T.tolist() if keyed[a] != keyed[b]}
+            differ[rows] = [
+                (a, b) in apart
+                for a, b in zip(codes_1[rows].tolist(), codes_2[rows].tolist(), strict=True)
+            ]
         if differ.any():
             at, more = _first(differ)
             raise ScoresError(
@@ -827,6 +861,69 @@ def _sides(
         pd.Categorical.from_codes(codes_1, dtype=category_dtype, validate=False),
         pd.Categorical.from_codes(codes_2, dtype=category_dtype, validate=False),
     )
+
+
+def _kind(column: str) -> str:
+    """What the labels of a column are, as ``later`` of :class:`~audit.tables.common.Source`
+    names them: "algorithm", "subject" or "group" (any attribute)."""
+    return (
+        column if column == "algorithm" else "subject" if column.startswith("subject") else "group"
+    )
+
+
+def _key(label: str, joined: bool) -> str:
+    """The spelling-free form of a label (:func:`~audit.tables.labels.label_key`), of
+    each attribute of a label joining several by "." where ``joined``."""
+    return ".".join(map(label_key, label.split("."))) if joined else label_key(label)
+
+
+def joined_spellings(
+    labels: list[str],
+    attributes: Sequence[str],
+    sided: Sequence[bool],
+    first_of: Callable[[int], tuple],
+    *,
+    source: str,
+    merge: bool,
+    message: str,
+) -> dict[str, str]:
+    """Spellings of one label in groups that join several attributes by "." (a score
+    set read in chunks: ``"Black.F"``), refused or merged attribute by attribute, as a
+    table read whole checks each attribute's columns: ``"Black .F"`` and ``"black.F"``
+    are the race "Black" spelled two ways, while ``"A．B.C"`` and ``"A.B．C"`` are two
+    groups.  ``first_of(i)`` tells where ``labels[i]`` first appears: an order, the
+    row as messages name it, and the side (0 or 1); an attribute given per side
+    (``sided``) is named by the side's column.  Returns each group read as another
+    (empty unless ``merge``)."""
+    parts = [label.split(".") for label in labels]
+    for k, attribute in enumerate(attributes):
+        held: dict[str, list[int]] = {}
+        for i, p in enumerate(parts):
+            held.setdefault(p[k], []).append(i)
+        distinct = list(held)
+        columns = (f"{attribute}_1", f"{attribute}_2") if sided[k] else (attribute, attribute)
+
+        def first(j: int, held=held, distinct=distinct) -> tuple:
+            return min((first_of(i) for i in held[distinct[j]]), key=lambda f: f[0])
+
+        def named(j: int, first=first, columns=columns) -> str:
+            _, row, side = first(j)
+            return row if columns[0] == columns[1] else f"{row}, column {columns[side]!r}"
+
+        merged = check_spellings(
+            distinct,
+            named,
+            source=source,
+            column=columns[0],
+            error=ScoresError,
+            merge=merge,
+            message=message,
+            column_of=lambda j, first=first, columns=columns: columns[first(j)[2]],
+        )
+        if merged:
+            parts = [[merged.get(x, x) if m == k else x for m, x in enumerate(p)] for p in parts]
+    joined = [".".join(p) for p in parts]
+    return {label: new for label, new in zip(labels, joined, strict=True) if new != label}
 
 
 class _FirstRows:
@@ -864,7 +961,7 @@ def _one_spelling_of_sides(
     the two sides together: "M" in group_1 and "m" in group_2 are one group, and so
     are they in one column.  Each spelling is named at the row and column where it
     first appears."""
-    if not where.spellings:
+    if _kind(columns[0]) in where.later:
         return first, second
     labels = list(dict.fromkeys([*first.labels, *second.labels]))
     index = {label: i for i, label in enumerate(labels)}
@@ -886,6 +983,7 @@ def _one_spelling_of_sides(
         column=columns[0],
         error=ScoresError,
         merge=where.merge_labels,
+        message=where.spelled or SPELLINGS,
         column_of=lambda i: columns[firsts(i)[1]],
     )
     if not merged:
