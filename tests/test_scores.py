@@ -1266,3 +1266,22 @@ def test_property_first_rows_are_those_of_a_search(columns):
             (int(np.flatnonzero(c == code)[0]), k) for k, c in enumerate(held) if (c == code).any()
         ]
         assert firsts(code) == min(rows)
+
+
+def test_a_mated_pair_across_groups_that_only_a_full_width_dot_makes_alike_is_refused(tmp_path):
+    """Groups joining two attributes: ("A．B", "C") and ("A", "B．C"), the dot full-width
+    (U+FF0E, "." once its form is normalised).  Two groups, not two spellings of one:
+    a mated pair across them is refused read in chunks as read whole, not let through
+    a chunk as a spelling to be checked later."""
+    frame = pd.DataFrame(
+        {"algorithm": "a", "score": np.linspace(0, 1, 20), "mated": False,
+         "x_1": "P", "x_2": "P", "y_1": "Q", "y_2": "Q"}
+    )  # fmt: skip
+    frame.loc[5, ["mated", "x_1", "y_1", "x_2", "y_2"]] = [True, "A．B", "C", "A", "B．C"]
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    for source, name in ((frame, "<DataFrame>"), (tmp_path / "s.parquet", str(tmp_path / "s.parquet"))):  # fmt: skip
+        with pytest.raises(ScoresError) as refused:
+            read_scores(source, attributes=["x", "y"])
+        assert str(refused.value) == SR.MATED_CROSS_GROUP.format(
+            where=f"{name}, row 5", first="A．B.C", second="A.B．C", more=""
+        )

@@ -99,8 +99,6 @@ BAD_MEMORY = "memory must be a positive size such as 4GB or 512MB, got {value!r}
 UNKNOWN_ENGINE = "unknown engine {name!r}; use 'streaming' or 'dask'"
 TOO_MANY_PASSES = "no answer after {passes} passes over the data"
 
-#: Two spellings of one label in a streamed score set (which reads it in chunks and so
-#: cannot merge them; :func:`audit.scores.read_scores` can).
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 _UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 

@@ -768,8 +768,8 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     items = pieces(source)
     if named is not None:
         named.append(row_names(items))
-        with_rows = [p.path for p in items if p.rows] or [items[0].path] if items else []
-        named.append(schema_names(with_rows[0]) if with_rows else [])
+        files = [p.path for p in items if p.rows] or [p.path for p in items]
+        named.append(schema_names(files[0]) if files else [])
     name = path_text(source)
     rows = sum(p.rows for p in items)
     if not rows:

@@ -32,7 +32,8 @@ SPELLINGS = (
     "them alike, or pass merge_labels=True (command line: --merge-labels) to read both "
     "as {first!r}"
 )
-#: :data:`SPELLINGS` of a score set streamed in chunks, which cannot merge them.
+#: :data:`SPELLINGS` of a score set streamed in chunks, which cannot merge them
+#: (:func:`audit.scores.read_scores` can).
 STREAMED_SPELLINGS = (
     "{source}, column {column!r}: the labels {first!r} ({first_where}) and {second!r} "
     "({second_where}) differ only by {how}, so they would be read as two {kinds}; write "

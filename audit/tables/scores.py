@@ -871,10 +871,11 @@ def _kind(column: str) -> str:
     )
 
 
-def _key(label: str, joined: bool) -> str:
+def _key(label: str, joined: bool) -> str | tuple[str, ...]:
     """The spelling-free form of a label (:func:`~audit.tables.labels.label_key`), of
-    each attribute of a label joining several by "." where ``joined``."""
-    return ".".join(map(label_key, label.split("."))) if joined else label_key(label)
+    each attribute of a label joining several by "." where ``joined`` (kept apart: the
+    form of "A．B" holds a ".")."""
+    return tuple(map(label_key, label.split("."))) if joined else label_key(label)
 
 
 def joined_spellings(
