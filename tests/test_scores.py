@@ -1285,3 +1285,37 @@ def test_a_mated_pair_across_groups_that_only_a_full_width_dot_makes_alike_is_re
         assert str(refused.value) == SR.MATED_CROSS_GROUP.format(
             where=f"{name}, row 5", first="A．B.C", second="A.B．C", more=""
         )
+
+
+def test_attributes_are_checked_in_the_order_given_whatever_the_reader(tmp_path):
+    """Race per side and sex once a row, each spelled two ways: the race, named first,
+    is the spelling refused, read whole as in chunks (read whole, the sex's column was
+    checked first: another refusal, and merge warnings in another order)."""
+    from audit.tables.labels import SPELLINGS
+
+    frame = pd.DataFrame(
+        {"algorithm": "a", "score": np.linspace(0, 1, 200), "mated": False,
+         "race_1": "White", "race_2": "White", "sex": "M"}
+    )  # fmt: skip
+    frame.loc[0, "race_1"] = "black"
+    frame.loc[1, "race_2"] = "Black"
+    frame.loc[[2, 3], "sex"] = ["F", "f"]
+    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=50)
+    for source, name in ((frame, "<DataFrame>"), (tmp_path / "s.parquet", str(tmp_path / "s.parquet"))):  # fmt: skip
+        with pytest.raises(ScoresError) as refused:
+            read_scores(source, attributes=["race", "sex"])
+        assert str(refused.value) == SPELLINGS.format(
+            source=name,
+            column="race_2",
+            kinds="groups",
+            first="black",
+            first_where=f"{name}, row 0, column 'race_1'",
+            second="Black",
+            second_where=f"{name}, row 1, column 'race_2'",
+            how="case",
+        )
+    said = _merged_alike(frame, tmp_path, attributes=["race", "sex"])
+    assert [w.split(":")[0] for w in said if "column" in w.split(":")[0]] == [
+        "<DataFrame>, column 'race_2'",
+        "<DataFrame>, column 'sex'",
+    ]

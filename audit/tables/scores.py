@@ -748,8 +748,9 @@ def validate(
             if column in read:
                 values.append(read[column])
                 continue
-            # a label given per side: its spellings checked of both sides together, below
-            value = read[column] = _label_values(frame, column, where, spellings=not sided)
+            # checked below, attribute by attribute in the order given (a label given per
+            # side: of both sides together), as a reader of chunks checks them
+            value = read[column] = _label_values(frame, column, where, spellings=False)
             if len(names) > 1:  # joined by ".", later split on it: a dot would be ambiguous
                 dotted = np.array(["." in label for label in value.labels], dtype=bool)
                 if dotted.any():
@@ -766,16 +767,11 @@ def validate(
             values.append(value)
         return values
 
-    if any(two_sided):
-        firsts, seconds = parts("_1"), parts("_2")
-        for k, (name, sided) in enumerate(zip(names, two_sided, strict=True)):
-            if sided:
-                firsts[k], seconds[k] = _one_spelling_of_sides(
-                    firsts[k], seconds[k], frame, where, (f"{name}_1", f"{name}_2")
-                )
-        side_1, side_2 = _join(firsts), _join(seconds)
-    else:
-        side_1 = side_2 = _join(parts(""))
+    firsts, seconds = (parts("_1"), parts("_2")) if any(two_sided) else (parts(""),) * 2
+    for k, (name, sided) in enumerate(zip(names, two_sided, strict=True)):
+        columns = (f"{name}_1", f"{name}_2") if sided else (name, name)
+        firsts[k], seconds[k] = _one_spelling_of_sides(firsts[k], seconds[k], frame, where, columns)
+    side_1, side_2 = (_join(firsts), _join(seconds)) if any(two_sided) else (_join(firsts),) * 2
     group_1, group_2 = _sides(
         side_1, side_2, mated, MATED_CROSS_GROUP, frame, where, joined=len(names) > 1
     )
@@ -961,21 +957,24 @@ def _one_spelling_of_sides(
     side's labels before the second's) as :func:`_label_values` does within a column,
     the two sides together: "M" in group_1 and "m" in group_2 are one group, and so
     are they in one column.  Each spelling is named at the row and column where it
-    first appears."""
+    first appears.  ``first`` and ``second`` one object: one column giving both sides,
+    checked alone (and returned as one object)."""
     if _kind(columns[0]) in where.later:
         return first, second
+    one = first is second
     labels = list(dict.fromkeys([*first.labels, *second.labels]))
     index = {label: i for i, label in enumerate(labels)}
     # each side's codes over the labels of both
     held = [
         np.array([index[x] for x in side.labels], dtype=np.int64)[side.codes]
-        for side in (first, second)
+        for side in ((first,) if one else (first, second))
     ]
     firsts = _FirstRows(held)
 
     def named(i: int) -> str:
         row, side = firsts(i)
-        return f"{where.where(frame, row)}, column {columns[side]!r}"
+        told = where.where(frame, row)
+        return told if columns[0] == columns[1] else f"{told}, column {columns[side]!r}"
 
     merged = check_spellings(
         labels,
@@ -996,6 +995,9 @@ def _one_spelling_of_sides(
         remap = np.array([at[merged.get(x, x)] for x in side.labels], dtype=np.int64)
         return _Labels(remap.astype(side.codes.dtype)[side.codes], kept)
 
+    if one:
+        read = read_as(first)
+        return read, read
     return read_as(first), read_as(second)
 
 
