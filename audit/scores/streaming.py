@@ -569,7 +569,7 @@ class StreamingScores:
             )
             attributes = self.options.attributes or ()
             if column == "group" and len(attributes) > 1:  # attribute by attribute
-                columns = self._columns()
+                columns = self._columns
                 joined_spellings(
                     labels,
                     attributes,
@@ -590,8 +590,9 @@ class StreamingScores:
                 column_of=None if column == "algorithm" else lambda i, found=found: found(i)[1],
             )
 
+    @functools.cached_property
     def _columns(self) -> list[str]:
-        """The columns of the source (of its first chunk with rows)."""
+        """The columns of the source (of its first chunk with rows), read once."""
         piece = next((p for p in self.pieces if p.rows), self.pieces[0])
         return (
             list(map(str, piece.frame.columns)) if piece.path is None else schema_names(piece.path)
@@ -617,7 +618,7 @@ class StreamingScores:
                 place = (at, row, side)
                 if column == "algorithm":
                     return piece.at(row), column, place, piece.at(row)
-                named = group_columns(self._columns(), self.options.attributes)
+                named = group_columns(self._columns, self.options.attributes)
                 if named[0] == named[1]:  # one column gives both sides
                     return piece.at(row), named[side], place, piece.at(row)
                 # the side's column named too: the label may be on either

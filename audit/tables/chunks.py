@@ -284,7 +284,7 @@ class Options:
     #: The labels whose spellings the reader checks over every chunk together (and can
     #: merge there), not chunk by chunk: a streamed score set's algorithms and groups;
     #: ``read_scores``'s subjects too.
-    later: tuple = ("algorithm", "group")
+    later: tuple = ("algorithms", "groups")
     #: How a chunk refuses two spellings of one label of another kind (the subjects of
     #: a streamed score set): as a score set streamed, which cannot merge them.
     spelled: str = STREAMED_SPELLINGS
@@ -786,7 +786,9 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     order |= {"subject_1": [], "subject_2": []}
     at = 0
     # scores as given; every label's spellings checked of the whole table (_one_spelling)
-    raw = Options(True, options.attributes, options.ignore, later=("algorithm", "group", "subject"))
+    raw = Options(
+        True, options.attributes, options.ignore, later=("algorithms", "groups", "subjects")
+    )
     for chunk in (chunk for piece in items for chunk in read_batches(piece, raw, _BATCH)):
         n = len(chunk)
         if score is None or (score.dtype == np.float32 and chunk.score.dtype != np.float32):

@@ -134,9 +134,10 @@ class Source:
         #: The rows ``(first, last)`` of a larger table that this one is, read on its own
         #: (a row group or batch of a Parquet file): a message counts its cells only.
         self.part = part
-        #: The labels ("algorithm", "group", "subject") whose spellings are not checked
-        #: here: a reader checks them over every chunk of a source together (and can
-        #: merge them there).
+        #: The labels (``"algorithms"``, ``"groups"``, ``"subjects"``, as
+        #: :func:`~audit.tables.labels.label_kinds` names them) whose spellings are not
+        #: checked here: a reader checks them over every chunk of a source together (and
+        #: can merge them there).
         self.later = later
         #: The refusal of two spellings of one label (``SPELLINGS`` of
         #: :mod:`audit.tables.labels` when None): a streamed chunk's says it cannot merge.

@@ -18,7 +18,7 @@ from audit.tables import common as tables
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
-from audit.tables.labels import SPELLINGS, check_spellings, label_key
+from audit.tables.labels import SPELLINGS, check_spellings, label_key, label_kinds
 from audit.validation import SOURCE, Names, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
@@ -282,7 +282,7 @@ def _label_values(
     named with :data:`EMPTY_LABEL`.  Two spellings of one label are refused (or merged)
     unless ``spellings`` is false (the two sides of a group, checked together by
     :func:`_one_spelling_of_sides`; labels of a chunk of a source whose reader checks
-    them over every chunk together, ``source.later``).
+    them over every chunk together, ``source.later``, by :func:`label_kinds`).
     """
     raw = frame[column]
     if isinstance(raw.dtype, pd.CategoricalDtype):
@@ -315,7 +315,7 @@ def _label_values(
     labels = list(index)
     # two spellings of one label (case, spaces, invisible characters) are refused or merged
     merged: dict[str, str] = {}
-    if spellings and _kind(column) not in source.later:
+    if spellings and label_kinds(column) not in source.later:
         firsts = _FirstRows([remap[codes] if len(labels) != len(remap) else codes])
         merged = check_spellings(
             labels,
@@ -328,12 +328,8 @@ def _label_values(
             message=source.spelled or SPELLINGS,
         )
     if merged:
-        kept = {label: i for i, label in enumerate(labels) if label not in merged}
-        order = list(kept)
-        remap = np.array([order.index(merged.get(lab, lab)) for lab in labels], dtype=np.int64)[
-            remap
-        ]
-        labels = order
+        labels, onto = _read_as(labels, merged)
+        remap = onto[remap]
     dtype = np.int8 if len(labels) <= 127 else np.int16 if len(labels) <= 32767 else np.int32
     if len(labels) == len(remap):
         out = codes.astype(dtype, copy=False)
@@ -461,7 +457,7 @@ def _one_spelling(
         names = sides_named if column in sides else both
         firsts = _FirstRows(held)
         if column in sides and len(attributes) > 1:
-            mapping = joined_spellings(
+            merged = joined_spellings(
                 labels,
                 attributes,
                 [f"{a}_1" in columns for a in attributes],
@@ -470,33 +466,22 @@ def _one_spelling(
                 merge=merge,
                 message=SPELLINGS,
             )
-            merged = {}
-            if mapping:  # groups read as others: codes onto the groups that remain
-                keep = list(dict.fromkeys(mapping.get(x, x) for x in labels))
-                at = {label: i for i, label in enumerate(keep)}
-                remap = np.array([at[mapping.get(x, x)] for x in labels], dtype=np.int64)
-                dtype = pd.CategoricalDtype(pd.Index(keep, dtype=values.cat.categories.dtype))
-                for target, codes in zip(both, held, strict=True):
-                    codes = remap.astype(codes.dtype)[codes]
-                    table[target] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
-            continue
-        merged = check_spellings(
-            labels,
-            # a group's label named with the side's column: it may be on either
-            lambda i, firsts=firsts, names=names: (
-                row_name(firsts(i)[0])
-                + ("" if len(set(names)) == 1 else f", column {names[firsts(i)[1]]!r}")
-            ),
-            source=name,
-            column=column,
-            error=ScoresError,
-            merge=merge,
-            column_of=lambda i, firsts=firsts, names=names: names[firsts(i)[1]],
-        )
-        if merged:
-            keep = [c for c in labels if c not in merged]
-            at = {label: i for i, label in enumerate(keep)}
-            remap = np.array([at[merged.get(x, x)] for x in labels], dtype=np.int64)
+        else:
+            merged = check_spellings(
+                labels,
+                # a group's label named with the side's column: it may be on either
+                lambda i, firsts=firsts, names=names: (
+                    row_name(firsts(i)[0])
+                    + ("" if len(set(names)) == 1 else f", column {names[firsts(i)[1]]!r}")
+                ),
+                source=name,
+                column=column,
+                error=ScoresError,
+                merge=merge,
+                column_of=lambda i, firsts=firsts, names=names: names[firsts(i)[1]],
+            )
+        if merged:  # labels read as others: codes onto the labels that remain
+            keep, remap = _read_as(labels, merged)
             # the categories' own type kept (a group's and a subject's: pandas' strings)
             dtype = pd.CategoricalDtype(pd.Index(keep, dtype=values.cat.categories.dtype))
             for target, codes in zip(both, held, strict=True):
@@ -829,7 +814,7 @@ def _sides(
         codes_2 = second.codes.astype(dtype, copy=False) if identity else remap[second.codes]
         differ = codes_1 != codes_2
         differ &= mated
-        kind = "subject" if message is MATED_TWO_SUBJECTS else "group"
+        kind = "subjects" if message is MATED_TWO_SUBJECTS else "groups"
         if differ.any() and kind in where.later:
             # two spellings of one label ("M", "m") are one label to be, or a refusal of
             # their own, once checked over every chunk together: not told apart here
@@ -859,12 +844,12 @@ def _sides(
     )
 
 
-def _kind(column: str) -> str:
-    """What the labels of a column are, as ``later`` of :class:`~audit.tables.common.Source`
-    names them: "algorithm", "subject" or "group" (any attribute)."""
-    return (
-        column if column == "algorithm" else "subject" if column.startswith("subject") else "group"
-    )
+def _read_as(labels: list[str], merged: dict[str, str]) -> tuple[list[str], np.ndarray]:
+    """The labels that remain once each label of ``merged`` is read as the one it maps
+    to (in order of first appearance), and where each of ``labels`` is among them."""
+    kept = list(dict.fromkeys(merged.get(label, label) for label in labels))
+    at = {label: i for i, label in enumerate(kept)}
+    return kept, np.array([at[merged.get(label, label)] for label in labels], dtype=np.int64)
 
 
 def _key(label: str, joined: bool) -> str | tuple[str, ...]:
@@ -959,7 +944,7 @@ def _one_spelling_of_sides(
     are they in one column.  Each spelling is named at the row and column where it
     first appears.  ``first`` and ``second`` one object: one column giving both sides,
     checked alone (and returned as one object)."""
-    if _kind(columns[0]) in where.later:
+    if label_kinds(columns[0]) in where.later:
         return first, second
     one = first is second
     labels = list(dict.fromkeys([*first.labels, *second.labels]))
@@ -990,9 +975,7 @@ def _one_spelling_of_sides(
         return first, second
 
     def read_as(side: _Labels) -> _Labels:
-        kept = list(dict.fromkeys(merged.get(label, label) for label in side.labels))
-        at = {label: i for i, label in enumerate(kept)}
-        remap = np.array([at[merged.get(x, x)] for x in side.labels], dtype=np.int64)
+        kept, remap = _read_as(side.labels, merged)
         return _Labels(remap.astype(side.codes.dtype)[side.codes], kept)
 
     if one:
