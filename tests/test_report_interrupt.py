@@ -211,6 +211,49 @@ def test_an_interruption_raised_where_python_ignores_it_is_raised_again(capsys, 
     assert sys.unraisablehook is hook  # given back with the handlers
 
 
+class _SignalledOnLookup:
+    """An object whose attribute ``x``, looked up, sends this process Ctrl-C and waits
+    for it."""
+
+    @property
+    def x(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        pytest.fail(f"the signal was not raised in the attribute's code: {_signals_now()}")
+
+
+def test_an_interruption_dropped_by_c_code_is_raised_again(capsys, ctrl_c_handled):
+    """Raised in Python code that C code called and whose error it then clears (a
+    Cython module's import, registering its generator type with ``collections.abc``, is
+    such code; ``PyObject_HasAttr`` stands for it here), the interruption is not lost:
+    the command read on into its table, deaf to the next signals, in 1 of about 100
+    Ctrl-Cs in its first second. It is raised again."""
+    import ctypes
+
+    has_attribute = ctypes.pythonapi.PyObject_HasAttr
+    has_attribute.argtypes = [ctypes.py_object, ctypes.py_object]
+    has_attribute.restype = ctypes.c_int
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        assert has_attribute(_SignalledOnLookup(), "x") == 0  # raised, then cleared
+        dropped = True
+        time.sleep(5)
+        pytest.fail(f"the interruption was lost: {_signals_now()}")
+    assert dropped and stop.value.signum == signal.SIGINT
+    assert capsys.readouterr().err == ""
+
+
+def test_an_interruption_taken_is_not_raised_again(ctrl_c_handled):
+    """An interruption the code that says it has taken (the command line's own handling)
+    is not raised again when freed, though the signal handler is still in place."""
+    with interrupt.handle_signals():
+        try:
+            interrupt._handler(signal.SIGINT, None)
+        except interrupt.Interrupted as stop:
+            stop.taken()
+        time.sleep(10 * interrupt.RETRY)  # raised here, were it sent again
+        assert interrupt.stopping()  # the handler's state: the run is being stopped
+
+
 def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals(ctrl_c_handled):
     """A report run from Python that raised stops its kernels (and says the run is
     stopping) outside any :func:`~audit.report.interrupt.handle_signals` block; the

@@ -884,6 +884,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _main(list(sys.argv[1:] if argv is None else argv))
         except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
+            stop.taken()
             print(f"audit: {escape_terminal(stop.sentence)}", file=sys.stderr)
             return stop.exit_status
 
@@ -926,6 +927,7 @@ def _main(argv: list[str]) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE
     except KeyboardInterrupt as stop:  # Interrupted says which signal and what was kept
+        getattr(stop, "taken", lambda: None)()  # said here: not lost
         print(f"audit: {escape_terminal(getattr(stop, 'sentence', INTERRUPTED))}", file=sys.stderr)
         return getattr(stop, "exit_status", EXIT_INTERRUPTED)
     except UsageError as error:

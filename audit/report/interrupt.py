@@ -69,6 +69,23 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(signum)
         self.signum, self.published, self.began = signum, published, began
         self.kept: Path | None = None
+        #: Raised by the signal handler into whatever code ran (:func:`_handler`), and not
+        #: yet taken by the code that says it (:meth:`taken`).
+        self._watched = False
+
+    def taken(self) -> None:
+        """Say that the code that reports the interruption has it: it is not lost when
+        freed (:meth:`__del__`)."""
+        self._watched = False
+
+    def __del__(self) -> None:
+        # freed before anything took it: dropped by C code that clears the error of the
+        # Python code it called (a Cython module's import registers its generator type
+        # with collections.abc so, and a Ctrl-C in its first second was lost, the
+        # command reading on, deaf to the next signals); sent again, to be raised elsewhere
+        if self._watched:
+            with contextlib.suppress(Exception):  # (at the interpreter's exit)
+                _dropped(self.signum)
 
     @property
     def exit_status(self) -> int:
@@ -140,16 +157,29 @@ def _handler(signum, frame) -> None:
         _send_again(signum)
         return
     _state.stopping = True
-    raise Interrupted(signum, began=_state.began)
+    stop = Interrupted(signum, began=_state.began)
+    stop._watched = True
+    raise stop
+
+
+def _dropped(signum: int) -> None:
+    """An interruption raised by :func:`_handler` was dropped where nothing could see it:
+    ``signum`` is sent again, to be raised elsewhere, while :func:`handle_signals` still
+    handles it (and no block defers it)."""
+    if signal.getsignal(signum) is _handler and _state.pending is None:
+        _state.stopping = False
+        _send_again(signum)
 
 
 def _unraisable(unraisable) -> None:
     """An :class:`Interrupted` raised where Python can only print it and go on (a
     ``__del__``, a weakref callback): not lost but sent again, to be raised elsewhere,
     and nothing printed; anything else goes to the hook it replaced."""
-    if isinstance(unraisable.exc_value, Interrupted) and _state.pending is None:
+    stop = unraisable.exc_value
+    if isinstance(stop, Interrupted) and _state.pending is None:
+        stop.taken()
         _state.stopping = False
-        _send_again(unraisable.exc_value.signum)
+        _send_again(stop.signum)
         return
     _previous_unraisable(unraisable)
 
