@@ -4,8 +4,10 @@ what a fresh interpreter imports to run some code (:func:`imported_by`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -47,6 +49,24 @@ def descendants(pid: int) -> dict[int, str]:
         found.update(below)
         parents.extend(below)
     return found
+
+
+def finished(process: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """``process.communicate()`` within ``timeout`` seconds; past it, the process and
+    every process below it are killed (a hung command leaves nothing behind for the
+    next tests to find) and the test fails with what the command wrote."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        below = descendants(process.pid)
+        for pid in [process.pid, *below]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        out, err = process.communicate()
+        raise AssertionError(
+            f"{process.args} did not end within {timeout:g} s; below it {below}; it wrote "
+            f"{out!r} and {err!r}"
+        ) from None
 
 
 def running(pid: int) -> bool:

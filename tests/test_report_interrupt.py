@@ -4,6 +4,7 @@ the earlier report of the name as it was."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ import sys
 import time
 
 import pytest
-from processes import descendants, kernels_below, running, workers
+from processes import descendants, finished, kernels_below, running, workers
 
 from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
 from audit.report import interrupt, runner
@@ -102,7 +103,7 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
     time.sleep(1.0)  # the notebooks are running cells
     below = descendants(process.pid)
     process.send_signal(signum)
-    _, err = process.communicate(timeout=60)
+    _, err = finished(process, timeout=60)
     assert process.returncode == status
     started = ["ffmc_audit.ipynb", "pareto_downselect.ipynb"][:side_by_side]
     *stages, last = err.splitlines()  # the notebooks start in either order
@@ -159,8 +160,9 @@ def test_a_signal_in_the_import_machinery_is_raised_once_out_of_it():
         time.sleep(5)
         pytest.fail("the signal was not raised again")
     assert held and stop.value.signum == signal.SIGTERM
-    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted):
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
         interrupt._handler(signal.SIGINT, frame("/site-packages/a_users_module.py"))
+    assert stop.value.signum == signal.SIGINT  # (kept: one freed in its block is sent again)
 
 
 def test_a_signal_in_a_modules_code_ends_its_import(tmp_path, monkeypatch, ctrl_c_handled):
@@ -177,9 +179,10 @@ def test_a_signal_in_a_modules_code_ends_its_import(tmp_path, monkeypatch, ctrl_
     for name in ("signalled_on_import", "imported_after"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     started = time.monotonic()
-    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted):
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
         importlib.import_module("signalled_on_import")
         pytest.fail(f"the import ended, not interrupted: {_signals_now()}")
+    assert stop.value.signum == signal.SIGINT
     assert time.monotonic() - started < 4 and "signalled_on_import" not in sys.modules
     found = []
     thread = threading.Thread(
@@ -233,11 +236,15 @@ def test_an_interruption_dropped_by_c_code_is_raised_again(capsys, ctrl_c_handle
     has_attribute = ctypes.pythonapi.PyObject_HasAttr
     has_attribute.argtypes = [ctypes.py_object, ctypes.py_object]
     has_attribute.restype = ctypes.c_int
-    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
-        assert has_attribute(_SignalledOnLookup(), "x") == 0  # raised, then cleared
-        dropped = True
-        time.sleep(5)
-        pytest.fail(f"the interruption was lost: {_signals_now()}")
+    gc.disable()  # freed as it is dropped, not by a collection that may never come
+    try:
+        with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+            assert has_attribute(_SignalledOnLookup(), "x") == 0  # raised, then cleared
+            dropped = True
+            time.sleep(5)
+            pytest.fail(f"the interruption was lost: {_signals_now()}")
+    finally:
+        gc.enable()
     assert dropped and stop.value.signum == signal.SIGINT
     assert capsys.readouterr().err == ""
 
@@ -252,6 +259,60 @@ def test_an_interruption_taken_is_not_raised_again(ctrl_c_handled):
             stop.taken()
         time.sleep(10 * interrupt.RETRY)  # raised here, were it sent again
         assert interrupt.stopping()  # the handler's state: the run is being stopped
+
+
+def test_an_interruption_freed_after_its_block_is_not_raised_in_the_next(ctrl_c_handled):
+    """An interruption nothing took, freed once its :func:`handle_signals` block has
+    ended (a test's, kept by what it caught), is not raised in a later block: a SIGTERM
+    of one test stopped another, which had sent itself Ctrl-C."""
+    kept = []
+    with interrupt.handle_signals():
+        try:
+            interrupt._handler(signal.SIGTERM, None)
+        except interrupt.Interrupted as stop:
+            kept.append(stop)
+    with interrupt.handle_signals():
+        kept.clear()  # freed here, not taken
+        gc.collect()
+        time.sleep(10 * interrupt.RETRY)  # raised here, were it sent again
+
+
+def test_a_signal_another_thread_took_reaches_the_main_thread_waiting_in_a_call(
+    ctrl_c_handled,
+):
+    """A signal the kernel gives another thread (the main thread blocks every signal for
+    an instant as it starts a thread) only marks it for the main thread: one then
+    waiting in a system call waited on, deaf to it (``audit compare`` stopped as its
+    kernel started, reading a named pipe no one wrote). It is sent to the main thread,
+    which stops waiting and raises it."""
+    import threading
+
+    read, write = os.pipe()
+    woken = []
+
+    def wake() -> None:  # the wait's end, at worst
+        woken.append(True)
+        os.write(write, b"x")
+
+    def take() -> None:  # this thread takes the signal: its handler runs in the main thread
+        time.sleep(0.2)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    taker, unstuck = threading.Thread(target=take), threading.Timer(5, wake)
+    try:
+        with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+            taker.start()
+            unstuck.start()
+            os.read(read, 1)
+            pytest.fail(f"the signal was lost: {_signals_now()}")
+        assert stop.value.signum == signal.SIGINT
+        assert woken == [], "the signal waited for the main thread's call to end"
+    finally:
+        unstuck.cancel()
+        taker.join()
+        os.close(read)
+        os.close(write)
+    assert signal.set_wakeup_fd(-1) == -1  # the wakeup pipe given back with the handlers
 
 
 def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals(ctrl_c_handled):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from jupyter_client.manager import KernelManager
-from processes import descendants, kernels_below
+from processes import descendants, finished, kernels_below
 
 from audit.analysis import compare
 from audit.cli import main
@@ -250,7 +250,7 @@ def test_ctrl_c_while_the_table_is_read_stops_the_kernels_started_ahead(
         time.sleep(0.05)
     below = descendants(process.pid)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = finished(process, timeout=60)
     assert process.returncode == EXIT_INTERRUPTED
     sentence = interrupt.Interrupted(signal.SIGINT, began=False).sentence
     assert err == f"audit: {sentence}\n"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import shutil
 import signal
 import sys
@@ -69,23 +70,23 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(signum)
         self.signum, self.published, self.began = signum, published, began
         self.kept: Path | None = None
-        #: Raised by the signal handler into whatever code ran (:func:`_handler`), and not
-        #: yet taken by the code that says it (:meth:`taken`).
-        self._watched = False
+        #: The :func:`handle_signals` block whose handler raised it into whatever code
+        #: ran (:func:`_handler`), until the code that says it takes it (:meth:`taken`).
+        self._block: object | None = None
 
     def taken(self) -> None:
         """Say that the code that reports the interruption has it: it is not lost when
         freed (:meth:`__del__`)."""
-        self._watched = False
+        self._block = None
 
     def __del__(self) -> None:
         # freed before anything took it: dropped by C code that clears the error of the
         # Python code it called (a Cython module's import registers its generator type
         # with collections.abc so, and a Ctrl-C in its first second was lost, the
         # command reading on, deaf to the next signals); sent again, to be raised elsewhere
-        if self._watched:
+        if self._block is not None:
             with contextlib.suppress(Exception):  # (at the interpreter's exit)
-                _dropped(self.signum)
+                _dropped(self.signum, self._block)
 
     @property
     def exit_status(self) -> int:
@@ -112,6 +113,8 @@ class _State:
         self.began = False  # a report run began in this process
         self.deferring = 0
         self.pending: int | None = None
+        self.forward: _Forward | None = None
+        self.block: object | None = None  # the handle_signals block the main thread is in
 
 
 _state = _State()
@@ -135,19 +138,105 @@ def _in_import_machinery(frame) -> bool:
 
 
 def _send_again(signum: int) -> None:
-    """``signum`` sent to this process again in :data:`RETRY` seconds, from a thread, if
-    :func:`handle_signals` still handles it then."""
+    """``signum`` sent to the main thread again in :data:`RETRY` seconds, from a thread,
+    if the :func:`handle_signals` block it came in still handles it then."""
+    block = _state.block
 
     def send() -> None:
-        if signal.getsignal(signum) is _handler:
-            os.kill(os.getpid(), signum)
+        with _state.lock:  # (the block ends under it: nothing is sent once it has)
+            if block is not None and _state.block is block:
+                signal.pthread_kill(threading.main_thread().ident, signum)
 
     timer = threading.Timer(RETRY, send)
     timer.daemon = True
     timer.start()
 
 
+#: Seconds a signal may wait for the main thread to run its handler before it is sent
+#: to the main thread itself (:class:`_Forward`).
+FORWARD_AFTER = 0.05
+
+
+class _Forward:
+    """Send the main thread a signal another thread took while the main thread waited in
+    a system call.
+
+    The kernel gives a signal sent to the process to any thread that does not block
+    it; the main thread blocks every signal for an instant each time it starts a thread
+    (glibc) or a process (Python's ``vfork``). A thread that takes it only marks it for
+    the main thread, which runs the handler at its next step of Python code; if the
+    main thread then waits in a system call (opening a named pipe no one writes, reading
+    a socket), it waits on, deaf to it: ``audit compare`` stopped as its kernel started
+    read on into its table, in 3 of 100 runs on a loaded machine.  Python writes each
+    signal's number to a pipe (:func:`signal.set_wakeup_fd`), which the handler
+    empties; a thread of this class, which blocks the signals itself, watches the pipe,
+    and sends the main thread each signal left in it :data:`FORWARD_AFTER` seconds
+    later, which ends its wait (``EINTR``) and runs the handler."""
+
+    def __init__(self):
+        self.main = threading.main_thread().ident
+        self.read, self.write = os.pipe()
+        self.quit_read, self.quit_write = os.pipe()
+        for fd in (self.read, self.write):
+            os.set_blocking(fd, False)
+        self.lock = threading.Lock()
+        self.active = True
+        self.previous = signal.set_wakeup_fd(self.write, warn_on_full_buffer=False)
+        self.thread = threading.Thread(target=self._watch, name="audit-signals", daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        poller = select.poll()
+        poller.register(self.read, select.POLLIN)
+        poller.register(self.quit_read, select.POLLIN)
+        while True:
+            if any(fd == self.quit_read for fd, _ in poller.poll()):
+                return
+            time.sleep(FORWARD_AFTER)  # the handler empties the pipe when it runs
+            try:
+                taken = os.read(self.read, 512)
+            except BlockingIOError:  # it ran
+                continue
+            with self.lock:
+                if not self.active:
+                    return
+                for signum in {signal.SIGINT, signal.SIGTERM} & set(taken):
+                    signal.pthread_kill(self.main, signum)
+
+    def empty(self) -> None:
+        """Empty the pipe: the signals in it reached the handler."""
+        with contextlib.suppress(OSError):
+            while os.read(self.read, 512):
+                pass
+
+    def close(self) -> None:
+        with self.lock:
+            self.active = False
+        os.write(self.quit_write, b"q")
+        self.thread.join()
+        signal.set_wakeup_fd(self.previous)
+        for fd in (self.read, self.write, self.quit_read, self.quit_write):
+            os.close(fd)
+
+
+def _forked() -> None:
+    """In a process forked from this one: no thread watches the wakeup pipe it shares
+    with its parent, whose main thread its signals are not for."""
+    if _state.forward is not None:
+        _state.forward = None
+        with contextlib.suppress(ValueError):  # (forked from another thread than the main)
+            signal.set_wakeup_fd(-1)
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def _handler(signum, frame) -> None:
+    if _state.forward is not None:
+        _state.forward.empty()
+    if _state.block is None:  # the block is ending: its command has its status
+        return
     if _state.deferring:
         _state.pending = signum
         return
@@ -157,16 +246,22 @@ def _handler(signum, frame) -> None:
         _send_again(signum)
         return
     _state.stopping = True
-    stop = Interrupted(signum, began=_state.began)
-    stop._watched = True
-    raise stop
+    raise _of_this_block(Interrupted(signum, began=_state.began))
 
 
-def _dropped(signum: int) -> None:
-    """An interruption raised by :func:`_handler` was dropped where nothing could see it:
-    ``signum`` is sent again, to be raised elsewhere, while :func:`handle_signals` still
-    handles it (and no block defers it)."""
-    if signal.getsignal(signum) is _handler and _state.pending is None:
+def _of_this_block(stop: Interrupted) -> Interrupted:
+    """``stop``, raised by :func:`_handler` in the current :func:`handle_signals` block.
+    (Not a variable of the handler's: its frame, in the traceback, would keep it alive
+    in a cycle, freed only by a collection, and a dropped one sent again only then.)"""
+    stop._block = _state.block
+    return stop
+
+
+def _dropped(signum: int, block: object) -> None:
+    """An interruption raised by :func:`_handler` in the :func:`handle_signals` ``block``
+    was dropped where nothing could see it: ``signum`` is sent again, to be raised
+    elsewhere, while the block lasts (and nothing defers it)."""
+    if _state.block is block and _state.pending is None:
         _state.stopping = False
         _send_again(signum)
 
@@ -189,7 +284,9 @@ _previous_unraisable = sys.unraisablehook
 
 @contextlib.contextmanager
 def handle_signals():
-    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block (main thread only).
+    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block (main thread only);
+    one caught there and freed before the block ends, unless taken
+    (:meth:`Interrupted.taken`), is raised again.
 
     A signal the process was started ignoring stays ignored: a shell script starts
     its background jobs (``audit report &`` in a script) with SIGINT ignored, so that
@@ -202,15 +299,28 @@ def handle_signals():
     # a run stopped before, outside this block (run_report called from Python raised,
     # its kernels stopped), leaves no "stopping" behind that would swallow this signal
     _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
+    _state.block = object()  # this block: what an earlier one sends again is not for it
     previous = {
         s: signal.signal(s, _handler)
         for s in (signal.SIGINT, signal.SIGTERM)
         if signal.getsignal(s) is not signal.SIG_IGN
     }
     _previous_unraisable, sys.unraisablehook = sys.unraisablehook, _unraisable
+    forward = None
+    if previous:
+        other = signal.set_wakeup_fd(-1)
+        if other == -1:
+            forward = _state.forward = _Forward()
+        else:  # another's (an event loop's): left as it was
+            signal.set_wakeup_fd(other)
     try:
         yield
     finally:
+        with _state.lock:
+            _state.block = None  # nothing is sent again from here
+        if forward is not None:
+            _state.forward = None
+            forward.close()  # (what it sent is handled as the handlers are given back)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         sys.unraisablehook = _previous_unraisable
