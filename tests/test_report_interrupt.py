@@ -315,6 +315,38 @@ def test_a_signal_another_thread_took_reaches_the_main_thread_waiting_in_a_call(
     assert signal.set_wakeup_fd(-1) == -1  # the wakeup pipe given back with the handlers
 
 
+def test_ctrl_c_as_a_kernel_starts_leaves_no_thread_waiting(monkeypatch, ctrl_c_handled):
+    """Ctrl-C just as a kernel's thread started, before it was recorded: no one shut it
+    down, and the interpreter's exit waited for it for ever (``audit compare`` said it
+    was interrupted, then hung). The signal waits until the thread is recorded; the
+    thread is then shut down with the others."""
+    import contextlib
+    import threading
+
+    from audit.report import forkserver, kernels
+
+    monkeypatch.setattr(forkserver, "started", contextlib.nullcontext)
+    monkeypatch.setattr(forkserver, "stop", lambda: None)
+    monkeypatch.setattr(kernels.Kernel, "_start", lambda self: None)  # no kernel here
+    start = threading.Thread.start
+
+    def signalled(self) -> None:  # Ctrl-C as soon as a kernel's thread runs
+        start(self)
+        if self.name.startswith("audit-kernel"):
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    monkeypatch.setattr(threading.Thread, "start", signalled)
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        with kernels.started_kernels(1):
+            time.sleep(5)
+            pytest.fail(f"the signal was lost: {_signals_now()}")
+    assert stop.value.signum == signal.SIGINT
+    started = [t for t in threading.enumerate() if t.name.startswith("audit-kernel")]
+    for thread in started:
+        thread.join(timeout=5)
+    assert [t.name for t in started if t.is_alive()] == []
+
+
 def test_a_run_stopped_outside_the_command_line_leaves_the_next_one_its_signals(ctrl_c_handled):
     """A report run from Python that raised stops its kernels (and says the run is
     stopping) outside any :func:`~audit.report.interrupt.handle_signals` block; the

@@ -328,9 +328,12 @@ def handle_signals():
 
 
 @contextlib.contextmanager
-def deferred(published: Path):
-    """Hold SIGINT and SIGTERM while the block puts ``published`` in place; one that
-    came meanwhile is raised after it, as :class:`Interrupted` naming ``published``."""
+def deferred(published: Path | None = None):
+    """Hold SIGINT and SIGTERM while the block runs (in the main thread): it puts
+    ``published`` in place, or starts threads and records them, each of which an
+    interruption between the two would leave waiting, and the interpreter's exit
+    with it. One that came meanwhile is raised after the block, as
+    :class:`Interrupted` (naming ``published``)."""
     _state.deferring += 1
     try:
         yield
@@ -339,7 +342,7 @@ def deferred(published: Path):
     if not _state.deferring and _state.pending is not None:
         signum, _state.pending = _state.pending, None
         _state.stopping = True
-        raise Interrupted(signum, published)
+        raise Interrupted(signum, published, began=_state.began)
 
 
 def stopping() -> bool:

@@ -319,9 +319,12 @@ def close_loop() -> None:
 
 
 def start(count: int) -> None:
-    """Start ``count`` kernels (at most one per core) for notebooks to come."""
+    """Start ``count`` kernels (at most one per core) for notebooks to come; Ctrl-C
+    waits until each is recorded, to be shut down (:func:`discard`)."""
+    from audit.report import interrupt
+
     count = min(count, os.cpu_count() or 1)
-    with _lock:
+    with _lock, interrupt.deferred():
         _waiting.extend(Kernel() for _ in range(count))
 
 
@@ -359,8 +362,8 @@ def started_kernels(count: int) -> Iterator[None]:
     from audit.report import forkserver
 
     with forkserver.started():
-        start(count)
         try:
+            start(count)
             yield
         except BaseException:
             forkserver.stop()  # the kernels still starting give up at once

@@ -841,16 +841,19 @@ def _run_all(
 
     # kernels started ahead (by the command line, while it read the table) run the
     # first notebooks, each in its own thread; the next notebooks start their own
-    ahead = kernels.started(workers)
-    pool = ThreadPoolExecutor(max_workers=max(workers - len(ahead), 1))
-    futures = [kernel.run(lane) for kernel in ahead]
-    futures += [pool.submit(_in_thread, lane) for _ in range(workers - len(ahead))]
+    pool, futures = None, []
     try:
+        with interrupt.deferred():  # every thread started is recorded, to be waited for
+            ahead = kernels.started(workers)
+            pool = ThreadPoolExecutor(max_workers=max(workers - len(ahead), 1))
+            futures += [kernel.run(lane) for kernel in ahead]
+            futures += [pool.submit(_in_thread, lane) for _ in range(workers - len(ahead))]
         if meanwhile is not None:
             meanwhile()
         wait(futures)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         interrupt.stop_kernels()
         wait(futures)
         raise
