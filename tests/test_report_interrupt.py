@@ -383,6 +383,69 @@ def test_ctrl_c_before_any_report_says_nothing_was_written(monkeypatch, capsys):
     assert capsys.readouterr().err == f"audit: {sentence}\n"
 
 
+def test_a_signal_once_the_report_is_in_place_says_it_is_finished(tmp_path, ctrl_c_handled):
+    """A signal that comes once the report is in place, as the command says its last
+    lines, says the report is finished and where: it said the report was not
+    published, and the earlier one unchanged."""
+    done = tmp_path / "x"
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        with interrupt.deferred(done):
+            done.write_text("published")
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        pytest.fail(f"the signal did not interrupt: {_signals_now()}")
+    assert stop.value.exit_status == EXIT_INTERRUPTED
+    assert stop.value.sentence == interrupt.INTERRUPTED_AFTER.format(
+        signal="Ctrl-C (SIGINT)", path=done
+    )
+
+
+def test_ctrl_c_as_the_command_says_its_report_names_it(small_table, tmp_path, monkeypatch, capsys):
+    """The command line's own handling, in process: Ctrl-C as ``audit report`` says the
+    warnings of the report it has put in place."""
+    from audit import cli
+
+    def interrupted(folder):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        pytest.fail("the signal did not interrupt")
+
+    monkeypatch.setattr(cli, "_say_warnings", interrupted)
+    root = tmp_path / "r"
+    argv = ["report", str(small_table), "--name", "x", "--reports-dir", str(root), "--quiet"]
+    argv += ["-p", "n_replicates", "20", "-p", "verdict_replicates", "5", "-p", "n_random", "20"]
+    started = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert cli.main(argv) == EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, started)
+    sentence = interrupt.INTERRUPTED_AFTER.format(signal="Ctrl-C (SIGINT)", path=root / "x")
+    assert capsys.readouterr().err == f"audit: {sentence}\n"
+    assert (root / "x" / "index.html").is_file()
+
+
+def test_a_signal_as_the_command_ends_is_ignored(monkeypatch, capsys, ctrl_c_handled):
+    """A second Ctrl-C just after the first was said, once :func:`~audit.cli.main` has
+    given the handlers back, finds the process ending with its status: it ended it with
+    a ``KeyboardInterrupt`` traceback and status -2."""
+    import gc
+
+    from audit import cli
+
+    def freeze() -> None:  # what run() does once main() has returned
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+
+    monkeypatch.setattr(gc, "freeze", freeze)
+    monkeypatch.setattr(sys, "argv", ["audit"])  # no command: the usage, status 2
+    terminate = signal.getsignal(signal.SIGTERM)
+    try:
+        assert cli.run() == 2
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
+    assert "usage: audit" in capsys.readouterr().out
+
+
 def test_a_background_job_keeps_ignoring_ctrl_c(monkeypatch, capsys):
     """Started with SIGINT ignored (``audit ... &`` in a shell script), audit does not
     take it back: a Ctrl-C for the foreground does not stop it."""

@@ -895,12 +895,26 @@ def run() -> int:
     is first moved out of the reach of the interpreter's last garbage collection
     (:func:`gc.freeze`): that collection would only free memory the ending process hands
     back anyway, and kept the shell waiting 0.15 s after a report's last line (threads
-    are joined and exit handlers run as ever)."""
-    import gc
+    are joined and exit handlers run as ever).
 
+    A SIGINT or SIGTERM that comes once :func:`main` has given them back (a second
+    Ctrl-C just after the first was said) finds the process ending with its status,
+    and is ignored: it ended the process with a ``KeyboardInterrupt`` traceback, or
+    status -2 or -15 for 130 or 143. (A signal the process was started ignoring
+    stays ignored, within :func:`main` too.)"""
+    import gc
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _ending)
     status = main()
     gc.freeze()
     return status
+
+
+def _ending(signum, frame) -> None:
+    """The handler of a signal that comes as the command ends (:func:`run`): none."""
 
 
 def _main(argv: list[str]) -> int:

@@ -57,18 +57,29 @@ INTERRUPTED_PUBLISHED = (
     "interrupted by {signal} while the report was being put in place: it was finished "
     "first and is at {path}"
 )
+INTERRUPTED_AFTER = (
+    "interrupted by {signal} once the report was in place: it is finished, at {path}"
+)
 SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 
 
 class Interrupted(KeyboardInterrupt):
     """The run was stopped by SIGINT or SIGTERM (``signum``); ``began`` says whether a
     report run had begun, ``published`` is the report put in place as the signal
-    came, if any; ``kept``, where the unfinished run's folder is kept (``.NAME.failed``),
+    came (``after``: before it came), if any; ``kept``, where the unfinished run's folder is kept (``.NAME.failed``),
     once the run has moved it there."""
 
-    def __init__(self, signum: int, published: Path | None = None, *, began: bool = True):
+    def __init__(
+        self,
+        signum: int,
+        published: Path | None = None,
+        *,
+        began: bool = True,
+        after: bool = False,
+    ):
         super().__init__(signum)
         self.signum, self.published, self.began = signum, published, began
+        self.after = after
         self.kept: Path | None = None
         #: The :func:`handle_signals` block whose handler raised it into whatever code
         #: ran (:func:`_handler`), until the code that says it takes it (:meth:`taken`).
@@ -96,7 +107,8 @@ class Interrupted(KeyboardInterrupt):
     def sentence(self) -> str:
         name = SIGNAL_NAMES.get(self.signum, f"signal {self.signum}")
         if self.published is not None:
-            return INTERRUPTED_PUBLISHED.format(signal=name, path=self.published)
+            said = INTERRUPTED_AFTER if self.after else INTERRUPTED_PUBLISHED
+            return said.format(signal=name, path=self.published)
         if self.kept is not None:
             return INTERRUPTED_KEPT.format(signal=name, kept=self.kept)
         return (INTERRUPTED if self.began else INTERRUPTED_BEFORE).format(signal=name)
@@ -113,6 +125,7 @@ class _State:
         self.began = False  # a report run began in this process
         self.deferring = 0
         self.pending: int | None = None
+        self.published: Path | None = None  # the report this run put in place
         self.forward: _Forward | None = None
         self.block: object | None = None  # the handle_signals block the main thread is in
 
@@ -246,7 +259,10 @@ def _handler(signum, frame) -> None:
         _send_again(signum)
         return
     _state.stopping = True
-    raise _of_this_block(Interrupted(signum, began=_state.began))
+    published = _state.published  # the command ends its last lines: the report is whole
+    raise _of_this_block(
+        Interrupted(signum, published, began=_state.began, after=published is not None)
+    )
 
 
 def _of_this_block(stop: Interrupted) -> Interrupted:
@@ -299,6 +315,7 @@ def handle_signals():
     # a run stopped before, outside this block (run_report called from Python raised,
     # its kernels stopped), leaves no "stopping" behind that would swallow this signal
     _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
+    _state.published = None
     _state.block = object()  # this block: what an earlier one sends again is not for it
     previous = {
         s: signal.signal(s, _handler)
@@ -325,6 +342,7 @@ def handle_signals():
             signal.signal(signum, handler)
         sys.unraisablehook = _previous_unraisable
         _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
+        _state.published = None
 
 
 @contextlib.contextmanager
@@ -333,12 +351,14 @@ def deferred(published: Path | None = None):
     ``published`` in place, or starts threads and records them, each of which an
     interruption between the two would leave waiting, and the interpreter's exit
     with it. One that came meanwhile is raised after the block, as
-    :class:`Interrupted` (naming ``published``)."""
+    :class:`Interrupted` (naming ``published``); one that comes later names it too."""
     _state.deferring += 1
     try:
         yield
     finally:
         _state.deferring -= 1
+    if published is not None:
+        _state.published = published
     if not _state.deferring and _state.pending is not None:
         signum, _state.pending = _state.pending, None
         _state.stopping = True
