@@ -441,9 +441,59 @@ def test_a_signal_as_the_command_ends_is_ignored(monkeypatch, capsys, ctrl_c_han
     terminate = signal.getsignal(signal.SIGTERM)
     try:
         assert cli.run() == 2
+        # ignored by the system, through the interpreter's exit, which gives a handler of
+        # Python's back to the default (the process then ended by the signal, silently)
+        ignored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
     finally:
         signal.signal(signal.SIGTERM, terminate)
+    assert ignored == [signal.SIG_IGN, signal.SIG_IGN]
     assert "usage: audit" in capsys.readouterr().out
+
+
+def test_a_file_left_open_is_not_a_warning_of_the_command(monkeypatch, capsys):
+    """A file a library left open (a read a signal cut short) is not said as the
+    command's warning, as Python has it: it followed the interruption's sentence."""
+    import warnings
+
+    from audit import cli
+
+    def listing(*args):
+        warnings.warn(
+            "unclosed file <_io.BufferedReader name='t.csv'>", ResourceWarning, stacklevel=1
+        )
+        warnings.warn("a warning of the command's", UserWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cli, "_list_measures", listing)
+    assert cli.main(["measures"]) == 0
+    assert capsys.readouterr().err == "audit: warning: a warning of the command's\n"
+
+
+def test_ctrl_c_as_the_fork_server_starts_leaves_no_server(monkeypatch, ctrl_c_handled):
+    """Ctrl-C just as the report's server started, before it was recorded: no one
+    stopped it. The signal waits until it is recorded; the server is then stopped."""
+    import threading
+
+    from audit.report import forkserver
+
+    made = []
+    start = forkserver._Server.__init__
+
+    def signalled(self) -> None:
+        start(self)
+        made.append(self)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    monkeypatch.setattr(forkserver._Server, "__init__", signalled)
+    with interrupt.handle_signals(), pytest.raises(interrupt.Interrupted) as stop:
+        with forkserver.started():
+            time.sleep(5)
+            pytest.fail(f"the signal was lost: {_signals_now()}")
+    assert stop.value.signum == signal.SIGINT and len(made) == 1
+    try:
+        assert made[0].process.wait(timeout=15) is not None
+    finally:
+        made[0].process.kill()
 
 
 def test_a_background_job_keeps_ignoring_ctrl_c(monkeypatch, capsys):

@@ -880,6 +880,8 @@ def main(argv: list[str] | None = None) -> int:
 
     with warnings.catch_warnings(), handle_signals():
         warnings.simplefilter("always")  # every warning shown, each as a sentence
+        # but a file a library left open, as Python has it (a signal can cut a read short)
+        warnings.simplefilter("ignore", ResourceWarning)
         warnings.showwarning = _warning_sentence
         try:
             return _main(list(sys.argv[1:] if argv is None else argv))
@@ -899,16 +901,21 @@ def run() -> int:
 
     A SIGINT or SIGTERM that comes once :func:`main` has given them back (a second
     Ctrl-C just after the first was said) finds the process ending with its status,
-    and is ignored: it ended the process with a ``KeyboardInterrupt`` traceback, or
-    status -2 or -15 for 130 or 143. (A signal the process was started ignoring
-    stays ignored, within :func:`main` too.)"""
+    and is ignored, through the interpreter's exit too (which gives a handler of
+    Python's back to the system's default): it ended the process with a
+    ``KeyboardInterrupt`` traceback, or status -2 or -15 for 130 or 143. (A signal the
+    process was started ignoring stays ignored, within :func:`main` too.)"""
     import gc
     import signal
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            signal.signal(signum, _ending)
+    handled = [
+        s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is not signal.SIG_IGN
+    ]
+    for signum in handled:
+        signal.signal(signum, _ending)  # (main() takes them, and gives this back)
     status = main()
+    for signum in handled:
+        signal.signal(signum, signal.SIG_IGN)
     gc.freeze()
     return status
 

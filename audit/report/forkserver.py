@@ -49,7 +49,7 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 
-from audit.report.interrupt import signal_group, socket_folder
+from audit.report.interrupt import deferred, signal_group, socket_folder
 
 #: Modules the server imports before it forks: ipykernel and what the report's
 #: notebooks import first (:data:`audit.report.kernels.PRELOAD`).
@@ -168,28 +168,28 @@ def started() -> Iterator[None]:
             with _lock:
                 _nested -= 1
         return
+    server, before = None, os.environ.get(ADDRESS)
     try:
-        server = _Server()
-    except OSError:  # no server: every kernel starts as before
-        yield
-        return
-    with _lock:
-        _server = server
-    before = os.environ.get(ADDRESS)
-    os.environ[ADDRESS] = server.path  # in the kernels' environment: their workers
-    try:
+        with deferred():  # Ctrl-C waits until the server started is recorded, to be closed
+            with contextlib.suppress(OSError):  # no server: every kernel starts as before
+                server = _Server()
+                with _lock:
+                    _server = server
+                os.environ[ADDRESS] = server.path  # in the kernels' environment: their workers
         yield
     except BaseException:
-        server.stop()  # a refusal or a failure is said now, not after the server's imports
+        if server is not None:
+            server.stop()  # a refusal or a failure is said now, not after its imports
         raise
     finally:
-        with _lock:
-            _server = None
-        if before is None:
-            os.environ.pop(ADDRESS, None)
-        else:
-            os.environ[ADDRESS] = before
-        server.close()
+        if server is not None:
+            with _lock:
+                _server = None
+            if before is None:
+                os.environ.pop(ADDRESS, None)
+            else:
+                os.environ[ADDRESS] = before
+            server.close()
 
 
 def stop() -> None:

@@ -351,7 +351,11 @@ def deferred(published: Path | None = None):
     ``published`` in place, or starts threads and records them, each of which an
     interruption between the two would leave waiting, and the interpreter's exit
     with it. One that came meanwhile is raised after the block, as
-    :class:`Interrupted` (naming ``published``); one that comes later names it too."""
+    :class:`Interrupted` (naming ``published``); one that comes later names it too.
+    (Signals are handled in the main thread: another thread's block holds none.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _state.deferring += 1
     try:
         yield
