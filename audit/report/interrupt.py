@@ -9,7 +9,10 @@ notice, keeps the unfinished folder hidden as ``.NAME.failed`` and lets the
 interruption through; the command line prints :attr:`Interrupted.sentence` and
 ends with status 130 (SIGINT) or 143 (SIGTERM). The step that puts a finished
 report in place runs under :func:`deferred`, so a signal cannot cut it in two:
-it lands once the new report is in place, and the sentence says so.
+it lands once the new report is in place, and the sentence says so; so do the
+steps that start a thread or a process and record it, so that each is stopped.
+A signal another thread took is sent on to the main thread (:class:`_Forward`),
+and one raised where C code drops it is raised again (:meth:`Interrupted.__del__`).
 
 Kernels run under :func:`kernel_manager_class`, a jupyter_client kernel manager
 that records each kernel process here and talks to it over IPC sockets in a
@@ -66,8 +69,8 @@ SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 class Interrupted(KeyboardInterrupt):
     """The run was stopped by SIGINT or SIGTERM (``signum``); ``began`` says whether a
     report run had begun, ``published`` is the report put in place as the signal
-    came (``after``: before it came), if any; ``kept``, where the unfinished run's folder is kept (``.NAME.failed``),
-    once the run has moved it there."""
+    came (``after``: before it came), if any; ``kept``, where the unfinished run's
+    folder is kept (``.NAME.failed``), once the run has moved it there."""
 
     def __init__(
         self,
