@@ -1147,32 +1147,28 @@ def test_a_mated_pair_across_two_spellings_is_merged_from_parquet_as_from_a_data
     ]
     # then the rates on few comparisons and the subjects in two groups, as of any table
     assert len(said) == 4 and "'a', 'M': 1 mated" in said[2]
-    with pytest.raises(ScoresError) as refused:
-        StreamingScores(tmp_path / "s.parquet").sweep([0.01])
-    assert str(refused.value) == STREAMED_SPELLINGS.format(
-        source=str(tmp_path / "s.parquet"),
-        column="subject_2",
-        kinds="subjects",
-        first="x",
-        first_where=f"{tmp_path / 's.parquet'}, row 9, column 'subject_1'",
-        second="X",
-        second_where=f"{tmp_path / 's.parquet'}, row 9, column 'subject_2'",
-        how="case",
-    )
+    path = tmp_path / "s.parquet"
+
+    def refused_streamed(kinds: str, row: int, first: str, second: str, column: str) -> None:
+        """Streamed, the read is refused: ``first`` in ``column``_1 and ``second`` in
+        ``column``_2 of ``row``, two spellings of one of ``kinds``."""
+        with pytest.raises(ScoresError) as refused:
+            StreamingScores(path).sweep([0.01])
+        assert str(refused.value) == STREAMED_SPELLINGS.format(
+            source=str(path),
+            column=f"{column}_2",
+            kinds=kinds,
+            first=first,
+            first_where=f"{path}, row {row}, column '{column}_1'",
+            second=second,
+            second_where=f"{path}, row {row}, column '{column}_2'",
+            how="case",
+        )
+
+    refused_streamed("subjects", 9, "x", "X", column="subject")
     frame.loc[9, "subject_2"] = "x"  # the groups' then, over the whole file
-    frame.to_parquet(tmp_path / "s.parquet", index=False, row_group_size=100)
-    with pytest.raises(ScoresError) as refused:
-        StreamingScores(tmp_path / "s.parquet").sweep([0.01])
-    assert str(refused.value) == STREAMED_SPELLINGS.format(
-        source=str(tmp_path / "s.parquet"),
-        column="group_2",
-        kinds="groups",
-        first="M",
-        first_where=f"{tmp_path / 's.parquet'}, row 8, column 'group_1'",
-        second="m",
-        second_where=f"{tmp_path / 's.parquet'}, row 8, column 'group_2'",
-        how="case",
-    )
+    frame.to_parquet(path, index=False, row_group_size=100)
+    refused_streamed("groups", 8, "M", "m", column="group")
 
 
 def test_three_spellings_across_the_sides_give_one_warning_each_the_same_everywhere(tmp_path):
