@@ -197,7 +197,7 @@ class _Forward:
             os.set_blocking(fd, False)
         self.lock = threading.Lock()
         self.active = True
-        self.previous = signal.set_wakeup_fd(self.write, warn_on_full_buffer=False)
+        signal.set_wakeup_fd(self.write, warn_on_full_buffer=False)  # (none was set)
         self.thread = threading.Thread(target=self._watch, name="audit-signals", daemon=True)
         self.thread.start()
 
@@ -231,7 +231,7 @@ class _Forward:
             self.active = False
         os.write(self.quit_write, b"q")
         self.thread.join()
-        signal.set_wakeup_fd(self.previous)
+        signal.set_wakeup_fd(-1)
         for fd in (self.read, self.write, self.quit_read, self.quit_write):
             os.close(fd)
 
@@ -277,9 +277,10 @@ def _of_this_block(stop: Interrupted) -> Interrupted:
 
 
 def _dropped(signum: int, block: object) -> None:
-    """An interruption raised by :func:`_handler` in the :func:`handle_signals` ``block``
-    was dropped where nothing could see it: ``signum`` is sent again, to be raised
-    elsewhere, while the block lasts (and nothing defers it)."""
+    """An interruption raised in the :func:`handle_signals` ``block`` was dropped where
+    nothing could see it (C code cleared it, or Python could only print it):
+    ``signum`` is sent again, to be raised elsewhere, while the block lasts (and
+    nothing defers it)."""
     if _state.block is block and _state.pending is None:
         _state.stopping = False
         _send_again(signum)
@@ -292,8 +293,7 @@ def _unraisable(unraisable) -> None:
     stop = unraisable.exc_value
     if isinstance(stop, Interrupted) and _state.pending is None:
         stop.taken()
-        _state.stopping = False
-        _send_again(stop.signum)
+        _dropped(stop.signum, _state.block)
         return
     _previous_unraisable(unraisable)
 
