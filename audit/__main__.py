@@ -1,5 +1,5 @@
 """``python -m audit``: the command line."""
 
-from audit.cli import run
+from audit.console import run
 
 raise SystemExit(run())

@@ -100,14 +100,15 @@ def test_python_dash_m_entry_point():
 
 def test_the_shell_command_is_main_then_a_frozen_heap(annex15_file):
     """``audit`` in a shell (the console script and ``python -m audit`` both call
-    :func:`audit.cli.run`) ends with :func:`main`'s status, everything it made frozen out
-    of the interpreter's last collection."""
+    :func:`audit.console.run`, which imports the command line with the signals held, and
+    runs :func:`audit.cli.run`) ends with :func:`main`'s status, everything it made
+    frozen out of the interpreter's last collection."""
     import tomllib
     from pathlib import Path
 
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
-    assert project["project"]["scripts"] == {"audit": "audit.cli:run"}
-    code = "import gc, sys; from audit.cli import run; status = run(); "
+    assert project["project"]["scripts"] == {"audit": "audit.console:run"}
+    code = "import gc, sys; from audit.console import run; status = run(); "
     code += "print(status, gc.get_freeze_count() > 1000); sys.exit(status)"
     for argv, status in ((["check", str(annex15_file)], 0), (["check", "no-such.csv"], 3)):
         done = subprocess.run(
@@ -927,3 +928,4 @@ def test_a_cross_group_parameter_on_a_table_of_one_group_per_row_says_where_it_b
     assert capsys.readouterr().err.endswith(f"audit report: error: {said}\n")
     assert "one group per row" in said and "group_1 and group_2" in said
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+

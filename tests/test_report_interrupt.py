@@ -12,7 +12,7 @@ import sys
 import time
 
 import pytest
-from processes import descendants, finished, kernels_below, running, workers
+from processes import descendants, finished, imported_by, kernels_below, running, workers
 
 from audit.exceptions import EXIT_INTERRUPTED, EXIT_TERMINATED
 from audit.report import interrupt, runner
@@ -515,3 +515,70 @@ def test_a_background_job_keeps_ignoring_ctrl_c(monkeypatch, capsys):
     finally:
         signal.signal(signal.SIGINT, started)
     assert seen == [signal.SIG_IGN]
+
+
+@pytest.mark.parametrize(
+    ("signum", "status"),
+    [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_TERMINATED)],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_a_signal_as_the_command_line_is_imported_ends_it_with_its_sentence(
+    annex15_file, signum, status
+):
+    """A signal while the command line is still imported (its first tenths of a second,
+    before its handlers are in place) is said once they are, and the command ends with
+    its status, having done nothing: Python's handler printed a ``KeyboardInterrupt``
+    traceback (SIGTERM ended the process with status -15)."""
+    code = (
+        "import importlib.abc, os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # a foreground command\n"
+        "class Signal(importlib.abc.MetaPathFinder):  # sent as audit.cli is imported\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        f"        if name == 'audit.cli': os.kill(os.getpid(), {int(signum)})\n"
+        "sys.meta_path.insert(0, Signal())\n"
+        "from audit.console import run\n"
+        "sys.exit(run())\n"
+    )
+    command = subprocess.Popen(
+        [sys.executable, "-c", code, "check", str(annex15_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = finished(command, timeout=60)
+    sentence = interrupt.INTERRUPTED_BEFORE.format(signal=interrupt.SIGNAL_NAMES[signum])
+    assert (command.returncode, out, err) == (status, "", f"audit: {sentence}\n")
+    # the module the shell starts holds the signals before it imports anything more
+    assert imported_by("import audit.console", ["audit.cli", "numpy", "pandas"]) == []
+
+
+def test_a_signal_just_before_the_handlers_are_in_place_is_said(
+    monkeypatch, capsys, ctrl_c_handled
+):
+    """A signal between the command's start (:func:`audit.cli.run`) and its handlers
+    (:func:`~audit.report.interrupt.handle_signals`, in :func:`~audit.cli.main`) ends
+    the command before it does anything: it was dropped, and the command ran on."""
+    import contextlib
+
+    from audit import cli
+
+    handle_signals, ran = interrupt.handle_signals, []
+
+    @contextlib.contextmanager
+    def late():
+        os.kill(os.getpid(), signal.SIGTERM)
+        with handle_signals():
+            yield
+
+    monkeypatch.setattr(interrupt, "handle_signals", late)
+    monkeypatch.setattr(cli, "_list_measures", lambda *args: ran.append(args) or 0)
+    monkeypatch.setattr(sys, "argv", ["audit", "measures"])
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # what run() does last, not to the tests
+    terminate = signal.getsignal(signal.SIGTERM)
+    try:
+        assert cli.run() == EXIT_TERMINATED
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
+    assert ran == []
+    sentence = interrupt.INTERRUPTED_BEFORE.format(signal="SIGTERM")
+    assert capsys.readouterr().err == f"audit: {sentence}\n"

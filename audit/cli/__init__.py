@@ -29,6 +29,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from audit import console
 from audit.cli.parser import (
     _OPTION_PARAMETERS,
     PART_REPORTS,
@@ -884,6 +885,7 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("ignore", ResourceWarning)
         warnings.showwarning = _warning_sentence
         try:
+            console.resend()  # one that came as the command started: said now, and it ends
             return _main(list(sys.argv[1:] if argv is None else argv))
         except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
             stop.taken()
@@ -892,36 +894,30 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> int:
-    """The ``audit`` command of a shell (``[project.scripts]``, ``python -m audit``):
-    :func:`main`, whose status the process then exits with. Everything the command made
-    is first moved out of the reach of the interpreter's last garbage collection
-    (:func:`gc.freeze`): that collection would only free memory the ending process hands
-    back anyway, and kept the shell waiting 0.15 s after a report's last line (threads
-    are joined and exit handlers run as ever).
+    """The ``audit`` command of a shell (:func:`audit.console.run`): :func:`main`, whose
+    status the process then exits with. Everything the command made is first moved out
+    of the reach of the interpreter's last garbage collection (:func:`gc.freeze`): that
+    collection would only free memory the ending process hands back anyway, and kept
+    the shell waiting 0.15 s after a report's last line (threads are joined and exit
+    handlers run as ever).
 
-    A SIGINT or SIGTERM that comes once :func:`main` has given them back (a second
-    Ctrl-C just after the first was said) finds the process ending with its status,
-    and is ignored, through the interpreter's exit too (which gives a handler of
-    Python's back to the system's default): it ended the process with a
-    ``KeyboardInterrupt`` traceback, or status -2 or -15 for 130 or 143. (A signal the
-    process was started ignoring stays ignored, within :func:`main` too.)"""
+    SIGINT and SIGTERM are held (:func:`audit.console.hold`) until :func:`main` takes
+    them: one that came before is said there, and ends the command. One that comes once
+    :func:`main` has given them back (a second Ctrl-C just after the first was said)
+    finds the process ending with its status, and is ignored, through the
+    interpreter's exit too (which gives a handler of Python's back to the system's
+    default): it ended the process with a ``KeyboardInterrupt`` traceback, or status -2
+    or -15 for 130 or 143. (A signal the process was started ignoring stays ignored,
+    within :func:`main` too.)"""
     import gc
     import signal
 
-    handled = [
-        s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is not signal.SIG_IGN
-    ]
-    for signum in handled:
-        signal.signal(signum, _ending)  # (main() takes them, and gives this back)
+    handled = console.hold()  # (main() takes them, and gives the holding back)
     status = main()
     for signum in handled:
         signal.signal(signum, signal.SIG_IGN)
     gc.freeze()
     return status
-
-
-def _ending(signum, frame) -> None:
-    """The handler of a signal that comes as the command ends (:func:`run`): none."""
 
 
 def _main(argv: list[str]) -> int:
