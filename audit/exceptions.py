@@ -72,9 +72,17 @@ EXIT_STATUSES = {
 
 
 class AuditError(Exception):
-    """Base of every refusal audit makes: the input, a parameter, an output or a source."""
+    """Base of every refusal audit makes: the input, a parameter, an output or a source.
+
+    A message is one sentence, on one line, unless :attr:`own_lines` says its line
+    breaks are its own: a line break in it is then part of a value it names (a file's
+    name), which the command line writes as ``\\n``, as it does any control character,
+    so that one name cannot pass for the start of another line."""
 
     exit_status = EXIT_INPUT
+    #: Whether the message's line breaks are its own (a second line saying where a
+    #: failed notebook is kept), each value it names on one line: printed as lines.
+    own_lines = False
 
     def __str__(self) -> str:
         # a KeyError subclass would print its argument quoted; audit's messages never are
@@ -166,7 +174,10 @@ class ReportError(OutputError):
 
 
 class NotebookFailed(ReportFailed):
-    """A notebook raised; the message names the notebook, the cell and the error."""
+    """A notebook raised; the message names the notebook, the cell and the error, and on
+    a second line where the executed notebook is kept."""
+
+    own_lines = True
 
 
 class DataError(SourceError):

@@ -929,3 +929,39 @@ def test_a_cross_group_parameter_on_a_table_of_one_group_per_row_says_where_it_b
     assert "one group per row" in said and "group_1 and group_2" in said
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
+
+def test_a_line_break_in_a_file_name_stays_on_its_line(small_table, tmp_path, monkeypatch, capsys):
+    """A file or folder name holding a line break (a name may hold any character but
+    ``/``) is written ``\\n`` where the command line names it, as any control character
+    is: it split the message, the rest of the name passing for a line of its own."""
+    from audit.report import runner
+    from audit.report.text import one_line
+
+    folder = tmp_path / "new\nline"
+    folder.mkdir()
+    bad = folder / "rates.csv"
+    bad.write_text("Algorithm,FNMR.F,FMR.F\na,0.1,x\n")
+    assert main(["check", str(bad)]) == EXIT_INPUT
+    said = f"audit: error: {one_line(bad)}, line 2, column 'FMR.F': 'x' is not a number\n"
+    assert capsys.readouterr().err == said
+    assert main(["check", str(folder / "missing.csv")]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith(f"audit: error: {one_line(folder / 'missing.csv')}: cannot be read")
+    assert err.count("\n") == 1
+    # the report's two lines, its folder on each (the notebooks stood in for)
+    monkeypatch.setattr(
+        runner, "execute", lambda name, output, parameters, **k: output.write_text("{}") or output
+    )
+    monkeypatch.setattr(runner, "export_html", lambda notebook, page: page.write_text("page"))
+    argv = [
+        "pareto",
+        str(small_table),
+        "--name",
+        "x",
+        "--reports-dir",
+        str(folder),
+        "--no-progress",
+    ]
+    assert main(argv) == 0
+    report = one_line(folder / "x")
+    assert capsys.readouterr().out == f"report written to {report}\nopen {report}/index.html\n"

@@ -220,20 +220,23 @@ def test_a_bad_row_the_notebook_reads_is_refused_as_bad_input_naming_the_users_f
     a missing score is refused as bad input (exit 3, as streamed), naming the file as the
     user gave it, with its line and column, not the report's copy of it (and so are the
     lines a message names inside it); where the executed notebook is kept is said too,
-    and no report is published."""
+    on a line of its own (a line break in the file's name is written ``\\n``), and no
+    report is published."""
     from audit.exceptions import EXIT_INPUT
+    from audit.report.text import one_line
 
     frame = _scores(lambda mated, rng: np.where(mated, 0.8, 0.2) + rng.normal(0, 0.01, len(mated)))
-    path = tmp_path / "scores.csv"
+    path = tmp_path / "new\nline.csv"
     frame.to_csv(path, index=False)
     lines = path.read_text().splitlines()
     cells = lines[38].split(",")
     lines[38] = ",".join([cells[0], "", *cells[2:]])  # line 39: no score
     path.write_text("\n".join(lines) + "\n")
     argv = ["scores", str(path), "--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    argv += ["--name", "scores"]
     assert main([*argv, "-p", "bootstrap_replicates", "0"]) == EXIT_INPUT
     said = capsys.readouterr().err.splitlines()
-    assert said[-2] == f"audit: error: {path}, line 39, column 'score': value is missing"
+    assert said[-2] == f"audit: error: {one_line(path)}, line 39, column 'score': value is missing"
     kept = tmp_path / "r" / ".scores.failed" / "scores.ipynb"
     assert said[-1] == f"The executed notebook, up to the failing cell, is kept at {kept}"
     assert kept.is_file() and not (tmp_path / "r" / "scores").exists()
@@ -244,7 +247,7 @@ def test_a_bad_row_the_notebook_reads_is_refused_as_bad_input_naming_the_users_f
     path.write_text("\n".join(lines) + "\n")
     assert main([*argv, "-p", "bootstrap_replicates", "0"]) == EXIT_INPUT
     said = capsys.readouterr().err.splitlines()
-    assert f"({path}, line 41)" in said[-2] and "input/" not in said[-2], said[-2]
+    assert f"({one_line(path)}, line 41)" in said[-2] and "input/" not in said[-2], said[-2]
 
 
 # --- measure modules --------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from audit.exceptions import (
     ReportFailed,
     UsageError,
 )
-from audit.report.text import escape_terminal
+from audit.report.text import escape_terminal, one_line
 from audit.validation import OPERATING_POINTS
 
 NEEDS_RATES_MEASURE = (
@@ -302,10 +302,9 @@ def _list_measures(args: argparse.Namespace) -> int:
         direction = "higher is fairer" if m.higher_is_fairer else "lower is fairer"
         iso = f"; ISO/IEC 19795-10: {m.iso_term}" if m.iso_term else ""
         print(
-            escape_terminal(
+            one_line(
                 f"{m.name:{name_width}s}  {m.label:{label_width}s}  [{lo}, {hi}] ideal "
-                f"{m.ideal}; {direction}; {m.inputs}{iso}; {m.citation}",
-                newlines=False,
+                f"{m.ideal}; {direction}; {m.inputs}{iso}; {m.citation}"
             )
         )
     return 0
@@ -352,7 +351,7 @@ def _fetch(names: list[str], quiet: bool) -> int:
             fetch_bt4vt()
         path = dataset_path(name)
         if not quiet:
-            print(escape_terminal(f"{name}: {path}\nsha256 {sha256sum(path)} (verified)"))
+            print(f"{one_line(name)}: {one_line(path)}\nsha256 {sha256sum(path)} (verified)")
     return 0
 
 
@@ -376,7 +375,7 @@ def _list_datasets(quiet: bool) -> int:
             f"  cite     {d.cite}",
             f"  here     {cached_status(d)}",
         ]
-        print("\n".join(escape_terminal(line, newlines=False) for line in lines))
+        print("\n".join(one_line(line) for line in lines))
     return 0
 
 
@@ -673,7 +672,7 @@ def _run(args: argparse.Namespace, notify) -> int:
     folder = _report(args, parameters, named, notify)
     index = folder / "index.html"
     if not args.quiet:
-        print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
+        print(REPORT_WRITTEN.format(folder=one_line(folder), index=one_line(index)))
     if args.open:
         import webbrowser
 
@@ -795,9 +794,9 @@ def _compare(args: argparse.Namespace, notify) -> int:
     _say_warnings(folder)
     index = folder / "index.html"
     if not args.quiet:
-        print("\n".join(escape_terminal(line, newlines=False) for line in verdict_lines(folder)))
+        print("\n".join(one_line(line) for line in verdict_lines(folder)))
         print()
-        print(escape_terminal(REPORT_WRITTEN.format(folder=folder, index=index)))
+        print(REPORT_WRITTEN.format(folder=one_line(folder), index=one_line(index)))
     if args.open:
         import webbrowser
 
@@ -859,18 +858,23 @@ def _internal_error(error: BaseException, argv: list[str], verbose: bool) -> int
         traceback.print_exception(error, file=sys.stderr)
         return EXIT_INTERNAL
     hint = "" if verbose else VERBOSE_HINT
-    print(
-        escape_terminal(f"audit: {INTERNAL_ERROR.format(kind=kind, path=path, verbose=hint)}"),
-        file=sys.stderr,
-    )
+    said = INTERNAL_ERROR.format(kind=one_line(kind), path=one_line(path), verbose=hint)
+    print(f"audit: {said}", file=sys.stderr)
     if verbose:
         traceback.print_exception(error, file=sys.stderr)
     return EXIT_INTERNAL
 
 
+def _said(error: AuditError) -> str:
+    """An error's message as the command line prints it: its own lines
+    (:attr:`~audit.exceptions.AuditError.own_lines`), a line break in a value it names
+    written as ``\\n``, as any control character is."""
+    return escape_terminal(error, newlines=error.own_lines)
+
+
 def _warning_sentence(message, category, filename, lineno, file=None, line=None) -> None:
     """A warning as one sentence on stderr, without the file and line it was raised at."""
-    print(f"audit: warning: {escape_terminal(message)}", file=sys.stderr)
+    print(f"audit: warning: {one_line(message)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -889,7 +893,7 @@ def main(argv: list[str] | None = None) -> int:
             return _main(list(sys.argv[1:] if argv is None else argv))
         except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
             stop.taken()
-            print(f"audit: {escape_terminal(stop.sentence)}", file=sys.stderr)
+            print(f"audit: {one_line(stop.sentence)}", file=sys.stderr)
             return stop.exit_status
 
 
@@ -934,7 +938,7 @@ def _main(argv: list[str]) -> int:
 
     def notify(message: str) -> None:
         if not args.quiet:
-            print(f"audit: {escape_terminal(message)}", file=sys.stderr)
+            print(f"audit: {one_line(message)}", file=sys.stderr)
 
     try:
         return _run(args, notify)
@@ -945,17 +949,17 @@ def _main(argv: list[str]) -> int:
         return EXIT_PIPE
     except KeyboardInterrupt as stop:  # Interrupted says which signal and what was kept
         getattr(stop, "taken", lambda: None)()  # said here: not lost
-        print(f"audit: {escape_terminal(getattr(stop, 'sentence', INTERRUPTED))}", file=sys.stderr)
+        print(f"audit: {one_line(getattr(stop, 'sentence', INTERRUPTED))}", file=sys.stderr)
         return getattr(stop, "exit_status", EXIT_INTERRUPTED)
     except UsageError as error:
         sub.print_usage(sys.stderr)
-        print(f"{sub.prog}: error: {escape_terminal(error)}", file=sys.stderr)
+        print(f"{sub.prog}: error: {_said(error)}", file=sys.stderr)
         return error.exit_status
     except ReportFailed as error:
-        print(f"audit: {escape_terminal(error)}", file=sys.stderr)
+        print(f"audit: {_said(error)}", file=sys.stderr)
         return error.exit_status
     except AuditError as error:
-        print(f"audit: error: {escape_terminal(error)}", file=sys.stderr)
+        print(f"audit: error: {_said(error)}", file=sys.stderr)
         return error.exit_status
     except OSError as error:
         status = _users_path(error, args)
@@ -963,8 +967,8 @@ def _main(argv: list[str]) -> int:
             return _internal_error(error, argv, args.verbose)
         from audit.report.runner import plain_reason
 
-        where = escape_terminal(os.fsdecode(error.filename or "input/output"))
-        print(f"audit: error: {where}: {plain_reason(error)}", file=sys.stderr)
+        where = os.fsdecode(error.filename or "input/output")
+        print(f"audit: error: {one_line(f'{where}: {plain_reason(error)}')}", file=sys.stderr)
         return status
     except Exception as error:  # anything else is a bug of audit's, and says so
         return _internal_error(error, argv, args.verbose)

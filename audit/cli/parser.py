@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from audit.exceptions import EXIT_STATUSES, EXIT_USAGE
-from audit.report.text import escape_terminal
+from audit.report.text import one_line
 from audit.validation import OPERATING_POINTS
 
 #: Commands that run a part of the full report; from a data file their default report
@@ -96,7 +96,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D102 - argparse's contract
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {escape_terminal(message)}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def _user_path(text: str) -> Path:

@@ -3,7 +3,7 @@ the columns it left out as asked, the spread of each rate, its calibrated cells,
 measures apply to it; and of an accuracy table, each column's algorithms and empty cells.
 
 Every user string (file name, group label, column name) is escaped for the terminal
-(:func:`audit.report.text.escape_terminal`): a label carrying an escape sequence or
+(:func:`audit.report.text.one_line`): a label carrying an escape sequence or
 a bidirectional override is shown as written, never acted on.
 """
 
@@ -13,11 +13,7 @@ import os
 
 import pandas as pd
 
-from audit.report.text import escape_terminal
-
-
-def _safe(text: object) -> str:
-    return escape_terminal(text, newlines=False)
+from audit.report.text import one_line
 
 
 def _stats(name: str, values: pd.Series) -> str:
@@ -47,12 +43,12 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
     algorithms = table["algorithm"].nunique()
     groups = list(dict.fromkeys(table["group"]))
     cross = cross_group(table)
-    lines = [f"{_safe(path)}: valid; sha256 {sha256}"]
+    lines = [f"{one_line(path)}: valid; sha256 {sha256}"]
     dataset = DATASETS.get(table.attrs.get("dataset") or "")
     if dataset is not None:
         lines.append(f"built-in dataset {dataset.name}: {dataset.title}")
     if table.attrs.get("ignored_columns"):
-        ignored = ", ".join(_safe(c) for c in table.attrs["ignored_columns"])
+        ignored = ", ".join(one_line(c) for c in table.attrs["ignored_columns"])
         lines.append(f"ignored columns (as asked, not read): {ignored}")
     if cross is None:
         lines.append(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
@@ -63,7 +59,7 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
             f"cross-group table: {algorithms} algorithms x {n_pairs} pairs ({square} of "
             f"{len(groups)} groups, enrolment group x probe group) = {algorithms * n_pairs} rows"
         )
-    lines.append("groups: " + ", ".join(_safe(g) for g in groups))
+    lines.append("groups: " + ", ".join(one_line(g) for g in groups))
     if cross is not None:
         lines.append(
             f"the FMR measures read the {len(groups)} within-group FMRs, FMR(g, g), of each "
@@ -71,7 +67,7 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
         )
         if table.attrs.get("sides"):
             lines.append(table.attrs["sides"])
-    lines.append("columns: " + ", ".join(_safe(c) for c in table.columns))
+    lines.append("columns: " + ", ".join(one_line(c) for c in table.columns))
     lines.append(f"units: {table.attrs['units']}")
     for column in available_rates(table):
         name = f"{column} (within-group)" if cross is not None else column
@@ -90,10 +86,10 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
             lines.append(f"{column}: absent ({available_rates(table)[0].upper()}-only table)")
     calibration = calibrated_cells(table)
     said = list(calibration["sentence"]) if len(calibration) else [calibration.attrs["sentence"]]
-    lines += [f"calibration: {_safe(sentence)}" for sentence in said]
+    lines += [f"calibration: {one_line(sentence)}" for sentence in said]
     for row in applicable_measures(table).itertuples():
         note = f": {row.note}" if row.note else ""
-        lines.append(f"measure {row.measure}: {row.status}{_safe(note)}")
+        lines.append(f"measure {row.measure}: {row.status}{one_line(note)}")
     return lines
 
 
@@ -102,7 +98,7 @@ def accuracy_lines(path: str | os.PathLike, sha256: str, dataset=None) -> list[s
     table): each column's algorithms, empty cells and range."""
     from audit.tables.accuracy import accuracy_columns, read_accuracy
 
-    lines = [f"{_safe(path)}: valid; sha256 {sha256}"]
+    lines = [f"{one_line(path)}: valid; sha256 {sha256}"]
     if dataset is not None:
         lines.append(
             f"built-in dataset {dataset.name}: {dataset.title}, an accuracy table: give it to "
@@ -111,7 +107,7 @@ def accuracy_lines(path: str | os.PathLike, sha256: str, dataset=None) -> list[s
     for column in accuracy_columns(path):
         values = read_accuracy(path, column)
         lines.append(
-            f"column {_safe(repr(column))}: {values.notna().sum()} of {len(values)} "
+            f"column {one_line(repr(column))}: {values.notna().sum()} of {len(values)} "
             f"algorithms, {values.isna().sum()} empty; min {values.min():.3g}, "
             f"max {values.max():.3g}"
         )

@@ -77,6 +77,7 @@ from audit.exceptions import (
 from audit.report import interrupt, kernels, ownership
 from audit.report.kernels import KERNEL_ARGUMENTS
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
+from audit.report.text import one_line
 from audit.validation import check
 
 if TYPE_CHECKING:
@@ -431,8 +432,8 @@ def execute(
                 notebook=NOTEBOOKS[name],
                 cell=error.exec_count,
                 ename=error.ename,
-                evalue=error.evalue,
-                kept=output,
+                evalue=one_line(error.evalue),
+                kept=one_line(output),
             )
         )
         failed.ename, failed.evalue = error.ename, error.evalue  # what the kernel raised
@@ -449,8 +450,9 @@ def _kernel_died(name: str, cell: int, output: Path) -> NotebookFailed:
     """The failure of notebook ``name`` whose kernel died in its ``cell``-th code cell
     (0: before the first one ran)."""
     if cell:
-        return NotebookFailed(KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=cell, kept=output))
-    kept = KEPT_NOT_RUN.format(kept=output) if output.is_file() else ""
+        kept = one_line(output)
+        return NotebookFailed(KERNEL_DIED.format(notebook=NOTEBOOKS[name], cell=cell, kept=kept))
+    kept = KEPT_NOT_RUN.format(kept=one_line(output)) if output.is_file() else ""
     return NotebookFailed(KERNEL_DIED_AT_START.format(notebook=NOTEBOOKS[name]) + kept)
 
 
@@ -471,7 +473,9 @@ def _refused_input(failed: NotebookFailed, given: dict[str, str]):
         # and may name places in it, "(input/x.csv, line 5)" (two spellings of a label)
         said = said.replace(f"({copy}, ", f"({path}, ")
     kept = str(failed).rsplit("\n", 1)[-1]  # where the executed notebook is kept
-    return kind(f"{said}\n{kept}")
+    refused = kind(f"{one_line(said)}\n{kept}")
+    refused.own_lines = True  # (the file's name, and the rest of the message, on one line)
+    return refused
 
 
 def _mkdir(path: Path) -> Path:
@@ -953,11 +957,14 @@ def _build(
             kept = _keep_failed(staging, token, name)
             if isinstance(error, interrupt.Interrupted):
                 error.kept = kept
-            if isinstance(error, NotebookFailed | ReportError | InputError) and str(staging) in str(
-                error
-            ):
-                kind = type(error)
-                raise kind(str(error).replace(str(staging), str(kept))) from None
+            if isinstance(error, NotebookFailed | ReportError | InputError):
+                said = str(error).replace(str(staging), str(kept))
+                if one_line(staging) != str(staging):  # named on one line of the message
+                    said = said.replace(one_line(staging), one_line(kept))
+                if said != str(error):
+                    renamed = type(error)(said)
+                    renamed.own_lines = error.own_lines
+                    raise renamed from None
             if isinstance(error, OSError) and not isinstance(error, ReportError):
                 path = error.filename or staging
                 raise ReportError(

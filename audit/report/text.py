@@ -148,6 +148,16 @@ def escape_terminal(text: object, *, newlines: bool = True) -> str:
     return "".join(out)
 
 
+def one_line(text: object) -> str:
+    """``text`` as a value a message names on one of its lines: a line break (or any
+    other character :func:`escape_terminal` escapes) written as its escape.
+
+    >>> print(one_line("reports/new\\nline"))
+    reports/new\\nline
+    """
+    return escape_terminal(text, newlines=False)
+
+
 def _escaped(ch: str) -> str:
     """A character as Python writes its escape: ``\\x1b``, ``\\u202e``, ``\\U000e0001``."""
     code = ord(ch)
@@ -164,4 +174,5 @@ __all__ = [
     "escape_terminal",
     "markdown_code",
     "markdown_list",
+    "one_line",
 ]
