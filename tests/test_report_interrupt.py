@@ -582,3 +582,114 @@ def test_a_signal_just_before_the_handlers_are_in_place_is_said(
     assert ran == []
     sentence = interrupt.INTERRUPTED_BEFORE.format(signal="SIGTERM")
     assert capsys.readouterr().err == f"audit: {sentence}\n"
+
+
+def test_a_signal_as_the_signals_are_taken_is_held_until_they_are(monkeypatch, ctrl_c_handled):
+    """A signal that comes while :func:`~audit.report.interrupt.handle_signals` sets up
+    (as it starts the thread that forwards signals, when glibc blocks them for an
+    instant) is raised as the block begins, and the block gives everything back: it was
+    raised halfway through the set-up, which left the handler in place and the block
+    open, and the ending process waited forever for a thread to resend it."""
+    import threading
+
+    class Forward(interrupt._Forward):
+        def __init__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)  # (the handler runs meanwhile)
+            super().__init__()
+
+    monkeypatch.setattr(interrupt, "_Forward", Forward)
+    with pytest.raises(interrupt.Interrupted) as stop, interrupt.handle_signals():
+        pytest.fail(f"the block ran: {_signals_now()}")
+    stop.value.taken()
+    assert stop.value.signum == signal.SIGINT
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert interrupt._state.block is None and interrupt._state.pending is None
+    assert "audit-signals" not in [t.name for t in threading.enumerate()]
+
+
+@pytest.mark.parametrize("where", ["setting up its signals", "setting up its warnings"])
+def test_a_signal_as_the_command_sets_up_is_said(where, monkeypatch, capsys, ctrl_c_handled):
+    """The command line says a signal that comes as it sets itself up, before its own
+    work, and ends with its status: it printed a traceback of ``Interrupted`` and
+    ended with status 1 (and waited forever as it ended, where the signal came as the
+    signals were taken)."""
+    import warnings
+
+    from audit import cli
+
+    ran = []
+    monkeypatch.setattr(cli, "_list_measures", lambda *args: ran.append(args) or 0)
+    if where == "setting up its signals":
+
+        class Forward(interrupt._Forward):
+            def __init__(self):
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.2)
+                super().__init__()
+
+        monkeypatch.setattr(interrupt, "_Forward", Forward)
+    else:
+        simplefilter = warnings.simplefilter
+
+        def filtering(action, *args, **kwargs):
+            simplefilter(action, *args, **kwargs)
+            if action == "always":
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.2)
+
+        monkeypatch.setattr(warnings, "simplefilter", filtering)
+    terminate = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        assert cli.main(["measures"]) == EXIT_TERMINATED
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
+    assert ran == []
+    sentence = interrupt.INTERRUPTED_BEFORE.format(signal="SIGTERM")
+    assert capsys.readouterr().err == f"audit: {sentence}\n"
+
+
+def test_a_signal_python_wraps_in_another_error_is_said_as_itself(
+    monkeypatch, capsys, ctrl_c_handled
+):
+    """A signal that comes in a hook whose errors Python wraps (a class's
+    ``__set_name__``, as a module defines its classes: a ``RuntimeError`` in Python
+    3.11) is said as the interruption it is: it was said as a bug of audit's
+    (status 70)."""
+    from audit import cli
+
+    class Field:
+        def __set_name__(self, owner, name):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            pytest.fail("the signal did not interrupt")
+
+    def defining(*args):
+        class Measure:
+            resolve = Field()
+
+    monkeypatch.setattr(cli, "_list_measures", defining)
+    assert cli.main(["measures"]) == EXIT_INTERRUPTED
+    sentence = interrupt.INTERRUPTED_BEFORE.format(signal="Ctrl-C (SIGINT)")
+    assert capsys.readouterr().err == f"audit: {sentence}\n"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["check", "--no-such-option"]])
+def test_the_command_ends_by_argparse_with_the_signals_ignored(
+    argv, monkeypatch, capsys, ctrl_c_handled
+):
+    """Ended by argparse (help, version, a usage error), the command ignores the
+    signals through the interpreter's exit, as when :func:`~audit.cli.main` returns: a
+    Ctrl-C then ended it with status -2, its help sometimes never written to a pipe."""
+    from audit import cli
+
+    monkeypatch.setattr(sys, "argv", ["audit", *argv])
+    monkeypatch.setattr(gc, "freeze", lambda: None)
+    terminate = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit):
+            cli.run()
+        ignored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
+    assert ignored == [signal.SIG_IGN, signal.SIG_IGN]

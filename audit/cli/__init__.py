@@ -883,18 +883,41 @@ def main(argv: list[str] | None = None) -> int:
 
     from audit.report.interrupt import Interrupted, handle_signals
 
-    with warnings.catch_warnings(), handle_signals():
-        warnings.simplefilter("always")  # every warning shown, each as a sentence
-        # but a file a library left open, as Python has it (a signal can cut a read short)
-        warnings.simplefilter("ignore", ResourceWarning)
-        warnings.showwarning = _warning_sentence
-        try:
-            console.resend()  # one that came as the command started: said now, and it ends
-            return _main(list(sys.argv[1:] if argv is None else argv))
-        except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
-            stop.taken()
-            print(f"audit: {one_line(stop.sentence)}", file=sys.stderr)
-            return stop.exit_status
+    try:
+        with warnings.catch_warnings(), handle_signals():
+            try:
+                warnings.simplefilter("always")  # every warning shown, each as a sentence
+                # but a file a library left open, as Python has it (a signal can cut a
+                # read short)
+                warnings.simplefilter("ignore", ResourceWarning)
+                warnings.showwarning = _warning_sentence
+                console.resend()  # one that came as the command started: said now, it ends
+                return _main(list(sys.argv[1:] if argv is None else argv))
+            except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
+                return _stopped(stop)
+    except Interrupted as stop:  # as the signals were taken (held until then)
+        return _stopped(stop)
+
+
+def _stopped(stop: KeyboardInterrupt) -> int:
+    """Say the interruption ``stop`` (an :class:`~audit.report.interrupt.Interrupted`
+    says which signal, and what was kept), taken here: the command's status."""
+    getattr(stop, "taken", lambda: None)()  # said here: not lost
+    print(f"audit: {one_line(getattr(stop, 'sentence', INTERRUPTED))}", file=sys.stderr)
+    return getattr(stop, "exit_status", EXIT_INTERRUPTED)
+
+
+def _interruption(error: BaseException) -> KeyboardInterrupt | None:
+    """The interruption behind ``error``, if any: Python wraps an exception raised in
+    some of its hooks (a class's ``__set_name__``, in a ``RuntimeError``), and code may
+    fail as it handles one."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def run() -> int:
@@ -907,21 +930,23 @@ def run() -> int:
 
     SIGINT and SIGTERM are held (:func:`audit.console.hold`) until :func:`main` takes
     them: one that came before is said there, and ends the command. One that comes once
-    :func:`main` has given them back (a second Ctrl-C just after the first was said)
-    finds the process ending with its status, and is ignored, through the
-    interpreter's exit too (which gives a handler of Python's back to the system's
-    default): it ended the process with a ``KeyboardInterrupt`` traceback, or status -2
-    or -15 for 130 or 143. (A signal the process was started ignoring stays ignored,
-    within :func:`main` too.)"""
+    :func:`main` has given them back (a second Ctrl-C just after the first was said),
+    or once argparse has ended the command (``--help``, a usage error), finds the
+    process ending with its status, and is ignored, through the interpreter's exit too
+    (which gives a handler of Python's back to the system's default): it ended the
+    process with a ``KeyboardInterrupt`` traceback, or status -2 or -15 for 0, 130 or
+    143, a help piped on never written. (A signal the process was started ignoring stays
+    ignored, within :func:`main` too.)"""
     import gc
     import signal
 
     handled = console.hold()  # (main() takes them, and gives the holding back)
-    status = main()
-    for signum in handled:
-        signal.signal(signum, signal.SIG_IGN)
-    gc.freeze()
-    return status
+    try:
+        return main()
+    finally:  # (also where argparse ends it: --help, --version, a usage error)
+        for signum in handled:
+            signal.signal(signum, signal.SIG_IGN)
+        gc.freeze()
 
 
 def _main(argv: list[str]) -> int:
@@ -947,10 +972,8 @@ def _main(argv: list[str]) -> int:
         # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE
-    except KeyboardInterrupt as stop:  # Interrupted says which signal and what was kept
-        getattr(stop, "taken", lambda: None)()  # said here: not lost
-        print(f"audit: {one_line(getattr(stop, 'sentence', INTERRUPTED))}", file=sys.stderr)
-        return getattr(stop, "exit_status", EXIT_INTERRUPTED)
+    except KeyboardInterrupt as stop:
+        return _stopped(stop)
     except UsageError as error:
         sub.print_usage(sys.stderr)
         print(f"{sub.prog}: error: {_said(error)}", file=sys.stderr)
@@ -971,6 +994,9 @@ def _main(argv: list[str]) -> int:
         print(f"audit: error: {one_line(f'{where}: {plain_reason(error)}')}", file=sys.stderr)
         return status
     except Exception as error:  # anything else is a bug of audit's, and says so
+        stop = _interruption(error)  # unless a signal raised it
+        if stop is not None:
+            return _stopped(stop)
         return _internal_error(error, argv, args.verbose)
 
 

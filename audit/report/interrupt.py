@@ -310,14 +310,21 @@ def handle_signals():
     A signal the process was started ignoring stays ignored: a shell script starts
     its background jobs (``audit report &`` in a script) with SIGINT ignored, so that
     a Ctrl-C meant for the foreground does not stop them.
+
+    A signal that comes as the block is set up is held until it is (as
+    :func:`deferred` holds one), then raised as the block begins, with everything
+    given back as it ends: raised halfway through, starting the thread of
+    :class:`_Forward`, it left the handlers in place and the block open, and the
+    process, as it ended, waiting forever for a thread it could no longer start.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     global _previous_unraisable
     # a run stopped before, outside this block (run_report called from Python raised,
-    # its kernels stopped), leaves no "stopping" behind that would swallow this signal
-    _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 0, None
+    # its kernels stopped), leaves no "stopping" behind that would swallow this signal;
+    # what comes until the block is set up is held (deferring)
+    _state.stopping, _state.began, _state.deferring, _state.pending = False, False, 1, None
     _state.published = None
     _state.block = object()  # this block: what an earlier one sends again is not for it
     previous = {
@@ -334,6 +341,11 @@ def handle_signals():
         else:  # another's (an event loop's): left as it was
             signal.set_wakeup_fd(other)
     try:
+        _state.deferring = 0
+        if _state.pending is not None:  # one came as the block was set up
+            signum, _state.pending = _state.pending, None
+            _state.stopping = True
+            raise _of_this_block(Interrupted(signum, None, began=_state.began))
         yield
     finally:
         with _state.lock:
