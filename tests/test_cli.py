@@ -965,3 +965,22 @@ def test_a_line_break_in_a_file_name_stays_on_its_line(small_table, tmp_path, mo
     assert main(argv) == 0
     report = one_line(folder / "x")
     assert capsys.readouterr().out == f"report written to {report}\nopen {report}/index.html\n"
+
+
+def test_a_loop_of_links_on_the_way_to_the_input_is_refused_as_input(tmp_path, capsys):
+    """A file, or a folder on the way to it, that is a link leading back to itself is
+    the input's fault (status 3), said as such: it was said as a bug of audit's (status
+    70, pathlib's ``RuntimeError``)."""
+    from audit.cli import LINK_LOOP
+
+    loop = tmp_path / "loop.csv"
+    loop.symlink_to(loop)
+    folder = tmp_path / "folder"
+    folder.symlink_to(folder)
+    pareto = ["pareto", str(loop), "--reports-dir", str(tmp_path / "r")]
+    for argv in (["check", str(loop)], pareto, ["check", str(folder / "x.csv")]):
+        assert main(argv) == EXIT_INPUT
+        err = capsys.readouterr().err
+        assert err.endswith(f": {LINK_LOOP}\n") and err.count("\n") == 1, err
+        assert err.startswith(f"audit: error: {tmp_path}/")
+

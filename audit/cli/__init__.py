@@ -83,6 +83,7 @@ NO_WORKING_FOLDER = (
 )
 TWO_INPUTS = "{what} given twice: {first!r} and {second!r} (as the first argument and as {option})"
 REPORT_WRITTEN = "report written to {folder}\nopen {index}"
+LINK_LOOP = "a loop of symbolic links (following them leads back to where they start)"
 INTERNAL_ERROR = (
     "internal error: {kind} raised inside audit. This is a bug in audit, not a problem "
     "with your input or options.\nThe traceback is kept in {path}; please report the bug "
@@ -806,8 +807,9 @@ def _compare(args: argparse.Namespace, notify) -> int:
 
 # ------------------------------------------------------------------ errors
 def _users_path(error: OSError, args: argparse.Namespace) -> int | None:
-    """The exit status of an OS error on a path the user gave (the input, the reports
-    folder), or on a full disk; None for any other OS error (a bug of audit's)."""
+    """The exit status of an OS error on a path the user gave (the input, or a folder on
+    the way to it; the reports folder), or on a full disk; None for any other OS error
+    (a bug of audit's)."""
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
         return EXIT_OUTPUT
     if error.filename is None:
@@ -817,7 +819,8 @@ def _users_path(error: OSError, args: argparse.Namespace) -> int | None:
     if path == reports.absolute() or reports.absolute() in path.parents:
         return EXIT_OUTPUT
     inputs = [getattr(args, k, None) for k in ("data", "data_option", "scores_option")]
-    if any(p is not None and Path(p).absolute() == path for p in inputs):
+    given = [Path(p).expanduser().absolute() for p in inputs if p is not None]
+    if any(path == p or path in p.parents for p in given):
         return EXIT_INPUT
     return None
 
@@ -985,19 +988,31 @@ def _main(argv: list[str]) -> int:
         print(f"audit: error: {_said(error)}", file=sys.stderr)
         return error.exit_status
     except OSError as error:
-        status = _users_path(error, args)
-        if status is None:
-            return _internal_error(error, argv, args.verbose)
-        from audit.report.runner import plain_reason
-
-        where = os.fsdecode(error.filename or "input/output")
-        print(f"audit: error: {one_line(f'{where}: {plain_reason(error)}')}", file=sys.stderr)
-        return status
+        return _os_error(error, args, argv)
     except Exception as error:  # anything else is a bug of audit's, and says so
         stop = _interruption(error)  # unless a signal raised it
         if stop is not None:
             return _stopped(stop)
+        looped = error.__context__ if isinstance(error, RuntimeError) else None
+        if isinstance(looped, OSError) and looped.errno == errno.ELOOP:
+            return _os_error(looped, args, argv, reason=LINK_LOOP)  # (pathlib, Python < 3.13)
         return _internal_error(error, argv, args.verbose)
+
+
+def _os_error(
+    error: OSError, args: argparse.Namespace, argv: list[str], *, reason: str | None = None
+) -> int:
+    """Say an OS error on a path the user gave (:func:`_users_path`) in one sentence, for
+    ``reason`` (default: as the system words it); any other is a bug of audit's."""
+    status = _users_path(error, args)
+    if status is None:
+        return _internal_error(error, argv, args.verbose)
+    from audit.report.runner import plain_reason
+
+    where = os.fsdecode(error.filename or "input/output")
+    said = f"{where}: {reason or plain_reason(error)}"
+    print(f"audit: error: {one_line(said)}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":
