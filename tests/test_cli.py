@@ -984,3 +984,30 @@ def test_a_loop_of_links_on_the_way_to_the_input_is_refused_as_input(tmp_path, c
         assert err.endswith(f": {LINK_LOOP}\n") and err.count("\n") == 1, err
         assert err.startswith(f"audit: error: {tmp_path}/")
 
+
+def test_a_file_whose_name_holds_glob_characters_is_read_as_named(small_scores, tmp_path):
+    """A file named ``run[1].csv`` is that file, not a glob matching ``run1.csv``: its
+    scores are read whole, as a CSV, and the report is named after it. It was read as a
+    glob of Parquet files (``no Parquet file matches``), its report named after its
+    folder; a glob that names no file stays one."""
+    import argparse
+
+    import pandas as pd
+
+    from audit.cli import _report_name
+    from audit.report.streamed import streams
+    from audit.scores import read_scores
+    from audit.scores.streaming import parquet_files
+
+    named = tmp_path / "run[1].csv"
+    named.write_bytes(small_scores.read_bytes())
+    assert streams(str(named), "4GB", None) is False
+    expected = read_scores(small_scores, higher_is_match=False)
+    pd.testing.assert_frame_equal(read_scores(named, higher_is_match=False), expected)
+    args = argparse.Namespace(name=None, command="pareto")
+    assert _report_name(args, str(named)) == "run[1]-pareto"
+    parquet = tmp_path / "part[1].parquet"
+    pd.read_csv(small_scores).to_parquet(parquet)
+    assert parquet_files(str(parquet)) == [str(parquet)]
+    assert streams(str(tmp_path / "part[0-9].parquet"), "4GB", None) is True
+    assert _report_name(args, str(tmp_path / "part[0-9].parquet")) == f"{tmp_path.name}-pareto"

@@ -494,8 +494,9 @@ def _report_name(args: argparse.Namespace, given: str | None) -> str:
     if args.name is not None:
         return args.name
     if given:
-        glob = any(ch in str(given) for ch in "*?[")
-        name = Path(given).parent.name if glob else Path(given).stem
+        from audit.tables.common import is_glob
+
+        name = Path(given).parent.name if is_glob(given) else Path(given).stem
         return f"{name}-{args.command}" if args.command in PART_REPORTS else name
     return {"report": "annex15", "scores": "voxceleb"}.get(args.command, args.command)
 

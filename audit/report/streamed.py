@@ -123,6 +123,7 @@ def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None
     folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
     from audit.exceptions import UsageError
     from audit.scores.streaming import data_bytes, parse_memory
+    from audit.tables.common import is_glob
 
     budget = parse_memory(memory)  # refused as given, whatever the scores
     if not scores:
@@ -130,7 +131,7 @@ def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None
             raise UsageError(SCHEDULER_BUILT_IN.format(scheduler=scheduler))
         return False
     text = str(scores)
-    if scheduler is not None or any(ch in text for ch in "*?[") or Path(text).is_dir():
+    if scheduler is not None or is_glob(text) or Path(text).is_dir():
         return True
     return text.lower().endswith(".parquet") and data_bytes(text) > budget
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
-from audit.tables.common import CANNOT_READ_PARQUET, Source, blank, inexact_integers
+from audit.tables.common import CANNOT_READ_PARQUET, Source, blank, inexact_integers, is_glob
 from audit.tables.labels import STREAMED_SPELLINGS
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
@@ -78,7 +78,7 @@ def parquet_files(source: str | os.PathLike) -> list[str]:
     text = path_text(source)
     if not text.strip():  # "" would be the working folder, and all the Parquet below it
         raise ParameterError(NO_PATH)
-    if any(ch in text for ch in "*?["):
+    if is_glob(text):
         files = sorted(glob.glob(text, recursive=True))
     elif Path(text).is_dir():
         files = sorted(str(p) for p in Path(text).rglob("*.parquet"))

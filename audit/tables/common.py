@@ -182,6 +182,17 @@ _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma")
 _ZIP = b"PK\x03\x04"
 
 
+def is_glob(source: str | os.PathLike) -> bool:
+    """Whether ``source`` is a glob of files (it holds ``*``, ``?`` or ``[``) rather than
+    the path of one: a file or folder of that very name is read as named.
+
+    >>> is_glob("runs/*.parquet"), is_glob("no-such-run-[1].csv"), is_glob("run.parquet")
+    (True, True, False)
+    """
+    text = os.fsdecode(os.fspath(source))
+    return any(ch in text for ch in "*?[") and not os.path.lexists(text)
+
+
 def _open(path: Path, name: str, error: type[Exception]):
     """The file's bytes, decompressed when it is gzip, bzip2 or xz (whatever its name)."""
     with open(path, "rb") as handle:

@@ -513,7 +513,7 @@ def _is_parquet(source) -> bool:
     if not isinstance(source, str | os.PathLike):
         return False
     text = str(source)
-    return text.lower().endswith(".parquet") or Path(text).is_dir() or any(c in text for c in "*?[")
+    return text.lower().endswith(".parquet") or Path(text).is_dir() or tables.is_glob(text)
 
 
 def _layout(
