@@ -93,6 +93,34 @@ def test_missing_field_is_refused_not_padded(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("cells", "said"),
+    [
+        (["0.1", "x", "", "0.3"], "line 3: 'x' is not a number"),
+        (["0.1", "", "x", "0.3"], "line 3: value is missing"),
+        (["nan", "x", "0.2", "y"], "line 2: value is missing"),
+        (["0.1", "x", "nan", "y"], "line 3: 'x' is not a number (and 1 more such cell(s))"),
+    ],
+    ids=["text, then blank", "blank, then text", "nan, then text", "text, then nan"],
+)
+def test_a_columns_first_fault_is_said_whichever_its_kind(tmp_path, cells, said):
+    """Of a column's cells that are missing (blank, or spelling "nan") or no number, the
+    first in the file is named, in a rates table and in a score table alike: a blank
+    was named before an earlier cell of text."""
+    line, reason = said.split(": ", 1)
+    rows = "".join(
+        f"{name},{cell},0.02,0.001,0.02\n" for name, cell in zip("abcd", cells, strict=True)
+    )
+    rates = write(tmp_path, WIDE + rows)
+    assert refused(rates) == f"{rates}, {line}, column 'FMR.F': {reason}"
+    rows = "".join(
+        f"a,{cell},{m},F\n" for cell, m in zip(cells, ("True", "False") * 2, strict=True)
+    )
+    scores = write(tmp_path, "algorithm,score,mated,group\n" + rows, "scores.csv")
+    said = refused(scores, ScoresError, read_scores)
+    assert said == f"{scores}, {line}, column 'score': {reason}"
+
+
 def test_quoted_duplicate_header_is_refused_with_its_name(tmp_path):
     path = write(tmp_path, '"FMR.F",Algorithm,FNMR.F,FMR.F,FMR.M,FNMR.M\n')
     assert refused(path) == tables.DUPLICATE_COLUMN.format(source=str(path), column="FMR.F")

@@ -670,6 +670,22 @@ def whole_numbers(
     return numbers[codes]
 
 
+def text_before(raw: pd.Series, at: int) -> tuple[int, int] | None:
+    """The first cell of ``raw`` before position ``at`` (its first missing cell) that
+    holds no number, and how many more of its cells hold none (missing ones aside);
+    None where no cell before ``at`` does: a column's first fault is the one said,
+    whichever its kind.
+
+    >>> text_before(pd.Series(["0.1", "x", "", "y"]), 2), text_before(pd.Series(["", "x"]), 0)
+    ((1, 1), None)
+    """
+    parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    found = np.flatnonzero(np.isnan(parsed) & ~(blank(raw) | spelled_nan(raw)))
+    if len(found) == 0 or found[0] > at:
+        return None
+    return int(found[0]), len(found) - 1
+
+
 def spelled_nan(raw: pd.Series) -> np.ndarray:
     """Where the cells of ``raw`` spell a missing value (:data:`SPELLED_NAN`)."""
     text = raw.astype("string").str.strip().str.lower()

@@ -118,17 +118,19 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     if blank.any():
         # counted with the cells that spell a missing value ("nan"): as missing
         at, more = _first(blank | tables.spelled_nan(raw))
-        raise RatesError(
-            MISSING_VALUE.format(
-                where=source.where(frame, at), column=column, more=source.more(more)
+        text = tables.text_before(raw, at)  # said first where it comes first
+        if text is None:
+            raise RatesError(
+                MISSING_VALUE.format(
+                    where=source.where(frame, at), column=column, more=source.more(more)
+                )
             )
-        )
     tables.refuse_non_real(frame, column, source, RatesError)
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     spelled_nan = tables.spelled_nan(raw)
-    bad = np.isnan(parsed) & ~spelled_nan
-    if bad.any():
-        at, more = _first(bad)
+    bad = np.isnan(parsed) & ~spelled_nan & ~blank
+    at, more = _first(bad) if bad.any() else (len(bad), 0)
+    if at < len(bad) and not spelled_nan[:at].any():  # (a missing one before it is said)
         raise RatesError(
             NOT_NUMERIC.format(
                 where=source.where(frame, at),

@@ -110,17 +110,19 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
         if blank.any():
             # counted with the cells that spell a missing value ("nan"): as missing
             at, more = _first(blank | tables.spelled_nan(raw))
-            raise ScoresError(
-                MISSING_VALUE.format(
-                    where=source.where(frame, at), column="score", more=source.more(more)
+            if tables.text_before(raw, at) is None:  # (said first where it comes first)
+                raise ScoresError(
+                    MISSING_VALUE.format(
+                        where=source.where(frame, at), column="score", more=source.more(more)
+                    )
                 )
-            )
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
         bad = np.isnan(values)
         if bad.any():
-            spelled = tables.spelled_nan(raw)
-            if (bad & ~spelled).any():
-                at, more = _first(bad & ~spelled)
+            missing = tables.spelled_nan(raw) | blank
+            text = bad & ~missing
+            at, more = _first(text) if text.any() else (len(text), 0)
+            if at < len(text) and not missing[:at].any():  # (a missing one before it is said)
                 raise ScoresError(
                     NOT_NUMERIC.format(
                         where=source.where(frame, at),
@@ -129,7 +131,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
                         more=source.more(more),
                     )
                 )
-            at, more = _first(bad)
+            at, more = _first(missing & bad)
             raise ScoresError(
                 MISSING_VALUE.format(
                     where=source.where(frame, at), column="score", more=source.more(more)
