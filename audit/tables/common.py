@@ -670,20 +670,16 @@ def whole_numbers(
     return numbers[codes]
 
 
-def text_before(raw: pd.Series, at: int) -> tuple[int, int] | None:
-    """The first cell of ``raw`` before position ``at`` (its first missing cell) that
-    holds no number, and how many more of its cells hold none (missing ones aside);
-    None where no cell before ``at`` does: a column's first fault is the one said,
-    whichever its kind.
+def text_before(raw: pd.Series, at: int) -> bool:
+    """Whether a cell of ``raw`` before position ``at`` (its first missing cell) holds
+    no number: a column's first fault is the one said, whichever its kind.
 
     >>> text_before(pd.Series(["0.1", "x", "", "y"]), 2), text_before(pd.Series(["", "x"]), 0)
-    ((1, 1), None)
+    (True, False)
     """
-    parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    found = np.flatnonzero(np.isnan(parsed) & ~(blank(raw) | spelled_nan(raw)))
-    if len(found) == 0 or found[0] > at:
-        return None
-    return int(found[0]), len(found) - 1
+    head = raw.iloc[:at]
+    parsed = pd.to_numeric(head, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    return bool((np.isnan(parsed) & ~(blank(head) | spelled_nan(head))).any())
 
 
 def spelled_nan(raw: pd.Series) -> np.ndarray:

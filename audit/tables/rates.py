@@ -118,8 +118,7 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     if blank.any():
         # counted with the cells that spell a missing value ("nan"): as missing
         at, more = _first(blank | tables.spelled_nan(raw))
-        text = tables.text_before(raw, at)  # said first where it comes first
-        if text is None:
+        if not tables.text_before(raw, at):  # (said first where it comes first)
             raise RatesError(
                 MISSING_VALUE.format(
                     where=source.where(frame, at), column=column, more=source.more(more)

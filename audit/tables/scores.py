@@ -110,7 +110,7 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
         if blank.any():
             # counted with the cells that spell a missing value ("nan"): as missing
             at, more = _first(blank | tables.spelled_nan(raw))
-            if tables.text_before(raw, at) is None:  # (said first where it comes first)
+            if not tables.text_before(raw, at):  # (said first where it comes first)
                 raise ScoresError(
                     MISSING_VALUE.format(
                         where=source.where(frame, at), column="score", more=source.more(more)
