@@ -342,10 +342,7 @@ def handle_signals():
             signal.set_wakeup_fd(other)
     try:
         _state.deferring = 0
-        if _state.pending is not None:  # one came as the block was set up
-            signum, _state.pending = _state.pending, None
-            _state.stopping = True
-            raise _of_this_block(Interrupted(signum, None, began=_state.began))
+        _raise_held()  # one that came as the block was set up
         yield
     finally:
         with _state.lock:
@@ -378,6 +375,13 @@ def deferred(published: Path | None = None):
         _state.deferring -= 1
     if published is not None:
         _state.published = published
+    _raise_held(published)
+
+
+def _raise_held(published: Path | None = None) -> None:
+    """Raise the signal that came while signals were held (:func:`deferred`, a
+    :func:`handle_signals` block being set up), as :class:`Interrupted` naming
+    ``published``, once nothing holds them any more."""
     if not _state.deferring and _state.pending is not None:
         signum, _state.pending = _state.pending, None
         _state.stopping = True
