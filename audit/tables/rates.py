@@ -128,16 +128,17 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     spelled_nan = tables.spelled_nan(raw)
     bad = np.isnan(parsed) & ~spelled_nan & ~blank
-    at, more = _first(bad) if bad.any() else (len(bad), 0)
-    if at < len(bad) and not spelled_nan[:at].any():  # (a missing one before it is said)
-        raise RatesError(
-            NOT_NUMERIC.format(
-                where=source.where(frame, at),
-                column=column,
-                value=tables.cell(raw, at),
-                more=source.more(more),
+    if bad.any():
+        at, more = _first(bad)
+        if not spelled_nan[:at].any():  # (a missing one before it is said, below)
+            raise RatesError(
+                NOT_NUMERIC.format(
+                    where=source.where(frame, at),
+                    column=column,
+                    value=tables.cell(raw, at),
+                    more=source.more(more),
+                )
             )
-        )
     if spelled_nan.any():
         at, more = _first(spelled_nan)
         raise RatesError(

@@ -121,16 +121,17 @@ def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
         if bad.any():
             missing = tables.spelled_nan(raw) | blank
             text = bad & ~missing
-            at, more = _first(text) if text.any() else (len(text), 0)
-            if at < len(text) and not missing[:at].any():  # (a missing one before it is said)
-                raise ScoresError(
-                    NOT_NUMERIC.format(
-                        where=source.where(frame, at),
-                        column="score",
-                        value=tables.cell(raw, at),
-                        more=source.more(more),
+            if text.any():
+                at, more = _first(text)
+                if not missing[:at].any():  # (a missing one before it is said, below)
+                    raise ScoresError(
+                        NOT_NUMERIC.format(
+                            where=source.where(frame, at),
+                            column="score",
+                            value=tables.cell(raw, at),
+                            more=source.more(more),
+                        )
                     )
-                )
             at, more = _first(missing & bad)
             raise ScoresError(
                 MISSING_VALUE.format(
