@@ -32,6 +32,29 @@ def ctrl_c_handled():
     signal.signal(signal.SIGINT, started)
 
 
+@pytest.fixture
+def sigterm_restored():
+    """SIGTERM's handler given back as the test found it, whatever the command left
+    (:func:`audit.cli.run` ends with it ignored)."""
+    started = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, started)
+
+
+def _signal_as_signals_are_forwarded(monkeypatch, signum: int) -> None:
+    """``signum`` sent to this process as :func:`~audit.report.interrupt.handle_signals`
+    starts the thread that forwards signals (when glibc blocks them for an instant),
+    and handled meanwhile."""
+
+    class Forward(interrupt._Forward):
+        def __init__(self):
+            os.kill(os.getpid(), signum)
+            time.sleep(0.2)  # (the handler runs meanwhile)
+            super().__init__()
+
+    monkeypatch.setattr(interrupt, "_Forward", Forward)
+
+
 def _signals_now() -> str:
     """What decides whether a signal sent now is raised, for a failure's message: the
     SIGINT handler, the signals the main thread blocks, the handler's state and the
@@ -424,7 +447,9 @@ def test_ctrl_c_as_the_command_says_its_report_names_it(small_table, tmp_path, m
     assert (root / "x" / "index.html").is_file()
 
 
-def test_a_signal_as_the_command_ends_is_ignored(monkeypatch, capsys, ctrl_c_handled):
+def test_a_signal_as_the_command_ends_is_ignored(
+    monkeypatch, capsys, ctrl_c_handled, sigterm_restored
+):
     """A second Ctrl-C just after the first was said, once :func:`~audit.cli.main` has
     given the handlers back, finds the process ending with its status: it ended it with
     a ``KeyboardInterrupt`` traceback and status -2."""
@@ -438,14 +463,10 @@ def test_a_signal_as_the_command_ends_is_ignored(monkeypatch, capsys, ctrl_c_han
 
     monkeypatch.setattr(gc, "freeze", freeze)
     monkeypatch.setattr(sys, "argv", ["audit"])  # no command: the usage, status 2
-    terminate = signal.getsignal(signal.SIGTERM)
-    try:
-        assert cli.run() == 2
-        # ignored by the system, through the interpreter's exit, which gives a handler of
-        # Python's back to the default (the process then ended by the signal, silently)
-        ignored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
+    assert cli.run() == 2
+    # ignored by the system, through the interpreter's exit, which gives a handler of
+    # Python's back to the default (the process then ended by the signal, silently)
+    ignored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
     assert ignored == [signal.SIG_IGN, signal.SIG_IGN]
     assert "usage: audit" in capsys.readouterr().out
 
@@ -553,7 +574,7 @@ def test_a_signal_as_the_command_line_is_imported_ends_it_with_its_sentence(
 
 
 def test_a_signal_just_before_the_handlers_are_in_place_is_said(
-    monkeypatch, capsys, ctrl_c_handled
+    monkeypatch, capsys, ctrl_c_handled, sigterm_restored
 ):
     """A signal between the command's start (:func:`audit.cli.run`) and its handlers
     (:func:`~audit.report.interrupt.handle_signals`, in :func:`~audit.cli.main`) ends
@@ -574,11 +595,7 @@ def test_a_signal_just_before_the_handlers_are_in_place_is_said(
     monkeypatch.setattr(cli, "_list_measures", lambda *args: ran.append(args) or 0)
     monkeypatch.setattr(sys, "argv", ["audit", "measures"])
     monkeypatch.setattr(gc, "freeze", lambda: None)  # what run() does last, not to the tests
-    terminate = signal.getsignal(signal.SIGTERM)
-    try:
-        assert cli.run() == EXIT_TERMINATED
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
+    assert cli.run() == EXIT_TERMINATED
     assert ran == []
     sentence = interrupt.INTERRUPTED_BEFORE.format(signal="SIGTERM")
     assert capsys.readouterr().err == f"audit: {sentence}\n"
@@ -592,13 +609,7 @@ def test_a_signal_as_the_signals_are_taken_is_held_until_they_are(monkeypatch, c
     open, and the ending process waited forever for a thread to resend it."""
     import threading
 
-    class Forward(interrupt._Forward):
-        def __init__(self):
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.2)  # (the handler runs meanwhile)
-            super().__init__()
-
-    monkeypatch.setattr(interrupt, "_Forward", Forward)
+    _signal_as_signals_are_forwarded(monkeypatch, signal.SIGINT)
     with pytest.raises(interrupt.Interrupted) as stop, interrupt.handle_signals():
         pytest.fail(f"the block ran: {_signals_now()}")
     stop.value.taken()
@@ -609,7 +620,9 @@ def test_a_signal_as_the_signals_are_taken_is_held_until_they_are(monkeypatch, c
 
 
 @pytest.mark.parametrize("where", ["setting up its signals", "setting up its warnings"])
-def test_a_signal_as_the_command_sets_up_is_said(where, monkeypatch, capsys, ctrl_c_handled):
+def test_a_signal_as_the_command_sets_up_is_said(
+    where, monkeypatch, capsys, ctrl_c_handled, sigterm_restored
+):
     """The command line says a signal that comes as it sets itself up, before its own
     work, and ends with its status: it printed a traceback of ``Interrupted`` and
     ended with status 1 (and waited forever as it ended, where the signal came as the
@@ -621,14 +634,7 @@ def test_a_signal_as_the_command_sets_up_is_said(where, monkeypatch, capsys, ctr
     ran = []
     monkeypatch.setattr(cli, "_list_measures", lambda *args: ran.append(args) or 0)
     if where == "setting up its signals":
-
-        class Forward(interrupt._Forward):
-            def __init__(self):
-                os.kill(os.getpid(), signal.SIGTERM)
-                time.sleep(0.2)
-                super().__init__()
-
-        monkeypatch.setattr(interrupt, "_Forward", Forward)
+        _signal_as_signals_are_forwarded(monkeypatch, signal.SIGTERM)
     else:
         simplefilter = warnings.simplefilter
 
@@ -639,11 +645,8 @@ def test_a_signal_as_the_command_sets_up_is_said(where, monkeypatch, capsys, ctr
                 time.sleep(0.2)
 
         monkeypatch.setattr(warnings, "simplefilter", filtering)
-    terminate = signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        assert cli.main(["measures"]) == EXIT_TERMINATED
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (not ignored, whatever started the tests)
+    assert cli.main(["measures"]) == EXIT_TERMINATED
     assert ran == []
     sentence = interrupt.INTERRUPTED_BEFORE.format(signal="SIGTERM")
     assert capsys.readouterr().err == f"audit: {sentence}\n"
@@ -676,7 +679,7 @@ def test_a_signal_python_wraps_in_another_error_is_said_as_itself(
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["check", "--no-such-option"]])
 def test_the_command_ends_by_argparse_with_the_signals_ignored(
-    argv, monkeypatch, capsys, ctrl_c_handled
+    argv, monkeypatch, capsys, ctrl_c_handled, sigterm_restored
 ):
     """Ended by argparse (help, version, a usage error), the command ignores the
     signals through the interpreter's exit, as when :func:`~audit.cli.main` returns: a
@@ -685,11 +688,9 @@ def test_the_command_ends_by_argparse_with_the_signals_ignored(
 
     monkeypatch.setattr(sys, "argv", ["audit", *argv])
     monkeypatch.setattr(gc, "freeze", lambda: None)
-    terminate = signal.getsignal(signal.SIGTERM)
-    try:
-        with pytest.raises(SystemExit):
-            cli.run()
-        ignored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
-    assert ignored == [signal.SIG_IGN, signal.SIG_IGN]
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == [
+        signal.SIG_IGN,
+        signal.SIG_IGN,
+    ]
