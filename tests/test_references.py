@@ -5,6 +5,7 @@ end."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import re
@@ -166,3 +167,89 @@ def test_the_readmes_measure_module_registers_and_is_evaluated(tmp_path, monkeyp
         np.testing.assert_allclose(value, [0.25 * 2e-4 + 0.75 * 0.04])
     finally:
         sys.modules.pop("my_measures", None)
+
+
+#: A reference by role in a docstring or comment: ``:func:`whole_numbers```,
+#: ``:meth:`~Window.sort```, ``:mod:`audit.tables```.
+ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|exc|obj):`~?([A-Za-z_][\w.]*)`")
+#: The short names the sources give the libraries they import.
+ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot", "mpl": "matplotlib"}
+
+
+def _package_names() -> dict[str, list]:
+    """Every name of audit's modules and of the classes they define, with what it names,
+    and every function and class its sources define (a class defined in a function
+    among them): where a short reference (read in context, as Sphinx reads it) can
+    point."""
+    import builtins
+    import pkgutil
+
+    import audit
+
+    names: dict[str, list] = {}
+    for info in pkgutil.walk_packages(audit.__path__, "audit."):
+        if info.name.endswith("__main__"):  # runs the command line
+            continue
+        module = importlib.import_module(info.name)
+        names.setdefault(info.name.rsplit(".", 1)[1], []).append(module)
+        for name, value in vars(module).items():
+            names.setdefault(name, []).append(value)
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                for member in dir(value):
+                    names.setdefault(member, []).append(getattr(value, member, None))
+    for path in sorted((REPOSITORY / "audit").rglob("*.py")):  # classes defined in a function
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.setdefault(node.name, []).append(None)  # its members unread
+    for name in dir(builtins):
+        names.setdefault(name, []).append(getattr(builtins, name))
+    return names
+
+
+def short_resolves(target: str, names: dict[str, list]) -> bool:
+    """Whether ``target`` (a role's short or dotted name, not starting at ``audit``) names
+    something: its first part a name of audit's (:func:`_package_names`) or an importable
+    module (a library's alias read as the library), the rest attributes of it.
+
+    >>> names = {"Window": [type("Window", (), {"sort": None, "__annotations__": {"lo": float}})]}
+    >>> [short_resolves(t, names) for t in ("Window.sort", "Window.lo", "Window.nope",
+    ...                                     "numpy.quantile", "np.quantile", "number_problems")]
+    [True, True, False, True, True, False]
+    """
+    first, *rest = target.split(".")
+    candidates = list(names.get(first, []))
+    if not candidates:
+        resolved = ".".join([ALIASES.get(first, first), *rest])
+        return resolves(resolved)
+    for obj in candidates:
+        for part in rest:
+            if hasattr(obj, part):
+                obj = getattr(obj, part)
+            elif any(
+                part in getattr(k, "__annotations__", {}) for k in getattr(obj, "__mro__", ())
+            ):
+                obj = None  # a field of a dataclass or a named tuple: a value of each instance
+            else:
+                break
+        else:
+            return True
+    return False
+
+
+def test_every_reference_by_role_names_something_there():
+    """The module docstring of audit.tables.common named its shared number check
+    ``:func:`number_problems```, a function that never existed: a short reference, which
+    :func:`test_every_audit_name_mentioned_imports` does not read, must name a module,
+    class, function or value of audit's, of Python's or of a library audit uses."""
+    names = _package_names()
+    found: dict[str, set[str]] = {}
+    for path in sorted((REPOSITORY / "audit").rglob("*.py")):
+        for match in ROLE.finditer(path.read_text(encoding="utf-8")):
+            target = match.group(1)
+            if not target.startswith("audit."):  # read by the test above
+                found.setdefault(target, set()).add(str(path.relative_to(REPOSITORY)))
+    assert "whole_numbers" in found and len(found) > 200  # the scan finds them
+    stale = {t: sorted(files) for t, files in found.items() if not short_resolves(t, names)}
+    assert stale == {}, "references to nothing:\n" + "\n".join(
+        f"{k}: {v}" for k, v in stale.items()
+    )

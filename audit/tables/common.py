@@ -6,8 +6,9 @@ it is, or a DataFrame, and point at problems by file, CSV line (or DataFrame
 row) and column.  A CSV is split by one CSV parser (header and rows alike), a
 row with more or fewer fields than the header is refused, reads stop at
 ``max_bytes`` (:data:`MAX_BYTES` by default) and at the first NUL byte, and
-every number check is shared here (:func:`number_problems`,
-:func:`whole_numbers`) so that every reader refuses the same values.
+every number check is shared here (:func:`refuse_non_real`, :func:`refuse_rounded`,
+:func:`refuse_inexact_integers`, :func:`whole_numbers`) so that every reader refuses the
+same values.
 """
 
 from __future__ import annotations
