@@ -113,3 +113,50 @@ def test_scores_and_the_command_line_take_the_encoding(tmp_path, capsys):
     assert "groups: Fémale, Male" in capsys.readouterr().out
     assert main(["check", "--encoding", "klingon-8", str(rates)]) == 2
     assert "parameter encoding: expected the name of a text encoding" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-32"])
+def test_utf16_told_without_its_byte_order_mark_asks_for_the_byte_order(tmp_path, codec):
+    """Python reads ``utf-16`` only from a byte-order mark: a file without one, told
+    ``--encoding utf-16``, was an internal error (UnicodeError, status 70)."""
+    path = tmp_path / "rates.csv"
+    path.write_bytes(TEXT.encode(f"{codec}-le"))
+    with pytest.raises(RatesError) as error:
+        read_rates(path, encoding=codec)
+    assert str(error.value) == common.NO_BYTE_ORDER_MARK.format(source=str(path), codec=codec)
+    same(read_rates(path, encoding=f"{codec}-le"))  # as it says
+
+
+def test_a_file_an_encoding_refuses_as_a_whole_is_bad_input(tmp_path, capsys):
+    """Punycode's decoder refuses the text with a UnicodeError at no one byte: bad input
+    (status 3) in Python's words, not a bug of audit's (status 70)."""
+    path = tmp_path / "rates.csv"
+    path.write_bytes(b"algorithm,group,fmr,fnmr\na,F,0.1,0.1\n")  # ASCII, as punycode reads
+    assert main(["check", "--encoding", "punycode", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"audit: error: {path}: the file cannot be read as punycode: ")
+    assert "internal error" not in err and len(err.splitlines()) == 1
+
+
+def test_a_byte_refused_where_the_decoder_held_the_bytes_before_it_is_named_where_it_is(
+    tmp_path, monkeypatch
+):
+    """The refused byte is named by its place in the file also where the decoder held
+    bytes of the chunk before (a character cut by the chunk's end), and at the file's end
+    (an odd last byte of UTF-16)."""
+    monkeypatch.setattr(common, "_CHUNK", 8)
+    path = tmp_path / "rates.csv"
+    data = "algo,é".encode() + b"\xff" + b",x\n"  # é is bytes 5-6: cut after byte 7 of 8
+    path.write_bytes(data)
+    with pytest.raises(RatesError) as error:
+        read_rates(path, encoding="utf-8")
+    assert str(error.value) == common.NOT_ENCODING.format(
+        source=str(path), byte=0xFF, offset=data.index(b"\xff"), encoding="utf-8"
+    )
+    odd = TEXT.encode("utf-16-le") + b"\n"
+    path.write_bytes(odd)
+    with pytest.raises(RatesError) as error:
+        read_rates(path, encoding="utf-16-le")
+    assert str(error.value) == common.NOT_ENCODING.format(
+        source=str(path), byte=0x0A, offset=len(odd) - 1, encoding="utf-16-le"
+    )

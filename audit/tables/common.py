@@ -64,6 +64,14 @@ NOT_UTF8 = (
     "encoding='cp1252' (command line: --encoding cp1252), or save it as UTF-8"
 )
 NOT_ENCODING = "{source}: byte {offset} (0x{byte:02x}) cannot be read as {encoding}"
+#: A file the encoding's decoder refuses as a whole, at no one byte (Python's words).
+UNREADABLE_AS = "{source}: the file cannot be read as {encoding}: {reason}"
+#: UTF-16 or UTF-32 without a byte-order mark, when told to read it as such.
+NO_BYTE_ORDER_MARK = (
+    "{source}: the file does not start with a byte-order mark, so its byte order is not "
+    "known; read it with encoding='{codec}-le' or encoding='{codec}-be' (command line: "
+    "--encoding {codec}-le or --encoding {codec}-be)"
+)
 ZIP_FILE = (
     "{source}: the file is a zip archive; unzip it and give the CSV inside (gzip, bzip2 and "
     "xz files are read as they are)"
@@ -228,18 +236,32 @@ def _read_text(
             read += len(chunk)
             if read > max_bytes:
                 raise error(TOO_LARGE.format(source=name, limit=max_bytes))
-            try:
-                text = decoder.decode(chunk)
-            except UnicodeDecodeError as reason:
-                offset = read - len(chunk) + reason.start
-                raise error(_undecodable(name, encoding, chunk[reason.start], offset)) from None
+            text = _decoded(decoder, chunk, read, name, encoding, error)
             nul = text.find("\0")
             if nul >= 0:
                 at = read - len(chunk) + (chunk.find(b"\0") if encoding is None else nul)
                 raise error(NUL_BYTE.format(source=name, offset=at))
             parts.append(text)
-        parts.append(decoder.decode(b"", final=True))
+        parts.append(_decoded(decoder, b"", read, name, encoding, error, final=True))
     return "".join(parts)
+
+
+def _decoded(decoder, chunk: bytes, read: int, name: str, encoding, error, final=False) -> str:
+    """``chunk``, the bytes up to byte ``read`` of the file, decoded; a byte the encoding
+    refuses named by its place in the file (the decoder may hold bytes of the chunk
+    before: the refused bytes are the last it was given), and a file it refuses as a
+    whole (UTF-16 without a byte-order mark, say) by Python's reason."""
+    try:
+        return decoder.decode(chunk, final=final)
+    except UnicodeDecodeError as reason:
+        offset = read - len(reason.object) + reason.start
+        byte = reason.object[reason.start]
+        raise error(_undecodable(name, encoding, byte, offset)) from None
+    except UnicodeError as reason:
+        codec = codecs.lookup(encoding or "utf-8").name
+        if "BOM" in str(reason) and codec in ("utf-16", "utf-32"):
+            raise error(NO_BYTE_ORDER_MARK.format(source=name, codec=codec)) from None
+        raise error(UNREADABLE_AS.format(source=name, encoding=encoding, reason=reason)) from None
 
 
 def _refuse_other_encoding(head: bytes, name: str, error: type[Exception]) -> None:
