@@ -1090,7 +1090,8 @@ PARAMETERS: dict[str, Parameter] = {
         type="Optional[str]",
     ),
     "attributes": Parameter(
-        optional(Names(empty=True)), "attribute names making up a group, e.g. gender,race"
+        optional(Names(empty=True, unique=True)),
+        "attribute names making up a group, e.g. gender,race",
     ),
     "separator": Parameter(Text(), "separator between FMR/FNMR and the group in wide column names"),
     "pair_separator": Parameter(

@@ -282,6 +282,31 @@ def test_wrong_number_of_attributes(tmp_path):
     )
 
 
+def test_an_attribute_named_twice_is_refused(tmp_path, annex15_file):
+    """``attributes=["gender", "gender"]`` was read: the second part of each group's name
+    overwrote the first, and the gender column held the races. Refused, as a measure
+    named twice is, by every reader of attributes and by the command line."""
+    from audit.cli import main
+    from audit.exceptions import ParameterError
+    from audit.scores import read_scores
+    from audit.scores.streaming import StreamingScores
+
+    said = "parameter attributes: expected a list of distinct names or none"
+    with pytest.raises(ParameterError, match=f"{said}.*'gender' is named twice"):
+        read_rates(annex15_file, attributes=["gender", "gender"])
+    assert read_rates(annex15_file, attributes=["gender", "race"])["gender"].unique().tolist() == [
+        "F",
+        "M",
+    ]
+    scores = pd.DataFrame(
+        {"algorithm": "a", "score": [0.9, 0.1], "mated": [True, False], "group": ["F", "F"]}
+    )
+    for reader in (read_scores, StreamingScores):
+        with pytest.raises(ParameterError, match=f"{said}.*'group' is named twice"):
+            reader(scores, attributes="group,group")
+    assert main(["check", str(annex15_file), "--attributes", "gender,gender"]) == 2
+
+
 def test_unreadable_file(tmp_path):
     path = tmp_path / "absent.csv"
     message = refused(path)

@@ -84,6 +84,7 @@ from audit.tables.chunks import (
 )
 from audit.tables.labels import STREAMED_SPELLINGS, check_spellings
 from audit.tables.scores import EMPTY, ScoresError, joined_spellings
+from audit.validation import Names, validate_params
 
 __all__ = [
     "NO_PARQUET",
@@ -245,6 +246,7 @@ class StreamingScores:
     True
     """
 
+    @validate_params("higher_is_match", "attributes", ignore=Names(empty=True))
     def __init__(
         self,
         source,
