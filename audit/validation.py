@@ -246,6 +246,10 @@ def _interval(low, high, closed: str) -> str:
     return f"{left}{low_text}, {high_text}{right}"
 
 
+#: How Python writes the values that are not finite (``float()`` reads each).
+_NON_FINITE = ("inf", "infinity", "nan")
+
+
 @dataclass(frozen=True)
 class Real(Constraint):
     """A real number in an interval; ``closed`` says which ends belong to it.  With
@@ -290,7 +294,20 @@ class Real(Constraint):
         return float(value)
 
     def parse(self, text: str):
+        """The number ``text`` writes; where the infinities and NaN are legal, also as
+        Python writes them (``inf``, ``-inf``, ``infinity``, ``nan``, any case), which JSON
+        cannot.
+
+        >>> Real(0, finite=False).parse("Inf"), Real(0, finite=False).parse("-infinity")
+        (inf, -inf)
+        >>> Real(0).parse("inf")
+        'inf'
+        """
         value = _json(text.strip())
+        if not self.finite and not _is_number(value):
+            spelled = text.strip().lower().lstrip("+")
+            if spelled in _NON_FINITE or (spelled[:1] == "-" and spelled[1:] in _NON_FINITE):
+                return float(spelled)
         return value if _is_number(value) else text
 
     def invalid(self) -> list:

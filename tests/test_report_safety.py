@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import re
 import signal
@@ -611,6 +612,42 @@ def test_nan_parameter_is_refused_before_any_work(fast_notebooks, rates_csv, tmp
         )
     assert str(error.value) == runner.NOT_JSON.format(key="output_dir", value=float("nan"))
     assert not (tmp_path / "r").exists()
+
+
+def test_an_infinite_parameter_is_recorded_as_it_is_given_again(
+    fast_notebooks, rates_csv, tmp_path, monkeypatch
+):
+    """``--count-tolerance inf`` (rates not checked against counts), which the help
+    offers, was refused: its spellings were not numbers, and an infinity could not be
+    written to the manifest. The manifest records it as ``"inf"``, which ``-p`` reads
+    back as the value the notebook was given."""
+    from audit.validation import constraint_of
+
+    monkeypatch.setattr(
+        runner, "declared_parameters", lambda name: ["data_path", "output_dir", "count_tolerance"]
+    )
+    folder = runner.run_report(
+        "x",
+        notebooks=("pareto",),
+        parameters={"data_path": str(rates_csv), "count_tolerance": math.inf},
+        reports_root=tmp_path,
+        progress=False,
+    )
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["parameters"]["count_tolerance"] == "inf"
+    given = json.loads(next(folder.glob("*.ipynb")).read_text())["params"]["count_tolerance"]
+    assert given == math.inf  # the notebook's value, as it was given
+    constraint = constraint_of("count_tolerance")
+    assert constraint.parse(manifest["parameters"]["count_tolerance"]) == math.inf
+    assert [constraint.parse(t) for t in ("Inf", "+infinity", "1e309")] == [math.inf] * 3
+
+
+def test_check_reads_the_spelled_infinity_the_help_offers(rates_csv, capsys):
+    from audit.cli import main
+
+    assert main(["check", str(rates_csv), "-q", "--count-tolerance", "inf"]) == 0
+    assert main(["check", str(rates_csv), "-q", "--count-tolerance=-inf"]) == 2
+    assert "got '-inf'" in capsys.readouterr().err
 
 
 def test_disk_full_names_the_path(fast_notebooks, rates_csv, tmp_path, monkeypatch):

@@ -56,6 +56,7 @@ import fcntl
 import functools
 import json
 import logging
+import math
 import os
 import secrets
 import shutil
@@ -750,7 +751,13 @@ def _compared_header(
 
 
 def _manifest(header: dict) -> str:
+    """The manifest's text; an infinite parameter (``count_tolerance=inf``: no check
+    against counts) written as ``"inf"`` (JSON has no infinity; ``-p NAME inf`` gives it
+    again), any other value JSON cannot hold refused."""
+    header = {**header, "parameters": dict(header["parameters"])}
     for key, value in header["parameters"].items():
+        if isinstance(value, float) and math.isinf(value):
+            header["parameters"][key] = value = str(value)
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError):
