@@ -858,6 +858,36 @@ def test_a_measure_named_twice_is_refused_before_any_work(command, tmp_path, cap
         check("measures", ["garbe", "garbe"])
 
 
+@pytest.mark.parametrize("command", ["report", "ffmc"])
+def test_measures_of_which_none_applies_are_refused_before_any_work(
+    command, annex15_file, tmp_path, capsys
+):
+    """``--measures within_cross_ratio`` on a table of one group per row failed in the FFMC
+    notebook (status 1), saying the user gave ``[]``: refused before any work, with the
+    reason of each measure, as ``pareto --measure`` refuses its one."""
+    from audit.cli import NONE_APPLICABLE
+    from audit.exceptions import EXIT_USAGE
+    from audit.measures.onesided import NOT_APPLICABLE_HERE
+    from audit.measures.registry import applicable_measures
+    from audit.tables.rates import read_rates
+
+    notes = applicable_measures(read_rates(annex15_file), ["within_cross_ratio", "fmr_asymmetry"])
+    reasons = dict(zip(notes["measure"], notes["note"], strict=True))
+    base = [command, str(annex15_file), "--reports-dir", str(tmp_path / "r"), "--measures"]
+    assert main([*base, "within_cross_ratio"]) == EXIT_USAGE
+    one = NOT_APPLICABLE_HERE.format(
+        name="within_cross_ratio", source=annex15_file, reason=reasons["within_cross_ratio"]
+    )
+    assert capsys.readouterr().err.rstrip().endswith(f"error: {one}")
+    assert main([*base, "within_cross_ratio,fmr_asymmetry"]) == EXIT_USAGE
+    both = NONE_APPLICABLE.format(
+        source=annex15_file,
+        reasons="; ".join(f"{m!r}: it {n}" for m, n in reasons.items()),
+    )
+    assert capsys.readouterr().err.rstrip().endswith(f"error: {both}")
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
 @pytest.mark.parametrize(("given", "said"), [("[]", "[]"), ('["F", 5]', "['F', 5]")])
 def test_a_json_list_no_choice_accepts_is_refused_as_the_list(
     given, said, cross_file, tmp_path, capsys

@@ -56,6 +56,8 @@ NEEDS_RATES_MEASURE = (
     "measure {name!r} needs comparison scores; the rates reports take rate measures "
     "(see 'audit measures'); use 'audit scores' for score measures"
 )
+#: Every measure of ``--measures`` inapplicable to the table: nothing to audit.
+NONE_APPLICABLE = "no measure given applies to {source}: {reasons}"
 DEPRECATED_OPTION = "note: {old} is deprecated; give the {what} as the first argument: {example}"
 SET_BY_ARGUMENTS = "-p {key} is set by the command's own arguments: {how}"
 GIVEN_TWICE = "-p {key} {value} sets what {option} sets already; give one of them"
@@ -449,17 +451,29 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
             check_columns(scores_path, attributes=parameters.get("attributes"))
         return None
     _, table = _read_table(parameters)
-    if parameters.get("measure") is not None:
+    # the one measure of a down-select, or the list of an audit of which none applies
+    # (one that does not is said in the report, beside those that do)
+    named = [parameters["measure"]] if parameters.get("measure") is not None else None
+    if named is None and command in ("report", "ffmc") and parameters.get("measures"):
+        named = list(parameters["measures"])
+    if named:
         from audit.measures.onesided import NOT_APPLICABLE, NOT_APPLICABLE_HERE
         from audit.measures.registry import applicable_measures
 
-        row = applicable_measures(table, [parameters["measure"]]).iloc[0]
-        if row["status"] == NOT_APPLICABLE:
-            raise UsageError(
-                NOT_APPLICABLE_HERE.format(
-                    name=row["measure"], source=table.attrs["source"], reason=row["note"]
+        rows = applicable_measures(table, named)
+        if (rows["status"] == NOT_APPLICABLE).all():
+            source = table.attrs["source"]
+            if len(rows) == 1:
+                row = rows.iloc[0]
+                raise UsageError(
+                    NOT_APPLICABLE_HERE.format(
+                        name=row["measure"], source=source, reason=row["note"]
+                    )
                 )
+            reasons = "; ".join(
+                f"{m!r}: it {note}" for m, note in zip(rows["measure"], rows["note"], strict=True)
             )
+            raise UsageError(NONE_APPLICABLE.format(source=source, reasons=reasons))
     if parameters.get("accuracy") not in (None, "auto"):
         from audit.tables.layouts import check_accuracy
 
