@@ -248,7 +248,6 @@ def test_a_parameter_given_twice_is_refused_not_overridden(argv, message, tmp_pa
     [
         (["scores", "--alpha", "0.3", "--alpha", "0.4"], "--alpha"),
         (["scores", "--seed", "1", "--seed=2"], "--seed"),
-        (["report", "--alp", "0.3", "--alpha", "0.4"], "--alpha"),  # abbreviated
         (["report", "--name", "a", "--name", "b"], "--name"),
         (["scores", "--memory", "1GB", "--memory", "2GB"], "--memory"),
     ],
@@ -292,6 +291,26 @@ def test_scores_takes_no_rates_table(capsys):
     err = capsys.readouterr().err
     assert err.startswith("usage: audit scores ")
     assert err.endswith("audit scores: error: unrecognized arguments: --units\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["scores", "--measure", "garbe"], "--measure"),  # not --measure-module
+        (["check", "--attr", "gender,race"], "--attr"),  # not --attributes
+        (["report", "--replicate", "3"], "--replicate"),  # not --replicates
+        (["report", "--alp", "0.3", "--alpha", "0.4"], "--alp"),  # not a second --alpha
+    ],
+)
+def test_an_option_is_named_whole(argv, said, capsys):
+    """argparse took a prefix of an option for it: ``audit scores --measure garbe``, the
+    pareto option given to the wrong command, was read as ``--measure-module garbe``
+    ("cannot import measure module 'garbe'"). A prefix is an unknown option (its value
+    read as the data, where the command takes them)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.endswith(f"error: unrecognized arguments: {said}\n")
 
 
 def test_scores_file_is_read_once_the_cli_checks_only_its_columns(tmp_path, monkeypatch, capsys):

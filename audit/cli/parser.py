@@ -87,9 +87,12 @@ def given_as(args: argparse.Namespace, dest: str) -> str | None:
 
 class _Parser(argparse.ArgumentParser):
     """argparse with audit's exit status for usage errors, and the command's own usage;
-    an option of one value given twice is refused (:class:`_Once`)."""
+    an option of one value given twice is refused (:class:`_Once`), and an option is
+    named whole: argparse would take a prefix of one for it (``audit scores --measure``
+    read as ``--measure-module``, a command's option whose start is another's)."""
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.register("action", None, _Once)  # the default action, argparse's "store"
         self.register("action", "store", _Once)
