@@ -193,11 +193,12 @@ def option_cases():
     parser = build_parser()
     for command in ("report", "ffmc", "pareto", "scores", "check", "compare"):
         sub = parser._subparsers._group_actions[0].choices[command]
-        dests = {a.dest for a in sub._actions}
+        actions = {a.dest: a for a in sub._actions}
         for option, parameter in sorted(_OPTION_PARAMETERS.items()):
-            if option not in dests:
+            if option not in actions:
                 continue
-            flag = "--" + option.replace("_", "-")
+            # the option as written (--ignore-columns, whose value is ignore: no prefix)
+            flag = next(s for s in actions[option].option_strings if s.startswith("--"))
             constraint = validation.constraint_of(parameter)
             for bad in constraint.invalid():
                 text = str(bad)
