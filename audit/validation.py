@@ -350,6 +350,8 @@ class Integer(Constraint):
         bad = [1.5, "3", True]
         if self.low is not None:
             bad.append(self.low - 1)
+        if self.high is not None:
+            bad.append(self.high + 1)
         return bad
 
 
@@ -1076,6 +1078,12 @@ class Flags(Constraint):
 #: :data:`audit.scores.thresholds.NIST_OPERATING_FMR`).
 OPERATING_POINTS: dict[str, float] = {"nist": 3e-5}
 
+#: The most replicates a report draws, and random draws per family in FFMC.2's search:
+#: each replicate holds the rates of the whole table (a million of Annex 15's, 16 GB), and
+#: a count past what memory can hold (``--replicates 1e12``) failed in a notebook.
+_MOST_REPLICATES = 100_000
+_MOST_DRAWS = 1_000_000
+
 PARAMETERS: dict[str, Parameter] = {
     # the measures
     "alpha": Parameter(Alphas(), "weight of the FMR term, in [0, 1]", type="float"),
@@ -1160,7 +1168,7 @@ PARAMETERS: dict[str, Parameter] = {
         "the column of each of those tables, by label, e.g. {'frvt11': 'Mugshot, 1e-5'}",
     ),
     "rank_replicates": Parameter(
-        Integer(0),
+        Integer(0, _MOST_REPLICATES),
         "bootstrap replicates over algorithms of the rank agreements (0: none; an interval "
         "needs at least 40 at 95%)",
     ),
@@ -1182,15 +1190,17 @@ PARAMETERS: dict[str, Parameter] = {
         Real(1e-4, 1), "step of the FFMC.1 alpha grid (at most 10,001 weights of the FMR term)"
     ),
     "seed": Parameter(Integer(0), "seed of the random draws"),
-    "n_random": Parameter(Integer(1), "random draws per family in FFMC.2's search"),
+    "n_random": Parameter(Integer(1, _MOST_DRAWS), "random draws per family in FFMC.2's search"),
     # uncertainty
     "uncertainty_method": Parameter(
         Options(("auto", "counts", "transcription", "none")),
         "how rates are redrawn: 'auto', 'counts' (binomial), 'transcription' (rounding) or 'none'",
     ),
-    "n_replicates": Parameter(Integer(1), "replicates of the uncertainty analysis"),
+    "n_replicates": Parameter(
+        Integer(1, _MOST_REPLICATES), "replicates of the uncertainty analysis"
+    ),
     "verdict_replicates": Parameter(
-        Integer(1), "replicates on which the whole FFMC audit is rerun"
+        Integer(1, _MOST_REPLICATES // 10), "replicates on which the whole FFMC audit is rerun"
     ),
     "floor_lower": Parameter(
         optional(Real(0, None, closed="neither")),
@@ -1198,7 +1208,7 @@ PARAMETERS: dict[str, Parameter] = {
     ),
     "level": Parameter(Real(0, 1, closed="neither"), "confidence level of the intervals"),
     "bootstrap_replicates": Parameter(
-        Integer(0),
+        Integer(0, _MOST_REPLICATES),
         "bootstrap replicates of the scores report (0: none); only for scores read whole, "
         "not streamed (see --memory)",
     ),
@@ -1248,7 +1258,7 @@ PARAMETERS: dict[str, Parameter] = {
     "target_fmr": Parameter(Real(0, 1, closed="right"), "operating point: the pooled FMR target"),
     "sweep_min": Parameter(Real(0, 1, closed="right"), "lowest target FMR of the sweep"),
     "sweep_max": Parameter(Real(0, 1, closed="right"), "highest target FMR of the sweep"),
-    "sweep_points": Parameter(Integer(2), "target FMRs in the sweep"),
+    "sweep_points": Parameter(Integer(2, 10_000), "target FMRs in the sweep"),
     "sweep_plot_measures": Parameter(Names(MEASURE), "measures drawn along the sweep"),
     "groupings": Parameter(
         Groupings(),
@@ -1279,7 +1289,7 @@ def check(name: str, value, constraint: Constraint | None = None):
     >>> check("n_replicates", -1)
     Traceback (most recent call last):
     ...
-    audit.exceptions.ParameterError: parameter n_replicates: expected a whole number of at least 1, got -1
+    audit.exceptions.ParameterError: parameter n_replicates: expected a whole number in [1, 100000], got -1
     """
     constraint = constraint_of(name) if constraint is None else constraint
     if isinstance(value, Iterator):  # read once, here: checking it would use it up

@@ -907,6 +907,39 @@ def test_measures_of_which_none_applies_are_refused_before_any_work(
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
+@pytest.mark.parametrize(
+    ("argv", "name", "most"),
+    [
+        (["ffmc", "annex15", "--replicates", str(10**30)], "n_replicates", "[1, 100000]"),
+        (["ffmc", "annex15", "-p", "n_random", str(10**21)], "n_random", "[1, 1000000]"),
+        (
+            ["report", "annex15", "-p", "verdict_replicates", "10001"],
+            "verdict_replicates",
+            "[1, 10000]",
+        ),  # fmt: skip
+        (["scores", "--replicates", str(10**14)], "bootstrap_replicates", "[0, 100000]"),
+        (["scores", "-p", "sweep_points", str(10**6)], "sweep_points", "[2, 10000]"),
+        (
+            ["compare", "annex15", "frvt11", "--replicates", str(10**14)],
+            "rank_replicates",
+            "[0, 100000]",
+        ),  # fmt: skip
+    ],
+)
+def test_a_count_past_what_a_report_can_hold_is_refused_before_any_work(
+    argv, name, most, tmp_path, capsys
+):
+    """``--replicates 1e30`` passed the checks and failed in a notebook ("Maximum allowed
+    dimension exceeded", status 1); 10**6 sweep points ran for minutes. Each count has a
+    most, said where it is refused."""
+    from audit.exceptions import EXIT_USAGE
+
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert f"error: parameter {name}: expected a whole number in {most}, got " in err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
 @pytest.mark.parametrize(("given", "said"), [("[]", "[]"), ('["F", 5]', "['F', 5]")])
 def test_a_json_list_no_choice_accepts_is_refused_as_the_list(
     given, said, cross_file, tmp_path, capsys

@@ -101,7 +101,8 @@ def test_a_signal_during_the_notebooks(small_table, tmp_path, earlier_report, si
     root = tmp_path / "r"
     command = [sys.executable, "-m", "audit", "report", str(small_table)]
     command += ["--name", "x", "--reports-dir", str(root), "--no-progress"]
-    command += ["-p", "n_replicates", "200000", "-p", "verdict_replicates", "500"]
+    # the most replicates: a run long enough to be stopped
+    command += ["-p", "n_replicates", "100000", "-p", "verdict_replicates", "500"]
     # started as from a terminal, with Ctrl-C's default action, whatever started the tests
     # (a script's background job starts with SIGINT ignored, and audit keeps it ignored)
     process = subprocess.Popen(

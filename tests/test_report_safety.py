@@ -436,11 +436,11 @@ MEASURES = "a non-empty list of distinct names, each one of " + ", ".join(
         ),
         (
             ["pareto", "-p", "n_replicates", "0"],
-            "parameter n_replicates: expected a whole number of at least 1, got 0",
+            "parameter n_replicates: expected a whole number in [1, 100000], got 0",
         ),
         (
             ["pareto", "-p", "n_replicates", "2.5"],
-            "parameter n_replicates: expected a whole number of at least 1, got '2.5'",
+            "parameter n_replicates: expected a whole number in [1, 100000], got '2.5'",
         ),
         (
             ["pareto", "-p", "alpha", "NaN"],

@@ -301,7 +301,7 @@ def test_replicates_must_be_positive():
     with pytest.raises(ValueError) as error:
         U.parametric_replicates(table, n_replicates=0)
     assert (
-        str(error.value) == "parameter n_replicates: expected a whole number of at least 1, got 0"
+        str(error.value) == "parameter n_replicates: expected a whole number in [1, 100000], got 0"
     )
 
 
