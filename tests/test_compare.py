@@ -145,6 +145,11 @@ def test_a_measures_ranks_across_two_datasets_by_hand():
     assert str(caught[0].message) == UNMATCHED.format(
         first="one", second="two", both=3, only_first=0, only_second=1, near=""
     )
+    # said as a sentence (the terminal's and the front page's), the labels as written:
+    # "One and two share ..." made the label one a One
+    from audit.report.notices import sentence
+
+    assert sentence(caught[0].message).startswith("Datasets one and two share 3 algorithms")
     assert pair.shared == ["a", "b", "c"]
     row = pair.agreement.set_index("measure").loc["nist_max_min_fmr"]
     assert row["kendall"] == pytest.approx(-1.0) and row["spearman"] == pytest.approx(-1.0)

@@ -84,18 +84,22 @@ SAME_LABEL = (
     "(data_labels; on the command line, name a copy of the file differently)"
 )
 ACCURACY_KEYS = "keys among the dataset labels {labels}"
+#: The messages of two datasets start with a word of ours: a warning is said as a sentence,
+#: whose first letter is made a capital, and a label is said as it is written.
 UNMATCHED = (
-    "{first} and {second} share {both} algorithms by exact name; {only_first} are in "
+    "datasets {first} and {second} share {both} algorithms by exact name; {only_first} are in "
     "{first} only and {only_second} in {second} only, listed in the comparison's table "
     "of algorithms{near}"
 )
 NEAR = "; {count} of them match a name of the other table but for {how}, not matched: {names}"
 FEW_GROUPS = (
-    "{first} and {second} share {count} group(s) ({groups}); a measure of a spread needs "
+    "datasets {first} and {second} share {count} group(s) ({groups}); a measure of a spread needs "
     "two: no measure is compared across them (shared_groups=False compares each "
     "dataset's own groups)"
 )
-NO_SHARED_RATE = "{first} holds {first_rates} and {second} holds {second_rates}: no shared rate"
+NO_SHARED_RATE = (
+    "dataset {first} holds {first_rates} and dataset {second} holds {second_rates}: no shared rate"
+)
 NOT_ON_BOTH = "not applicable to {label} on what both tables hold ({what}): {reason}"
 PAIRS_ACROSS = (
     "reads a cross-group FMR matrix, and two tables are compared on the per-group rates "
@@ -578,7 +582,7 @@ def check_comparable(
     >>> check_comparable(a, b, names=("lab one", "lab two"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    audit.exceptions.ParameterError: lab one and lab two share 0 group(s) (); ...
+    audit.exceptions.ParameterError: datasets lab one and lab two share 0 group(s) (); ...
     """
     a_name, b_name = names or (
         first.attrs.get("source", "the first table"),
