@@ -940,6 +940,39 @@ def test_a_count_past_what_a_report_can_hold_is_refused_before_any_work(
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
+@pytest.mark.parametrize(
+    ("given", "low", "high"),
+    [
+        (["-p", "sweep_min", "0.1", "-p", "sweep_max", "0.001"], 0.1, 0.001),  # the default
+        (["-p", "sweep_min", "0.01", "-p", "sweep_max", "0.01"], 0.01, 0.01),  # one target
+        (["-p", "sweep_min", "0.5"], 0.5, 0.1),  # past the default end
+    ],
+)
+def test_a_sweep_whose_ends_are_not_in_order_is_refused_before_any_work(
+    given, low, high, small_scores, tmp_path, capsys
+):
+    """``-p sweep_min 0.1 -p sweep_max 0.001`` gave the default sweep, and equal ends a
+    sweep of one target, without a word (the manifest recorded the ends given)."""
+    from audit.cli import SWEEP_ENDS
+    from audit.exceptions import EXIT_USAGE
+
+    argv = ["scores", str(small_scores), *given, "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == EXIT_USAGE
+    assert capsys.readouterr().err.endswith(f"error: {SWEEP_ENDS.format(low=low, high=high)}\n")
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+def test_groupings_given_for_a_score_file_are_refused(small_scores, tmp_path, capsys):
+    """``-p groupings`` regroups the built-in VoxCeleb scores; given with a file of one's
+    own it was dropped without a word, and recorded in the manifest as if used."""
+    from audit.cli import GROUPINGS_BUILT_IN
+    from audit.exceptions import EXIT_USAGE
+
+    argv = ["scores", str(small_scores), "-p", "groupings", '[["gender"]]']
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_USAGE
+    assert capsys.readouterr().err.endswith(f"error: {GROUPINGS_BUILT_IN}\n")
+
+
 @pytest.mark.parametrize(("given", "said"), [("[]", "[]"), ('["F", 5]', "['F', 5]")])
 def test_a_json_list_no_choice_accepts_is_refused_as_the_list(
     given, said, cross_file, tmp_path, capsys

@@ -56,6 +56,15 @@ NEEDS_RATES_MEASURE = (
     "measure {name!r} needs comparison scores; the rates reports take rate measures "
     "(see 'audit measures'); use 'audit scores' for score measures"
 )
+SWEEP_ENDS = (
+    "sweep_min ({low!r}) must be below sweep_max ({high!r}): the sweep of target FMRs runs "
+    "from the one up to the other"
+)
+GROUPINGS_BUILT_IN = (
+    "groupings regroups the built-in VoxCeleb scores by their speakers' attributes; the "
+    "groups of a score file are its own columns: name them with --attributes (e.g. "
+    "--attributes gender,nationality)"
+)
 #: Every measure of ``--measures`` inapplicable to the table: nothing to audit.
 NONE_APPLICABLE = "no measure given applies to {source}: {reasons}"
 DEPRECATED_OPTION = "note: {old} is deprecated; give the {what} as the first argument: {example}"
@@ -437,11 +446,28 @@ def _rate_measures_only(parameters: dict) -> None:
             raise UsageError(NEEDS_RATES_MEASURE.format(name=name))
 
 
+def _sweep_and_groupings(parameters: dict) -> None:
+    """Refuse a sweep whose ends are in the wrong order or the same (it was the default
+    sweep, or one target: without a word), and groupings given for a score file (they
+    regroup the built-in VoxCeleb scores only: they were dropped without a word)."""
+    from audit.report.parameters import notebook_parameters
+    from audit.report.runner import notebook_path
+
+    declared = notebook_parameters(notebook_path("scores"))
+    low = parameters.get("sweep_min", declared["sweep_min"].default)
+    high = parameters.get("sweep_max", declared["sweep_max"].default)
+    if not low < high:
+        raise UsageError(SWEEP_ENDS.format(low=low, high=high))
+    if parameters.get("scores_path") and "groupings" in parameters:
+        raise UsageError(GROUPINGS_BUILT_IN)
+
+
 def _preflight(command: str, parameters: dict, args: argparse.Namespace, streamed: bool):
     """Refuse bad input and options here, before a notebook kernel starts; return the
     rates table read (``None`` for ``audit scores``, ``streamed`` or not)."""
     _rate_measures_only(parameters)
     if command == "scores":
+        _sweep_and_groupings(parameters)
         scores_path = parameters.get("scores_path")
         if scores_path and not streamed:
             from audit.tables.scores import check_columns
