@@ -227,6 +227,21 @@ def test_column_mapping_and_separator(tmp_path):
         layouts.parse_mapping("algorithm")
 
 
+@pytest.mark.parametrize("separator", [",", "_", " "])
+def test_a_separator_no_column_is_written_with_is_refused(separator):
+    """``--separator ,`` on a table of FMR.<group> columns was read as if not given, the
+    option doing nothing without a word (the suffix layout refused the same already)."""
+    frame = wide(("FMR", "FNMR"))
+    with pytest.raises(RatesError) as error:
+        read_rates(frame, separator=separator)
+    assert str(error.value) == layouts.NO_PREFIX_COLUMNS.format(
+        source="<DataFrame>", separator=separator, columns=[str(c) for c in frame.columns]
+    )
+    long = pd.DataFrame({"algorithm": "a", "group": ["F", "M"], "fmr": [1e-4, 2e-4]})
+    with pytest.raises(RatesError, match="none of the columns"):
+        read_rates(long, separator=separator)
+
+
 def test_cli_check_lists_measures_not_applicable(tmp_path, capsys):
     path = tmp_path / "fmr_only.csv"
     wide().to_csv(path, index=False)

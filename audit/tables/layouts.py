@@ -88,6 +88,11 @@ NO_SUFFIX_COLUMNS = (
     "<group>{separator}FNMR, and none of the columns {columns} is one (the separator is "
     "{separator!r}: separator=, command line --separator)"
 )
+NO_PREFIX_COLUMNS = (
+    "{source}: separator={separator!r} (command line --separator) reads columns "
+    "FMR{separator}<group> and FNMR{separator}<group>, and none of the columns {columns} is "
+    "one; without it, FMR.<group> columns are read"
+)
 OUT_OF_PERCENT = (
     "{where}, column {column!r}: {value!r} lies outside [0, 100] (the table was read "
     "with units='percent'){more}"
@@ -252,6 +257,10 @@ def prepare(
         names = [pattern.sub(r"\2.\1", c) for c in names]
     elif separator != ".":
         pattern = re.compile(rf"^(FMR|FNMR){re.escape(separator)}(.+)$")
+        if not any(pattern.match(c) for c in names):  # the option would do nothing
+            raise error(
+                NO_PREFIX_COLUMNS.format(source=source.name, separator=separator, columns=names)
+            )
         names = [pattern.sub(r"\1.\2", c) for c in names]
     _refuse_rate_after_group(names, source, error)
     if "algorithm" in names and "Algorithm" not in names and any(_WIDE.match(c) for c in names):
