@@ -333,6 +333,9 @@ def test_scores_take_the_score_dataset_by_name_and_refuse_another(tmp_path, caps
     assert main(["scores", "frvt11", "--reports-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.endswith(
         "audit scores: error: built-in dataset 'frvt11' (NIST FRVT 1:1 gender x race FMR "
-        "table) is read as a rates table, not as a score table; give it to --data\n"
+        "table) is read as a rates table, not as a score table; give it as the first "
+        "argument of 'audit report', 'ffmc', 'pareto' or 'check'\n"
     )
+    # as it says (--data, which the message named, is a deprecated name of that argument)
+    assert main(["check", "frvt11", "-q"]) == 0
     assert not any(tmp_path.iterdir())

@@ -64,8 +64,8 @@ WRONG_KIND = (
 )
 KIND_HINTS = {
     "accuracy": "; give it to --accuracy-from, as a Pareto frontier's accuracy axis",
-    "scores": "; give it to 'audit scores --scores'",
-    "rates": "; give it to --data",
+    "scores": "; give it to 'audit scores' as its first argument",
+    "rates": "; give it as the first argument of 'audit report', 'ffmc', 'pareto' or 'check'",
 }
 CHECKSUM_MISMATCH = (
     "{path}: sha256 is {actual}, expected {expected}. The file is not the pinned {title} "
