@@ -294,6 +294,26 @@ def test_scores_takes_no_rates_table(capsys):
 
 
 @pytest.mark.parametrize(
+    ("argv", "argument"),
+    [
+        (["check", ""], "DATA"),  # was "parameter given": a name of audit's own
+        (["check", " "], "DATA"),
+        (["compare", "", "annex15"], "DATA"),  # was read as the working folder
+        (["report", "--data", ""], "--data"),
+        (["scores", ""], "DATA"),
+    ],
+)
+def test_an_empty_table_argument_is_refused_as_the_argument(argv, argument, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: argument {argument}: expected a file or a built-in dataset's name, got an "
+        "empty argument\n"
+    )
+
+
+@pytest.mark.parametrize(
     ("argv", "said"),
     [
         (["scores", "--measure", "garbe"], "--measure"),  # not --measure-module

@@ -111,6 +111,16 @@ def _user_path(text: str) -> Path:
     return Path(text).expanduser()
 
 
+def _data(text: str) -> str:
+    """A table given: a file's path or a dataset's name, as written; an empty one is
+    refused (it was read as the working folder, or named an internal parameter)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "expected a file or a built-in dataset's name, got an empty argument"
+        )
+    return text
+
+
 def _help(name: str, default=None) -> str:
     """An option's help: its parameter's declared sentence, with the default."""
     from audit.validation import PARAMETERS
@@ -136,6 +146,7 @@ def _data_argument(parser: argparse.ArgumentParser, *, what: str = "rates table"
     parser.add_argument(
         "data",
         nargs="?",
+        type=_data,
         metavar="DATA",
         help=f"the {what}: a CSV or Parquet file, or a built-in dataset's name "
         "(annex15, frvt11: 'audit datasets'; default: the verified Annex 15 table)"
@@ -143,7 +154,9 @@ def _data_argument(parser: argparse.ArgumentParser, *, what: str = "rates table"
         else f"the {what}: a CSV or Parquet file, a folder or a glob of Parquet files "
         "(default: the bt4vt VoxCeleb1-H scores)",
     )
-    parser.add_argument("--data", dest="data_option", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--data", dest="data_option", type=_data, metavar="PATH", help=argparse.SUPPRESS
+    )
 
 
 def _table_options(parser: argparse.ArgumentParser) -> None:
@@ -330,7 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
         "subject_1 and subject_2 (for the subject-level bootstrap).",
     )
     _data_argument(scores, what="score table")
-    scores.add_argument("--scores", dest="scores_option", metavar="PATH", help=argparse.SUPPRESS)
+    scores.add_argument(
+        "--scores", dest="scores_option", type=_data, metavar="PATH", help=argparse.SUPPRESS
+    )
     scores.add_argument(
         "--distance",
         action="store_true",
@@ -380,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "data",
         nargs="+",
+        type=_data,
         metavar="DATA",
         help="two or more rates tables: CSV or Parquet files, or built-in datasets' names "
         "(annex15, frvt11: 'audit datasets'); each is labelled by its name or file stem",
