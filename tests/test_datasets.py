@@ -327,6 +327,25 @@ def test_audit_fetch_names(frvt11_file, frvt11_accuracy_file, capsys):
     )
     assert main(["fetch", "nope"]) == 2
     assert "audit fetch: error: unknown dataset 'nope'" in capsys.readouterr().err
+    # a name given twice is fetched once; one unknown is refused before any is fetched
+    assert main(["fetch", "frvt11", "frvt11"]) == 0
+    assert capsys.readouterr().out.count("(verified)") == 1
+    assert main(["fetch", "frvt11", "nope"]) == 2
+    assert capsys.readouterr().out == ""
+
+
+def test_audit_fetch_all_among_names_fetches_every_one(monkeypatch, capsys):
+    """The help says 'all' for every dataset: ``fetch all annex15`` said "unknown dataset
+    'all'"."""
+    import audit.sources.datasets as datasets
+    import audit.sources.voxceleb as voxceleb
+
+    fetched = []
+    monkeypatch.setattr(datasets, "dataset_path", lambda name: fetched.append(name) or name)
+    monkeypatch.setattr(datasets, "sha256sum", lambda path: "0")
+    monkeypatch.setattr(voxceleb, "fetch_bt4vt", lambda: None)
+    assert main(["fetch", "all", "annex15"]) == 0
+    assert fetched == list(DATASETS)
 
 
 def test_scores_take_the_score_dataset_by_name_and_refuse_another(tmp_path, capsys):

@@ -356,7 +356,10 @@ def _fetch(names: list[str], quiet: bool) -> int:
     from audit.sources.datasets import DATASETS, dataset_path, get_dataset, sha256sum
     from audit.sources.voxceleb import fetch_bt4vt
 
-    chosen = list(DATASETS) if names == ["all"] else names or ["annex15"]
+    for name in names:  # each name known before any is fetched ('all' among them)
+        if name != "all":
+            get_dataset(name)
+    chosen = list(DATASETS) if "all" in names else list(dict.fromkeys(names)) or ["annex15"]
     for name in chosen:
         dataset = get_dataset(name)
         if dataset.kind == "scores":
