@@ -982,6 +982,27 @@ def test_a_sweep_whose_ends_are_not_in_order_is_refused_before_any_work(
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
+def test_an_uncertainty_analysis_turned_off_by_its_options_is_refused(
+    annex15_file, tmp_path, capsys
+):
+    """``-p floor_lower 0.5`` (above the table's floor) turned the uncertainty analysis off,
+    and ``--replicates 3 -p uncertainty_method none`` drew none, each said only by one
+    sentence in a table of the report: both are refused before any work."""
+    from audit.analysis.quality import floor_of
+    from audit.cli import FLOOR_LOWER_ABOVE, NO_ANALYSIS_REPLICATES
+    from audit.exceptions import EXIT_USAGE
+    from audit.tables.rates import read_rates
+
+    floor = float(floor_of(read_rates(annex15_file)["fmr"].to_numpy()))
+    base = ["ffmc", str(annex15_file), "--reports-dir", str(tmp_path / "r")]
+    assert main([*base, "-p", "floor_lower", "0.5"]) == EXIT_USAGE
+    said = FLOOR_LOWER_ABOVE.format(value=0.5, floor=floor, rate="FMR", source=annex15_file)
+    assert capsys.readouterr().err.endswith(f"error: {said}\n")
+    assert main([*base, "--replicates", "3", "-p", "uncertainty_method", "none"]) == EXIT_USAGE
+    assert capsys.readouterr().err.endswith(f"error: {NO_ANALYSIS_REPLICATES.format(n=3)}\n")
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
 def test_groupings_given_for_a_score_file_are_refused(small_scores, tmp_path, capsys):
     """``-p groupings`` regroups the built-in VoxCeleb scores; given with a file of one's
     own it was dropped without a word, and recorded in the manifest as if used."""

@@ -65,6 +65,13 @@ GROUPINGS_BUILT_IN = (
     "groups of a score file are its own columns: name them with --attributes (e.g. "
     "--attributes gender,nationality)"
 )
+FLOOR_LOWER_ABOVE = (
+    "floor_lower ({value!r}) must be at most the floor of the {rate}s of {source} "
+    "({floor!r}): the transcription redraw draws a floored {rate} between the two"
+)
+NO_ANALYSIS_REPLICATES = (
+    "{n} replicates asked for, and uncertainty_method 'none', which draws none: give one"
+)
 #: Every measure of ``--measures`` inapplicable to the table: nothing to audit.
 NONE_APPLICABLE = "no measure given applies to {source}: {reasons}"
 DEPRECATED_OPTION = "note: {old} is deprecated; give the {what} as the first argument: {example}"
@@ -465,6 +472,29 @@ def _sweep_and_groupings(parameters: dict) -> None:
         raise UsageError(GROUPINGS_BUILT_IN)
 
 
+def _floor_lower(parameters: dict, table) -> None:
+    """Refuse replicates asked for with no uncertainty analysis, and a floor_lower above the
+    floor of the table's rates: either turned the analysis off, or left the replicates
+    undrawn, with a sentence in a table of the report and nothing on the terminal."""
+    if parameters.get("uncertainty_method") == "none" and "n_replicates" in parameters:
+        raise UsageError(NO_ANALYSIS_REPLICATES.format(n=parameters["n_replicates"]))
+    lower = parameters.get("floor_lower")
+    if lower is None or parameters.get("uncertainty_method") in ("none", "counts"):
+        return
+    import math
+
+    from audit.analysis.quality import floor_of
+    from audit.tables.layouts import available_rates
+
+    rate = "fmr" if "fmr" in available_rates(table) else "fnmr"
+    floor = float(floor_of(table[rate].to_numpy(dtype="float64")))
+    if math.isfinite(floor) and not lower <= floor:
+        where = table.attrs.get("source", "the table")
+        raise UsageError(
+            FLOOR_LOWER_ABOVE.format(value=lower, floor=floor, rate=rate.upper(), source=where)
+        )
+
+
 def _preflight(command: str, parameters: dict, args: argparse.Namespace, streamed: bool):
     """Refuse bad input and options here, before a notebook kernel starts; return the
     rates table read (``None`` for ``audit scores``, ``streamed`` or not)."""
@@ -515,6 +545,7 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
         from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
+    _floor_lower(parameters, table)
     if parameters.get("uncertainty_method") == "counts":  # the counts it draws from
         from audit.tables.layouts import available_rates
         from audit.tables.rates import RATE_COUNTS
