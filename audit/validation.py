@@ -1170,7 +1170,7 @@ PARAMETERS: dict[str, Parameter] = {
     "rank_replicates": Parameter(
         Integer(0, _MOST_REPLICATES),
         "bootstrap replicates over algorithms of the rank agreements (0: none; an interval "
-        "needs at least 40 at 95%)",
+        "needs at least 40 at 95%; at most 100,000)",
     ),
     "shared_groups": Parameter(
         Boolean(),
@@ -1190,17 +1190,20 @@ PARAMETERS: dict[str, Parameter] = {
         Real(1e-4, 1), "step of the FFMC.1 alpha grid (at most 10,001 weights of the FMR term)"
     ),
     "seed": Parameter(Integer(0), "seed of the random draws"),
-    "n_random": Parameter(Integer(1, _MOST_DRAWS), "random draws per family in FFMC.2's search"),
+    "n_random": Parameter(
+        Integer(1, _MOST_DRAWS), "random draws per family in FFMC.2's search (at most 1,000,000)"
+    ),
     # uncertainty
     "uncertainty_method": Parameter(
         Options(("auto", "counts", "transcription", "none")),
         "how rates are redrawn: 'auto', 'counts' (binomial), 'transcription' (rounding) or 'none'",
     ),
     "n_replicates": Parameter(
-        Integer(1, _MOST_REPLICATES), "replicates of the uncertainty analysis"
+        Integer(1, _MOST_REPLICATES), "replicates of the uncertainty analysis (at most 100,000)"
     ),
     "verdict_replicates": Parameter(
-        Integer(1, _MOST_REPLICATES // 10), "replicates on which the whole FFMC audit is rerun"
+        Integer(1, _MOST_REPLICATES // 10),
+        "replicates on which the whole FFMC audit is rerun (at most 10,000)",
     ),
     "floor_lower": Parameter(
         optional(Real(0, None, closed="neither")),
@@ -1209,8 +1212,8 @@ PARAMETERS: dict[str, Parameter] = {
     "level": Parameter(Real(0, 1, closed="neither"), "confidence level of the intervals"),
     "bootstrap_replicates": Parameter(
         Integer(0, _MOST_REPLICATES),
-        "bootstrap replicates of the scores report (0: none); only for scores read whole, "
-        "not streamed (see --memory)",
+        "bootstrap replicates of the scores report (0: none; at most 100,000); only for scores "
+        "read whole, not streamed (see --memory)",
     ),
     # the frontier
     "weights": Parameter(
@@ -1258,7 +1261,7 @@ PARAMETERS: dict[str, Parameter] = {
     "target_fmr": Parameter(Real(0, 1, closed="right"), "operating point: the pooled FMR target"),
     "sweep_min": Parameter(Real(0, 1, closed="right"), "lowest target FMR of the sweep"),
     "sweep_max": Parameter(Real(0, 1, closed="right"), "highest target FMR of the sweep"),
-    "sweep_points": Parameter(Integer(2, 10_000), "target FMRs in the sweep"),
+    "sweep_points": Parameter(Integer(2, 10_000), "target FMRs in the sweep (at most 10,000)"),
     "sweep_plot_measures": Parameter(Names(MEASURE), "measures drawn along the sweep"),
     "groupings": Parameter(
         Groupings(),
