@@ -160,3 +160,30 @@ def test_a_byte_refused_where_the_decoder_held_the_bytes_before_it_is_named_wher
     assert str(error.value) == common.NOT_ENCODING.format(
         source=str(path), byte=0x0A, offset=len(odd) - 1, encoding="utf-16-le"
     )
+
+
+def test_the_header_a_score_report_checks_first_is_read_as_the_rows_are(tmp_path):
+    """``audit scores FILE --encoding utf-16`` was refused before any work: the header was
+    read as UTF-8 and split at every comma, whatever the encoding, the compression or
+    the quoting. It is read as read_scores reads the file."""
+    from audit.tables.scores import ScoresError, check_columns
+
+    names = ["algorithm", "score", "mated", "group"]
+    text = "algorithm,score,mated,group\na,0.9,1,Fé\na,0.1,0,Fé\n"
+    for file, data, encoding in [
+        ("utf16.csv", text.encode("utf-16"), "utf-16"),
+        ("latin.csv", text.encode("latin-1"), "latin-1"),
+        ("quoted.csv", text.replace("group", '"group"').encode(), None),
+        ("packed.csv.gz", gzip.compress(text.encode()), None),
+    ]:
+        path = tmp_path / file
+        path.write_bytes(data)
+        assert check_columns(path, encoding=encoding) == names, file
+        assert read_scores(path, encoding=encoding)["group_1"].tolist() == ["Fé", "Fé"]
+    path = tmp_path / "le.csv"
+    path.write_bytes(text.encode("utf-16-le"))
+    with pytest.raises(ScoresError) as error:
+        check_columns(path)
+    assert str(error.value) == common.OTHER_ENCODING.format(
+        source=str(path), encoding="UTF-16", how=NO_BOM, codec="utf-16-le"
+    )

@@ -507,7 +507,11 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
 
             # the header only: the notebook reads (and validates) the rows, once, and
             # shows the orientation warning (distances read as similarities, or the reverse)
-            check_columns(scores_path, attributes=parameters.get("attributes"))
+            check_columns(
+                scores_path,
+                attributes=parameters.get("attributes"),
+                encoding=parameters.get("encoding"),
+            )
         return None
     _, table = _read_table(parameters)
     # the one measure of a down-select, or the list of an audit of which none applies

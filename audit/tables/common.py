@@ -264,6 +264,26 @@ def _decoded(decoder, chunk: bytes, read: int, name: str, encoding, error, final
         raise error(UNREADABLE_AS.format(source=name, encoding=encoding, reason=reason)) from None
 
 
+def read_header(
+    path: str | os.PathLike, error: type[Exception], encoding: str | None = None
+) -> list[str]:
+    """The column names of a CSV, read from its first record only, as :func:`read_table`
+    reads the whole file: decompressed, in ``encoding`` (UTF-8 unless named, another
+    refused with what to do), split by the CSV parser (a quoted name may hold a comma).
+    At most :data:`_CHUNK` bytes are read: a header is short."""
+    name = str(path)
+    decoder = codecs.getincrementaldecoder(encoding or "utf-8-sig")()
+    with _open(Path(path), name, error) as handle:
+        head = handle.read(_CHUNK)
+    if encoding is None:
+        _refuse_other_encoding(head, name, error)
+    text = _decoded(decoder, head, len(head), name, encoding, error, final=len(head) < _CHUNK)
+    try:
+        return next((r for r in csv.reader(io.StringIO(text, newline="")) if r), [])
+    except csv.Error as reason:
+        raise error(CANNOT_READ_LINE.format(source=name, line=1, reason=reason)) from reason
+
+
 def _refuse_other_encoding(head: bytes, name: str, error: type[Exception]) -> None:
     """Refuse a file that starts as UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes
     between ASCII ones), naming the encoding and how to read it."""

@@ -586,9 +586,11 @@ def check_columns(
     *,
     attributes: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
+    encoding: str | None = None,
 ) -> list[str]:
     """The column names of a score file, checked as :func:`read_scores` checks them,
-    reading only its header (CSV) or schema (Parquet); returns the names."""
+    reading only its header (CSV, in ``encoding``, as :func:`read_scores` reads it) or
+    schema (Parquet); returns the names."""
     name = str(source)
     try:
         if name.lower().endswith(".parquet"):
@@ -596,9 +598,10 @@ def check_columns(
 
             columns = list(pq.read_schema(source).names)
         else:
-            with open(source, encoding="utf-8-sig", newline="") as handle:
-                columns = handle.readline().rstrip("\r\n").split(",")
-    except (OSError, UnicodeDecodeError, ImportError, ValueError) as reason:
+            columns = tables.read_header(source, ScoresError, encoding)
+    except (OSError, ImportError, ValueError) as reason:
+        if isinstance(reason, ScoresError):
+            raise
         raise ScoresError(CANNOT_READ.format(source=name, reason=reason)) from reason
     if len(set(columns)) != len(columns):
         duplicate = next(c for c in columns if columns.count(c) > 1)
