@@ -307,6 +307,21 @@ def test_an_attribute_named_twice_is_refused(tmp_path, annex15_file):
     assert main(["check", str(annex15_file), "--attributes", "gender,gender"]) == 2
 
 
+@pytest.mark.parametrize("names", [["fmr", "fnmr"], ["gender", "group"], ["n_mated", "race"]])
+def test_an_attribute_named_as_a_column_of_the_table_is_refused(annex15_file, names):
+    """``attributes=["fmr", "fnmr"]`` was read, both attributes lost under the rates of the
+    same names; ``["gender", "group"]`` overwrote the group; ``["n_mated", "race"]`` made
+    the count measures computable, then failed in a notebook."""
+    from audit.exceptions import ParameterError
+
+    taken = next(n for n in names if n in rates.TABLE_COLUMNS)
+    with pytest.raises(ParameterError) as error:
+        read_rates(annex15_file, attributes=names)
+    assert str(error.value) == rates.ATTRIBUTE_TAKEN.format(
+        name=taken, columns=list(rates.TABLE_COLUMNS)
+    )
+
+
 def test_unreadable_file(tmp_path):
     path = tmp_path / "absent.csv"
     message = refused(path)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import RatesError
+from audit.exceptions import ParameterError, RatesError
 from audit.tables import common as tables
 from audit.tables import layouts
 from audit.tables.common import Source as _Source
@@ -48,6 +48,13 @@ WIDE_RATE = re.compile(r"^(FMR|FNMR)\.(.+)$")
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
 EMPTY = "{source}: the table has no rows"
+#: The columns of the table :func:`read_rates` returns besides the attributes (and the
+#: cross-group table's sides): no attribute may take one's name.
+TABLE_COLUMNS = ("algorithm", "group", "group_1", "group_2", "fmr", "fnmr", "n_mated", "n_nonmated")
+ATTRIBUTE_TAKEN = (
+    "parameter attributes: {name!r} names a column of the rates table audit makes "
+    "({columns}); give the attribute another name"
+)
 TOO_FEW_GROUPS = (
     "{source}: {count} demographic group(s) ({groups}); a fairness measure compares at "
     "least 2 groups"
@@ -632,6 +639,9 @@ def read_rates(
     # a cross-group table is read into a rates table, so its reader imports this module
     from audit.tables import crossgroup
 
+    taken = [a for a in attributes or () if a in TABLE_COLUMNS]
+    if taken:  # the attribute's column would overwrite the table's own, or be overwritten
+        raise ParameterError(ATTRIBUTE_TAKEN.format(name=taken[0], columns=list(TABLE_COLUMNS)))
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes, encoding=encoding)
     where.merge_labels = merge_labels
     frame = layouts.prepare(
