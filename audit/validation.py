@@ -980,18 +980,22 @@ class MeasureRef(Constraint):
 class MeasureRefs(Constraint):
     """None (every measure that applies), one measure, or a non-empty list of distinct
     measures (a measure named twice would be computed, and reported, twice); one name
-    given as a string means that one measure."""
+    given as a string means that one measure.  With ``empty``, an empty list too: no
+    measure (the facts of a table's quality, which then affect none)."""
+
+    empty: bool = False
 
     @property
     def expected(self) -> str:
-        return (
-            "none, a measure, or a non-empty list of distinct measures (" + MEASURE.expected + ")"
-        )
+        some = "a list" if self.empty else "a non-empty list"
+        return f"none, a measure, or {some} of distinct measures (" + MEASURE.expected + ")"
 
     def accepts(self, value) -> bool:
         if value is None or MeasureRef().accepts(value):
             return True
         items = _items(value)
+        if not items and self.empty and isinstance(value, (list, tuple)):
+            return True
         if not items or not all(MeasureRef().accepts(v) for v in items):
             return False
         names = [getattr(v, "name", v) for v in items]
@@ -1016,7 +1020,12 @@ class MeasureRefs(Constraint):
         return _names_fault(names, lambda name: name in objects or MeasureRef().accepts(name))
 
     def invalid(self) -> list:
-        return [5, [], ["garbe", "no-such-measure"], ["garbe", "fdr", "garbe"]]
+        return [
+            5,
+            *([] if self.empty else [[]]),
+            ["garbe", "no-such-measure"],
+            ["garbe", "fdr", "garbe"],
+        ]
 
 
 @dataclass(frozen=True)

@@ -339,6 +339,17 @@ def test_ffmc_lists_the_cross_group_measures_where_they_apply(table, annex15):
     assert not ffmc.ffmc3(table, "fmr_asymmetry").passed
 
 
+def test_an_audit_of_cross_group_measures_alone(table):
+    """``audit ffmc cross.csv --measures within_cross_ratio`` failed in the notebook: with
+    no per-group measure, the data-quality audit was given an empty list of measures and
+    refused it. The table's facts are audited, affecting no measure audited."""
+    report = ffmc.ffmc_report(table, ["within_cross_ratio", "cell_gini"], n_random=50)
+    assert ("cell_gini", "FFMC.2") in report.results
+    assert set(report.table["measure"]) == {"within_cross_ratio", "cell_gini"}
+    assert len(report.quality) and (report.quality["affects"] == "").all()
+    assert report.floor.empty
+
+
 # --- the frontier ----------------------------------------------------------------------
 
 

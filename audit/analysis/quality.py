@@ -95,7 +95,7 @@ def fixed_decimals(values) -> int | None:
 
 @validate_params(
     "alpha",
-    measures=MeasureRefs(),
+    measures=MeasureRefs(empty=True),
     factor=Real(1, closed="neither"),
     rtol=Real(0),
     table=RATES_TABLE,
@@ -218,7 +218,9 @@ def floor_of(values) -> float:
     return _floor(np.asarray(values, dtype="float64").ravel())[0]
 
 
-@validate_params(measures=MeasureRefs(), factor=Real(1, closed="neither"), table=RATES_TABLE)
+@validate_params(
+    measures=MeasureRefs(empty=True), factor=Real(1, closed="neither"), table=RATES_TABLE
+)
 def data_quality(table: pd.DataFrame, measures=None, *, factor: float = 10.0) -> pd.DataFrame:
     """Facts about a rates table that bear on the measures computed from it.
 
