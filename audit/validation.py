@@ -637,8 +637,26 @@ class Groupings(Constraint):
         return (
             isinstance(value, (list, tuple))
             and len(value) > 0
-            and all(isinstance(g, (list, tuple)) and Names().accepts(g) for g in value)
+            and all(isinstance(g, (list, tuple)) and Names(unique=True).accepts(g) for g in value)
+            and len({tuple(g) for g in value}) == len(value)
         )
+
+    def fault(self, value) -> str | None:
+        """An attribute named twice in a grouping, else a grouping given twice.
+
+        >>> Groupings().fault([["gender", "gender"]])
+        "'gender' is named twice"
+        >>> Groupings().fault([["gender"], ["nationality"], ["gender"]])
+        "the grouping ['gender'] is given twice"
+        """
+        if not isinstance(value, (list, tuple)):
+            return None
+        groupings = [list(g) for g in value if isinstance(g, (list, tuple))]
+        for grouping in groupings:
+            if (fault := Names(unique=True).fault(grouping)) is not None:
+                return fault
+        twice = next((g for i, g in enumerate(groupings) if g in groupings[:i]), None)
+        return None if twice is None else f"the grouping {twice} is given twice"
 
     def convert(self, value):
         return [list(g) for g in value]
@@ -647,7 +665,7 @@ class Groupings(Constraint):
         return _json(text.strip())
 
     def invalid(self) -> list:
-        return ["gender", [], [["gender"], "nationality"]]
+        return ["gender", [], [["gender"], "nationality"], [["gender", "gender"]], [["a"], ["a"]]]
 
 
 @dataclass(frozen=True)

@@ -982,6 +982,27 @@ def test_a_sweep_whose_ends_are_not_in_order_is_refused_before_any_work(
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ('[["age"]]', "unknown attribute 'age'; the VoxCeleb metadata gives"),
+        ('[["gender", "gender"]]', "'gender' is named twice"),
+        ('[["gender"], ["gender"]]', "the grouping ['gender'] is given twice"),
+    ],
+)
+def test_groupings_of_the_built_in_scores_are_checked_before_any_work(
+    given, said, tmp_path, capsys
+):
+    """An unknown attribute and one named twice failed in the notebook (status 1); a
+    grouping given twice was audited twice."""
+    from audit.exceptions import EXIT_USAGE
+
+    argv = ["scores", "-p", "groupings", given, "--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == EXIT_USAGE
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
 def test_an_uncertainty_analysis_turned_off_by_its_options_is_refused(
     annex15_file, tmp_path, capsys
 ):

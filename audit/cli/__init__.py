@@ -470,6 +470,12 @@ def _sweep_and_groupings(parameters: dict) -> None:
         raise UsageError(SWEEP_ENDS.format(low=low, high=high))
     if parameters.get("scores_path") and "groupings" in parameters:
         raise UsageError(GROUPINGS_BUILT_IN)
+    if not parameters.get("scores_path") and "groupings" in parameters:
+        from audit.sources.voxceleb import ATTRIBUTES, UNKNOWN_ATTRIBUTE
+
+        for name in (a for g in parameters["groupings"] for a in g):
+            if name not in ATTRIBUTES:  # said by the notebook's load, after a kernel started
+                raise UsageError(UNKNOWN_ATTRIBUTE.format(name=name, names=list(ATTRIBUTES)))
 
 
 def _floor_lower(parameters: dict, table) -> None:
