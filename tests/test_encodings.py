@@ -187,3 +187,34 @@ def test_the_header_a_score_report_checks_first_is_read_as_the_rows_are(tmp_path
     assert str(error.value) == common.OTHER_ENCODING.format(
         source=str(path), encoding="UTF-16", how=NO_BOM, codec="utf-16-le"
     )
+
+
+def test_an_encoding_given_for_a_table_that_is_not_text_is_refused(tmp_path, capsys):
+    """``--encoding latin-1`` on a Parquet file, a folder of them streamed, a DataFrame or
+    the built-in VoxCeleb scores was read as if not given, without a word."""
+    from audit.exceptions import EXIT_INPUT, EXIT_USAGE
+    from audit.tables.scores import ScoresError, check_columns
+
+    frame = pd.DataFrame({"algorithm": "a", "group": ["F", "M"], "fmr": [1e-4, 2e-4]})
+    path = tmp_path / "rates.parquet"
+    frame.to_parquet(path, index=False)
+    for source in (path, frame):
+        with pytest.raises(RatesError) as error:
+            read_rates(source, encoding="latin-1")
+        name = str(path) if source is path else "<DataFrame>"
+        assert str(error.value) == common.ENCODING_NOT_TEXT.format(source=name, encoding="latin-1")
+    scores = pd.DataFrame({"algorithm": "a", "score": [0.9, 0.1], "mated": [1, 0], "group": "F"})
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    scores.to_parquet(folder / "s.parquet", index=False)
+    with pytest.raises(ScoresError, match="reads a CSV's text"):
+        check_columns(folder / "s.parquet", encoding="latin-1")
+    with pytest.raises(ScoresError, match="reads a CSV's text"):
+        read_scores(scores, encoding="latin-1")
+    reports = ["--reports-dir", str(tmp_path / "r")]
+    assert main(["scores", str(folder), "--memory", "1GB", "--encoding", "latin-1", *reports]) == (
+        EXIT_INPUT
+    )
+    assert "reads a CSV's text" in capsys.readouterr().err
+    assert main(["scores", "--encoding", "latin-1", *reports]) == EXIT_USAGE
+    assert "does not apply to the built-in VoxCeleb scores" in capsys.readouterr().err

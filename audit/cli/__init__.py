@@ -65,6 +65,10 @@ GROUPINGS_BUILT_IN = (
     "groups of a score file are its own columns: name them with --attributes (e.g. "
     "--attributes gender,nationality)"
 )
+ENCODING_BUILT_IN = (
+    "option encoding={encoding!r} does not apply to the built-in VoxCeleb scores: they are "
+    "read by a reader of their own (the bt4vt files and their metadata)"
+)
 FLOOR_LOWER_ABOVE = (
     "floor_lower ({value!r}) must be at most the floor of the {rate}s of {source} "
     "({floor!r}): the transcription redraw draws a floored {rate} between the two"
@@ -470,6 +474,8 @@ def _sweep_and_groupings(parameters: dict) -> None:
         raise UsageError(SWEEP_ENDS.format(low=low, high=high))
     if parameters.get("scores_path") and "groupings" in parameters:
         raise UsageError(GROUPINGS_BUILT_IN)
+    if parameters.get("encoding") is not None and not parameters.get("scores_path"):
+        raise UsageError(ENCODING_BUILT_IN.format(encoding=parameters["encoding"]))
     if not parameters.get("scores_path") and "groupings" in parameters:
         from audit.sources.voxceleb import ATTRIBUTES, UNKNOWN_ATTRIBUTE
 
@@ -508,6 +514,13 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
     if command == "scores":
         _sweep_and_groupings(parameters)
         scores_path = parameters.get("scores_path")
+        if scores_path and streamed and parameters.get("encoding") is not None:
+            from audit.tables.common import ENCODING_NOT_TEXT
+            from audit.tables.scores import ScoresError
+
+            raise ScoresError(
+                ENCODING_NOT_TEXT.format(source=scores_path, encoding=parameters["encoding"])
+            )
         if scores_path and not streamed:
             from audit.tables.scores import check_columns
 

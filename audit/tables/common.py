@@ -64,6 +64,11 @@ NOT_UTF8 = (
     "encoding='cp1252' (command line: --encoding cp1252), or save it as UTF-8"
 )
 NOT_ENCODING = "{source}: byte {offset} (0x{byte:02x}) cannot be read as {encoding}"
+#: An encoding given for a table that is not text (it would be read as if not given).
+ENCODING_NOT_TEXT = (
+    "{source}: encoding={encoding!r} (command line --encoding) reads a CSV's text, and this "
+    "table is not one (a Parquet file's text is UTF-8 by its format); leave it out"
+)
 #: A file the encoding's decoder refuses as a whole, at no one byte (Python's words).
 UNREADABLE_AS = "{source}: the file cannot be read as {encoding}: {reason}"
 #: UTF-16 or UTF-32 without a byte-order mark, when told to read it as such.
@@ -421,6 +426,8 @@ def read_table(
     (``.csv.gz``, ...) is decompressed as it is read.
     """
     if isinstance(source, pd.DataFrame):
+        if encoding is not None:
+            raise error(ENCODING_NOT_TEXT.format(source="<DataFrame>", encoding=encoding))
         frame = source.copy(deep=False)
         name = "<DataFrame>"
         _unique_columns(frame, name, error)
@@ -428,6 +435,8 @@ def read_table(
     path = Path(source)
     name = str(path)
     if path.suffix.lower() == ".parquet":
+        if encoding is not None:
+            raise error(ENCODING_NOT_TEXT.format(source=name, encoding=encoding))
         frame = _read_parquet(path, name, max_bytes, error)
         _unique_columns(frame, name, error)
         return frame, Source(name, csv=False)

@@ -596,6 +596,8 @@ def check_columns(
         if name.lower().endswith(".parquet"):
             import pyarrow.parquet as pq
 
+            if encoding is not None:
+                raise ScoresError(tables.ENCODING_NOT_TEXT.format(source=name, encoding=encoding))
             columns = list(pq.read_schema(source).names)
         else:
             columns = tables.read_header(source, ScoresError, encoding)
