@@ -1011,7 +1011,7 @@ def test_an_uncertainty_analysis_turned_off_by_its_options_is_refused(
     sentence in a table of the report: both are refused before any work."""
     from audit.analysis.quality import floor_of
     from audit.cli import FLOOR_LOWER_ABOVE, NO_ANALYSIS_REPLICATES
-    from audit.exceptions import EXIT_USAGE
+    from audit.exceptions import EXIT_USAGE, UsageError
     from audit.tables.rates import read_rates
 
     floor = float(floor_of(read_rates(annex15_file)["fmr"].to_numpy()))
@@ -1021,6 +1021,13 @@ def test_an_uncertainty_analysis_turned_off_by_its_options_is_refused(
     assert capsys.readouterr().err.endswith(f"error: {said}\n")
     assert main([*base, "--replicates", "3", "-p", "uncertainty_method", "none"]) == EXIT_USAGE
     assert capsys.readouterr().err.endswith(f"error: {NO_ANALYSIS_REPLICATES.format(n=3)}\n")
+    # where the rates are redrawn from their counts, no floor is: floor_lower has no part
+    from audit.cli import _floor_lower
+
+    counted = read_rates(annex15_file).assign(n_mated=10_000, n_nonmated=1_000_000)
+    assert _floor_lower({"floor_lower": 0.5}, counted) is None
+    with pytest.raises(UsageError, match="floor_lower"):
+        _floor_lower({"floor_lower": 0.5, "uncertainty_method": "transcription"}, counted)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 

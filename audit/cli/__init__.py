@@ -70,8 +70,8 @@ ENCODING_BUILT_IN = (
     "read by a reader of their own (the bt4vt files and their metadata)"
 )
 FLOOR_LOWER_ABOVE = (
-    "floor_lower ({value!r}) must be at most the floor of the {rate}s of {source} "
-    "({floor!r}): the transcription redraw draws a floored {rate} between the two"
+    "floor_lower ({value:.6g}) must be at most the floor of the {rate}s of {source} "
+    "({floor:.6g}): the transcription redraw draws a floored {rate} between the two"
 )
 NO_ANALYSIS_REPLICATES = (
     "{n} replicates asked for, and uncertainty_method 'none', which draws none: give one"
@@ -497,8 +497,14 @@ def _floor_lower(parameters: dict, table) -> None:
 
     from audit.analysis.quality import floor_of
     from audit.tables.layouts import available_rates
+    from audit.tables.rates import RATE_COUNTS
 
     rate = "fmr" if "fmr" in available_rates(table) else "fnmr"
+    if (
+        RATE_COUNTS[rate][0] in table.columns
+        and parameters.get("uncertainty_method", "auto") == "auto"
+    ):
+        return  # drawn from the counts (uncertainty_method 'auto'): no floor is redrawn
     floor = float(floor_of(table[rate].to_numpy(dtype="float64")))
     if math.isfinite(floor) and not lower <= floor:
         where = table.attrs.get("source", "the table")
