@@ -936,14 +936,14 @@ def test_measures_of_which_none_applies_are_refused_before_any_work(
             ["report", "annex15", "-p", "verdict_replicates", "10001"],
             "verdict_replicates",
             "[1, 10000]",
-        ),  # fmt: skip
+        ),
         (["scores", "--replicates", str(10**14)], "bootstrap_replicates", "[0, 100000]"),
         (["scores", "-p", "sweep_points", str(10**6)], "sweep_points", "[2, 10000]"),
         (
             ["compare", "annex15", "frvt11", "--replicates", str(10**14)],
             "rank_replicates",
             "[0, 100000]",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_a_count_past_what_a_report_can_hold_is_refused_before_any_work(
