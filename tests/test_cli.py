@@ -1031,6 +1031,32 @@ def test_an_uncertainty_analysis_turned_off_by_its_options_is_refused(
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--measures", "within_cross_ratio"], "no measure given applies to annex15, fmr_only"),
+        (["-p", "floor_lower", "0.5"], "floor_lower (0.5) must be at most the floor"),
+        (
+            ["-p", "verdict_replicates", "10", "-p", "uncertainty_method", "none"],
+            "10 replicates asked for, and uncertainty_method 'none'",
+        ),
+    ],
+)
+def test_compare_refuses_what_report_refuses_before_any_work(
+    given, said, fmr_only_file, tmp_path, capsys
+):
+    """As for one table: measures of which none applies to any table gave an empty verdict
+    matrix (status 0; within_cross_ratio reads a cross-group table, and neither is one),
+    and floor_lower above the floor, or replicates with no analysis, turned it off."""
+    from audit.exceptions import EXIT_USAGE
+
+    argv = ["compare", "annex15", str(fmr_only_file), *given]
+    argv += ["--reports-dir", str(tmp_path / "r")]
+    assert main(argv) == EXIT_USAGE
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
 def test_groupings_given_for_a_score_file_are_refused(small_scores, tmp_path, capsys):
     """``-p groupings`` regroups the built-in VoxCeleb scores; given with a file of one's
     own it was dropped without a word, and recorded in the manifest as if used."""

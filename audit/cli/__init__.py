@@ -484,12 +484,13 @@ def _sweep_and_groupings(parameters: dict) -> None:
                 raise UsageError(UNKNOWN_ATTRIBUTE.format(name=name, names=list(ATTRIBUTES)))
 
 
-def _floor_lower(parameters: dict, table) -> None:
-    """Refuse replicates asked for with no uncertainty analysis, and a floor_lower above the
-    floor of the table's rates: either turned the analysis off, or left the replicates
-    undrawn, with a sentence in a table of the report and nothing on the terminal."""
-    if parameters.get("uncertainty_method") == "none" and "n_replicates" in parameters:
-        raise UsageError(NO_ANALYSIS_REPLICATES.format(n=parameters["n_replicates"]))
+def _floor_lower(parameters: dict, table, replicates: str = "n_replicates") -> None:
+    """Refuse replicates asked for with no uncertainty analysis (``replicates``: the
+    parameter that counts them), and a floor_lower above the floor of the table's rates:
+    either turned the analysis off, or left the replicates undrawn, with a sentence in a
+    table of the report and nothing on the terminal."""
+    if parameters.get("uncertainty_method") == "none" and replicates in parameters:
+        raise UsageError(NO_ANALYSIS_REPLICATES.format(n=parameters[replicates]))
     lower = parameters.get("floor_lower")
     if lower is None or parameters.get("uncertainty_method") in ("none", "counts"):
         return
@@ -885,6 +886,18 @@ def _compare(args: argparse.Namespace, notify) -> int:
             )
         for label, source in sources.items():
             read_accuracy(source, columns[label])
+        for table in tables.values():  # as for one table (_preflight)
+            _floor_lower(parameters, table, replicates="verdict_replicates")
+        if parameters.get("measures"):
+            from audit.measures.onesided import NOT_APPLICABLE
+            from audit.measures.registry import applicable_measures
+
+            status = [applicable_measures(t, parameters["measures"]) for t in tables.values()]
+            if all((s["status"] == NOT_APPLICABLE).all() for s in status):
+                notes = dict(zip(status[0]["measure"], status[0]["note"], strict=True))
+                reasons = "; ".join(f"{m!r}: it {n}" for m, n in notes.items())
+                source = ", ".join(labels)
+                raise UsageError(NONE_APPLICABLE.format(source=source, reasons=reasons))
         check_reports_root(args.reports_dir)
         progress = not (args.no_progress or args.quiet or args.verbose)
         folder = run_report(
