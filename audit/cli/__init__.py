@@ -514,6 +514,23 @@ def _floor_lower(parameters: dict, table, replicates: str = "n_replicates") -> N
         )
 
 
+def _inapplicable(tables: list, named: list[str]) -> list[tuple[str, str]]:
+    """Each measure of ``named`` with why it does not apply (to the first table), where
+    none applies to any of ``tables``; empty where one does."""
+    from audit.measures.onesided import NOT_APPLICABLE
+    from audit.measures.registry import applicable_measures
+
+    rows = [applicable_measures(table, named) for table in tables]
+    if not all((r["status"] == NOT_APPLICABLE).all() for r in rows):
+        return []
+    return list(zip(rows[0]["measure"], rows[0]["note"], strict=True))
+
+
+def _reasons(notes: list[tuple[str, str]]) -> str:
+    """The reasons of :func:`_inapplicable`, as :data:`NONE_APPLICABLE` says them."""
+    return "; ".join(f"{name!r}: it {note}" for name, note in notes)
+
+
 def _preflight(command: str, parameters: dict, args: argparse.Namespace, streamed: bool):
     """Refuse bad input and options here, before a notebook kernel starts; return the
     rates table read (``None`` for ``audit scores``, ``streamed`` or not)."""
@@ -545,24 +562,14 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
     named = [parameters["measure"]] if parameters.get("measure") is not None else None
     if named is None and command in ("report", "ffmc") and parameters.get("measures"):
         named = list(parameters["measures"])
-    if named:
-        from audit.measures.onesided import NOT_APPLICABLE, NOT_APPLICABLE_HERE
-        from audit.measures.registry import applicable_measures
+    if named and (notes := _inapplicable([table], named)):
+        from audit.measures.onesided import NOT_APPLICABLE_HERE
 
-        rows = applicable_measures(table, named)
-        if (rows["status"] == NOT_APPLICABLE).all():
-            source = table.attrs["source"]
-            if len(rows) == 1:
-                row = rows.iloc[0]
-                raise UsageError(
-                    NOT_APPLICABLE_HERE.format(
-                        name=row["measure"], source=source, reason=row["note"]
-                    )
-                )
-            reasons = "; ".join(
-                f"{m!r}: it {note}" for m, note in zip(rows["measure"], rows["note"], strict=True)
-            )
-            raise UsageError(NONE_APPLICABLE.format(source=source, reasons=reasons))
+        source = table.attrs["source"]
+        if len(notes) == 1:
+            (name, reason), *_ = notes
+            raise UsageError(NOT_APPLICABLE_HERE.format(name=name, source=source, reason=reason))
+        raise UsageError(NONE_APPLICABLE.format(source=source, reasons=_reasons(notes)))
     if parameters.get("accuracy") not in (None, "auto"):
         from audit.tables.layouts import check_accuracy
 
@@ -888,16 +895,11 @@ def _compare(args: argparse.Namespace, notify) -> int:
             read_accuracy(source, columns[label])
         for table in tables.values():  # as for one table (_preflight)
             _floor_lower(parameters, table, replicates="verdict_replicates")
-        if parameters.get("measures"):
-            from audit.measures.onesided import NOT_APPLICABLE
-            from audit.measures.registry import applicable_measures
-
-            status = [applicable_measures(t, parameters["measures"]) for t in tables.values()]
-            if all((s["status"] == NOT_APPLICABLE).all() for s in status):
-                notes = dict(zip(status[0]["measure"], status[0]["note"], strict=True))
-                reasons = "; ".join(f"{m!r}: it {n}" for m, n in notes.items())
-                source = ", ".join(labels)
-                raise UsageError(NONE_APPLICABLE.format(source=source, reasons=reasons))
+        if parameters.get("measures") and (
+            notes := _inapplicable(list(tables.values()), parameters["measures"])
+        ):
+            source = ", ".join(labels)
+            raise UsageError(NONE_APPLICABLE.format(source=source, reasons=_reasons(notes)))
         check_reports_root(args.reports_dir)
         progress = not (args.no_progress or args.quiet or args.verbose)
         folder = run_report(
