@@ -1022,12 +1022,12 @@ def test_an_uncertainty_analysis_turned_off_by_its_options_is_refused(
     assert main([*base, "--replicates", "3", "-p", "uncertainty_method", "none"]) == EXIT_USAGE
     assert capsys.readouterr().err.endswith(f"error: {NO_ANALYSIS_REPLICATES.format(n=3)}\n")
     # where the rates are redrawn from their counts, no floor is: floor_lower has no part
-    from audit.cli import _floor_lower
+    from audit.cli import _uncertainty_options
 
     counted = read_rates(annex15_file).assign(n_mated=10_000, n_nonmated=1_000_000)
-    assert _floor_lower({"floor_lower": 0.5}, counted) is None
+    assert _uncertainty_options({"floor_lower": 0.5}, counted) is None
     with pytest.raises(UsageError, match="floor_lower"):
-        _floor_lower({"floor_lower": 0.5, "uncertainty_method": "transcription"}, counted)
+        _uncertainty_options({"floor_lower": 0.5, "uncertainty_method": "transcription"}, counted)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 

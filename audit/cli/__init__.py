@@ -460,10 +460,12 @@ def _rate_measures_only(parameters: dict) -> None:
             raise UsageError(NEEDS_RATES_MEASURE.format(name=name))
 
 
-def _sweep_and_groupings(parameters: dict) -> None:
-    """Refuse a sweep whose ends are in the wrong order or the same (it was the default
-    sweep, or one target: without a word), and groupings given for a score file (they
-    regroup the built-in VoxCeleb scores only: they were dropped without a word)."""
+def _scores_options(parameters: dict, streamed: bool) -> None:
+    """Refuse the options of ``audit scores`` that would be dropped without a word: a
+    sweep whose ends are in the wrong order or the same (it was the default sweep, or one
+    target); groupings given for a score file (they regroup the built-in VoxCeleb scores
+    only), or naming an attribute those scores do not have (said by the notebook's load,
+    after a kernel started); an encoding for scores that are not a CSV."""
     from audit.report.parameters import notebook_parameters
     from audit.report.runner import notebook_path
 
@@ -472,19 +474,27 @@ def _sweep_and_groupings(parameters: dict) -> None:
     high = parameters.get("sweep_max", declared["sweep_max"].default)
     if not low < high:
         raise UsageError(SWEEP_ENDS.format(low=low, high=high))
-    if parameters.get("scores_path") and "groupings" in parameters:
-        raise UsageError(GROUPINGS_BUILT_IN)
-    if parameters.get("encoding") is not None and not parameters.get("scores_path"):
-        raise UsageError(ENCODING_BUILT_IN.format(encoding=parameters["encoding"]))
-    if not parameters.get("scores_path") and "groupings" in parameters:
+    path, encoding = parameters.get("scores_path"), parameters.get("encoding")
+    if path:  # a score file of the user's
+        if "groupings" in parameters:
+            raise UsageError(GROUPINGS_BUILT_IN)
+        if streamed and encoding is not None:
+            from audit.tables.common import ENCODING_NOT_TEXT
+            from audit.tables.scores import ScoresError
+
+            raise ScoresError(ENCODING_NOT_TEXT.format(source=path, encoding=encoding))
+        return
+    if encoding is not None:  # the built-in VoxCeleb scores
+        raise UsageError(ENCODING_BUILT_IN.format(encoding=encoding))
+    if "groupings" in parameters:
         from audit.sources.voxceleb import ATTRIBUTES, UNKNOWN_ATTRIBUTE
 
         for name in (a for g in parameters["groupings"] for a in g):
-            if name not in ATTRIBUTES:  # said by the notebook's load, after a kernel started
+            if name not in ATTRIBUTES:
                 raise UsageError(UNKNOWN_ATTRIBUTE.format(name=name, names=list(ATTRIBUTES)))
 
 
-def _floor_lower(parameters: dict, table, replicates: str = "n_replicates") -> None:
+def _uncertainty_options(parameters: dict, table, replicates: str = "n_replicates") -> None:
     """Refuse replicates asked for with no uncertainty analysis (``replicates``: the
     parameter that counts them), and a floor_lower above the floor of the table's rates:
     either turned the analysis off, or left the replicates undrawn, with a sentence in a
@@ -536,15 +546,8 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
     rates table read (``None`` for ``audit scores``, ``streamed`` or not)."""
     _rate_measures_only(parameters)
     if command == "scores":
-        _sweep_and_groupings(parameters)
+        _scores_options(parameters, streamed)
         scores_path = parameters.get("scores_path")
-        if scores_path and streamed and parameters.get("encoding") is not None:
-            from audit.tables.common import ENCODING_NOT_TEXT
-            from audit.tables.scores import ScoresError
-
-            raise ScoresError(
-                ENCODING_NOT_TEXT.format(source=scores_path, encoding=parameters["encoding"])
-            )
         if scores_path and not streamed:
             from audit.tables.scores import check_columns
 
@@ -582,7 +585,7 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
         from audit.analysis.accuracy import overall_rates
 
         overall_rates(table, weights=parameters["weights"])
-    _floor_lower(parameters, table)
+    _uncertainty_options(parameters, table)
     if parameters.get("uncertainty_method") == "counts":  # the counts it draws from
         from audit.tables.layouts import available_rates
         from audit.tables.rates import RATE_COUNTS
@@ -894,7 +897,7 @@ def _compare(args: argparse.Namespace, notify) -> int:
         for label, source in sources.items():
             read_accuracy(source, columns[label])
         for table in tables.values():  # as for one table (_preflight)
-            _floor_lower(parameters, table, replicates="verdict_replicates")
+            _uncertainty_options(parameters, table, replicates="verdict_replicates")
         if parameters.get("measures") and (
             notes := _inapplicable(list(tables.values()), parameters["measures"])
         ):
