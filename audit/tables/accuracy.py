@@ -134,17 +134,9 @@ def read_accuracy(source: str | os.PathLike | pd.DataFrame, column: str) -> pd.S
     values = pd.to_numeric(raw.where(~missing), errors="coerce").to_numpy(
         dtype="float64", na_value=np.nan
     )
-    bad = ~missing & ~np.isfinite(values)
-    if bad.any():
-        at, more = tables.first(bad)
-        raise RatesError(
-            NOT_FINITE.format(
-                where=where.where(frame, at),
-                column=column,
-                value=tables.cell(raw, at),
-                more=where.more(more),
-            )
-        )
+    tables.raise_at(
+        ~missing & ~np.isfinite(values), NOT_FINITE, frame, raw, column, where, RatesError
+    )
     out = pd.Series(values, index=pd.Index(names.to_numpy(dtype=object), name="algorithm"))
     out.name = column
     out.attrs.update(

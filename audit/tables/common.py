@@ -524,7 +524,7 @@ def labels(frame: pd.DataFrame, column: str, source: Source, error: type[Excepti
     return text.replace(merged) if merged else text
 
 
-def _raise_at(
+def raise_at(
     mask: np.ndarray,
     message: str,
     frame: pd.DataFrame,
@@ -534,6 +534,10 @@ def _raise_at(
     error: type[Exception],
     **extra,
 ) -> None:
+    """Raise ``error`` with ``message`` naming the first cell of ``column`` where ``mask``
+    holds (its place, value, and how many more), if any; ``extra`` fields of the message
+    are values, or arrays read at that cell. Every reader's check of a column raises
+    through it."""
     if mask.any():
         at, count = first(mask)
         value = cell(raw, at)
@@ -572,9 +576,9 @@ def refuse_non_real(
                 )
             )
     if kind == "b" or isinstance(raw.dtype, pd.BooleanDtype):
-        _raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
+        raise_at(raw.notna().to_numpy(bool), BOOLEAN, frame, raw, column, source, error)
     if kind == "c":
-        _raise_at(np.ones(len(raw), bool), COMPLEX, frame, raw, column, source, error)
+        raise_at(np.ones(len(raw), bool), COMPLEX, frame, raw, column, source, error)
     if kind == "O" and not getattr(
         source, "csv", False
     ):  # a CSV cell is text: "True" is refused as not a number
@@ -583,9 +587,9 @@ def refuse_non_real(
             return
         types = raw.map(type)
         boolean = types.map(lambda t: issubclass(t, (bool, np.bool_))).to_numpy(bool)
-        _raise_at(boolean, BOOLEAN, frame, raw, column, source, error)
+        raise_at(boolean, BOOLEAN, frame, raw, column, source, error)
         complex_ = types.map(lambda t: issubclass(t, (complex, np.complexfloating))).to_numpy(bool)
-        _raise_at(complex_, COMPLEX, frame, raw, column, source, error)
+        raise_at(complex_, COMPLEX, frame, raw, column, source, error)
 
 
 def inexact_integers(integers: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -615,7 +619,7 @@ def refuse_inexact_integers(
     changed = inexact_integers(integers, values)
     if changed.any():  # (the floats as Python's, as the messages print them)
         read = values.astype(object)
-        _raise_at(changed, INEXACT_INTEGER, frame, raw, column, source, error, read=read)
+        raise_at(changed, INEXACT_INTEGER, frame, raw, column, source, error, read=read)
 
 
 def refuse_rounded(
@@ -643,10 +647,10 @@ def refuse_rounded(
     text = raw.map(lambda v: str(v).strip().lower() if isinstance(v, str) else "")
     nonzero = text.map(lambda t: bool(_MANTISSA_DIGIT.match(t))).to_numpy(bool)
     spelled_inf = text.isin(_SPELLED_INF).to_numpy(bool)
-    _raise_at(
+    raise_at(
         small & nonzero, UNDERFLOW, frame, raw, column, source, error, read=parsed.astype(object)
     )
-    _raise_at(large & ~spelled_inf, OVERFLOW, frame, raw, column, source, error)
+    raise_at(large & ~spelled_inf, OVERFLOW, frame, raw, column, source, error)
     inexact = np.zeros(len(raw), dtype=bool)
     for i in np.flatnonzero(big).tolist():
         value = raw.iat[i]
@@ -657,7 +661,7 @@ def refuse_rounded(
             inexact[i] = written == written.to_integral_value() and int(written) != int(parsed[i])
         elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
             inexact[i] = int(value) != int(parsed[i])  # a Python or NumPy integer of its own
-    _raise_at(
+    raise_at(
         inexact, INEXACT_INTEGER, frame, raw, column, source, error, read=parsed.astype(object)
     )
 
@@ -699,16 +703,16 @@ def whole_numbers(
     if raw.dtype.kind in "iu":
         values = raw.to_numpy()
         bad = values < 0
-        _raise_at(bad, message, frame, raw, column, source, error)
+        raise_at(bad, message, frame, raw, column, source, error)
         large = values > INT64_MAX if raw.dtype.kind == "u" else np.zeros(len(values), bool)
-        _raise_at(large, COUNT_TOO_LARGE, frame, raw, column, source, error)
+        raise_at(large, COUNT_TOO_LARGE, frame, raw, column, source, error)
         return values.astype(np.int64)
     if raw.dtype.kind == "f":
         values = raw.to_numpy(dtype="float64", na_value=np.nan)
         with np.errstate(invalid="ignore"):
             bad = ~(np.isfinite(values) & (values >= 0) & (values == np.round(values)))
-            _raise_at(bad, message, frame, raw, column, source, error)
-            _raise_at(values >= 2.0**63, COUNT_TOO_LARGE, frame, raw, column, source, error)
+            raise_at(bad, message, frame, raw, column, source, error)
+            raise_at(values >= 2.0**63, COUNT_TOO_LARGE, frame, raw, column, source, error)
         return values.astype(np.int64)
     codes, uniques = pd.factorize(raw.to_numpy(dtype=object), use_na_sentinel=True)
     verdicts = [_whole(value) for value in uniques]
@@ -716,8 +720,8 @@ def whole_numbers(
         [0 if isinstance(v, int) else (1 if v == "bad" else 2) for v in verdicts] + [1],
         dtype=np.int8,
     )[codes]  # code -1 (missing) picks the last entry: bad
-    _raise_at(kinds == 1, message, frame, raw, column, source, error)
-    _raise_at(kinds == 2, COUNT_TOO_LARGE, frame, raw, column, source, error)
+    raise_at(kinds == 1, message, frame, raw, column, source, error)
+    raise_at(kinds == 2, COUNT_TOO_LARGE, frame, raw, column, source, error)
     numbers = np.array([v if isinstance(v, int) else 0 for v in verdicts] + [0], dtype=np.int64)
     return numbers[codes]
 

@@ -121,64 +121,33 @@ WRONG_ATTRIBUTE_COUNT = (
 def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     """Parse one column as float64, refusing blanks, text, NaN, inf and values outside [0, 1]."""
     raw = frame[column]
+
+    def refuse(mask: np.ndarray, message: str) -> None:
+        tables.raise_at(mask, message, frame, raw, column, source, RatesError)
+
     blank = _blank(raw)
-    if blank.any():
-        # counted with the cells that spell a missing value ("nan"): as missing
-        at, more = _first(blank | tables.spelled_nan(raw))
-        if not tables.text_before(raw, at):  # (said first where it comes first)
-            raise RatesError(
-                MISSING_VALUE.format(
-                    where=source.where(frame, at), column=column, more=source.more(more)
-                )
-            )
+    spelled_nan = tables.spelled_nan(raw)
+    # counted with the cells that spell a missing value ("nan"): as missing, said first
+    # where no text comes before the first of them
+    if blank.any() and not tables.text_before(raw, int((blank | spelled_nan).argmax())):
+        refuse(blank | spelled_nan, MISSING_VALUE)
     tables.refuse_non_real(frame, column, source, RatesError)
     parsed = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    spelled_nan = tables.spelled_nan(raw)
     bad = np.isnan(parsed) & ~spelled_nan & ~blank
-    if bad.any():
-        at, more = _first(bad)
-        if not spelled_nan[:at].any():  # (a missing one before it is said, below)
-            raise RatesError(
-                NOT_NUMERIC.format(
-                    where=source.where(frame, at),
-                    column=column,
-                    value=tables.cell(raw, at),
-                    more=source.more(more),
-                )
-            )
-    if spelled_nan.any():
-        at, more = _first(spelled_nan)
-        raise RatesError(
-            MISSING_VALUE.format(
-                where=source.where(frame, at), column=column, more=source.more(more)
-            )
-        )
+    if bad.any() and not spelled_nan[: int(bad.argmax())].any():  # (else said below)
+        refuse(bad, NOT_NUMERIC)
+    refuse(spelled_nan, MISSING_VALUE)
     tables.refuse_rounded(frame, column, parsed, source, RatesError)
-    outside = ~((parsed >= 0.0) & (parsed <= 1.0))
-    if outside.any():
-        at, more = _first(outside)
-        raise RatesError(
-            OUT_OF_RANGE.format(
-                where=source.where(frame, at),
-                column=column,
-                value=tables.cell(raw, at),
-                more=source.more(more),
-            )
-        )
+    refuse(~((parsed >= 0.0) & (parsed <= 1.0)), OUT_OF_RANGE)
     return parsed
 
 
 def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     raw = frame[column]
     blank = _blank(raw)
-    if blank.any():
-        # counted with the cells that spell a missing value ("nan"): as missing
-        at, more = _first(blank | tables.spelled_nan(raw))
-        raise RatesError(
-            MISSING_VALUE.format(
-                where=source.where(frame, at), column=column, more=source.more(more)
-            )
-        )
+    if blank.any():  # counted with the cells that spell a missing value ("nan"): as missing
+        missing = blank | tables.spelled_nan(raw)
+        tables.raise_at(missing, MISSING_VALUE, frame, raw, column, source, RatesError)
     tables.refuse_non_real(frame, column, source, RatesError)
     return tables.whole_numbers(frame, column, source, RatesError, BAD_COUNT)
 

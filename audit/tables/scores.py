@@ -90,64 +90,33 @@ DEFAULT_TARGETS = np.logspace(-3, -1, 21)
 def _score_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     tables.refuse_non_real(frame, "score", source, ScoresError)
     raw = frame["score"]
+
+    def refuse(mask: np.ndarray, message: str) -> None:
+        tables.raise_at(mask, message, frame, raw, "score", source, ScoresError)
+
     if isinstance(raw.dtype, np.dtype) and raw.dtype.kind == "f":
         values = raw.to_numpy()  # float32 or float64, as given: no copy
         if np.isfinite(values).all():
             return values
     if pd.api.types.is_float_dtype(raw.dtype) or pd.api.types.is_integer_dtype(raw.dtype):
         values = raw.to_numpy(dtype="float64", na_value=np.nan)
-        missing = np.isnan(values)
-        if missing.any():
-            at, more = _first(missing)
-            raise ScoresError(
-                MISSING_VALUE.format(
-                    where=source.where(frame, at), column="score", more=source.more(more)
-                )
-            )
+        refuse(np.isnan(values), MISSING_VALUE)
         tables.refuse_inexact_integers(frame, "score", values, source, ScoresError)
     else:
         blank = _blank(raw)
-        if blank.any():
-            # counted with the cells that spell a missing value ("nan"): as missing
-            at, more = _first(blank | tables.spelled_nan(raw))
-            if not tables.text_before(raw, at):  # (said first where it comes first)
-                raise ScoresError(
-                    MISSING_VALUE.format(
-                        where=source.where(frame, at), column="score", more=source.more(more)
-                    )
-                )
+        missing = tables.spelled_nan(raw) | blank
+        # counted with the cells that spell a missing value ("nan"): as missing, said first
+        # where no text comes before the first of them
+        if blank.any() and not tables.text_before(raw, int(missing.argmax())):
+            refuse(missing, MISSING_VALUE)
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
         bad = np.isnan(values)
-        if bad.any():
-            missing = tables.spelled_nan(raw) | blank
-            text = bad & ~missing
-            if text.any():
-                at, more = _first(text)
-                if not missing[:at].any():  # (a missing one before it is said, below)
-                    raise ScoresError(
-                        NOT_NUMERIC.format(
-                            where=source.where(frame, at),
-                            column="score",
-                            value=tables.cell(raw, at),
-                            more=source.more(more),
-                        )
-                    )
-            at, more = _first(missing & bad)
-            raise ScoresError(
-                MISSING_VALUE.format(
-                    where=source.where(frame, at), column="score", more=source.more(more)
-                )
-            )
+        text = bad & ~missing
+        if text.any() and not missing[: int(text.argmax())].any():  # (else said below)
+            refuse(text, NOT_NUMERIC)
+        refuse(missing & bad, MISSING_VALUE)
     tables.refuse_rounded(frame, "score", values, source, ScoresError)
-    infinite = np.isinf(values)
-    if infinite.any():
-        at, more = _first(infinite)
-        value = tables.cell(raw, at)
-        raise ScoresError(
-            NOT_FINITE.format(
-                where=source.where(frame, at), column="score", value=value, more=source.more(more)
-            )
-        )
+    refuse(np.isinf(values), NOT_FINITE)
     return values
 
 
