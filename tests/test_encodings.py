@@ -4,6 +4,7 @@ it, and read when told; compressed CSVs are read as they are."""
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import lzma
 import zipfile
@@ -218,3 +219,31 @@ def test_an_encoding_given_for_a_table_that_is_not_text_is_refused(tmp_path, cap
     assert "reads a CSV's text" in capsys.readouterr().err
     assert main(["scores", "--encoding", "latin-1", *reports]) == EXIT_USAGE
     assert "does not apply to the built-in VoxCeleb scores" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("told", ["utf-8", "UTF8", "utf_8", "utf-8-sig", None])
+def test_a_utf8_byte_order_mark_is_skipped_whether_or_not_utf8_is_named(tmp_path, told):
+    """A UTF-8 file with a byte-order mark, told ``--encoding utf-8``, kept the mark as
+    the first character of its first column's name: "column 'algorithm' is missing"."""
+    from audit.tables.scores import check_columns
+
+    rates = tmp_path / "rates.csv"
+    rates.write_bytes(codecs.BOM_UTF8 + TEXT.encode())
+    same(read_rates(rates, encoding=told))
+    scores = tmp_path / "scores.csv"
+    scores.write_bytes(codecs.BOM_UTF8 + b"algorithm,score,mated,group\na,0.9,1,F\n")
+    assert check_columns(scores, encoding=told)[0] == "algorithm"
+    assert read_scores(scores, encoding=told)["algorithm"].tolist() == ["a"]
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32", "latin-1", "utf-8", None])
+def test_a_nul_character_is_named_at_its_byte_in_any_encoding(tmp_path, codec):
+    """In a file read as UTF-16, the NUL character was named by its place among the
+    characters (40), not the bytes (82)."""
+    before = "algorithm,group,fmr,fnmr\nvendor-é,F,0.1,0.2\nvendor-é,M"
+    path = tmp_path / "rates.csv"
+    path.write_bytes((before + "\0,0.1,0.2\n").encode(codec or "utf-8"))
+    with pytest.raises(RatesError) as error:
+        read_rates(path, encoding=codec)
+    offset = len(before.encode(codec or "utf-8"))  # with the byte-order mark of UTF-16 and -32
+    assert str(error.value) == common.NUL_BYTE.format(source=str(path), offset=offset)

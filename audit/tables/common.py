@@ -228,7 +228,7 @@ def _read_text(
     xz): refused at the first NUL character, the first byte that is not of the encoding
     (UTF-8 unless ``encoding`` names another, the encoding then named in the message), or
     the first byte past ``max_bytes``."""
-    decoder = codecs.getincrementaldecoder(encoding or "utf-8-sig")()
+    decoder = _decoder(encoding)
     parts: list[str] = []
     read = 0
     with _open(path, name, error) as handle:
@@ -244,11 +244,34 @@ def _read_text(
             text = _decoded(decoder, chunk, read, name, encoding, error)
             nul = text.find("\0")
             if nul >= 0:
-                at = read - len(chunk) + (chunk.find(b"\0") if encoding is None else nul)
+                at = _nul_offset(parts, text, nul, chunk, read, encoding)
                 raise error(NUL_BYTE.format(source=name, offset=at))
             parts.append(text)
         parts.append(_decoded(decoder, b"", read, name, encoding, error, final=True))
     return "".join(parts)
+
+
+def _decoder(encoding: str | None):
+    """The incremental decoder of ``encoding`` (UTF-8 unless named): UTF-8's, named or
+    not, skips a byte-order mark at the start of the file, as ``utf-8-sig`` does; the mark
+    says how the text is written, and is no part of the first column's name."""
+    if encoding is None or codecs.lookup(encoding).name == "utf-8":
+        encoding = "utf-8-sig"
+    return codecs.getincrementaldecoder(encoding)()
+
+
+def _nul_offset(parts: list[str], text: str, nul: int, chunk: bytes, read: int, encoding) -> int:
+    """Where in the file the NUL character ``text[nul]`` is, in bytes: ``text`` is the
+    decoded ``chunk``, which ends at byte ``read``, and ``parts`` the text before it.  In
+    UTF-8 (and a single-byte encoding) a NUL character is the first zero byte of the
+    chunk; in another (UTF-16: two zero bytes, after others in every ASCII character) the
+    text before it is written back in its encoding and counted."""
+    if encoding is not None and codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):
+        try:
+            return len(("".join(parts) + text[:nul]).encode(encoding))
+        except UnicodeError:  # read by the codec, not written back: counted as UTF-8's
+            pass
+    return read - len(chunk) + chunk.find(b"\0")
 
 
 def _decoded(decoder, chunk: bytes, read: int, name: str, encoding, error, final=False) -> str:
@@ -277,7 +300,7 @@ def read_header(
     refused with what to do), split by the CSV parser (a quoted name may hold a comma).
     At most :data:`_CHUNK` bytes are read: a header is short."""
     name = str(path)
-    decoder = codecs.getincrementaldecoder(encoding or "utf-8-sig")()
+    decoder = _decoder(encoding)
     with _open(Path(path), name, error) as handle:
         head = handle.read(_CHUNK)
     if encoding is None:
