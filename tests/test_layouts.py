@@ -8,6 +8,7 @@ from audit import validation
 from audit.analysis import ffmc, pareto
 from audit.analysis.quality import data_quality
 from audit.cli import main
+from audit.exceptions import ParameterError
 from audit.measures import onesided
 from audit.measures.kernels import gini
 from audit.measures.registry import applicable_measures, evaluate, evaluate_many
@@ -225,6 +226,52 @@ def test_column_mapping_and_separator(tmp_path):
     pd.testing.assert_frame_equal(under, read_rates(wide(("FMR", "FNMR"))))
     with pytest.raises(ValueError, match="expected comma-separated"):
         layouts.parse_mapping("algorithm")
+
+
+def test_a_mapping_to_a_name_audit_does_not_read_is_refused_before_the_file(tmp_path, capsys):
+    """``--columns foo=Algorithm`` renamed the algorithm column away and blamed the file
+    ("column 'Algorithm' is missing"); a mapping written the wrong way round, theirs
+    first, was told its column was missing."""
+    path = tmp_path / "wide.csv"
+    wide(("FMR", "FNMR")).to_csv(path, index=False)
+    for mapping, ours, theirs in [
+        ("foo=Algorithm", "foo", "Algorithm"),
+        ({"Algorithm": "Algorithm", "FMR": "FMR.F"}, "FMR", "FMR.F"),
+        ("System=algorithm", "System", "algorithm"),
+    ]:
+        with pytest.raises(ParameterError) as error:
+            read_rates(path, columns=mapping)
+        assert str(error.value) == layouts.UNREAD_NAME.format(
+            ours=ours,
+            theirs=theirs,
+            names="algorithm, group, group_1, group_2, fmr, fnmr, n_mated, n_nonmated, Algorithm",
+            attributes="gender, race",
+            wide="FMR.<group>, FNMR.<group>",
+        )
+    assert main(["check", str(path), "--columns", "foo=Algorithm"]) == 2
+    err = capsys.readouterr().err
+    assert "'foo' (given for the table's column 'Algorithm') is not a name audit reads" in err
+    assert str(path) not in err  # the option is at fault, not the file
+    with pytest.raises(ParameterError, match=r"an attribute \(region\) or a wide rate column "
+                       r"\(<group>_FMR, <group>_FNMR\)"):  # fmt: skip
+        read_rates(path, columns="gender=Gender", attributes=["region"], rate_position="suffix",
+                   separator="_")  # fmt: skip
+
+
+def test_every_name_audit_reads_may_be_mapped(tmp_path):
+    """Ours may be a column of the rates table, an attribute (given, or gender and race),
+    the wide layout's Algorithm, or a wide rate column as the separator writes it."""
+    long = "system,Region,false_match,N,fnmr\ns1,NG,1e-4,20000,0.01\ns1,DE,2e-4,20000,0.02\n"
+    path = write(tmp_path, long)
+    t = read_rates(path, columns="algorithm=system,region=Region,fmr=false_match,"
+                   "n_nonmated=N", attributes=["region"])  # fmt: skip
+    assert t["region"].tolist() == ["NG", "DE"] and t["n_nonmated"].tolist() == [20000, 20000]
+    frame = wide(("FMR", "FNMR"), separator="_").rename(columns={"FMR_A": "fmr of A"})
+    got = read_rates(frame, separator="_", columns={"FMR_A": "fmr of A", "Algorithm": "Algorithm"})
+    pd.testing.assert_frame_equal(got, read_rates(wide(("FMR", "FNMR"))))
+    suffix = frame.rename(columns=lambda c: "_".join(reversed(c.split("_"))) if "_" in c else c)
+    got = read_rates(suffix, separator="_", rate_position="suffix", columns={"A_FMR": "fmr of A"})
+    pd.testing.assert_frame_equal(got, read_rates(wide(("FMR", "FNMR"))))
 
 
 @pytest.mark.parametrize("separator", [",", "_", " "])

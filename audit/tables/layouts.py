@@ -71,6 +71,11 @@ SAME_NAME = (
     "{source}: the columns {first!r} and {second!r} would both be read as {name!r} ({how}); "
     "rename one of them in the file, or map them to distinct names with --columns"
 )
+UNREAD_NAME = (
+    "parameter columns: {ours!r} (given for the table's column {theirs!r}) is not a name "
+    "audit reads; a mapping names ours first (ours=theirs), each one of {names}, an "
+    "attribute ({attributes}) or a wide rate column ({wide})"
+)
 BAD_IGNORE = "parameter ignore: expected a list of column names, got {value!r}"
 IGNORED_MISSING = (
     "{source}: column {column!r} (named in ignore, command line --ignore-columns) is not "
@@ -128,6 +133,48 @@ def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:
             raise UsageError(BAD_MAPPING.format(text=text))
         mapping[ours.strip()] = theirs.strip()
     return mapping
+
+
+def check_mapping(
+    columns: str | Mapping[str, str] | None,
+    *,
+    names: tuple[str, ...],
+    attributes: tuple[str, ...],
+    separator: str = ".",
+    rate_position: str = "prefix",
+) -> None:
+    """Refuse (:data:`UNREAD_NAME`) a column mapping that gives a column of the table a
+    name audit does not read: one of ``names``, one of the ``attributes``, or a wide rate
+    column (``FMR.<group>``, or as ``separator`` and ``rate_position`` write it).
+
+    ``--columns foo=Algorithm`` renamed the table's algorithm column to a name read
+    nowhere, and the file was then refused for a missing column ``'Algorithm'``.
+
+    >>> check_mapping("algorithm=system", names=("algorithm",), attributes=())
+    >>> check_mapping("algo=system", names=("algorithm",), attributes=())
+    Traceback (most recent call last):
+    ...
+    audit.exceptions.ParameterError: parameter columns: 'algo' (given for the table's column 'system') is not a name audit reads; a mapping names ours first (ours=theirs), each one of algorithm, an attribute (none) or a wide rate column (FMR.<group>, FNMR.<group>)
+    """
+    mark = re.escape(separator)
+    if rate_position == "suffix":
+        wide = re.compile(rf"^.+{mark}(FMR|FNMR)$")
+        written = f"<group>{separator}FMR, <group>{separator}FNMR"
+    else:
+        wide = re.compile(rf"^(FMR|FNMR){mark}.+$")
+        written = f"FMR{separator}<group>, FNMR{separator}<group>"
+    for ours, theirs in parse_mapping(columns).items():
+        if ours in names or ours in attributes or wide.match(ours) or _WIDE.match(ours):
+            continue
+        raise ParameterError(
+            UNREAD_NAME.format(
+                ours=ours,
+                theirs=theirs,
+                names=", ".join(names),
+                attributes=", ".join(attributes) or "none",
+                wide=written,
+            )
+        )
 
 
 def parse_list(text: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...] | None:

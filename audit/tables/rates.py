@@ -611,6 +611,13 @@ def read_rates(
     taken = [a for a in attributes or () if a in TABLE_COLUMNS]
     if taken:  # the attribute's column would overwrite the table's own, or be overwritten
         raise ParameterError(ATTRIBUTE_TAKEN.format(name=taken[0], columns=list(TABLE_COLUMNS)))
+    layouts.check_mapping(
+        columns,
+        names=(*TABLE_COLUMNS, "Algorithm"),
+        attributes=tuple(ANNEX15_ATTRIBUTES if attributes is None else attributes),
+        separator=separator,
+        rate_position=rate_position,
+    )
     frame, where = tables.read_table(source, RatesError, max_bytes=max_bytes, encoding=encoding)
     where.merge_labels = merge_labels
     frame = layouts.prepare(
