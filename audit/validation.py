@@ -54,6 +54,12 @@ INPUT_COPIES = ("auto", "always", "never")
 REFUSED = "parameter {name}: expected {expected}, got {value!r}"
 #: What is wrong with the value, after :data:`REFUSED`, where the constraint says it.
 FAULT = "{refused}: {fault}"
+#: Why a number written as text, or a whole number, is refused where a floating-point
+#: number cannot hold it: ``1e400`` read as inf, ``1e-400`` as 0, ``10**400`` not at all.
+TOO_LARGE_FOR_FLOAT = "a floating-point number holds at most 1.8e+308"
+TOO_SMALL_FOR_FLOAT = (
+    "a floating-point number holds no positive number below 4.9e-324, and would read it as 0"
+)
 #: A notebook parameter that no declaration covers (a test keeps this from happening).
 UNDECLARED = "parameter {name} is not declared in audit.validation.PARAMETERS"
 
@@ -185,6 +191,7 @@ def refuse(name: str, value, expected: str, fault: str | None = None) -> Paramet
     'parameter alpha: expected a number in [0, 1], got 1.5'
     """
     refused = REFUSED.format(name=name, expected=expected, value=_shown(value))
+    fault = _unheld(value) if fault is None else fault
     return ParameterError(refused if fault is None else FAULT.format(refused=refused, fault=fault))
 
 
@@ -220,20 +227,56 @@ class Constraint:
 
 
 def _is_number(value) -> bool:
+    """A real number a float holds (a whole number past 1.8e308 is not one: ``10**400``
+    as a float raises OverflowError)."""
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        return abs(value) <= sys.float_info.max
     return isinstance(value, numbers.Real) and not _is_bool(value)
+
+
+#: A number as JSON writes it: its digits before the exponent, and the exponent.
+_JSON_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)(?:[eE][+-]?[0-9]+)?")
+
+
+def _unheld(value) -> str | None:
+    """Why a float cannot hold the number ``value`` writes (as text, or a whole number);
+    None where it can, or ``value`` is no number.
+
+    >>> _unheld("1e400") == TOO_LARGE_FOR_FLOAT, _unheld("-1e-400") == TOO_SMALL_FOR_FLOAT
+    (True, True)
+    >>> _unheld("0e-400"), _unheld("1e-300"), _unheld(10**308), _unheld("garbe")
+    (None, None, None, None)
+    """
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        return None if _is_number(value) else TOO_LARGE_FOR_FLOAT
+    written = _JSON_NUMBER.fullmatch(value.strip()) if isinstance(value, str) else None
+    if written is None:
+        return None
+    number = float(written.group(0))
+    if math.isinf(number):
+        return TOO_LARGE_FOR_FLOAT
+    if number == 0 and written.group(1).strip("-0.") != "":
+        return TOO_SMALL_FOR_FLOAT
+    return None
 
 
 def _json(text: str):
     """``text`` read as JSON when it parses (numbers, lists, true/false/null), else as is.
 
-    NaN and the infinities are not JSON and stay text.
+    NaN and the infinities are not JSON and stay text, and so does a number no float
+    holds (``1e400``, ``1e-400``: not read as inf and 0 without a word).
     """
 
     def no_constant(name):
         raise ValueError(name)
 
+    def held(literal: str) -> float:
+        if _unheld(literal) is not None:
+            raise ValueError(literal)
+        return float(literal)
+
     try:
-        return json.loads(text, parse_constant=no_constant)
+        return json.loads(text, parse_constant=no_constant, parse_float=held)
     except ValueError:
         return text
 

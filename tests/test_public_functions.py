@@ -431,3 +431,36 @@ def test_a_warning_names_the_line_that_called_audit():
         (ScoresWarning, __file__, here + 3),
         (UndefinedMeasureWarning, __file__, here + 5),
     }
+
+
+@pytest.mark.parametrize(
+    ("argv", "parameter", "text", "fault"),
+    [
+        (["pareto", "--alpha"], "alpha", "1e-400", validation.TOO_SMALL_FOR_FLOAT),
+        (["scores", "--target-fmr"], "target_fmr", "0.0001e-330", validation.TOO_SMALL_FOR_FLOAT),
+        (["ffmc", "-p", "alpha_step"], "alpha_step", "1E-999", validation.TOO_SMALL_FOR_FLOAT),
+        (["check", "--count-tolerance"], "count_tolerance", "1e309", validation.TOO_LARGE_FOR_FLOAT),
+        (["check", "--count-tolerance"], "count_tolerance", "9" * 400, validation.TOO_LARGE_FOR_FLOAT),
+        (["pareto", "--max-accuracy"], "max_accuracy", "1" + "0" * 400, validation.TOO_LARGE_FOR_FLOAT),
+    ],
+)  # fmt: skip
+def test_a_number_no_float_holds_is_refused_saying_so(
+    tmp_path, capsys, argv, parameter, text, fault
+):
+    """``--alpha 1e-400`` ran the report at alpha 0 (read as 0.0 without a word), and a
+    whole number of 400 digits for a number was an internal error (OverflowError)."""
+    table = tmp_path / "rates.csv"
+    table.write_text("algorithm,group,fmr,fnmr\na,F,0.001,0.01\na,M,0.002,0.02\n")
+    data = [] if argv[0] == "scores" else [str(table)]
+    status = main([argv[0], *data, *argv[1:], text, "--reports-dir", str(tmp_path / "r")]
+                  if argv[0] != "check" else [argv[0], *data, *argv[1:], text])  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"parameter {parameter}: expected " in err and err.rstrip().endswith(f": {fault}")
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(ParameterError) as refused:
+        validation.parse(parameter, text)
+    assert str(refused.value).endswith(f": {fault}")
+    # a number a float holds, in the same notation, is read as it is
+    for held in ("1e-300", "0e-400", "0.0"):
+        assert validation._json(held) == float(held)

@@ -920,10 +920,16 @@ def test_memory_sizes():
         assert ST.parse_memory(same) == 2 * 10**9
     # "0.5B" is under a byte: refused, where rounding down would run with no memory at all
     for bad in ("", "-1GB", "4XB", 0, True, "0.5B", "0.4", 0.5, "1e-3", "2E", "1eB", "4 e9",
-                float("nan"), float("inf"), "-1e3", "1e400", "2e308", "1e308TB", "1" * 400):  # fmt: skip
+                float("nan"), float("inf"), "-1e3"):  # fmt: skip
         with pytest.raises(ValueError) as error:
             ST.parse_memory(bad)
         assert str(error.value) == ST.BAD_MEMORY.format(value=bad)
+    # positive, past what a float holds: were said to be "not positive"
+    for bad in ("1e400", "2e308", "1e308TB", "1" * 400):
+        with pytest.raises(ValueError) as error:
+            ST.parse_memory(bad)
+        assert str(error.value) == ST.MEMORY_PAST_FLOAT.format(value=bad)
+    assert ST.parse_memory("1e30") == int(1e30)  # more than any machine has: one pass
 
 
 def test_keys_keep_the_order_of_the_floats():

@@ -97,6 +97,10 @@ __all__ = [
 ]
 
 BAD_MEMORY = "memory must be a positive size such as 4GB or 512MB, got {value!r}"
+MEMORY_PAST_FLOAT = (
+    "memory {value!r} is more bytes than a floating-point number holds (1.8e+308); give "
+    "the memory a pass may use, such as 4GB or 512MB"
+)
 UNKNOWN_ENGINE = "unknown engine {name!r}; use 'streaming' or 'dask'"
 TOO_MANY_PASSES = "no answer after {passes} passes over the data"
 
@@ -155,8 +159,10 @@ def parse_memory(value) -> int:
     if match is None or match.group(2).upper() not in _UNITS:
         raise ParameterError(BAD_MEMORY.format(value=value))
     size = float(match.group(1)) * _UNITS[match.group(2).upper()]
-    # "0", and "0.5B", which would round down to no memory at all; "1e400", no number
-    if not 1 <= size < math.inf:
+    if size == math.inf:  # "1e400", "1e308TB": positive, and past what a float holds
+        raise ParameterError(MEMORY_PAST_FLOAT.format(value=value))
+    # "0", and "0.5B", which would round down to no memory at all
+    if not 1 <= size:
         raise ParameterError(BAD_MEMORY.format(value=value))
     return int(size)
 
