@@ -211,6 +211,15 @@ def test_forgotten_distance_is_listed_on_the_front_page_read_whole_or_streamed(t
         assert err.count("audit: warning: ") == len(recorded) == 2
         listed.append(sorted(zip(recorded["category"], recorded["sentence"], strict=True)))
     assert listed[0] == listed[1]
+    # the same sweep, of the notebook's defaults: the streamed report reads them from it
+    whole, streamed = (pd.read_csv(tmp_path / "r" / n / "tables" / "sweep_measures.csv")
+                       for n in ("whole", "streamed"))  # fmt: skip
+    assert len(streamed) == len(whole) > 0
+    np.testing.assert_allclose(np.unique(streamed["target_fmr"]), np.geomspace(1e-3, 0.1, 21))
+    on = ["algorithm", "measure", "target_fmr"]
+    both = whole.merge(streamed, on=on, suffixes=("_whole", "_streamed"), validate="1:1")
+    assert len(both) == len(whole)
+    np.testing.assert_allclose(both["value_whole"], both["value_streamed"], rtol=1e-9)
     assert [category for category, _ in listed[0]] == ["OrientationWarning", "ScoresWarning"]
 
 

@@ -185,13 +185,9 @@ def streamed_report(
     from audit.sources.download import sha256sum
     from audit.tables.scores import ScoresWarning, few_comparisons
 
-    target = parameters.get("target_fmr", 1e-3)
-    alpha = parameters.get("alpha", 0.5)
-    targets = np.geomspace(
-        parameters.get("sweep_min", 1e-3),
-        parameters.get("sweep_max", 0.1),
-        parameters.get("sweep_points", 21),
-    )
+    given = _with_defaults(parameters)
+    target, alpha = given["target_fmr"], given["alpha"]
+    targets = np.geomspace(given["sweep_min"], given["sweep_max"], given["sweep_points"])
 
     def report(stats) -> dict:
         """Every table, from one set of statistics (one sample plans the first pass); as
@@ -227,8 +223,8 @@ def streamed_report(
         engine = StreamingScores(
             scores,
             memory=memory,
-            higher_is_match=parameters.get("higher_is_match", True),
-            attributes=parameters.get("attributes"),
+            higher_is_match=given["higher_is_match"],
+            attributes=given["attributes"],
             engine="dask" if client is not None else "streaming",
             client=client,
             progress=progress,
@@ -312,6 +308,17 @@ def _once(caught: list) -> list:
     return out
 
 
+def _with_defaults(parameters: Mapping) -> dict:
+    """``parameters`` with the scores notebook's defaults for those not given, read from
+    its parameters cell: the one place they are declared, for the report read whole and
+    the one streamed."""
+    from audit.report.parameters import notebook_parameters
+    from audit.report.runner import notebook_path
+
+    declared = notebook_parameters(notebook_path("scores"))
+    return {name: parameter.default for name, parameter in declared.items()} | dict(parameters)
+
+
 def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> None:
     """The figures the scores notebook draws of a file's groups, from the same tables:
     the measures across the sweep, and the DET curves (for at most 12 groups, with
@@ -319,13 +326,9 @@ def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> 
     import matplotlib.pyplot as plt
 
     from audit.report.outputs import save_figure
-    from audit.report.parameters import notebook_parameters
     from audit.report.plots.scores import det_figure, sweep_figure
-    from audit.report.runner import notebook_path
 
-    measures = parameters.get("sweep_plot_measures")
-    if measures is None:
-        measures = notebook_parameters(notebook_path("scores"))["sweep_plot_measures"].default
+    measures = _with_defaults(parameters)["sweep_plot_measures"]
 
     def save(fig, name: str) -> None:
         try:
