@@ -124,25 +124,11 @@ def _mated_values(frame: pd.DataFrame, source: _Source) -> np.ndarray:
     raw = frame["mated"]
     if pd.api.types.is_bool_dtype(raw.dtype) and not raw.isna().any():
         return raw.to_numpy(dtype=bool)
-    blank = _blank(raw)
-    if blank.any():
-        at, more = _first(blank)
-        raise ScoresError(
-            MISSING_VALUE.format(
-                where=source.where(frame, at), column="mated", more=source.more(more)
-            )
-        )
+    tables.raise_at(_blank(raw), MISSING_VALUE, frame, raw, "mated", source, ScoresError)
     text = raw.astype(str).str.strip().str.lower()
     true = text.isin(TRUE_WORDS).to_numpy(bool)
     false = text.isin(FALSE_WORDS).to_numpy(bool)
-    bad = ~(true | false)
-    if bad.any():
-        at, more = _first(bad)
-        raise ScoresError(
-            BAD_MATED.format(
-                where=source.where(frame, at), value=tables.cell(raw, at), more=source.more(more)
-            )
-        )
+    tables.raise_at(~(true | false), BAD_MATED, frame, raw, "mated", source, ScoresError)
     return true
 
 
@@ -276,11 +262,7 @@ def _label_values(
         blank_unique = _blank(pd.Series(np.asarray(uniques, dtype=object), dtype=object))
         if blank_unique.any():
             empty |= blank_unique[np.maximum(codes, 0)]
-    if empty.any():
-        at, more = _first(empty)
-        raise ScoresError(
-            EMPTY_LABEL.format(where=source.where(frame, at), column=column, more=source.more(more))
-        )
+    tables.raise_at(empty, EMPTY_LABEL, frame, frame[column], column, source, ScoresError)
     # two values with one text (1 and "1") are one label
     index: dict[str, int] = {}
     remap = np.array([index.setdefault(str(u), len(index)) for u in uniques], dtype=np.int64)
