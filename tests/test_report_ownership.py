@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -519,3 +520,80 @@ def test_a_run_beside_another_whose_name_it_prefixes(tmp_path, rates_csv, monkey
         [f".{held}.lock", f".{other}.lock", (root / held).resolve().name]
         + [(root / other).resolve().name]
     )
+
+
+# --- what the user put in a report of audit's --------------------------------------------------
+
+
+def test_a_report_holding_the_users_files_is_refused_before_any_notebook(ran, rates_csv, tmp_path):
+    """A report run again under its name removed the notes and tables the user had put in
+    it, without a word: its folder is replaced only while it holds what audit wrote."""
+    report = _report("x", rates_csv, tmp_path)
+    version = report.resolve()
+    (report / "notes.md").write_text("what we decided")
+    (report / "input" / "mine.csv").write_text("a,b\n")  # in a folder audit made
+    (report / "drafts" / "deep").mkdir(parents=True)
+    (report / "drafts" / "deep" / "fig.svg").write_text("<svg/>")
+    before, ran[:] = _tree(version), []
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == ownership.NOT_MADE.format(
+        path=tmp_path / "x", entries="'drafts', 'input/mine.csv', 'notes.md'", version=version
+    )
+    assert ran == [] and _tree(version) == before and report.resolve() == version
+    shutil.move(report / "drafts", tmp_path / "drafts")  # moved out, as it says
+    (report / "notes.md").unlink()
+    (report / "input" / "mine.csv").unlink()
+    again = _report("x", rates_csv, tmp_path)
+    assert again.resolve() != version and not version.exists()
+
+
+def test_a_file_of_the_report_the_user_changed_is_not_replaced(ran, rates_csv, tmp_path):
+    report = _report("x", rates_csv, tmp_path)
+    version = report.resolve()
+    with open(report / "pareto.html", "a") as page:
+        page.write("<!-- my annotation -->")
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == ownership.NOT_MADE.format(
+        path=tmp_path / "x", entries="'pareto.html'", version=version
+    )
+    assert (version / "pareto.html").read_text().endswith("<!-- my annotation -->")
+
+
+def test_a_file_put_in_the_report_during_the_run_keeps_both_reports(
+    ran, rates_csv, tmp_path, monkeypatch
+):
+    first = _report("x", rates_csv, tmp_path)
+    old = first.resolve()
+    fast = runner.execute
+
+    def execute(name, output, parameters, *, progress=True):
+        (old / "notes.md").write_text("written while audit ran")
+        return fast(name, output, parameters, progress=progress)
+
+    monkeypatch.setattr(runner, "execute", execute)
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    failed = tmp_path / ".x.failed"
+    refused = ownership.NOT_MADE.format(path=tmp_path / "x", entries="'notes.md'", version=old)
+    assert str(error.value) == f"{refused}; the new report is kept in {failed}"
+    assert first.resolve() == old and (old / "notes.md").read_text() == "written while audit ran"
+    assert (failed / "pareto.html").is_file()
+
+
+def test_a_leftover_version_holding_the_users_files_is_left_and_named(
+    ran, rates_csv, tmp_path, monkeypatch
+):
+    """An earlier version a killed run left unlinked, holding a file of the user's, is
+    kept and named, not tidied away."""
+    first = _report("x", rates_csv, tmp_path).resolve()
+    with monkeypatch.context() as patched:  # killed before it removed the version it replaced
+        patched.setattr(ownership, "remove_folder", lambda *args: False)
+        second = _report("x", rates_csv, tmp_path).resolve()
+    assert first.is_dir() and second != first
+    (first / "notes.md").write_text("mine")
+    notes = []
+    third = _report("x", rates_csv, tmp_path, notes).resolve()
+    assert runner.KEPT_OTHERS.format(path=first, name="x", entries="'notes.md'") in notes
+    assert (first / "notes.md").read_text() == "mine" and not second.exists() and third.is_dir()

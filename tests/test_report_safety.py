@@ -214,6 +214,7 @@ def test_forgotten_distance_is_listed_on_the_front_page_read_whole_or_streamed(t
     # the same sweep, of the notebook's defaults: the streamed report reads them from it
     whole, streamed = (pd.read_csv(tmp_path / "r" / n / "tables" / "sweep_measures.csv")
                        for n in ("whole", "streamed"))  # fmt: skip
+    assert sorted(set(streamed["measure"])) == sorted(set(whole["measure"]))
     assert len(streamed) == len(whole) > 0
     np.testing.assert_allclose(np.unique(streamed["target_fmr"]), np.geomspace(1e-3, 0.1, 21))
     on = ["algorithm", "measure", "target_fmr"]

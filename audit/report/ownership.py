@@ -23,7 +23,12 @@ by side.
 The marker is the hidden file :data:`MARKER` holding the report's name and a
 random token; a folder is audit's only if it is a real folder (not a link)
 under one of the names above and its marker is a regular file naming the same
-report. A link is audit's only if its own text is ``.NAME.report-HEX``: the
+report. A finished version also holds the hidden file :data:`INVENTORY`, written
+as it is published: every file, folder and link audit wrote in it, with each
+file's size and time of change. A version is replaced only while it holds
+nothing else and none of its files changed (:func:`not_made`): a note or a table
+the user put in a report, or a figure they edited, is never removed with it; the
+run is refused before any work, naming them. A link is audit's only if its own text is ``.NAME.report-HEX``: the
 version folder of the same name, in the same folder. Removing audit's folder
 never goes through a link (:func:`shutil.rmtree` of a real folder removes the
 links inside it, not what they point to).
@@ -53,12 +58,17 @@ from audit.exceptions import ReportError
 
 #: The marker file audit writes into every folder it makes in a reports folder.
 MARKER = ".audit-report"
+#: What a finished version holds, written as it is published (:func:`write_inventory`).
+INVENTORY = ".audit-files"
 #: What the marker says it is (its ``made_by``).
 MADE_BY = "audit report folder"
 #: The suffixes of the hidden names audit makes beside a report (after ``.NAME.``).
 SUFFIX = re.compile(r"(?P<kind>partial|report|link)-(?P<hex>[0-9a-f]{8})|(?P<fixed>failed|lock)")
 #: What an earlier audit wrote at the top of a report folder.
 REPORT_ENTRIES = frozenset({"index.html", "manifest.json", "input", "figures", "tables"})
+#: What a run's staging folder may hold at the top besides (the outputs lists of its
+#: notebooks, :data:`audit.report.outputs.LOGS`, removed as the report is finished).
+STAGING_ENTRIES = frozenset({"logs"})
 #: Keys of an earlier audit's manifest: the notebooks' run header, or the streamed tables'.
 NOTEBOOK_MANIFEST = frozenset({"input_file", "input_sha256", "parameters", "audit_version"})
 STREAMED_MANIFEST = frozenset({"engine", "files", "passes", "parameters"})
@@ -78,6 +88,11 @@ VERSION_NOT_OURS = (
     "a report audit wrote; move both away or choose another --name"
 )
 CHANGED = "{path} changed while the report was being written; the new report is kept in {kept}"
+NOT_MADE = (
+    "{path} holds files audit did not write, or that changed since ({entries}; in "
+    "{version}); audit replaces a report only while it holds what audit wrote, unchanged: "
+    "move them out, or choose another --name"
+)
 
 
 @dataclass(frozen=True)
@@ -168,6 +183,63 @@ def earlier_report(folder: Path, notebooks: Iterable[str]) -> bool:
     return NOTEBOOK_MANIFEST <= content.keys() or STREAMED_MANIFEST <= content.keys()
 
 
+def _entries(folder: Path) -> dict[str, list]:
+    """Every entry under ``folder`` but the marker and the inventory, by its path within
+    it: ``["dir"]``, ``["link", target]`` or ``["file", size, time of change in ns]``
+    (links are not followed)."""
+    found: dict[str, list] = {}
+    for top, folders, files in os.walk(folder):
+        for entry in [*folders, *files]:
+            path = Path(top) / entry
+            relative = path.relative_to(folder).as_posix()
+            if relative in (MARKER, INVENTORY):
+                continue
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                found[relative] = ["link", os.readlink(path)]
+            elif stat.S_ISDIR(info.st_mode):
+                found[relative] = ["dir"]
+            else:
+                found[relative] = ["file", info.st_size, info.st_mtime_ns]
+    return found
+
+
+def write_inventory(folder: Path, token: str) -> None:
+    """Record in the finished ``folder`` every entry audit wrote there (its marker's
+    ``token`` beside them): what :func:`not_made` compares the folder with."""
+    text = json.dumps({"made_by": MADE_BY, "token": token, "entries": _entries(folder)})
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(folder / INVENTORY, flags, 0o644), "w", encoding="utf-8") as out:
+        out.write(text + "\n")
+
+
+def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
+    """The entries of ``version`` audit did not write as they are: not in its inventory
+    (added), or a file changed since (by its size or time of change); a folder holding
+    only such entries is named alone.  A version written before inventories is judged by
+    its top level (:func:`earlier_report`): its top-level entries that no report holds."""
+    try:
+        fd = os.open(version.path / INVENTORY, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        fd = None
+    if fd is None:  # a staging folder; marked, from before inventories; an earlier audit's
+        allowed = REPORT_ENTRIES | STAGING_ENTRIES | {MARKER}
+        allowed |= {f"{n}.{ext}" for n in notebooks for ext in ("ipynb", "html")}
+        return sorted(e for e in os.listdir(version.path) if e not in allowed)
+    with os.fdopen(fd, encoding="utf-8") as inventory:
+        try:
+            content = json.loads(inventory.read())
+        except (ValueError, UnicodeDecodeError):
+            content = None
+    made = content.get("entries") if isinstance(content, dict) else None
+    if not isinstance(made, dict) or content.get("token") != version.token:
+        return [INVENTORY]  # not the inventory audit wrote: nothing in the folder is proved
+    found = _entries(version.path)
+    others = [e for e, info in found.items() if made.get(e) != info]
+    # a folder of the user's is named, not each file in it
+    return sorted(e for e in others if not any(e.startswith(o + "/") for o in others))
+
+
 def find_version(folder: Path, name: str, notebooks: Iterable[str]) -> Version | None:
     """``folder`` as a version of report ``name`` if it is audit's, else ``None``."""
     token = marker_token(folder, name)
@@ -209,6 +281,9 @@ def check_place(root: Path, name: str, notebooks: Iterable[str]) -> Version | No
         found = find_version(version, name, notebooks)
         if found is None:
             raise ReportError(VERSION_NOT_OURS.format(path=final, version=version))
+        others = not_made(found, notebooks)
+        if others:
+            raise ReportError(NOT_MADE.format(path=final, entries=listed(others), version=version))
         return found
     if stat.S_ISDIR(mode):
         raise ReportError(FOLDER_NOT_OURS.format(path=final))
@@ -220,10 +295,14 @@ def remove_folder(path: Path, name: str, token: str | None, notebooks: Iterable[
 
     Removed only if it is a real folder (never through a link) and still audit's:
     its marker holds ``token`` (any token of the name when ``token`` is ``None`` and
-    the folder is marked), or it has the layout of an earlier audit's report.
+    the folder is marked), or it has the layout of an earlier audit's report; and it
+    holds nothing audit did not write there (:func:`not_made`; a staging folder, which
+    has no inventory yet, is judged by its top level).
     """
     found = find_version(path, name, notebooks)
     if found is None or (token is not None and found.token != token):
+        return False
+    if not_made(found, notebooks):
         return False
     shutil.rmtree(path)
     return True
@@ -235,6 +314,12 @@ def remove_link(path: Path, name: str) -> bool:
         return False
     path.unlink()
     return True
+
+
+def listed(entries: list[str], most: int = 5) -> str:
+    """``entries`` quoted, the first ``most`` of them and how many more."""
+    shown = ", ".join(repr(e) for e in entries[:most])
+    return shown + (f" and {len(entries) - most} more" if len(entries) > most else "")
 
 
 def _is_real_dir(path: Path) -> bool:

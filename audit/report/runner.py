@@ -171,6 +171,10 @@ KEPT = (
     "left {path} in place: it has the name of a leftover of report {name!r} but holds no "
     "mark of audit; remove it yourself if it is not needed"
 )
+KEPT_OTHERS = (
+    "left {path} in place: a leftover of report {name!r}, it holds files audit did not "
+    "write, or that changed since ({entries}); remove it yourself once they are safe"
+)
 # the one line per stage of a run without a progress bar
 RUNNING = "running {notebook}"
 RENDERING = "rendering {notebook} as HTML"
@@ -612,6 +616,11 @@ def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
         if ownership.owner_of(path.name)[1].startswith("link-"):
             removed = ownership.remove_link(path, name)
         else:
+            found = ownership.find_version(path, name, NOTEBOOKS)
+            others = ownership.not_made(found, NOTEBOOKS) if found is not None else []
+            if others:
+                notify(KEPT_OTHERS.format(path=path, name=name, entries=ownership.listed(others)))
+                continue
             removed = ownership.remove_folder(path, name, None, NOTEBOOKS)
         notify((REMOVED if removed else KEPT).format(folder=path, path=path, name=name))
 
@@ -633,10 +642,18 @@ def _publish(staging: Path, token: str, final: Path, previous: ownership.Version
     while it still holds the marker it held before the run.
     """
     name = final.name
-    if ownership.check_place(final.parent, name, NOTEBOOKS) != previous:
+    try:
+        now = ownership.check_place(final.parent, name, NOTEBOOKS)
+    except ReportError as refused:
+        if previous is None or ownership.marker_token(previous.path, name) != previous.token:
+            raise ReportError(CHANGED.format(path=final, kept=staging)) from None
+        # the same report, holding files the user put in it during the run
+        raise ReportError(f"{refused}; the new report is kept in {staging}") from None
+    if now != previous:
         raise ReportError(CHANGED.format(path=final, kept=staging))
     if ownership.marker_token(staging, name) != token:
         raise ReportError(CHANGED.format(path=staging, kept=staging))
+    ownership.write_inventory(staging, token)
     version = staging.with_name(f".{name}.report-{staging.name.rpartition('-')[2]}")
     if os.path.lexists(version):  # os.replace would take an empty folder's place
         raise ReportError(CHANGED.format(path=version, kept=staging))
