@@ -214,8 +214,10 @@ def test_forgotten_distance_is_listed_on_the_front_page_read_whole_or_streamed(t
     # the same sweep, of the notebook's defaults: the streamed report reads them from it
     whole, streamed = (pd.read_csv(tmp_path / "r" / n / "tables" / "sweep_measures.csv")
                        for n in ("whole", "streamed"))  # fmt: skip
-    assert sorted(set(streamed["measure"])) == sorted(set(whole["measure"]))
-    assert len(streamed) == len(whole) > 0
+    # (the streamed report runs in this process, which may hold measures that other test
+    # files registered: tests/test_properties.py loads the user measures as it is collected)
+    assert set(whole["measure"]) <= set(streamed["measure"]) and len(whole) > 0
+    streamed = streamed[streamed["measure"].isin(set(whole["measure"]))]
     np.testing.assert_allclose(np.unique(streamed["target_fmr"]), np.geomspace(1e-3, 0.1, 21))
     on = ["algorithm", "measure", "target_fmr"]
     both = whole.merge(streamed, on=on, suffixes=("_whole", "_streamed"), validate="1:1")
