@@ -1133,3 +1133,38 @@ def test_the_medians_and_the_orientation_warning_streamed_are_those_in_memory(
         assert streamed.apply(lambda s: [s.medians(a) for a in range(2)]) == expected
         assert streamed.passes >= passes
         assert streamed.apply(orientation_warning) == message
+
+
+def test_a_folder_is_read_whole_whatever_the_case_of_its_parquet_names(tmp_path):
+    """``audit scores FOLDER`` read only the files ending in ``.parquet``: half the scores,
+    in ``p2.PARQUET`` or ``p2.csv``, were left out without a word.  A folder's Parquet
+    files are read whatever the case and spelling of their suffix; any other file is
+    refused; the names Arrow, Dask and Spark leave out (``_SUCCESS``, ``.crc``) are not
+    read."""
+    frame = synthetic(600)
+    halves = [frame.iloc[:300], frame.iloc[300:]]
+    run = tmp_path / "run"
+    (run / "day=2" / "_temporary").mkdir(parents=True)
+    (run / "day=1").mkdir()
+    halves[0].to_parquet(run / "day=1" / "p1.parquet", index=False)
+    halves[1].to_parquet(run / "day=2" / "p2.PARQUET", index=False)
+    halves[1].to_parquet(run / "day=2" / "_temporary" / "p2.parquet")  # a writer's, unfinished
+    (run / "_SUCCESS").write_text("")
+    (run / "day=1" / ".p1.parquet.crc").write_text("crc")
+    assert CH.parquet_files(run) == [
+        str(run / "day=1" / "p1.parquet"),
+        str(run / "day=2" / "p2.PARQUET"),
+    ]
+    streamed = StreamingScores(run)
+    pd.testing.assert_frame_equal(
+        streamed.sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=False
+    )
+    halves[1].to_csv(run / "p3.csv", index=False)
+    with pytest.raises(ScoresError) as error:
+        CH.parquet_files(run)
+    assert str(error.value) == CH.NOT_PARQUET_IN_FOLDER.format(
+        folder=str(run), file="p3.csv", suffixes=".parquet, .parq, .pq"
+    )
+    one = tmp_path / "scores.pq"  # a Parquet file named as such is read as one, not as text
+    frame.to_parquet(one, index=False)
+    pd.testing.assert_frame_equal(read_scores(one), read_scores(frame), check_like=True)

@@ -123,7 +123,7 @@ def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None
     folder or a glob of Parquet files, or from one Parquet file larger than ``memory``."""
     from audit.exceptions import UsageError
     from audit.scores.streaming import data_bytes, parse_memory
-    from audit.tables.common import is_glob
+    from audit.tables.common import is_glob, is_parquet_name
 
     budget = parse_memory(memory)  # refused as given, whatever the scores
     if not scores:
@@ -133,7 +133,7 @@ def streams(scores: str | os.PathLike | None, memory: str, scheduler: str | None
     text = str(scores)
     if scheduler is not None or is_glob(text) or Path(text).is_dir():
         return True
-    return text.lower().endswith(".parquet") and data_bytes(text) > budget
+    return is_parquet_name(text) and data_bytes(text) > budget
 
 
 def streamed_report(

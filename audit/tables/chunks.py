@@ -31,12 +31,25 @@ import numpy as np
 import pandas as pd
 
 from audit.exceptions import ParameterError
-from audit.tables.common import CANNOT_READ_PARQUET, Source, blank, inexact_integers, is_glob
+from audit.tables.common import (
+    CANNOT_READ_PARQUET,
+    PARQUET_SUFFIXES,
+    Source,
+    blank,
+    inexact_integers,
+    is_glob,
+    is_parquet_name,
+)
 from audit.tables.labels import STREAMED_SPELLINGS
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
 NO_PATH = "the path of the Parquet scores is empty; name a file, a folder or a glob"
+NOT_PARQUET_IN_FOLDER = (
+    "{folder}: {file} is not named as a Parquet file ({suffixes}), and a folder of scores "
+    "is read whole: move it out of the folder, or give a glob of the files to read "
+    "(e.g. '{folder}/**/*.parquet')"
+)
 COLUMNS_DIFFER = (
     "{source}: columns {columns}, where the first chunk ({first}) has {expected}; the "
     "chunks of one score table have the same columns"
@@ -74,14 +87,33 @@ def path_text(path: str | os.PathLike) -> str:
 
 
 def parquet_files(source: str | os.PathLike) -> list[str]:
-    """The Parquet files of a file, a folder (all ``*.parquet`` below it) or a glob."""
+    """The Parquet files of a file, a folder or a glob.
+
+    A folder is read whole: every file below it named as a Parquet file
+    (:data:`~audit.tables.common.PARQUET_SUFFIXES`, any case), and any other file refused
+    (:data:`NOT_PARQUET_IN_FOLDER`), where it was left out without a word.  As Arrow,
+    Dask and Spark read such a folder, a file or folder whose name starts with ``.``
+    or ``_`` (``_SUCCESS``, ``_metadata``, ``.part-0.crc``) is not read."""
     text = path_text(source)
     if not text.strip():  # "" would be the working folder, and all the Parquet below it
         raise ParameterError(NO_PATH)
     if is_glob(text):
         files = sorted(glob.glob(text, recursive=True))
     elif Path(text).is_dir():
-        files = sorted(str(p) for p in Path(text).rglob("*.parquet"))
+        files = []
+        for path in sorted(Path(text).rglob("*")):
+            parts = path.relative_to(text).parts
+            if any(part.startswith((".", "_")) for part in parts) or path.is_dir():
+                continue
+            if not is_parquet_name(path):
+                raise ScoresError(
+                    NOT_PARQUET_IN_FOLDER.format(
+                        folder=text,
+                        file=path.relative_to(text).as_posix(),
+                        suffixes=", ".join(PARQUET_SUFFIXES),
+                    )
+                )
+            files.append(str(path))
     else:
         files = [text]
     if not files:

@@ -196,6 +196,20 @@ _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma")
 _ZIP = b"PK\x03\x04"
 
 
+#: The names a Parquet file ends in (any case): a file so named is read as Parquet, and a
+#: folder of scores is read as the files so named below it.
+PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+
+
+def is_parquet_name(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is named as a Parquet file.
+
+    >>> is_parquet_name("run/part-0.PARQUET"), is_parquet_name("a.pq"), is_parquet_name("a.csv")
+    (True, True, False)
+    """
+    return os.fsdecode(os.fspath(path)).lower().endswith(PARQUET_SUFFIXES)
+
+
 def is_glob(source: str | os.PathLike) -> bool:
     """Whether ``source`` is a glob of files (it holds ``*``, ``?`` or ``[``) rather than
     the path of one: a file or folder of that very name is read as named.
@@ -457,7 +471,7 @@ def read_table(
         return frame, Source(name, csv=False)
     path = Path(source)
     name = str(path)
-    if path.suffix.lower() == ".parquet":
+    if is_parquet_name(path):
         if encoding is not None:
             raise error(ENCODING_NOT_TEXT.format(source=name, encoding=encoding))
         frame = _read_parquet(path, name, max_bytes, error)

@@ -467,7 +467,7 @@ def _is_parquet(source) -> bool:
     if not isinstance(source, str | os.PathLike):
         return False
     text = str(source)
-    return text.lower().endswith(".parquet") or Path(text).is_dir() or tables.is_glob(text)
+    return tables.is_parquet_name(text) or Path(text).is_dir() or tables.is_glob(text)
 
 
 def _layout(
@@ -544,7 +544,7 @@ def check_columns(
     schema (Parquet); returns the names."""
     name = str(source)
     try:
-        if name.lower().endswith(".parquet"):
+        if tables.is_parquet_name(name):
             import pyarrow.parquet as pq
 
             if encoding is not None:
