@@ -30,9 +30,14 @@ def test_save_figure_writes_png_and_svg_and_keeps_the_layout_engine(tmp_path):
     ax.plot([0, 1], [0, 1])
     fig.colorbar(ax.scatter([0, 1], [0, 1], c=[0, 1]), ax=ax)
     engine = fig.get_layout_engine()
-    paths = save_figure(fig, "a b", tmp_path)
+    paths = save_figure(fig, "a_b", tmp_path)
     assert [p.name for p in paths] == ["a_b.png", "a_b.svg"]
     assert all(p.stat().st_size > 0 for p in paths)
+    # a name written otherwise as a file name is told apart by its hash: "a b" and "a_b"
+    # (two datasets' labels in audit compare) wrote one file, the second over the first
+    other = save_figure(fig, "a b", tmp_path)
+    assert [p.name for p in other] == ["a_b-c8687a08.png", "a_b-c8687a08.svg"]
+    assert len(list(tmp_path.glob("figures/*"))) == 4
     assert fig.get_layout_engine() is engine
     image = saved_image(paths)
     assert image.format == "png" and image.data == paths[0].read_bytes()

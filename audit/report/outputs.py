@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import functools
+import hashlib
 import json
 import os
 import platform
@@ -138,8 +139,19 @@ def merge_outputs(folder: str | os.PathLike, notebooks=()) -> dict:
 
 
 def _slug(name: str) -> str:
-    keep = [c if c.isalnum() or c in "-_." else "_" for c in name]
-    return "".join(keep).strip("_") or "output"
+    """``name`` as a file name: each character other than a letter, a digit, ``-``, ``_``
+    or ``.`` written ``_``; a name so changed ends in 8 hexadecimal digits of its hash,
+    so that two names never share a file (``x y`` and ``x_y``, labels of two datasets
+    compared, wrote one file, the second dataset's heat map over the first's).
+
+    >>> _slug("ffmc_panels_garbe"), _slug("x y"), _slug("x_y"), _slug("x+y")
+    ('ffmc_panels_garbe', 'x_y-887fcea6', 'x_y', 'x_y-cb4c3af7')
+    """
+    kept = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("_") or "output"
+    if kept == name:
+        return kept
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{kept}-{digest}"
 
 
 def figure_paths(name: str, output_dir: str | os.PathLike) -> list[Path]:
