@@ -938,3 +938,26 @@ def test_the_page_finds_each_figure_by_its_role_whatever_the_datasets_label(comp
     page = comparepage.compare_page(folder, title="t", header=manifest)
     for path in (*agreement.values(), *pair["figures"]):
         assert f'<img src="figures/{path.name}"' in page
+
+
+def test_pairs_of_measures_without_intervals_are_not_said_to_agree_beyond_chance(tmp_path):
+    """With fewer replicates than an interval needs (or none), the front page said that
+    every pair of measures ranks the algorithms alike beyond chance, over taus down to
+    -0.6 and no interval at all."""
+    from audit.report import comparepage
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    columns = ["first", "second", "tau", "low", "high", "n", "n_replicates", "dataset"]
+    rows = [
+        ["fdr", "nrb_fmr", -0.6, np.nan, np.nan, 10, 10, "a10"],
+        ["fdr", "garbe", 0.8, np.nan, np.nan, 10, 10, "a10"],
+        ["garbe", "nrb_fmr", 0.1, np.nan, np.nan, 10, 10, "a10"],
+    ]
+    pd.DataFrame(rows, columns=columns).to_csv(tables / "compare_rank_agreement.csv", index=False)
+    (tmp_path / "manifest.json").write_text(json.dumps({"outputs": {}}))
+    (d,) = comparepage.agreement_data(tmp_path)
+    assert [r["tau"] for r in d["untested"]] == [-0.6, 0.1, 0.8] and not d["unrelated"]
+    page = comparepage.agreement_html(tmp_path)
+    assert "beyond chance is not judged; their tau runs from -0.60 to 0.80" in page
+    assert "ranks the algorithms alike beyond chance" not in page

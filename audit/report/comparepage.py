@@ -281,8 +281,8 @@ def _labels(folder: Path) -> dict[str, str]:
 def agreement_data(folder: Path, declared: Declared | None = None) -> list[dict] | None:
     """Per dataset: ``dataset``, ``figure`` (its heat map, if drawn), ``pairs`` (measure
     pairs), ``opposed`` (pairs ranking in opposite orders: interval below 0), ``unrelated``
-    (interval containing 0), ``accuracy`` (each measure's tau with the accuracy, strongest
-    first), as records ``first``, ``second`` (labels), ``tau``, ``low``, ``high``, ``n``."""
+    (interval containing 0), ``untested`` (no interval, tau lowest first), ``accuracy``
+    (each measure's tau with the accuracy, strongest first), as records ``first``, ``second`` (labels), ``tau``, ``low``, ``high``, ``n``."""
     frame = _table(folder, "compare_rank_agreement")
     if frame is None:
         return None
@@ -324,6 +324,7 @@ def agreement_data(folder: Path, declared: Declared | None = None) -> list[dict]
             key=lambda r: abs(r["tau"]),
         )
         accuracy = sorted((r for r in records if r["with_accuracy"]), key=lambda r: -abs(r["tau"]))
+        untested = sorted((r for r in measures if r["low"] is None), key=lambda r: r["tau"])
         out.append(
             {
                 "dataset": str(dataset),
@@ -333,6 +334,7 @@ def agreement_data(folder: Path, declared: Declared | None = None) -> list[dict]
                 "pairs": len(measures),
                 "opposed": opposed,
                 "unrelated": unrelated,
+                "untested": untested,
                 "accuracy": accuracy,
             }
         )
@@ -381,6 +383,13 @@ def agreement_html(folder: Path, declared: Declared | None = None) -> str | None
                     if strongest["tau"] > 0
                     else ": the less accurate algorithms are the fairer by it"
                 )
+            )
+        if d["untested"]:  # no interval (too few replicates): agreement not judged
+            low, high = d["untested"][0]["tau"], d["untested"][-1]["tau"]
+            items.append(
+                f"{_count(len(d['untested']), 'pair')} of measures have no interval (too few "
+                f"bootstrap replicates), so whether they agree beyond chance is not judged; "
+                f"their tau runs from {low:.2f} to {high:.2f}"
             )
         if not items:
             items.append("every pair of measures ranks the algorithms alike beyond chance")
