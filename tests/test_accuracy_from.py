@@ -127,12 +127,12 @@ def test_frontier_with_accuracy_from_the_overview(frvt11):
     assert str(caught[0].message) == (
         f"accuracy 'Mugshot, 1e-5' from {acc.attrs['source']} joined by algorithm name: 236 of "
         "the 240 algorithms of the rates table have it; left out of the frontier: 4 not in the "
-        "accuracy table (x\u2212laboratory-000 ~ x-laboratory-000, x\u2212laboratory-001 ~ "
-        "x-laboratory-001, everai-paravision-003, fiberhome\u2212nanjing-002 ~ "
-        "fiberhome-nanjing-002) (~: spelled there alike but for case or the kind of dash; not "
-        "joined) and 0 with an empty accuracy cell; 10 algorithm(s) of the accuracy table are "
-        "not in the rates table (ctbcbank-001, paravision-003, fiberhome-nanjing-002, "
-        "smilart-002, tuputech-000 and 5 more)"
+        "accuracy table ('x\u2212laboratory-000' ~ 'x-laboratory-000', 'x\u2212laboratory-001' "
+        "~ 'x-laboratory-001', 'everai-paravision-003', 'fiberhome\u2212nanjing-002' ~ "
+        "'fiberhome-nanjing-002')" + accuracies.NEAR_LEGEND + " and 0 with an empty accuracy "
+        "cell; 10 algorithm(s) of the accuracy table are not in the rates table "
+        "('ctbcbank-001', 'paravision-003', 'fiberhome-nanjing-002', 'smilart-002', "
+        "'tuputech-000' and 5 more)"
     )
     assert frame.attrs["n_candidates"] == 236 and len(frame) == 236
     assert frame.attrs["accuracy_label"] == "FNMR at FMR 1e-5, Mugshot (frvt11-accuracy)"
@@ -273,3 +273,40 @@ def test_cli_accuracy_from_refusals(tmp_path, capsys):
     assert main(["pareto", "frvt11-accuracy", "--reports-dir", str(tmp_path)]) == 2
     assert "give it to --accuracy-from" in error()
     assert not any(tmp_path.iterdir())
+
+
+def test_compare_warns_of_the_algorithms_its_accuracy_join_leaves_out(annex15, tmp_path):
+    """``audit compare --accuracy-from`` left out the algorithms the accuracy table lacks,
+    even all of them, without a word; the frontier's join warned of the same."""
+    from audit.analysis import compare
+
+    path = tmp_path / "acc.csv"
+    algorithms = list(pd.unique(annex15["algorithm"]))
+    pd.DataFrame({"algorithm": algorithms[:3] + ["zzz"], "acc": [0.1, 0.2, 0.3, 0.4]}).to_csv(
+        path, index=False
+    )
+    with pytest.warns(UnmatchedAlgorithmsWarning) as caught:
+        values, _, join = compare.dataset_accuracy(annex15, path, "acc", dataset="annex15")
+    assert [str(w.message) for w in caught] == [
+        accuracies.UNJOINED.format(
+            name="acc",
+            source=f" from {path}",
+            joined=3,
+            total=126,
+            table="dataset annex15",
+            used="its relations with the measures",
+            missing=123,
+            missing_names=" (" + ", ".join(repr(a) for a in algorithms[3:8]) + " and 118 more)",
+            legend="",  # no name of one table is spelled alike in the other
+            empty=0,
+            empty_names="",
+            extra=1,
+            extra_names=" ('zzz')",
+        )
+    ]
+    assert values.notna().sum() == 3 and (join["status"] == "joined").sum() == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every algorithm of both joined: nothing to say
+        whole = pd.DataFrame({"algorithm": algorithms, "acc": np.linspace(0.1, 0.2, 126)})
+        whole.to_csv(path, index=False)
+        compare.dataset_accuracy(annex15, path, "acc", dataset="annex15")

@@ -615,6 +615,77 @@ def loose_name(name: str) -> str:
     return unicodedata.normalize("NFKC", name).translate(_DASHES).casefold().strip()
 
 
+#: A join that left an algorithm of the rates table without an accuracy, or an algorithm
+#: of the accuracy table unused, as a warning; ``used`` is what those without are left
+#: out of (the frontier, a dataset's relations with the accuracy).
+UNJOINED = (
+    "accuracy {name!r}{source} joined by algorithm name: {joined} of the {total} "
+    "algorithms of {table} have it; left out of {used}: {missing} not in the accuracy "
+    "table{missing_names}{legend} and {empty} with an empty accuracy cell{empty_names}; "
+    "{extra} algorithm(s) of the accuracy table are not in {table}{extra_names}"
+)
+#: After the names a join missed, where one of them is spelled alike in the other table.
+NEAR_LEGEND = (
+    " (~: spelled there alike but for case, white space at an end, Unicode normalisation "
+    "or the kind of dash; not joined)"
+)
+#: How many names a sentence lists before it counts the rest.
+_NAMED = 5
+
+
+def _named(names: list[str]) -> str:
+    """`` ('a', 'b', 'c')``, at most :data:`_NAMED` names and a count of the rest; "" for
+    none."""
+    if not names:
+        return ""
+    shown = ", ".join(names[:_NAMED])
+    return f" ({shown}{f' and {len(names) - _NAMED} more' if len(names) > _NAMED else ''})"
+
+
+def unjoined(join: pd.DataFrame, name: str, source, *, table: str, used: str) -> str | None:
+    """The warning (:data:`UNJOINED`) of a :func:`join_accuracy` that left an algorithm of
+    the rates table without an accuracy, or one of the accuracy table unused; None where
+    every algorithm of both joined.  Names are quoted (a white space at an end shows),
+    an unmatched one with the names spelled alike beside it (``'a ' ~ 'a'``).
+
+    >>> acc = pd.Series([0.01, 0.02], index=["a ", "z"], name="Mugshot")
+    >>> print(unjoined(join_accuracy(["a", "b"], acc), "Mugshot", None, table="t.csv",
+    ...                used="the frontier"))  # doctest: +NORMALIZE_WHITESPACE
+    accuracy 'Mugshot' joined by algorithm name: 0 of the 2 algorithms of t.csv have it;
+    left out of the frontier: 2 not in the accuracy table ('a' ~ 'a ', 'b') (~: spelled
+    there alike but for case, white space at an end, Unicode normalisation or the kind of
+    dash; not joined) and 0 with an empty accuracy cell; 2 algorithm(s) of the accuracy
+    table are not in t.csv ('a ', 'z')
+    """
+    status = join["status"].to_numpy(dtype=object)
+    names = join["algorithm"].to_numpy(dtype=object)
+    near = join["near"].to_numpy(dtype=object)
+    absent = status == NOT_IN_ACCURACY
+    missing = [
+        repr(str(a)) + (" ~ " + ", ".join(repr(n) for n in str(n).split(", ")) if n else "")
+        for a, n in zip(names[absent], near[absent], strict=True)
+    ]
+    extra = [repr(str(a)) for a in names[status == NOT_IN_RATES]]
+    empty = [repr(str(a)) for a in names[status == EMPTY_CELL]]
+    if not (missing or extra or empty):
+        return None
+    return UNJOINED.format(
+        name=name,
+        source=f" from {source}" if source else "",
+        joined=int((status == JOINED).sum()),
+        total=int((status != NOT_IN_RATES).sum()),
+        table=table,
+        used=used,
+        missing=len(missing),
+        missing_names=_named(missing),
+        legend=NEAR_LEGEND if any(near[absent]) else "",
+        empty=len(empty),
+        empty_names=_named(empty),
+        extra=len(extra),
+        extra_names=_named(extra),
+    )
+
+
 def join_accuracy(algorithms, accuracy: pd.Series) -> pd.DataFrame:
     """An accuracy from another table joined to the algorithms of a rates table, by name.
 

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit.analysis.accuracy import join_accuracy, loose_name, overall_rates
+from audit.analysis.accuracy import join_accuracy, loose_name, overall_rates, unjoined
 from audit.analysis.ffmc import CRITERIA, ffmc_table
 from audit.analysis.pareto import ACCURACY_LABELS, _calibrated
 from audit.analysis.ranks import agreement, average_ranks, min_replicates
@@ -446,7 +446,7 @@ def measure_values(
 
 
 def dataset_accuracy(
-    table: pd.DataFrame, source=None, column: str | None = None
+    table: pd.DataFrame, source=None, column: str | None = None, *, dataset: str | None = None
 ) -> tuple[pd.Series, str, pd.DataFrame | None]:
     """A dataset's accuracy per algorithm (an error rate: lower is better).
 
@@ -455,7 +455,9 @@ def dataset_accuracy(
     (:mod:`audit.analysis.calibration`), as the frontier's default axis does.
     With ``source`` and ``column``: that column of another table
     (:func:`audit.tables.accuracy.read_accuracy`), joined by algorithm name
-    exactly (:func:`audit.analysis.accuracy.join_accuracy`).
+    exactly (:func:`audit.analysis.accuracy.join_accuracy`); an algorithm of ``dataset``
+    (its label) left without it, or of the other table unused, is warned of
+    (:data:`audit.analysis.accuracy.UNJOINED`), as the frontier's join warns.
 
     Returns
     -------
@@ -474,6 +476,15 @@ def dataset_accuracy(
         return overall[axis].reindex(algorithms).rename(ACCURACY), label, None
     series = read_accuracy(source, column)
     join = join_accuracy(algorithms, series)
+    said = unjoined(
+        join,
+        str(series.name) if series.name is not None else str(column),
+        series.attrs.get("source", source),
+        table=f"dataset {dataset}" if dataset is not None else "the dataset",
+        used="its relations with the measures",
+    )
+    if said is not None:
+        warn(said, UnmatchedAlgorithmsWarning)
     values = pd.Series(
         join["accuracy"].to_numpy(dtype="float64")[: len(algorithms)], index=algorithms
     )

@@ -105,21 +105,10 @@ ACCURACY_ALGORITHMS = (
     "the accuracy Series does not match the rates table: missing algorithm(s) {missing}, "
     "unknown algorithm(s) {extra}"
 )
-UNMATCHED_ACCURACY = (
-    "accuracy {name!r}{source} joined by algorithm name: {joined} of the {total} "
-    "algorithms of the rates table have it; left out of the frontier: {missing} not in "
-    "the accuracy table{missing_names} (~: spelled there alike but for case or the kind "
-    "of dash; not joined) and {empty} "
-    "with an empty accuracy cell"
-    "{empty_names}; {extra} algorithm(s) of the accuracy table are not in the rates "
-    "table{extra_names}"
-)
 CALIBRATION_LEFT_OUT = (
     "{accuracy} leaves out {groups}: a calibrated cell ({rate} {values} for {share} of the "
     "algorithms), not a measurement"
 )
-#: How many names a sentence lists before it counts the rest.
-_NAMED = 5
 NOT_RATES_MEASURE = (
     "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot feed it"
 )
@@ -298,14 +287,6 @@ def _efficient_sweep(p: np.ndarray, *, weak: bool, rtol: float, atol: float) -> 
     return ~dominated
 
 
-def _named(names: list[str]) -> str:
-    """`` (a, b, c)``, at most :data:`_NAMED` names and a count of the rest; "" for none."""
-    if not names:
-        return ""
-    shown = ", ".join(names[:_NAMED])
-    return f" ({shown}{f' and {len(names) - _NAMED} more' if len(names) > _NAMED else ''})"
-
-
 def _accuracy(
     overall: pd.DataFrame, accuracy, algorithms: pd.Index, unmatched: str
 ) -> tuple[pd.Series, str, str, pd.DataFrame | None]:
@@ -319,41 +300,15 @@ def _accuracy(
         join = accuracies.join_accuracy(algorithms, accuracy)
         status = join["status"].to_numpy(dtype=object)
         names = join["algorithm"].to_numpy(dtype=object)
-        near = join["near"].to_numpy(dtype=object)
-        missing = [
-            str(a) + (f" ~ {n}" if n else "")
-            for a, n in zip(
-                names[status == accuracies.NOT_IN_ACCURACY],
-                near[status == accuracies.NOT_IN_ACCURACY],
-                strict=True,
-            )
-        ]
+        missing = [str(a) for a in names[status == accuracies.NOT_IN_ACCURACY]]
         extra = [str(a) for a in names[status == accuracies.NOT_IN_RATES]]
-        empty = [str(a) for a in names[status == accuracies.EMPTY_CELL]]
         if unmatched == "raise" and (missing or extra):
-            raise InputError(
-                ACCURACY_ALGORITHMS.format(
-                    missing=[str(a) for a in names[status == accuracies.NOT_IN_ACCURACY]],
-                    extra=extra,
-                )
-            )
-        if unmatched == "exclude" and (missing or extra or empty):
-            source = accuracy.attrs.get("source")
-            warn(
-                UNMATCHED_ACCURACY.format(
-                    name=name,
-                    source=f" from {source}" if source else "",
-                    joined=int((status == accuracies.JOINED).sum()),
-                    total=len(algorithms),
-                    missing=len(missing),
-                    missing_names=_named(missing),
-                    empty=len(empty),
-                    empty_names=_named(empty),
-                    extra=len(extra),
-                    extra_names=_named(extra),
-                ),
-                UnmatchedAlgorithmsWarning,
-            )
+            raise InputError(ACCURACY_ALGORITHMS.format(missing=missing, extra=extra))
+        said = accuracies.unjoined(
+            join, name, accuracy.attrs.get("source"), table="the rates table", used="the frontier"
+        )
+        if unmatched == "exclude" and said is not None:
+            warn(said, UnmatchedAlgorithmsWarning)
         values = pd.Series(join["accuracy"].to_numpy()[: len(algorithms)], index=algorithms)
         return values, name, str(accuracy.attrs.get("label", name)), join
     raise ParameterError(UNKNOWN_ACCURACY.format(accuracy=accuracy))
