@@ -231,6 +231,33 @@ def test_booleans_from_parquet_are_refused(tmp_path):
     )
 
 
+def test_a_named_index_of_a_parquet_file_is_read_as_the_column_it_is(tmp_path):
+    """pandas writes a named index as a column of the Parquet file, and read it back as
+    the index, which audit then dropped: a table whose algorithm column was the index was
+    refused as lacking one, and a column of notes was left out without a word."""
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {"algorithm": ["a", "a", "b", "b"], "group": ["F", "M"] * 2}
+        | {"fmr": [1e-3, 2e-3, 3e-3, 4e-3], "fnmr": [0.01, 0.02, 0.03, 0.04]}
+    )
+    path = tmp_path / "rates.parquet"
+    frame.set_index("algorithm").to_parquet(path)
+    pd.testing.assert_frame_equal(
+        read_rates(path)[frame.columns], read_rates(frame)[frame.columns], check_dtype=False
+    )
+    frame.set_index(pd.Index(["n1", "n2", "n3", "n4"], name="notes")).to_parquet(path)
+    assert refused(path) == rates.UNKNOWN_COLUMNS.format(
+        source=str(path),
+        columns=["notes"],
+        expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
+        hint="; attribute columns other than gender and race are named with "
+        "read_rates(..., attributes=[...])",
+    )
+    # an unnamed index is pandas' row numbers, not a column of the table
+    frame.set_index(pd.Index([10, 11, 12, 13])).to_parquet(path)
+    pd.testing.assert_frame_equal(read_rates(path), read_rates(frame), check_dtype=False)
+
+
 def test_complex_numbers_are_refused():
     frame = pd.DataFrame(
         {"algorithm": ["a", "a"], "group": ["F", "M"], "fmr": [0.1 + 0.5j, 0.1], "fnmr": [0.1, 0.2]}

@@ -439,7 +439,10 @@ def _read_parquet(path: Path, name: str, max_bytes: int, error: type[Exception])
         raise error(
             CANNOT_READ_PARQUET.format(source=name, reason=f"{type(reason).__name__}: {reason}")
         ) from reason
-    return frame
+    # a named index pandas wrote (df.set_index("algorithm").to_parquet()) is a column of
+    # the file, read as one; an unnamed one is pandas' row numbers
+    named = [level for level in frame.index.names if level is not None]
+    return frame.reset_index(level=named) if named else frame
 
 
 def read_table(
