@@ -422,3 +422,22 @@ def test_cli_check_lists_the_ignored_columns(tmp_path, capsys):
     assert "2 algorithms x 4 groups = 8 rows\n" in out
     assert main(["check", str(path)]) == 3  # the input refused
     assert "--rate-position suffix --separator _" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("header", "column", "attribute", "group"),
+    [
+        ("FMR..X,FNMR..X,FMR..Y,FNMR..Y", "FMR..X", "gender", ".X"),
+        ("FMR.F.,FNMR.F.,FMR.M.,FNMR.M.", "FMR.F.", "race", "F."),
+    ],
+)
+def test_an_empty_part_of_a_wide_group_is_refused(tmp_path, header, column, attribute, group):
+    """``FMR..X`` (a separator doubled) gave the groups an empty gender, accepted, where a
+    long table's empty gender is refused."""
+    path = write(tmp_path, f"Algorithm,{header}\na,0.001,0.01,0.002,0.02\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == rates.EMPTY_ATTRIBUTE.format(
+        source=str(path), column=column, attribute=attribute, group=group,
+        attributes=["gender", "race"],
+    )  # fmt: skip

@@ -116,6 +116,11 @@ WRONG_ATTRIBUTE_COUNT = (
     "{source}: column {column!r} has {found} dot-separated group part(s), "
     "but {expected} attribute name(s) were given: {attributes}"
 )
+EMPTY_ATTRIBUTE = (
+    "{source}, column {column!r}: the {attribute} of group {group!r} is empty (the parts of "
+    "a group, one per attribute {attributes}, are separated by '.'); a label is never "
+    "empty: write it in the header"
+)
 
 
 def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
@@ -322,17 +327,29 @@ def group_attributes(
         attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
     attributes = tuple(attributes)
     for group in groups if attributes else ():
-        found = len(group.split("."))
-        if found != len(attributes):
+        found = group.split(".")
+        if len(found) != len(attributes):
             raise RatesError(
                 WRONG_ATTRIBUTE_COUNT.format(
                     source=source.name,
                     column=column_of(group),
-                    found=found,
+                    found=len(found),
                     expected=len(attributes),
                     attributes=list(attributes),
                 )
             )
+        # FMR..Black, FMR.F.: an empty label, which a column of labels may not hold
+        for attribute, part in zip(attributes, found, strict=True):
+            if not part.strip():
+                raise RatesError(
+                    EMPTY_ATTRIBUTE.format(
+                        source=source.name,
+                        column=column_of(group),
+                        attribute=attribute,
+                        group=group,
+                        attributes=list(attributes),
+                    )
+                )
     return attributes
 
 
