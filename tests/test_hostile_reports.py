@@ -32,10 +32,20 @@ def _raw_tags(folder):
     return found
 
 
+#: A terminal's escape and a bidirectional override, which reached the pages raw (the
+#: override reversed the rest of each sentence naming the algorithm).
+ACTING = "\x1b[2J\u202e"
+
+
+def _acting(folder):
+    return {page.name for page in folder.glob("*.html")
+            if any(ch in page.read_text(encoding="utf-8") for ch in "\x1b\u202e")}  # fmt: skip
+
+
 def test_rates_reports_escape_labels_names_and_file_name(tmp_path):
     """4 algorithms x 2 groups (the small table that once broke the FFMC histogram)."""
     groups = [f"F.{SCRIPT}", f"M.{MATH}"]
-    frame = {"Algorithm": [SCRIPT, IMG, LINK, MATH]}
+    frame = {"Algorithm": [SCRIPT, IMG, LINK + ACTING, MATH]}
     frame[f"FNMR.{groups[0]}"] = [0.011, 0.023, 0.037, 0.012]
     frame[f"FMR.{groups[0]}"] = [1e-4, 2e-4, 3e-4, 4e-4]
     frame[f"FNMR.{groups[1]}"] = [0.013, 0.029, 0.041, 0.014]
@@ -48,6 +58,8 @@ def test_rates_reports_escape_labels_names_and_file_name(tmp_path):
     folder = tmp_path / "r" / FILE
     assert {p.name for p in folder.glob("*.html")} == {"index.html", "ffmc.html", "pareto.html"}
     assert _raw_tags(folder) == {}
+    assert _acting(folder) == set()
+    assert "javascript:alert(3))\\x1b[2J\\u202e" in (folder / "ffmc.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (folder / "ffmc.html").read_text()
     # the most accurate algorithm is on the frontier: its name reaches the front page, escaped
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in (folder / "index.html").read_text()

@@ -78,7 +78,7 @@ from audit.exceptions import (
 from audit.report import interrupt, kernels, ownership
 from audit.report.kernels import KERNEL_ARGUMENTS
 from audit.report.parameters import code_cells, notebook_parameters, read_notebook
-from audit.report.text import one_line
+from audit.report.text import one_line, show_controls
 from audit.validation import check
 
 if TYPE_CHECKING:
@@ -290,7 +290,7 @@ def export_html(notebook: Path, destination: Path) -> Path:
     node = nbformat.read(notebook, as_version=4)
     with _EXPORTING:
         body, _ = _exporter().from_notebook_node(node)
-    destination.write_text(body, encoding="utf-8")
+    destination.write_text(show_controls(body), encoding="utf-8")
     return destination
 
 
@@ -948,7 +948,7 @@ def _write_index(
         notebooks=[(n, TITLES.get(n, n)) for n in notebooks],
     )
     path = folder / "index.html"
-    path.write_text(page, encoding="utf-8")
+    path.write_text(show_controls(page), encoding="utf-8")
     return path
 
 

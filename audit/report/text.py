@@ -158,6 +158,29 @@ def one_line(text: object) -> str:
     return escape_terminal(text, newlines=False)
 
 
+#: What :func:`has_control` finds in a page but the white space HTML reads (tab, line
+#: feed, carriage return): C0 and C1 controls, DEL, surrogates, the line and paragraph
+#: separators and the bidirectional controls.
+_PAGE_CONTROLS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029"
+    + "".join(sorted(_BIDI_CONTROLS))
+    + "]"
+)
+
+
+def show_controls(page: str) -> str:
+    """An HTML ``page`` with each character that would act rather than show (an escape,
+    a bidirectional override from a label: ``vendor\\u202eevil`` reversed the rest of
+    its sentence) written as its escape, as the terminal shows it; the page's own white
+    space kept.  Every page audit writes goes through it (the front page, each
+    notebook's).
+
+    >>> show_controls("<td>red\\x1b[31m</td>\\n<li>bidi\\u202eevil</li>")
+    '<td>red\\\\x1b[31m</td>\\n<li>bidi\\\\u202eevil</li>'
+    """
+    return _PAGE_CONTROLS.sub(lambda match: _escaped(match.group()), page)
+
+
 def _escaped(ch: str) -> str:
     """A character as Python writes its escape: ``\\x1b``, ``\\u202e``, ``\\U000e0001``."""
     code = ord(ch)
