@@ -777,6 +777,20 @@ def test_output_cut_short_by_its_reader_is_not_an_error(annex15_file):
         os.close(write)
     assert done.returncode == 141
     assert done.stderr == b""
+    # a refusal said to a reader gone (`audit check --units x t.csv 2>&1 | head -1`):
+    # status 1, a failed notebook's, after a BrokenPipeError traceback
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        refused = subprocess.run(
+            [sys.executable, "-m", "audit", "check", "--units", "x", str(annex15_file)],
+            stdout=write,
+            stderr=write,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert refused.returncode == 141
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # said again on the terminal, as raised

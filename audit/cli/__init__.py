@@ -1020,8 +1020,25 @@ def main(argv: list[str] | None = None) -> int:
                 return _main(list(sys.argv[1:] if argv is None else argv))
             except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
                 return _stopped(stop)
+            except BrokenPipeError:  # as a refusal was said, to a reader gone
+                return _reader_gone()
     except Interrupted as stop:  # as the signals were taken (held until then)
         return _stopped(stop)
+
+
+def _reader_gone() -> int:
+    """The status of a command whose reader went away (``audit check t.csv | head``, a
+    refusal said to ``2>&1 | head -1``): not an error of the input, nor a failed notebook
+    (status 1, after a traceback, where the refusal was being said).  What is left to
+    write goes to /dev/null, so that flushing it at exit stays quiet."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(null, stream.fileno())
+        except (AttributeError, OSError, ValueError):  # a stream with no file of its own
+            pass
+    os.close(null)
+    return EXIT_PIPE
 
 
 def _stopped(stop: KeyboardInterrupt) -> int:
@@ -1093,10 +1110,7 @@ def _main(argv: list[str]) -> int:
     try:
         return _run(args, notify)
     except BrokenPipeError:
-        # the reader of our output went away (`audit check t.csv | head`): not an error of
-        # the input; stdout goes to /dev/null so that flushing it at exit stays quiet
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PIPE
+        return _reader_gone()
     except KeyboardInterrupt as stop:
         return _stopped(stop)
     except UsageError as error:
