@@ -361,13 +361,33 @@ def test_convention_values_need_consent():
     assert kept.attrs["excluded"] == []
     with pytest.raises(ValueError) as error:
         frontier_frame(t, "garbe", undefined="exclude")
-    assert str(error.value) == pareto.NO_CANDIDATES.format(which="all 2 were")
+    assert str(error.value) == pareto.NO_CANDIDATES.format(
+        total=2, reasons=pareto.UNDEFINED_HERE.format(count=2, measure="GARBE")
+    )
     with pytest.raises(ValueError) as error:
         frontier_frame(_table([(0.01, 0.03)], fmr=0.0), "garbe", undefined="exclude")
-    assert (
-        str(error.value)
-        == "no algorithm is left to compare (the only one was excluded as undefined)"
+    assert str(error.value) == (
+        "no algorithm is left to compare: of the 1, 1 have an undefined GARBE (excluded as "
+        "undefined)"
     )
+
+
+def test_an_accuracy_joining_no_algorithm_is_said_to_be_why_none_is_left(tmp_path):
+    """An accuracy table naming none of the algorithms was said to leave every one
+    "excluded as undefined", also with undefined='keep'."""
+    from audit.tables.accuracy import read_accuracy
+
+    t = _table([(0.01, 0.03), (0.03, 0.03)])
+    path = tmp_path / "acc.csv"
+    path.write_text("algorithm,acc\nzzz,0.1\nyyy,0.2\n")
+    accuracy = read_accuracy(path, "acc")
+    for undefined in ("exclude", "keep"):
+        with pytest.raises(ValueError) as error, pytest.warns(UserWarning, match="0 of the 2"):
+            frontier_frame(t, "garbe", accuracy=accuracy, undefined=undefined, unmatched="exclude")
+        assert str(error.value) == pareto.NO_CANDIDATES.format(
+            total=2,
+            reasons=pareto.NO_ACCURACY.format(count=2, name="acc", source=f" (none in {path})"),
+        )
 
 
 def test_summary(small):

@@ -862,3 +862,24 @@ def test_notebooks_side_by_side_never_change_the_process_folder(small_table, tmp
     )  # fmt: skip
     assert (folder / "ffmc.html").is_file() and (folder / "pareto.html").is_file()
     assert moves == []
+
+
+def test_a_refusal_in_a_notebook_names_each_input_as_the_user_gave_it():
+    """The copy a notebook read is named as the user's file wherever the message names it,
+    never inside a longer path: a pareto run whose accuracy table named none of the
+    algorithms said "(none in input/accuracy/acc.csv)", a place inside the report."""
+    from audit.exceptions import NotebookFailed
+
+    failed = NotebookFailed("pareto_downselect.ipynb failed\nkept at /r/.x.failed/pareto.ipynb")
+    failed.ename = "InputError"
+    failed.evalue = (
+        "input/x.csv, line 3: bad; no accuracy (none in input/accuracy/acc.csv); "
+        "(input/x.csv, line 5); input/x.csv.gz and input/accuracy/acc.csv2 are others"
+    )
+    given = {"input/x.csv": "/home/u/x.csv", "input/accuracy/acc.csv": "/home/u/acc.csv"}
+    refused = runner._refused_input(failed, given)
+    assert str(refused) == (
+        "/home/u/x.csv, line 3: bad; no accuracy (none in /home/u/acc.csv); "
+        "(/home/u/x.csv, line 5); input/x.csv.gz and input/accuracy/acc.csv2 are others\n"
+        "kept at /r/.x.failed/pareto.ipynb"
+    )

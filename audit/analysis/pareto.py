@@ -112,7 +112,10 @@ CALIBRATION_LEFT_OUT = (
 NOT_RATES_MEASURE = (
     "measure {name!r} needs comparison scores (inputs={inputs!r}); a rates table cannot feed it"
 )
-NO_CANDIDATES = "no algorithm is left to compare ({which} excluded as undefined)"
+NO_CANDIDATES = "no algorithm is left to compare: of the {total}, {reasons}"
+#: Why an algorithm has no place on the frontier, in :data:`NO_CANDIDATES`.
+NO_ACCURACY = "{count} have no accuracy {name!r}{source}"
+UNDEFINED_HERE = "{count} have an undefined {measure} (excluded as undefined)"
 
 #: Display labels of the built-in accuracy axes.
 ACCURACY_LABELS = {"total_fnmr": "Total FNMR", "total_fmr": "Total FMR"}
@@ -479,9 +482,23 @@ def frontier_frame(
                 )
             )
     kept = ~flagged & ~missing_acc
-    if not kept.any():
-        which = "the only one was" if len(kept) == 1 else f"all {len(kept)} were"
-        raise InputError(NO_CANDIDATES.format(which=which))
+    if not kept.any():  # each reason said: an accuracy table joining none was "undefined"
+        source = join is not None and accuracy.attrs.get("source")
+        reasons = [
+            NO_ACCURACY.format(
+                count=int(missing_acc.sum()),
+                name=acc_name,
+                source=f" (none in {source})" if source else "",
+            )
+            if missing_acc.any()
+            else "",
+            UNDEFINED_HERE.format(count=int((flagged & ~missing_acc).sum()), measure=spec.label)
+            if (flagged & ~missing_acc).any()
+            else "",
+        ]
+        raise InputError(
+            NO_CANDIDATES.format(total=len(kept), reasons=" and ".join(r for r in reasons if r))
+        )
     frame = pd.DataFrame(
         {"accuracy": acc.to_numpy(dtype="float64")[kept], "fairness": fairness[kept]},
         index=algorithms[kept],

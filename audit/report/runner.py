@@ -58,6 +58,7 @@ import json
 import logging
 import math
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -473,10 +474,10 @@ def _refused_input(failed: NotebookFailed, given: dict[str, str]):
         return None
     said = str(failed.evalue)
     for copy, path in given.items():
-        if said.startswith(copy):  # a message names its file first
-            said = path + said[len(copy) :]
-        # and may name places in it, "(input/x.csv, line 5)" (two spellings of a label)
-        said = said.replace(f"({copy}, ", f"({path}, ")
+        # a message names its file first, and may name it again: "(input/x.csv, line 5)"
+        # (two spellings of a label), "(none in input/accuracy/acc.csv)"; never as a part
+        # of a longer path
+        said = re.sub(rf"(?<![\w/.-]){re.escape(copy)}(?![\w/.-])", lambda _, p=path: p, said)
     kept = str(failed).rsplit("\n", 1)[-1]  # where the executed notebook is kept
     refused = kind(f"{one_line(said)}\n{kept}")
     refused.own_lines = True  # (the file's name, and the rest of the message, on one line)
