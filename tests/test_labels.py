@@ -223,3 +223,18 @@ def test_the_key_and_the_words():
     assert label_key("F.Black") != label_key("F. Black")
     assert difference(*CAFE) == "Unicode normalisation (one character written two ways)"
     assert difference("a\u200b", "A") == "an invisible character and case"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "how"),
+    [
+        ("a  b", "A  B", "case"),  # the same run of spaces in both: was "white space and case"
+        ("a\u3000b", "A\u3000B", "case"),
+        ("a  b", "a b", "white space"),
+        ("Black", " black", "white space and case"),
+        ("Caf\u00e9", "cafe\u0301", "Unicode normalisation (one character written two ways) and case"),
+    ],
+)  # fmt: skip
+def test_what_tells_two_spellings_apart_is_only_what_differs(first, second, how):
+    assert label_key(first) == label_key(second)
+    assert difference(first, second) == difference(second, first) == how

@@ -99,15 +99,24 @@ def difference(first: str, second: str) -> str:
     ('case', 'white space', 'an invisible character')
     >>> difference("Black", " black")
     'white space and case'
+    >>> difference("a  b", "A  B")  # the same white space in both: not a difference
+    'case'
+
+    A step tells them apart where, with every other step taken and not that one, they
+    still differ: one that changes both alike (``a  b`` and ``A  B``, each space run
+    made one) is no part of what tells them apart.
     """
-    kinds = []
-    for words, step in _STEPS:
-        a, b = step(first), step(second)
-        if (a, b) != (first, second):
-            kinds.append(words)
-        first, second = a, b
-        if first == second:
-            break
+
+    def without(skipped: int, text: str) -> str:
+        for i, (_, step) in enumerate(_STEPS):
+            text = text if i == skipped else step(text)
+        return text
+
+    kinds = [
+        words for i, (words, _) in enumerate(_STEPS) if without(i, first) != without(i, second)
+    ]
+    if not kinds:  # no one step needed: any of several tells them apart
+        kinds = [words for words, step in _STEPS if (step(first), step(second)) != (first, second)]
     return " and ".join(kinds)
 
 
