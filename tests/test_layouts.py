@@ -226,6 +226,12 @@ def test_column_mapping_and_separator(tmp_path):
     pd.testing.assert_frame_equal(under, read_rates(wide(("FMR", "FNMR"))))
     with pytest.raises(ValueError, match="expected comma-separated"):
         layouts.parse_mapping("algorithm")
+    # in that form, with one of ours given twice: it was told to use the form it used
+    with pytest.raises(ValueError) as error:
+        layouts.parse_mapping("algorithm=Algorithm, algorithm=System")
+    assert str(error.value) == layouts.OURS_TWICE.format(
+        text="algorithm=Algorithm, algorithm=System", ours="algorithm"
+    )
 
 
 def test_a_mapping_to_a_name_audit_does_not_read_is_refused_before_the_file(tmp_path, capsys):

@@ -63,6 +63,10 @@ BAD_MAPPING = (
     "column mapping {text!r}: expected comma-separated ours=theirs pairs, "
     "e.g. 'algorithm=system,group=nationality'"
 )
+OURS_TWICE = (
+    "column mapping {text!r}: {ours!r} is given twice; each of ours stands for one column "
+    "of the table"
+)
 MAPPED_TWICE = (
     "{source}: the column mapping names the table's column {theirs!r} for both {first!r} and "
     "{second!r}; a column of the table can stand for one of ours only"
@@ -129,8 +133,10 @@ def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:
     mapping = {}
     for part in str(text).split(","):
         ours, sep, theirs = part.partition("=")
-        if not sep or not ours.strip() or not theirs.strip() or ours.strip() in mapping:
+        if not sep or not ours.strip() or not theirs.strip():
             raise UsageError(BAD_MAPPING.format(text=text))
+        if ours.strip() in mapping:
+            raise UsageError(OURS_TWICE.format(text=text, ours=ours.strip()))
         mapping[ours.strip()] = theirs.strip()
     return mapping
 
