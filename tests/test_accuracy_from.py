@@ -310,3 +310,25 @@ def test_compare_warns_of_the_algorithms_its_accuracy_join_leaves_out(annex15, t
         whole = pd.DataFrame({"algorithm": algorithms, "acc": np.linspace(0.1, 0.2, 126)})
         whole.to_csv(path, index=False)
         compare.dataset_accuracy(annex15, path, "acc", dataset="annex15")
+
+
+@pytest.mark.usefixtures("shared_server")
+def test_a_reports_warnings_name_the_users_files_once(tmp_path, capsys):
+    """A warning the command said as it read the accuracy table was said again by the
+    notebook that read the report's copy, naming the copy (``input/accuracy/acc.csv``,
+    a place inside the report); the join's warning named the copy too."""
+    rates = tmp_path / "rates.csv"
+    rates.write_text(
+        "Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\n"
+        "a,1e-4,0.011,1.5e-4,0.013\nb,2e-4,0.021,2.5e-4,0.023\nc,3e-4,0.031,3.5e-4,0.033\n"
+    )
+    accuracy = tmp_path / "acc.csv"
+    accuracy.write_text("algorithm,acc\na ,0.1\nb,0.2\nc,0.3\n")
+    argv = ["pareto", str(rates), "--accuracy-from", str(accuracy), "--accuracy-column", "acc"]
+    argv += ["--reports-dir", str(tmp_path / "r"), "--no-progress", "-q"]
+    assert main([*argv, "-p", "n_replicates", "20"]) == 0
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 2 and all(line.startswith("audit: warning: ") for line in said)
+    assert said[0].startswith(f"audit: warning: {accuracy}, column 'algorithm': the label 'a '")
+    assert said[1].startswith(f"audit: warning: Accuracy 'acc' from {accuracy} joined by")
+    assert "input/" not in "\n".join(said)

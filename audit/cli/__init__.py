@@ -728,6 +728,7 @@ def _say_warnings(folder: Path) -> None:
     import json
 
     from audit.report.frontpage import Declared, warnings_section
+    from audit.report.runner import as_given, given_inputs
 
     try:
         header = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
@@ -736,13 +737,17 @@ def _say_warnings(folder: Path) -> None:
         listed = warnings_section(folder, Declared(folder, header))
     except (OSError, ValueError):  # a table it cannot read: said on the front page
         return
-    said = set()  # a warning two notebooks raised (of the same table, say) is said once
+    # naming the files as the user gave them (the front page names the report's copies),
+    # and not again where the command said it as it read them
+    given = given_inputs(header)
+    said = set(_SAID)  # a warning two notebooks raised (of the same table, say) is said once
     for entry in listed.get("entries", []):
-        if entry["sentence"] in said:
+        sentence = as_given(entry["sentence"], given)
+        if sentence.rstrip(".") in said:
             continue
-        said.add(entry["sentence"])
+        said.add(sentence.rstrip("."))
         times = f" ({entry['count']} times)" if entry["count"] > 1 else ""
-        _warning_sentence(f"{entry['sentence']}{times}", None, None, None)
+        _warning_sentence(f"{sentence}{times}", None, None, None)
 
 
 def _input_copy(args: argparse.Namespace) -> str:
@@ -997,9 +1002,15 @@ def _said(error: AuditError) -> str:
     return escape_terminal(error, newlines=error.own_lines)
 
 
+#: The warnings this command said (the notebooks' are not said again where one is).
+_SAID: set[str] = set()
+
+
 def _warning_sentence(message, category, filename, lineno, file=None, line=None) -> None:
     """A warning as one sentence on stderr, without the file and line it was raised at."""
-    print(f"audit: warning: {one_line(message)}", file=sys.stderr)
+    said = one_line(message)
+    _SAID.add(said.rstrip("."))
+    print(f"audit: warning: {said}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -462,6 +462,35 @@ def _kernel_died(name: str, cell: int, output: Path) -> NotebookFailed:
     return NotebookFailed(KERNEL_DIED_AT_START.format(notebook=NOTEBOOKS[name]) + kept)
 
 
+def as_given(text: str, given: Mapping[str, str]) -> str:
+    """``text`` naming each input as the user gave it (``given``: the report's copy to
+    it) wherever it names the copy a notebook read: first, as a message names its file,
+    and again, "(input/x.csv, line 5)", "(none in input/accuracy/acc.csv)"; never as a
+    part of a longer path.
+
+    >>> as_given("input/x.csv, line 3 (input/x.csv, line 5); input/x.csv.gz",
+    ...          {"input/x.csv": "/home/u/x.csv"})
+    '/home/u/x.csv, line 3 (/home/u/x.csv, line 5); input/x.csv.gz'
+    """
+    for copy, path in given.items():
+        text = re.sub(rf"(?<![\w/.-]){re.escape(copy)}(?![\w/.-])", lambda _, p=path: p, text)
+    return text
+
+
+def given_inputs(header: Mapping) -> dict[str, str]:
+    """The report's copy of each input to the file the user gave, from its manifest
+    (``header``): the table's, the accuracy table's, each dataset's compared."""
+    pairs = [(header.get("input_copy"), header.get("input_file"))]
+    for entry in [header.get("accuracy_input"), *(header.get("inputs") or [])]:
+        if isinstance(entry, Mapping):
+            pairs.append((entry.get("copy"), entry.get("file")))
+    return {
+        copy: str(path)
+        for copy, path in pairs
+        if isinstance(copy, str) and path is not None and copy.startswith("input/")
+    }
+
+
 def _refused_input(failed: NotebookFailed, given: dict[str, str]):
     """The input error a notebook raised reading its input (a missing score in a row of
     the scores, say) as the command line's refusal of bad input: of its kind, naming
@@ -472,12 +501,7 @@ def _refused_input(failed: NotebookFailed, given: dict[str, str]):
     kind = getattr(exceptions, getattr(failed, "ename", ""), None)
     if not (isinstance(kind, type) and issubclass(kind, exceptions.InputError)):
         return None
-    said = str(failed.evalue)
-    for copy, path in given.items():
-        # a message names its file first, and may name it again: "(input/x.csv, line 5)"
-        # (two spellings of a label), "(none in input/accuracy/acc.csv)"; never as a part
-        # of a longer path
-        said = re.sub(rf"(?<![\w/.-]){re.escape(copy)}(?![\w/.-])", lambda _, p=path: p, said)
+    said = as_given(str(failed.evalue), given)
     kept = str(failed).rsplit("\n", 1)[-1]  # where the executed notebook is kept
     refused = kind(f"{one_line(said)}\n{kept}")
     refused.own_lines = True  # (the file's name, and the rest of the message, on one line)
