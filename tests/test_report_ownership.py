@@ -597,3 +597,16 @@ def test_a_leftover_version_holding_the_users_files_is_left_and_named(
     third = _report("x", rates_csv, tmp_path, notes).resolve()
     assert runner.KEPT_OTHERS.format(path=first, name="x", entries="'notes.md'") in notes
     assert (first / "notes.md").read_text() == "mine" and not second.exists() and third.is_dir()
+
+
+def test_a_reports_folder_through_a_link_to_nothing_is_named_so(tmp_path):
+    """``--reports-dir`` a link to a folder that does not exist was refused as "File
+    exists"."""
+    link = tmp_path / "reports"
+    link.symlink_to(tmp_path / "gone")
+    for root in (link, link / "sub"):
+        with pytest.raises(runner.ReportError) as error:
+            runner.check_reports_root(root)
+        reason = runner.DANGLING.format(link=link, target=tmp_path / "gone")
+        assert str(error.value) == runner.CANNOT_WRITE.format(path=root, reason=reason)
+    assert not (tmp_path / "gone").exists()

@@ -203,6 +203,10 @@ _REASONS = {
 }
 
 
+#: Why a folder cannot be made where a link on its path points to nothing.
+DANGLING = "{link} is a link to {target}, which does not exist"
+
+
 def plain_reason(error: OSError) -> str:
     """The reason of an OS error in plain words, without the ``[Errno n]`` prefix."""
     return _REASONS.get(error.errno, error.strerror or str(error)).rstrip(".")
@@ -513,7 +517,13 @@ def _mkdir(path: Path) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ReportError(CANNOT_WRITE.format(path=path, reason=plain_reason(error))) from None
+        reason = plain_reason(error)
+        if error.errno == errno.EEXIST:  # "File exists": a link to nothing on the way
+            dangling = [p for p in (*reversed(path.parents), path) if p.is_symlink()]
+            dangling = [p for p in dangling if not p.exists()]
+            if dangling:
+                reason = DANGLING.format(link=dangling[0], target=os.readlink(dangling[0]))
+        raise ReportError(CANNOT_WRITE.format(path=path, reason=reason)) from None
     if not path.is_dir():
         raise ReportError(CANNOT_WRITE.format(path=path, reason=_REASONS[errno.ENOTDIR]))
     return path
