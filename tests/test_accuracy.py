@@ -243,10 +243,14 @@ def test_mapping_errors(table):
     )
 
 
-def test_unknown_weights_are_refused(table):
-    with pytest.raises(WeightsError) as error:  # a name that is no file and no choice
-        overall_rates(table, weights="mated")
-    assert str(error.value) == accuracy.BAD_WEIGHTS.format(weights="mated")
+def test_unknown_weights_are_refused(table, tmp_path):
+    """A name that is no file and no choice; 'Counts' was read as a missing file and
+    refused in words that did not say so."""
+    for weights, hint in [("mated", ""), ("Counts", " (did you mean 'counts'?)"),
+                        (str(tmp_path / "EQUAL"), " (did you mean 'equal'?)")]:  # fmt: skip
+        with pytest.raises(WeightsError) as error:
+            overall_rates(table, weights=weights)
+        assert str(error.value) == accuracy.NO_COUNTS_FILE.format(weights=weights, hint=hint)
 
 
 @pytest.mark.parametrize("weights", [3, None, ["F", "M"]])

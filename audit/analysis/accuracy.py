@@ -64,6 +64,10 @@ BAD_WEIGHTS = (
     "weights must be 'equal', 'counts', a mapping, a DataFrame or the path of an existing "
     "counts CSV, got {weights!r}"
 )
+NO_COUNTS_FILE = (
+    "weights {weights!r}: no such counts CSV{hint}; weights are 'equal', 'counts' (the "
+    "table's count columns) or the path of a counts CSV"
+)
 NO_COUNT_COLUMNS = (
     "weights='counts' needs the column n_mated and/or n_nonmated in the rates table, "
     "which has the columns {columns}; give a counts file or mapping instead, or use "
@@ -355,7 +359,9 @@ def _resolve(
         arrays = _validate_counts(frame, where, algorithms, groups, whole=False)
         source, what = "<mapping>", "user-supplied {kind} weights ({source})"
     elif isinstance(weights, str) and not Path(weights).is_file():
-        raise WeightsError(BAD_WEIGHTS.format(weights=weights))
+        word = os.path.basename(weights).strip().lower()  # 'Counts', 'EQUAL': a word, mistyped
+        hint = f" (did you mean {word!r}?)" if word in ("equal", "counts") else ""
+        raise WeightsError(NO_COUNTS_FILE.format(weights=weights, hint=hint))
     elif isinstance(weights, (str, os.PathLike)):
         frame, where = _read_counts(weights)
         arrays = _validate_counts(frame, where, algorithms, groups, whole=True)
