@@ -118,6 +118,22 @@ def test_a_lone_label_with_an_edge_space_is_read_as_written_with_a_warning():
     ]
 
 
+@pytest.mark.parametrize("label", ["red\x1b[31mX", "ding\x07", "a\x85b", "a\u2028b"])
+def test_a_label_holding_a_control_character_is_read_as_written_with_a_warning(label):
+    """A label with ESC, BEL, NEL or a line separator was read without a word, where one
+    with a zero-width space was warned of (a tab or a line break within, which a quoted
+    CSV cell holds, is white space)."""
+    frame = long_rates({"a": [label, "M"], "b": [label, "M"]})
+    with pytest.warns(LabelWarning) as caught:
+        table = read_rates(frame)
+    assert list(pd.unique(table["group"])) == [label, "M"]
+    assert [str(w.message) for w in caught] == [
+        EDGE_SPACE.format(
+            source="<DataFrame>", column="group", label=label, where="<DataFrame>, row 0"
+        )
+    ]
+
+
 def test_two_spellings_in_a_wide_header_are_refused():
     frame = pd.DataFrame(
         {"Algorithm": ["a"], "FMR.F": [1e-4], "FNMR.F": [0.01], "FMR.f": [2e-4], "FNMR.f": [0.02]}

@@ -47,7 +47,8 @@ MERGED = (
 )
 EDGE_SPACE = (
     "{source}, column {column!r}: the label {label!r} ({where}) begins or ends with white "
-    "space or holds an invisible character; it is read as written, a label of its own"
+    "space or holds an invisible or control character; it is read as written, a label of "
+    "its own"
 )
 
 _SPACES = re.compile(r"\s+")
@@ -62,6 +63,12 @@ def _visible(text: str) -> str:
     """``text`` without format characters (zero-width spaces and joiners, bidirectional
     marks, the byte-order mark): they change the bytes, not what a reader sees."""
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+def _acting(text: str) -> bool:
+    """Whether ``text`` holds a control character (white space a quoted CSV cell may hold
+    aside: tab, line feed, carriage return), or a line or paragraph separator."""
+    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") and ch not in "\t\n\r" for ch in text)
 
 
 def label_key(label: str) -> str:
@@ -177,7 +184,9 @@ def check_spellings(
         merged[label] = labels[j]
         warn(MERGED.format(**words), LabelWarning)
     for i, label in enumerate(labels):
-        unusual = label != label.strip() or _visible(label) != label
+        # (a control character, ESC or BEL, acts where the label is shown: a terminal's
+        # colours, a bell; the pages and the terminal show it escaped)
+        unusual = label != label.strip() or _visible(label) != label or _acting(label)
         if unusual and label not in merged and first_of[label_key(label)] == i:
             named = column if column_of is None else column_of(i)
             warn(
