@@ -610,3 +610,26 @@ def test_a_reports_folder_through_a_link_to_nothing_is_named_so(tmp_path):
         reason = runner.DANGLING.format(link=link, target=tmp_path / "gone")
         assert str(error.value) == runner.CANNOT_WRITE.format(path=root, reason=reason)
     assert not (tmp_path / "gone").exists()
+
+
+@pytest.mark.parametrize("how", ["renamed", "copied"])
+def test_a_report_kept_under_another_name_is_never_removed(ran, rates_csv, tmp_path, how):
+    """``mv reports/x reports/x-old`` (or a copy of the link) to keep a report, then a run
+    of ``x``: the run took the version back as "recovered from an interrupted run",
+    published over it and removed it; ``x-old`` led nowhere."""
+    first = _report("x", rates_csv, tmp_path)
+    version = first.resolve()
+    kept = tmp_path / "x-old"
+    if how == "renamed":
+        first.rename(kept)
+    else:
+        kept.symlink_to(os.readlink(first))
+    before = _tree(version)
+    notes = []
+    again = _report("x", rates_csv, tmp_path, notes)
+    assert again.resolve() != version and kept.resolve() == version
+    assert _tree(kept) == before
+    if how == "renamed":  # a leftover of the name: left, and said why
+        assert runner.KEPT_LINKED.format(path=version, name="x", links=kept) in notes
+    _report("x", rates_csv, tmp_path)  # and again: the one it replaces goes, not the kept
+    assert _tree(kept) == before

@@ -290,6 +290,27 @@ def check_place(root: Path, name: str, notebooks: Iterable[str]) -> Version | No
     raise ReportError(FILE_NOT_OURS.format(path=final))
 
 
+def links_to(version: Path, name: str) -> list[Path]:
+    """The links in ``version``'s reports folder, other than report ``name``'s own, that
+    lead to it: a report renamed (``mv reports/x reports/x-old``) or copied as its link
+    (``cp -r``), which the user keeps under that name."""
+    try:
+        entries = list(os.scandir(version.parent))
+        real = os.path.realpath(version)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.name == name or (owner_of(entry.name) or ("",))[0] == name:
+            continue
+        try:
+            if entry.is_symlink() and os.path.realpath(entry.path) == real:
+                found.append(Path(entry.path))
+        except OSError:
+            continue
+    return sorted(found)
+
+
 def remove_folder(path: Path, name: str, token: str | None, notebooks: Iterable[str]) -> bool:
     """Remove audit's folder ``path`` of report ``name``; return whether it was removed.
 
@@ -297,12 +318,13 @@ def remove_folder(path: Path, name: str, token: str | None, notebooks: Iterable[
     its marker holds ``token`` (any token of the name when ``token`` is ``None`` and
     the folder is marked), or it has the layout of an earlier audit's report; and it
     holds nothing audit did not write there (:func:`not_made`; a staging folder, which
-    has no inventory yet, is judged by its top level).
+    has no inventory yet, is judged by its top level); and no other link of the reports
+    folder leads to it (:func:`links_to`).
     """
     found = find_version(path, name, notebooks)
     if found is None or (token is not None and found.token != token):
         return False
-    if not_made(found, notebooks):
+    if not_made(found, notebooks) or links_to(path, name):
         return False
     shutil.rmtree(path)
     return True

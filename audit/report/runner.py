@@ -172,6 +172,10 @@ KEPT = (
     "left {path} in place: it has the name of a leftover of report {name!r} but holds no "
     "mark of audit; remove it yourself if it is not needed"
 )
+KEPT_LINKED = (
+    "left {path} in place: a version of report {name!r}, it is the report {links} leads to "
+    "(renamed or copied as its link); remove both yourself once it is not needed"
+)
 KEPT_OTHERS = (
     "left {path} in place: a leftover of report {name!r}, it holds files audit did not "
     "write, or that changed since ({entries}); remove it yourself once they are safe"
@@ -641,6 +645,7 @@ def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
             if ownership.owner_of(p.name)[1].startswith("report-")
             and ownership.find_version(p, name, NOTEBOOKS) is not None
             and (p / "index.html").is_file()
+            and not ownership.links_to(p, name)  # the user's, under another name
         ]
         if finished:
             newest = max(finished, key=lambda p: (p / "index.html").stat().st_mtime_ns)
@@ -653,6 +658,11 @@ def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
         else:
             found = ownership.find_version(path, name, NOTEBOOKS)
             others = ownership.not_made(found, NOTEBOOKS) if found is not None else []
+            links = ownership.links_to(path, name) if found is not None else []
+            if links:
+                shown = ", ".join(str(link) for link in links)
+                notify(KEPT_LINKED.format(path=path, name=name, links=shown))
+                continue
             if others:
                 notify(KEPT_OTHERS.format(path=path, name=name, entries=ownership.listed(others)))
                 continue
