@@ -633,3 +633,33 @@ def test_a_report_kept_under_another_name_is_never_removed(ran, rates_csv, tmp_p
         assert runner.KEPT_LINKED.format(path=version, name="x", links=kept) in notes
     _report("x", rates_csv, tmp_path)  # and again: the one it replaces goes, not the kept
     assert _tree(kept) == before
+
+
+def test_a_report_without_an_inventory_is_judged_by_what_its_manifest_lists(tmp_path):
+    """A report written before audit kept an inventory lost a file the user put in its
+    ``tables/``: it was judged by its top level alone.  Its manifest names each table,
+    figure and copy of an input it wrote."""
+    version = tmp_path / ".x.report-0123abcd"
+    for folder in ("tables", "figures", "input/accuracy"):
+        (version / folder).mkdir(parents=True)
+    ownership.write_marker(version, "x")
+    manifest = {"input_file": "/u/a.csv", "input_sha256": "0" * 64, "parameters": {},
+                "audit_version": "0.1.0", "input_copy": "input/a.csv",
+                "accuracy_input": {"file": "/u/acc.csv", "copy": "input/accuracy/acc.csv"},
+                "outputs": {"ffmc": {"tables": {"t": "tables/t.csv"},
+                                     "figures": {"f": "figures/f.png"}}}}  # fmt: skip
+    (version / "manifest.json").write_text(json.dumps(manifest))
+    for made in ("index.html", "tables/t.csv", "figures/f.png", "figures/f.svg", "input/a.csv",
+                 "input/accuracy/acc.csv"):  # fmt: skip
+        (version / made).write_text("audit's")
+    (tmp_path / "x").symlink_to(version.name)
+    found = ownership.check_place(tmp_path, "x", ["ffmc"])
+    assert found is not None and ownership.not_made(found, ["ffmc"]) == []
+    (version / "tables" / "mine.csv").write_text("the user's")
+    (version / "input" / "notes").mkdir()
+    (version / "input" / "notes" / "n.txt").write_text("the user's")
+    with pytest.raises(runner.ReportError) as error:
+        ownership.check_place(tmp_path, "x", ["ffmc"])
+    assert str(error.value) == ownership.NOT_MADE.format(
+        path=tmp_path / "x", entries="'input/notes', 'tables/mine.csv'", version=version
+    )

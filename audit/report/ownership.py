@@ -225,7 +225,8 @@ def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
     if fd is None:  # a staging folder; marked, from before inventories; an earlier audit's
         allowed = REPORT_ENTRIES | STAGING_ENTRIES | {MARKER}
         allowed |= {f"{n}.{ext}" for n in notebooks for ext in ("ipynb", "html")}
-        return sorted(e for e in os.listdir(version.path) if e not in allowed)
+        top = sorted(e for e in os.listdir(version.path) if e not in allowed)
+        return top + _unlisted(version.path)
     with os.fdopen(fd, encoding="utf-8") as inventory:
         try:
             content = json.loads(inventory.read())
@@ -238,6 +239,49 @@ def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
     others = [e for e, info in found.items() if made.get(e) != info]
     # a folder of the user's is named, not each file in it
     return sorted(e for e in others if not any(e.startswith(o + "/") for o in others))
+
+
+def _unlisted(folder: Path) -> list[str]:
+    """In a finished report without an inventory (written before audit kept one), what
+    its ``manifest.json`` does not name below ``tables/``, ``figures/`` and ``input/``:
+    each table, each figure (its PNG and SVG) and each copy of an input it lists; none in
+    a folder without a manifest (a run's staging folder, which has none until its end),
+    or one from before the manifest listed them.
+    A file the user put in ``tables/`` was removed with such a report."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
+    if not isinstance(manifest, dict):
+        return []
+    listed: set[str] = set()
+
+    def collect(node) -> None:  # every "tables/...", "figures/...", "input/..." it names
+        if isinstance(node, dict):
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+        elif isinstance(node, str) and node.startswith(("tables/", "figures/", "input/")):
+            listed.add(node)
+            if node.startswith("figures/") and node.endswith(".png"):
+                listed.add(node[: -len(".png")] + ".svg")
+
+    collect(manifest)
+    found = []
+    # (a manifest from before audit listed its outputs, or its copies, proves none)
+    checked = (["tables", "figures"] if "outputs" in manifest else []) + (
+        ["input"] if any(n.startswith("input/") for n in listed) else []
+    )
+    for part in checked:
+        for entry, info in _entries(folder / part).items():
+            path = f"{part}/{entry}"
+            if info[0] == "dir" and any(n.startswith(path + "/") for n in listed):
+                continue  # a folder holding what it lists (input/1/, input/accuracy/)
+            if path not in listed:
+                found.append(path)
+    return sorted(e for e in found if not any(e.startswith(o + "/") for o in found))
 
 
 def find_version(folder: Path, name: str, notebooks: Iterable[str]) -> Version | None:
