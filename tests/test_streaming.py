@@ -1168,3 +1168,32 @@ def test_a_folder_is_read_whole_whatever_the_case_of_its_parquet_names(tmp_path)
     one = tmp_path / "scores.pq"  # a Parquet file named as such is read as one, not as text
     frame.to_parquet(one, index=False)
     pd.testing.assert_frame_equal(read_scores(one), read_scores(frame), check_like=True)
+
+
+def test_a_linked_folder_is_read_and_a_file_reached_twice_is_refused(tmp_path):
+    """A folder linked inside the folder of scores was left out without a word (half the
+    comparisons); a file reached twice through a link, in a folder or a glob, was counted
+    twice (a link back to the folder: 41 times)."""
+    frame = synthetic(400)  # 800 comparisons: 400 of each of two algorithms
+    target = tmp_path / "target"
+    target.mkdir()
+    for i, start in enumerate(range(0, 800, 200)):
+        frame.iloc[start : start + 200].to_parquet(target / f"{'abcd'[i]}.parquet", index=False)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "sub").symlink_to(target)
+    assert CH.parquet_files(run) == [str(run / "sub" / f"{n}.parquet") for n in "abcd"]
+    pd.testing.assert_frame_equal(
+        StreamingScores(run).sweep(TARGETS), sweep(read_scores(frame), TARGETS), check_exact=False
+    )
+    (target / "again.parquet").symlink_to("a.parquet")
+    with pytest.raises(ScoresError) as error:
+        CH.parquet_files(run)
+    assert str(error.value) == CH.SAME_FILE.format(
+        again=run / "sub" / "again.parquet", first=run / "sub" / "a.parquet"
+    )
+    (target / "again.parquet").unlink()
+    (target / "self").symlink_to(".")
+    for source in (run, f"{target}/**/*.parquet"):
+        with pytest.raises(ScoresError, match="again \\(through a link\\)"):
+            CH.parquet_files(source)

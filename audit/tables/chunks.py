@@ -45,6 +45,10 @@ from audit.tables.scores import EMPTY, ScoresError, _layout, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
 NO_PATH = "the path of the Parquet scores is empty; name a file, a folder or a glob"
+SAME_FILE = (
+    "{again} is {first} again (through a link), so its comparisons would be counted "
+    "twice; read each file once (a link to a folder is read as that folder)"
+)
 NOT_PARQUET_IN_FOLDER = (
     "{folder}: {file} is not named as a Parquet file ({suffixes}), and a folder of scores "
     "is read whole: move it out of the folder, or give a glob of the files to read "
@@ -101,23 +105,38 @@ def parquet_files(source: str | os.PathLike) -> list[str]:
         files = sorted(glob.glob(text, recursive=True))
     elif Path(text).is_dir():
         files = []
-        for path in sorted(Path(text).rglob("*")):
-            parts = path.relative_to(text).parts
-            if any(part.startswith((".", "_")) for part in parts) or path.is_dir():
-                continue
-            if not is_parquet_name(path):
-                raise ScoresError(
-                    NOT_PARQUET_IN_FOLDER.format(
-                        folder=text,
-                        file=path.relative_to(text).as_posix(),
-                        suffixes=", ".join(PARQUET_SUFFIXES),
+        seen = {os.path.realpath(text)}
+        # a linked folder is read as the folder it is (as a linked file is)
+        for top, folders, names in os.walk(text, followlinks=True):
+            folders[:] = sorted(f for f in folders if not f.startswith((".", "_")))
+            for folder in list(folders):
+                real = os.path.realpath(os.path.join(top, folder))
+                if real in seen:  # a link back, or to a folder read already: a loop
+                    raise ScoresError(SAME_FILE.format(again=os.path.join(top, folder), first=real))
+                seen.add(real)
+            for name in sorted(names):
+                path = Path(top) / name
+                if name.startswith((".", "_")):
+                    continue
+                if not is_parquet_name(path):
+                    raise ScoresError(
+                        NOT_PARQUET_IN_FOLDER.format(
+                            folder=text,
+                            file=path.relative_to(text).as_posix(),
+                            suffixes=", ".join(PARQUET_SUFFIXES),
+                        )
                     )
-                )
-            files.append(str(path))
+                files.append(str(path))
+        files.sort()
     else:
         files = [text]
     if not files:
         raise ScoresError(NO_PARQUET.format(source=text))
+    first: dict[str, str] = {}
+    for path in files:  # one file reached twice, through a link: counted twice
+        again = first.setdefault(os.path.realpath(path), path)
+        if again != path:
+            raise ScoresError(SAME_FILE.format(again=path, first=again))
     return files
 
 
