@@ -447,3 +447,20 @@ def test_an_empty_part_of_a_wide_group_is_refused(tmp_path, header, column, attr
         source=str(path), column=column, attribute=attribute, group=group,
         attributes=["gender", "race"],
     )  # fmt: skip
+
+
+def test_a_group_split_unlike_most_is_refused_not_read_whole(tmp_path):
+    """A first header of ``FMR.F..AmIndian`` (a separator doubled) among two-part groups
+    read every group whole: gender and race dropped, the F/M measures not applicable,
+    without a word."""
+    header = "FMR.F..X,FNMR.F..X,FMR.F.Y,FNMR.F.Y,FMR.M.X,FNMR.M.X,FMR.M.Y,FNMR.M.Y"
+    path = write(tmp_path, f"Algorithm,{header}\na,{','.join(['0.01'] * 8)}\n")
+    with pytest.raises(RatesError) as error:
+        read_rates(path)
+    assert str(error.value) == rates.WRONG_ATTRIBUTE_COUNT.format(
+        source=str(path), column="FMR.F..X", found=3, expected=2, attributes=["gender", "race"]
+    )
+    # groups whole where most are (U.S., U.K. and Canada: no attribute split)
+    whole = write(tmp_path, "Algorithm,FMR.U.S.,FNMR.U.S.,FMR.Canada,FNMR.Canada\na,1e-4,0.01,1e-4,0.01\n",
+                  name="whole.csv")  # fmt: skip
+    assert list(read_rates(whole).columns[:2]) == ["algorithm", "group"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -114,7 +115,8 @@ GROUPS_SHARE_ATTRIBUTES = (
 )
 WRONG_ATTRIBUTE_COUNT = (
     "{source}: column {column!r} has {found} dot-separated group part(s), "
-    "but {expected} attribute name(s) were given: {attributes}"
+    "but the groups are read as {expected} attribute(s), {attributes} (as given, or as "
+    "most groups split: attributes=, command line --attributes)"
 )
 EMPTY_ATTRIBUTE = (
     "{source}, column {column!r}: the {attribute} of group {group!r} is empty (the parts of "
@@ -322,7 +324,10 @@ def group_attributes(
     """The attribute names the dot-separated parts of the group labels stand for: two
     parts are gender and race unless named; a label with another number of parts than
     the names is refused, naming its column (``column_of(group)``)."""
-    parts = len(groups[0].split(".")) if groups else 0
+    # as most groups split (not the first alone: a first header of FMR.F..AmIndian among
+    # FMR.F.Asian and the others read every group whole, their gender and race dropped)
+    counts = Counter(len(group.split(".")) for group in groups)
+    parts = counts.most_common(1)[0][0] if groups else 0
     if attributes is None:
         attributes = ANNEX15_ATTRIBUTES if parts == 2 else ()
     attributes = tuple(attributes)
