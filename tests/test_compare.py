@@ -961,3 +961,9 @@ def test_pairs_of_measures_without_intervals_are_not_said_to_agree_beyond_chance
     page = comparepage.agreement_html(tmp_path)
     assert "beyond chance is not judged; their tau runs from -0.60 to 0.80" in page
     assert "ranks the algorithms alike beyond chance" not in page
+    # algorithms the measures tie on: no tau at all, "of 0 pairs, every pair ... alike"
+    untied = pd.DataFrame(rows, columns=columns).assign(tau=np.nan)
+    untied.to_csv(tables / "compare_rank_agreement.csv", index=False)
+    page = comparepage.agreement_html(tmp_path)
+    assert "no pair of measures has a Kendall's tau-b" in page
+    assert "alike beyond chance" not in page

@@ -391,6 +391,11 @@ def agreement_html(folder: Path, declared: Declared | None = None) -> str | None
                 f"bootstrap replicates), so whether they agree beyond chance is not judged; "
                 f"their tau runs from {low:.2f} to {high:.2f}"
             )
+        if not items and d["pairs"] == 0:  # every tau undefined: the measures tie
+            items.append(
+                "no pair of measures has a Kendall's tau-b: the measures tie on every "
+                "algorithm, so their rankings are not compared"
+            )
         if not items:
             items.append("every pair of measures ranks the algorithms alike beyond chance")
         blocks.append(
