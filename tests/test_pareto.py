@@ -386,8 +386,15 @@ def test_an_accuracy_joining_no_algorithm_is_said_to_be_why_none_is_left(tmp_pat
             frontier_frame(t, "garbe", accuracy=accuracy, undefined=undefined, unmatched="exclude")
         assert str(error.value) == pareto.NO_CANDIDATES.format(
             total=2,
-            reasons=pareto.NO_ACCURACY.format(count=2, name="acc", source=f" (none in {path})"),
+            reasons=pareto.NO_ACCURACY.format(count=2, name="acc", source=f" (2 not in {path})"),
         )
+    # in the table, with empty cells: not "none in" it
+    path.write_text("algorithm,acc\nalg0,\nalg1,nan\nzzz,0.1\n")
+    with pytest.raises(ValueError) as error, pytest.warns(UserWarning, match="0 of the 2"):
+        frontier_frame(t, "garbe", accuracy=read_accuracy(path, "acc"), unmatched="exclude")
+    assert str(error.value).endswith(
+        pareto.NO_ACCURACY.format(count=2, name="acc", source=" (2 with an empty cell there)")
+    )
 
 
 def test_summary(small):

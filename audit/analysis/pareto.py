@@ -483,13 +483,17 @@ def frontier_frame(
             )
     kept = ~flagged & ~missing_acc
     if not kept.any():  # each reason said: an accuracy table joining none was "undefined"
-        source = join is not None and accuracy.attrs.get("source")
+        why = ""
+        if join is not None:  # not in the accuracy table, or there with an empty cell
+            status = join["status"].to_numpy(dtype=object)
+            absent = int((status == accuracies.NOT_IN_ACCURACY).sum())
+            empty = int((status == accuracies.EMPTY_CELL).sum())
+            source = accuracy.attrs.get("source") or "the accuracy table"
+            said = [f"{absent} not in {source}" if absent else "",
+                    f"{empty} with an empty cell there" if empty else ""]  # fmt: skip
+            why = f" ({' and '.join(w for w in said if w)})"
         reasons = [
-            NO_ACCURACY.format(
-                count=int(missing_acc.sum()),
-                name=acc_name,
-                source=f" (none in {source})" if source else "",
-            )
+            NO_ACCURACY.format(count=int(missing_acc.sum()), name=acc_name, source=why)
             if missing_acc.any()
             else "",
             UNDEFINED_HERE.format(count=int((flagged & ~missing_acc).sum()), measure=spec.label)
