@@ -845,3 +845,19 @@ def test_verdicts_carry_each_measures_iso_term_from_the_registry_table(tmp_path)
     assert rows[2] == ["Mine", "pass", "pass", "pass", ""]
     assert "not a claim of conformance" in _text(_section(page, "verdicts"))
     assert "measure_registry.csv" in _section(page, "verdicts")
+
+
+def test_the_near_miss_legend_follows_the_join_only_where_a_name_is_spelled_alike(tmp_path):
+    """The front page said what '~' marks after every join, where none marked a name."""
+    from audit.analysis.accuracy import NEAR_LEGEND
+    from audit.report.frontpage import _join_note
+
+    path = tmp_path / "join.csv"
+    rows = {"algorithm": ["a", "b", "z"], "accuracy": [0.1, None, 0.3],
+            "status": ["joined", "not in the accuracy table", "not in the rates table"]}  # fmt: skip
+    pd.DataFrame(rows | {"near": ["", "", ""]}).to_csv(path, index=False)
+    note = _join_note(path, "acc")
+    assert note.endswith("1 algorithm not in the rates table: z.") and "~" not in note
+    pd.DataFrame(rows | {"near": ["", "B", ""]}).to_csv(path, index=False)
+    note = _join_note(path, "acc")
+    assert "b (~ B)" in note and note.endswith(NEAR_LEGEND + ".")

@@ -68,6 +68,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from audit.analysis.accuracy import NEAR_LEGEND
 from audit.analysis.pareto import ACCURACY_LABELS
 from audit.analysis.text import count, names, number
 from audit.exceptions import AuditError, ReportError
@@ -695,11 +696,12 @@ def _join_note(path: Path, axis_label: str) -> str:
         parts.append(f"{count(len(chosen), 'algorithm')} {reason}: {shown}")
     if not parts:
         return f"{axis_label} joined by algorithm name: every algorithm has one."
+    spelled = any(isinstance(m, str) and m for m in near)
     return (
         f"{axis_label} joined by algorithm name, exactly: {joined} algorithms on both sides; "
         "left out of the frontier or unused: "
         + "; ".join(parts)
-        + " (~: spelled alike there but for case or the kind of dash, not joined)."
+        + (NEAR_LEGEND + "." if spelled else ".")
     )
 
 
