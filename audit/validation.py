@@ -58,7 +58,8 @@ FAULT = "{refused}: {fault}"
 #: number cannot hold it: ``1e400`` read as inf, ``1e-400`` as 0, ``10**400`` not at all.
 TOO_LARGE_FOR_FLOAT = "a floating-point number holds at most 1.8e+308"
 TOO_SMALL_FOR_FLOAT = (
-    "a floating-point number holds no positive number below 4.9e-324, and would read it as 0"
+    "a floating-point number holds no number but 0 nearer to 0 than 4.9e-324, and would "
+    "read it as 0"
 )
 #: A notebook parameter that no declaration covers (a test keeps this from happening).
 UNDECLARED = "parameter {name} is not declared in audit.validation.PARAMETERS"

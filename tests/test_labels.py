@@ -249,6 +249,8 @@ def test_the_key_and_the_words():
         ("a  b", "a b", "white space"),
         ("Black", " black", "white space and case"),
         ("Caf\u00e9", "cafe\u0301", "Unicode normalisation (one character written two ways) and case"),
+        ("K1", "\u212a1", "Unicode normalisation (one character written two ways)"),  # Kelvin
+        ("office", "o\ufb03ce", "Unicode normalisation (one character written two ways)"),
     ],
 )  # fmt: skip
 def test_what_tells_two_spellings_apart_is_only_what_differs(first, second, how):

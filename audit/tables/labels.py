@@ -122,8 +122,8 @@ def difference(first: str, second: str) -> str:
     kinds = [
         words for i, (words, _) in enumerate(_STEPS) if without(i, first) != without(i, second)
     ]
-    if not kinds:  # no one step needed: any of several tells them apart
-        kinds = [words for words, step in _STEPS if (step(first), step(second)) != (first, second)]
+    if not kinds:  # no one step needed, each of several enough: the first of them
+        kinds = [next(w for w, step in _STEPS if (step(first), step(second)) != (first, second))]
     return " and ".join(kinds)
 
 
