@@ -26,9 +26,11 @@ under one of the names above and its marker is a regular file naming the same
 report. A finished version also holds the hidden file :data:`INVENTORY`, written
 as it is published: every file, folder and link audit wrote in it, with each
 file's size and time of change. A version is replaced only while it holds
-nothing else and none of its files changed (:func:`not_made`): a note or a table
-the user put in a report, or a figure they edited, is never removed with it; the
-run is refused before any work, naming them. A link is audit's only if its own text is ``.NAME.report-HEX``: the
+nothing else and none of its files changed (:func:`not_made`), and no other link
+of the reports folder leads to it (:func:`links_to`): a note or a table the user
+put in a report, or a figure they edited, is never removed (the run is refused
+before any work, naming them), nor a report kept under another name (left in
+place). A link is audit's only if its own text is ``.NAME.report-HEX``: the
 version folder of the same name, in the same folder. Removing audit's folder
 never goes through a link (:func:`shutil.rmtree` of a real folder removes the
 links inside it, not what they point to).
@@ -216,8 +218,10 @@ def write_inventory(folder: Path, token: str) -> None:
 def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
     """The entries of ``version`` audit did not write as they are: not in its inventory
     (added), or a file changed since (by its size or time of change); a folder holding
-    only such entries is named alone.  A version written before inventories is judged by
-    its top level (:func:`earlier_report`): its top-level entries that no report holds."""
+    only such entries is named alone.  A version without an inventory (a run's staging
+    folder; a report written before inventories) is judged by its top level, the entries
+    a report holds (:func:`earlier_report`), and by what its manifest lists below it
+    (:func:`_unlisted`)."""
     try:
         fd = os.open(version.path / INVENTORY, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
