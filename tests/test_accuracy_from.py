@@ -332,3 +332,6 @@ def test_a_reports_warnings_name_the_users_files_once(tmp_path, capsys):
     assert said[0].startswith(f"audit: warning: {accuracy}, column 'algorithm': the label 'a '")
     assert said[1].startswith(f"audit: warning: Accuracy 'acc' from {accuracy} joined by")
     assert "input/" not in "\n".join(said)
+    # the same command again, in the same process: said again
+    assert main([*argv, "-p", "n_replicates", "20", "--name", "again"]) == 0
+    assert capsys.readouterr().err.splitlines() == said

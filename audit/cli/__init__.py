@@ -1028,6 +1028,7 @@ def main(argv: list[str] | None = None) -> int:
                 warnings.simplefilter("ignore", ResourceWarning)
                 warnings.showwarning = _warning_sentence
                 console.resend()  # one that came as the command started: said now, it ends
+                _SAID.clear()  # (each command its own: main() is called again in a process)
                 return _main(list(sys.argv[1:] if argv is None else argv))
             except Interrupted as stop:  # Ctrl-C or SIGTERM outside the command's own work
                 return _stopped(stop)
