@@ -141,6 +141,15 @@ def parse_mapping(text: str | Mapping[str, str] | None) -> dict[str, str]:
     return mapping
 
 
+def _rate_pattern(separator: str, rate_position: str) -> re.Pattern:
+    """A wide rate column as ``separator`` and ``rate_position`` write it: ``FMR.<group>``
+    (groups: the rate, the group), or ``<group>_FMR`` (groups: the group, the rate)."""
+    mark = re.escape(separator)
+    if rate_position == "suffix":
+        return re.compile(rf"^(.+){mark}(FMR|FNMR)$")
+    return re.compile(rf"^(FMR|FNMR){mark}(.+)$")
+
+
 def check_mapping(
     columns: str | Mapping[str, str] | None,
     *,
@@ -162,12 +171,10 @@ def check_mapping(
     ...
     audit.exceptions.ParameterError: parameter columns: 'algo' (given for the table's column 'system') is not a name audit reads; a mapping names ours first (ours=theirs), each one of algorithm, an attribute (none) or a wide rate column (FMR.<group>, FNMR.<group>)
     """
-    mark = re.escape(separator)
+    wide = _rate_pattern(separator, rate_position)
     if rate_position == "suffix":
-        wide = re.compile(rf"^.+{mark}(FMR|FNMR)$")
         written = f"<group>{separator}FMR, <group>{separator}FNMR"
     else:
-        wide = re.compile(rf"^(FMR|FNMR){mark}.+$")
         written = f"FMR{separator}<group>, FNMR{separator}<group>"
     for ours, theirs in parse_mapping(columns).items():
         if ours in names or ours in attributes or wide.match(ours) or _WIDE.match(ours):
@@ -302,14 +309,14 @@ def prepare(
         renames[theirs] = ours
     names = [renames.get(c, c) for c in names]
     if rate_position == "suffix":
-        pattern = re.compile(rf"^(.+){re.escape(separator)}(FMR|FNMR)$")
+        pattern = _rate_pattern(separator, rate_position)
         if not any(pattern.match(c) for c in names):
             raise error(
                 NO_SUFFIX_COLUMNS.format(source=source.name, separator=separator, columns=names)
             )
         names = [pattern.sub(r"\2.\1", c) for c in names]
     elif separator != ".":
-        pattern = re.compile(rf"^(FMR|FNMR){re.escape(separator)}(.+)$")
+        pattern = _rate_pattern(separator, rate_position)
         if not any(pattern.match(c) for c in names):  # the option would do nothing
             raise error(
                 NO_PREFIX_COLUMNS.format(source=source.name, separator=separator, columns=names)
