@@ -466,12 +466,10 @@ def _scores_options(parameters: dict, streamed: bool) -> None:
     target); groupings given for a score file (they regroup the built-in VoxCeleb scores
     only), or naming an attribute those scores do not have (said by the notebook's load,
     after a kernel started); an encoding for scores that are not a CSV."""
-    from audit.report.parameters import notebook_parameters
-    from audit.report.runner import notebook_path
+    from audit.report.runner import with_defaults
 
-    declared = notebook_parameters(notebook_path("scores"))
-    low = parameters.get("sweep_min", declared["sweep_min"].default)
-    high = parameters.get("sweep_max", declared["sweep_max"].default)
+    given = with_defaults("scores", parameters)
+    low, high = given["sweep_min"], given["sweep_max"]
     if not low < high:
         raise UsageError(SWEEP_ENDS.format(low=low, high=high))
     path, encoding = parameters.get("scores_path"), parameters.get("encoding")

@@ -257,6 +257,14 @@ def declared_parameters(name: str) -> list[str]:
     return list(notebook_parameters(notebook_path(name)))
 
 
+def with_defaults(name: str, parameters: Mapping) -> dict:
+    """``parameters`` with the defaults of the notebook ``name`` for those not given, read
+    from its ``parameters`` cell: the one place they are declared, for what runs beside
+    the notebook (the command's checks, the streamed scores report)."""
+    declared = notebook_parameters(notebook_path(name))
+    return {key: parameter.default for key, parameter in declared.items()} | dict(parameters)
+
+
 def check_parameters(
     parameters: Mapping, declared: Mapping[str, Sequence[str]], *, also: Sequence[str] = ()
 ) -> None:
@@ -1161,11 +1169,7 @@ def run_report(
         shown = _Progress(name, total, progress, notify)
 
         # the input as the notebooks read it (its copy in the report) and as the user gave it
-        given = {
-            run_parameters[k]: parameters[k]
-            for k in (key, "accuracy_from")
-            if k is not None and run_parameters.get(k) not in (None, parameters.get(k))
-        }
+        given = given_inputs(header)
 
         def run(notebook: str) -> None:
             if interrupt.stopping():

@@ -178,14 +178,14 @@ def streamed_report(
     from audit.measures.scores import eer_table
     from audit.report.notices import save_warnings
     from audit.report.outputs import recording, save_sentences, save_table
-    from audit.report.runner import write_report
+    from audit.report.runner import with_defaults, write_report
     from audit.scores import det_points, sweep
     from audit.scores.orientation import orientation_warning
     from audit.scores.streaming import StreamingScores, _say  # _say: as apply gives its own
     from audit.sources.download import sha256sum
     from audit.tables.scores import ScoresWarning, few_comparisons
 
-    given = _with_defaults(parameters)
+    given = with_defaults("scores", parameters)
     target, alpha = given["target_fmr"], given["alpha"]
     targets = np.geomspace(given["sweep_min"], given["sweep_max"], given["sweep_points"])
 
@@ -283,7 +283,7 @@ def streamed_report(
             for table_name, table in tables.items():
                 save_table(table, table_name, folder)
             with warnings.catch_warnings(record=True) as drawn:  # a glyph missing, say
-                _figures(tables, parameters, n_groups, folder)
+                _figures(tables, given, n_groups, folder)
             drawn = _once(drawn)
             save_warnings([*said, *drawn], NOTEBOOK, folder)
             save_sentences(
@@ -308,27 +308,16 @@ def _once(caught: list) -> list:
     return out
 
 
-def _with_defaults(parameters: Mapping) -> dict:
-    """``parameters`` with the scores notebook's defaults for those not given, read from
-    its parameters cell: the one place they are declared, for the report read whole and
-    the one streamed."""
-    from audit.report.parameters import notebook_parameters
-    from audit.report.runner import notebook_path
-
-    declared = notebook_parameters(notebook_path("scores"))
-    return {name: parameter.default for name, parameter in declared.items()} | dict(parameters)
-
-
 def _figures(tables: dict, parameters: Mapping, n_groups: int, folder: Path) -> None:
     """The figures the scores notebook draws of a file's groups, from the same tables:
     the measures across the sweep, and the DET curves (for at most 12 groups, with
-    both kinds of comparison)."""
+    both kinds of comparison); ``parameters`` with the notebook's defaults."""
     import matplotlib.pyplot as plt
 
     from audit.report.outputs import save_figure
     from audit.report.plots.scores import det_figure, sweep_figure
 
-    measures = _with_defaults(parameters)["sweep_plot_measures"]
+    measures = parameters["sweep_plot_measures"]
 
     def save(fig, name: str) -> None:
         try:
