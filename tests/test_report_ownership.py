@@ -589,7 +589,7 @@ def test_a_leftover_version_holding_the_users_files_is_left_and_named(
     kept and named, not tidied away."""
     first = _report("x", rates_csv, tmp_path).resolve()
     with monkeypatch.context() as patched:  # killed before it removed the version it replaced
-        patched.setattr(ownership, "remove_folder", lambda *args: False)
+        patched.setattr(ownership, "remove_folder", lambda *args: ownership.Kept())
         second = _report("x", rates_csv, tmp_path).resolve()
     assert first.is_dir() and second != first
     (first / "notes.md").write_text("mine")

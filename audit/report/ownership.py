@@ -359,23 +359,40 @@ def links_to(version: Path, name: str) -> list[Path]:
     return sorted(found)
 
 
-def remove_folder(path: Path, name: str, token: str | None, notebooks: Iterable[str]) -> bool:
-    """Remove audit's folder ``path`` of report ``name``; return whether it was removed.
+@dataclass(frozen=True)
+class Kept:
+    """Why :func:`remove_folder` kept a folder: with neither ``links`` nor ``others``, it
+    is not audit's (no marker of the name, or another token); ``links``: the links of the
+    reports folder leading to it; ``others``: what audit did not write there."""
+
+    links: tuple[Path, ...] = ()
+    others: tuple[str, ...] = ()
+
+
+def remove_folder(
+    path: Path, name: str, token: str | None, notebooks: Iterable[str]
+) -> Kept | None:
+    """Remove audit's folder ``path`` of report ``name``; return None once removed, else
+    why it was kept (:class:`Kept`).
 
     Removed only if it is a real folder (never through a link) and still audit's:
     its marker holds ``token`` (any token of the name when ``token`` is ``None`` and
-    the folder is marked), or it has the layout of an earlier audit's report; and it
-    holds nothing audit did not write there (:func:`not_made`; a staging folder, which
-    has no inventory yet, is judged by its top level); and no other link of the reports
-    folder leads to it (:func:`links_to`).
+    the folder is marked), or it has the layout of an earlier audit's report; and no
+    other link of the reports folder leads to it (:func:`links_to`); and it holds
+    nothing audit did not write there (:func:`not_made`; a staging folder, which has no
+    inventory yet, is judged by its top level).
     """
     found = find_version(path, name, notebooks)
     if found is None or (token is not None and found.token != token):
-        return False
-    if not_made(found, notebooks) or links_to(path, name):
-        return False
+        return Kept()
+    links = links_to(path, name)
+    if links:
+        return Kept(links=tuple(links))
+    others = not_made(found, notebooks)
+    if others:
+        return Kept(others=tuple(others))
     shutil.rmtree(path)
-    return True
+    return None
 
 
 def remove_link(path: Path, name: str) -> bool:

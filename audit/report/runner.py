@@ -663,19 +663,19 @@ def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
     for path in leftovers:
         if ownership.owner_of(path.name)[1].startswith("link-"):
             removed = ownership.remove_link(path, name)
+            notify((REMOVED if removed else KEPT).format(folder=path, path=path, name=name))
+            continue
+        kept = ownership.remove_folder(path, name, None, NOTEBOOKS)
+        if kept is None:
+            notify(REMOVED.format(folder=path))
+        elif kept.links:
+            shown = ", ".join(str(link) for link in kept.links)
+            notify(KEPT_LINKED.format(path=path, name=name, links=shown))
+        elif kept.others:
+            entries = ownership.listed(list(kept.others))
+            notify(KEPT_OTHERS.format(path=path, name=name, entries=entries))
         else:
-            found = ownership.find_version(path, name, NOTEBOOKS)
-            others = ownership.not_made(found, NOTEBOOKS) if found is not None else []
-            links = ownership.links_to(path, name) if found is not None else []
-            if links:
-                shown = ", ".join(str(link) for link in links)
-                notify(KEPT_LINKED.format(path=path, name=name, links=shown))
-                continue
-            if others:
-                notify(KEPT_OTHERS.format(path=path, name=name, entries=ownership.listed(others)))
-                continue
-            removed = ownership.remove_folder(path, name, None, NOTEBOOKS)
-        notify((REMOVED if removed else KEPT).format(folder=path, path=path, name=name))
+            notify(KEPT.format(path=path, name=name))
 
 
 def _link(version: Path, final: Path) -> None:
