@@ -438,6 +438,7 @@ def test_ctrl_c_as_the_command_says_its_report_names_it(small_table, tmp_path, m
     root = tmp_path / "r"
     argv = ["report", str(small_table), "--name", "x", "--reports-dir", str(root), "--quiet"]
     argv += ["-p", "n_replicates", "20", "-p", "verdict_replicates", "5", "-p", "n_random", "20"]
+    argv += ["-p", "measures", '["garbe"]']  # the command's handling is under test: one measure
     started = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         assert cli.main(argv) == EXIT_INTERRUPTED
