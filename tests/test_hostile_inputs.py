@@ -602,3 +602,37 @@ def test_a_cell_of_a_dataframe_is_quoted_as_its_number(read, said):
     with pytest.raises((RatesError, ScoresError, WeightsError)) as refused:
         read()
     assert said in str(refused.value) and "np." not in str(refused.value)
+
+
+def test_pandas_row_numbers_in_a_parquet_score_file_are_not_a_column(tmp_path):
+    """pandas stores a frame's row numbers as ``__index_level_0__`` where they are not
+    0, 1, 2... (a filtered frame, ``to_parquet(index=True)``): the score readers, whole,
+    checked and streamed, refused that column as unknown, where ``pd.read_parquet`` (and
+    the rates reader) make it the index again. A named index is a column of the file."""
+    from audit.scores import rates_at_fmr
+    from audit.scores.streaming import StreamingScores
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(
+        {"algorithm": rng.choice(["a", "b"], 600), "score": rng.normal(size=600)}
+        | {"mated": rng.random(600) < 0.3, "group": rng.choice(["F", "M"], 600)}
+    )
+    kept = frame[frame["score"] > -1.5]  # row numbers with gaps
+    (tmp_path / "run").mkdir()
+    kept.iloc[:200].to_parquet(tmp_path / "run" / "a.parquet", index=True)
+    kept.iloc[200:].to_parquet(tmp_path / "run" / "b.parquet")  # the other without them
+    path = tmp_path / "run" / "a.parquet"
+    import pyarrow.parquet as pq
+
+    assert "__index_level_0__" in pq.read_schema(path).names
+    assert SR.check_columns(path) == ["algorithm", "score", "mated", "group"]
+    whole = read_scores(tmp_path / "run")
+    expected = read_scores(kept.reset_index(drop=True))
+    pd.testing.assert_frame_equal(whole, expected)
+    streamed = StreamingScores(str(tmp_path / "run")).rates_at_fmr(0.05)
+    pd.testing.assert_frame_equal(streamed, rates_at_fmr(expected, 0.05), check_dtype=False)
+    # a named index is the column it is in the file: here, an unknown one
+    kept.rename_axis("row").to_parquet(path)  # (its gaps keep it a column, not a range)
+    with pytest.raises(ScoresError) as refused_:
+        read_scores(path)
+    assert str(refused_.value) == SR.UNKNOWN_COLUMNS.format(source=str(path), columns=["row"])

@@ -39,6 +39,7 @@ from audit.tables.common import (
     inexact_integers,
     is_glob,
     is_parquet_name,
+    parquet_names,
 )
 from audit.tables.labels import STREAMED_SPELLINGS
 from audit.tables.scores import EMPTY, ScoresError, _layout, validate
@@ -253,7 +254,7 @@ def pieces(source, kind: str | None = None) -> list[Piece]:
         stamp = _stamp(path)
         metadata = _metadata(path)
         if metadata.num_rows:
-            first = _same_columns(first, path, metadata.schema.to_arrow_schema().names)
+            first = _same_columns(first, path, parquet_names(metadata.schema.to_arrow_schema()))
         offset = 0
         for g in range(metadata.num_row_groups):
             rows = metadata.row_group(g).num_rows
@@ -275,7 +276,7 @@ def schema_names(path: str) -> list[str]:
     """The column names of a Parquet file."""
     import pyarrow.parquet as pq
 
-    return list(pq.read_schema(path).names)
+    return parquet_names(pq.read_schema(path))
 
 
 def group_columns(columns, attributes) -> tuple[str, str]:
@@ -462,7 +463,7 @@ def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
         read_dictionary=_text_columns(piece.path),
         **({"pre_buffer": False, "buffer_size": 1 << 20} if stream else {}),
     )
-    return file, _columns(list(file.schema_arrow.names), piece.path, options)
+    return file, _columns(parquet_names(file.schema_arrow), piece.path, options)
 
 
 @lru_cache(maxsize=256)
@@ -824,7 +825,7 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     name = path_text(source)
     rows = sum(p.rows for p in items)
     if not rows:
-        _columns(list(pq.read_schema(parquet_files(source)[0]).names), name, options)
+        _columns(parquet_names(pq.read_schema(parquet_files(source)[0])), name, options)
         raise ScoresError(EMPTY.format(source=name))
     score = mated = None
     labels = {"algorithm": _Labels(), "group": _Labels(), "subject": _Labels()}

@@ -428,6 +428,23 @@ def check_parquet(path: Path, name: str, error: type[Exception]) -> int:
     return size
 
 
+def parquet_names(schema) -> list[str]:
+    """The columns of a Parquet file, from its Arrow ``schema``: less the row numbers
+    pandas stores as an unnamed index (``__index_level_0__``, which ``pd.read_parquet``
+    makes the frame's index again). A named index is a column of the file."""
+    names = list(schema.names)
+    metadata = schema.pandas_metadata
+    if not metadata:
+        return names
+    index = set(c for c in metadata.get("index_columns", ()) if isinstance(c, str))
+    unnamed = {
+        c.get("field_name")
+        for c in metadata.get("columns", ())
+        if c.get("name") is None and c.get("field_name") in index
+    }
+    return [n for n in names if n not in unnamed]
+
+
 def _read_parquet(path: Path, name: str, max_bytes: int, error: type[Exception]) -> pd.DataFrame:
     if check_parquet(path, name, error) > max_bytes:
         raise error(TOO_LARGE.format(source=name, limit=max_bytes))

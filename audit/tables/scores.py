@@ -549,7 +549,7 @@ def check_columns(
 
             if encoding is not None:
                 raise ScoresError(tables.ENCODING_NOT_TEXT.format(source=name, encoding=encoding))
-            columns = list(pq.read_schema(source).names)
+            columns = tables.parquet_names(pq.read_schema(source))
         else:
             columns = tables.read_header(source, ScoresError, encoding)
     except (OSError, ImportError, ValueError) as reason:
