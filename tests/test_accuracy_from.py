@@ -267,9 +267,7 @@ def test_cli_accuracy_from_refusals(tmp_path, capsys):
         "axis; give one"
     )
     assert main([*argv, "--accuracy-from", "frvt11-accuracy", "--accuracy-column", "Mugshot"]) == 2
-    assert error().startswith(
-        "audit pareto: error: parameter accuracy_column: expected a column of "
-    )
+    assert error().startswith("audit pareto: error: --accuracy-column: expected a column of ")
     assert main(["pareto", "frvt11-accuracy", "--reports-dir", str(tmp_path)]) == 2
     assert "give it to --accuracy-from" in error()
     assert not any(tmp_path.iterdir())

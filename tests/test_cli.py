@@ -122,7 +122,7 @@ def test_unknown_measure_is_refused_before_any_kernel(tmp_path, capsys):
     assert main(["pareto", "--measure", "nope", "--reports-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: audit pareto ")
-    assert "audit pareto: error: parameter measure: expected one of 'fdr', 'ir', " in err
+    assert "audit pareto: error: --measure: expected one of 'fdr', 'ir', " in err
     assert not any(tmp_path.iterdir())
 
 
@@ -137,14 +137,12 @@ def test_score_measure_is_refused_by_the_rates_reports(tmp_path, capsys):
 def test_bad_alpha_and_target_are_refused(tmp_path, capsys):
     assert main(["pareto", "--alpha", "1.5", "--reports-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    expected = "parameter alpha: expected a number in [0, 1] (or a 1-D array of them), got 1.5"
+    expected = "--alpha: expected a number in [0, 1] (or a 1-D array of them), got 1.5"
     assert err.startswith("usage: audit pareto ")
     assert err.endswith(f"audit pareto: error: {expected}\n")
     assert main(["scores", "--target-fmr", "0", "--reports-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.endswith(
-        "audit scores: error: parameter target_fmr: expected a number in (0, 1], got 0\n"
-    )
+    assert err.endswith("audit scores: error: --target-fmr: expected a number in (0, 1], got 0\n")
 
 
 def test_weights_file_is_checked_and_made_absolute(tmp_path, monkeypatch, capsys):
@@ -270,7 +268,8 @@ def test_an_empty_name_in_a_list_is_refused_not_dropped(argv, tmp_path, capsys):
     assert main(["ffmc", *argv, "--reports-dir", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err.splitlines()[-1]
     expected = constraint_of("measures").expected
-    assert err.startswith(f"audit ffmc: error: parameter measures: expected {expected}, got ")
+    named = argv[0] if argv[0] != "-p" else "parameter measures"  # as the user typed it
+    assert err.startswith(f"audit ffmc: error: {named}: expected {expected}, got ")
     assert not (tmp_path / "r").exists()
 
 
@@ -970,7 +969,8 @@ def test_a_count_past_what_a_report_can_hold_is_refused_before_any_work(
 
     assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert f"error: parameter {name}: expected a whole number in {most}, got " in err
+    named = f"parameter {name}" if "-p" in argv else argv[-2]  # as the user typed it
+    assert f"error: {named}: expected a whole number in {most}, got " in err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
 
 
@@ -1235,3 +1235,27 @@ def test_a_file_whose_name_holds_glob_characters_is_read_as_named(small_scores, 
     assert parquet_files(str(parquet)) == [str(parquet)]
     assert streams(str(tmp_path / "part[0-9].parquet"), "4GB", None) is True
     assert _report_name(args, str(tmp_path / "part[0-9].parquet")) == f"{tmp_path.name}-pareto"
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "parameter", "fault"),
+    [
+        (["pareto"], ["--replicates", "0"], "n_replicates", "expected a whole number"),
+        (["scores", "--distance"], ["--alpha", "2"], "alpha", "expected a number in [0, 1]"),
+        (["check"], ["--columns", "foo=Algorithm"], "columns", "'foo' (given for the table's"),
+    ],
+)
+def test_a_refused_option_is_named_as_the_user_typed_it(
+    small_table, small_scores, capsys, command, option, parameter, fault
+):
+    """An option refused by the check of the parameter it sets is named as given, not as
+    the parameter (``--replicates``, not ``n_replicates``); ``-p`` names the parameter."""
+    data = small_scores if command[0] == "scores" else small_table
+    argv = [command[0], str(data), *command[1:]]
+    assert main([*argv, *option]) == 2
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert said.startswith(f"audit {command[0]}: error: {option[0]}: {fault}"), said
+    if command[0] != "check":  # (check takes no -p)
+        assert main([*argv, "-p", parameter, option[1]]) == 2
+        said = capsys.readouterr().err.splitlines()[-1]
+        assert said.startswith(f"audit {command[0]}: error: parameter {parameter}: {fault}"), said

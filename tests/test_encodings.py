@@ -113,7 +113,7 @@ def test_scores_and_the_command_line_take_the_encoding(tmp_path, capsys):
     assert main(["check", "--encoding", "cp1252", str(rates)]) == 0
     assert "groups: Fémale, Male" in capsys.readouterr().out
     assert main(["check", "--encoding", "klingon-8", str(rates)]) == 2
-    assert "parameter encoding: expected the name of a text encoding" in capsys.readouterr().err
+    assert "error: --encoding: expected the name of a text encoding" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("codec", ["utf-16", "utf-32"])

@@ -217,7 +217,8 @@ def test_every_option_refuses_a_wrong_value(tmp_path, capsys, command, flag, par
         argv += ["--reports-dir", str(tmp_path / "r")]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    expected = refusal(parameter, constraint, value)
+    # named as the user typed it: the option, not the parameter it sets
+    expected = flag + refusal(parameter, constraint, value).removeprefix(f"parameter {parameter}")
     assert err.startswith(f"usage: audit {command} ")
     assert err.endswith(f"audit {command}: error: {expected}\n")
     assert not (tmp_path / "r").exists()
@@ -456,7 +457,8 @@ def test_a_number_no_float_holds_is_refused_saying_so(
                   if argv[0] != "check" else [argv[0], *data, *argv[1:], text])  # fmt: skip
     err = capsys.readouterr().err
     assert status == 2, err
-    assert f"parameter {parameter}: expected " in err and err.rstrip().endswith(f": {fault}")
+    named = argv[1] if argv[1] != "-p" else f"parameter {parameter}"  # as the user typed it
+    assert f"error: {named}: expected " in err and err.rstrip().endswith(f": {fault}")
     assert not (tmp_path / "r").exists()
     with pytest.raises(ParameterError) as refused:
         validation.parse(parameter, text)

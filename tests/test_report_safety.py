@@ -440,7 +440,7 @@ MEASURES = "a non-empty list of distinct names, each one of " + ", ".join(
     [
         (
             ["ffmc", "--measures", ","],
-            f"parameter measures: expected {MEASURES} or none, got ',': a name is empty",
+            f"--measures: expected {MEASURES} or none, got ',': a name is empty",
         ),
         (
             ["pareto", "-p", "log_x", "maybe"],
@@ -469,7 +469,7 @@ MEASURES = "a non-empty list of distinct names, each one of " + ", ".join(
         ),
         (
             ["pareto", "--max-accuracy", "nan"],
-            "parameter max_accuracy: expected a positive number or none, got 'nan'",
+            "--max-accuracy: expected a positive number or none, got 'nan'",
         ),
     ],
     ids=[

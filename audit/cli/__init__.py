@@ -139,6 +139,9 @@ READ_OPTIONS = (
     "rate_position",
     "ignore",
 )
+#: Where :func:`_parameters` records, in the command's arguments, the option that set
+#: each parameter (:func:`_as_typed`).
+SET_BY = "_set_by_option"
 NO_ACCURACY_COLUMN = (
     "--accuracy-from {source!r} needs --accuracy-column, one of its columns: {columns}"
 )
@@ -201,6 +204,7 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
 
     parameters = {}
     options = {}  # each parameter an option sets: the option, as given (-p may not set it too)
+    set_by = vars(args).setdefault(SET_BY, {})  # ... and the option alone, for refusals
     if given is not None:
         key = "scores_path" if args.command == "scores" else "data_path"
         parameters[key] = given
@@ -214,6 +218,7 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     for option, name in _OPTION_PARAMETERS.items():
         text = getattr(args, option, None)
         if text is not None:
+            set_by[name] = given_as(args, option)
             parameters[name] = parse(name, text)
             options[name] = f"{given_as(args, option)} {text}"
     replicates = getattr(args, "replicates", None)
@@ -221,6 +226,7 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
         name = {"scores": "bootstrap_replicates", "compare": "rank_replicates"}.get(
             args.command, "n_replicates"
         )
+        set_by[name] = given_as(args, "replicates")
         parameters[name] = parse(name, replicates)
         options[name] = f"{given_as(args, 'replicates')} {replicates}"
     if getattr(args, "operating_point", None) is not None:
@@ -252,6 +258,23 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     elif parameters.get("accuracy_column") is not None:
         raise UsageError(COLUMN_WITHOUT_TABLE.format(column=parameters["accuracy_column"]))
     return parameters
+
+
+def _as_typed(error: UsageError, args: argparse.Namespace) -> UsageError:
+    """The refusal of a parameter that an option set, naming the option as the user wrote
+    it (``--replicates``), not the parameter (``n_replicates``) a ``-p`` would name.
+
+    >>> from audit.exceptions import ParameterError
+    >>> args = argparse.Namespace(**{SET_BY: {"n_replicates": "--replicates"}})
+    >>> print(_as_typed(ParameterError("parameter n_replicates: expected ..., got 0"), args))
+    --replicates: expected ..., got 0
+    """
+    said = str(error)
+    for name, option in vars(args).get(SET_BY, {}).items():
+        prefix = f"parameter {name}"
+        if said.startswith((prefix + ":", prefix + " ")):
+            return type(error)(option + said[len(prefix) :])
+    return error
 
 
 def _accuracy_from(parameters: dict) -> None:
@@ -1125,7 +1148,7 @@ def _main(argv: list[str]) -> int:
         return _stopped(stop)
     except UsageError as error:
         sub.print_usage(sys.stderr)
-        print(f"{sub.prog}: error: {_said(error)}", file=sys.stderr)
+        print(f"{sub.prog}: error: {_said(_as_typed(error, args))}", file=sys.stderr)
         return error.exit_status
     except ReportFailed as error:
         print(f"audit: {_said(error)}", file=sys.stderr)
