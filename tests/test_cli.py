@@ -1237,6 +1237,53 @@ def test_a_file_whose_name_holds_glob_characters_is_read_as_named(small_scores, 
     assert _report_name(args, str(tmp_path / "part[0-9].parquet")) == f"{tmp_path.name}-pareto"
 
 
+def test_scores_leave_out_the_columns_ignore_columns_names(tmp_path, capsys):
+    """A score file with a column audit does not read (a comparison id) is refused, naming
+    the option that leaves it out, which the API's ``ignore`` had and the command line
+    lacked; left out, it changes nothing, read whole (in the notebook) or streamed, and is
+    recorded. A name that is not a column is refused, as --ignore-columns is for rates."""
+    import numpy as np
+    import pandas as pd
+
+    from audit.scores import rates_at_fmr, read_scores
+    from audit.tables import scores as SR
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(
+        {"algorithm": rng.choice(["a", "b"], 1200), "score": rng.normal(size=1200)}
+        | {"mated": rng.random(1200) < 0.3, "group": rng.choice(["F", "M"], 1200)}
+    )
+    frame.loc[frame["mated"], "score"] += 2
+    expected = rates_at_fmr(read_scores(frame), 0.01)
+    given = frame.assign(comparison_id=[f"c{i}" for i in range(len(frame))])
+    path, folder = tmp_path / "ids.csv", tmp_path / "run"
+    given.to_csv(path, index=False)
+    folder.mkdir()
+    given.to_parquet(folder / "ids.parquet")
+    common = ["--reports-dir", str(tmp_path / "r"), "--no-progress", "--target-fmr", "0.01"]
+    assert main(["scores", str(path), *common]) == EXIT_INPUT
+    said = SR.UNKNOWN_COLUMNS.format(source=path, columns=["comparison_id"])
+    assert capsys.readouterr().err == f"audit: error: {said}\n" and "--ignore-columns" in said
+    whole = ["-p", "bootstrap_replicates", "0", "-p", "sweep_points", "3"]
+    for source in (path, folder):
+        argv = ["scores", str(source), *common, "--ignore-columns", "comparison_id"]
+        assert main(argv + (whole if source == path else [])) == 0
+        report = tmp_path / "r" / source.stem
+        table = "rates_at_fmr_0.01_group" if source == path else "rates_at_fmr"
+        rates_read = pd.read_csv(report / "tables" / f"{table}.csv")
+        np.testing.assert_allclose(rates_read["fnmr"], expected["fnmr"], rtol=1e-9)
+        np.testing.assert_allclose(rates_read["fmr"], expected["fmr"], rtol=1e-9)
+        manifest = json.loads((report / "manifest.json").read_text())
+        assert manifest["parameters"]["ignore"] == ["comparison_id"]
+    for source, named in ((path, path), (folder, folder / "ids.parquet")):
+        capsys.readouterr()
+        argv = ["scores", str(source), *common, "--ignore-columns", "comparison,notes"]
+        assert main([*argv, "--name", "typo"]) == EXIT_INPUT
+        columns = [*frame.columns, "comparison_id"]
+        said = SR.IGNORED_MISSING.format(source=named, column="comparison", columns=columns)
+        assert capsys.readouterr().err == f"audit: error: {said}\n"
+
+
 @pytest.mark.parametrize(
     ("command", "option", "parameter", "fault"),
     [

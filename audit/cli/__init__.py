@@ -577,6 +577,7 @@ def _preflight(command: str, parameters: dict, args: argparse.Namespace, streame
             check_columns(
                 scores_path,
                 attributes=parameters.get("attributes"),
+                ignore=parameters.get("ignore") or (),
                 encoding=parameters.get("encoding"),
             )
         return None

@@ -353,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scores.add_argument("--attributes", metavar="NAMES", help=_help("attributes"))
     scores.add_argument(
+        "--ignore-columns",
+        metavar="NAMES",
+        dest="ignore",
+        help=_help("ignore") + "; each must be a column of the score table",
+    )
+    scores.add_argument(
         "--merge-labels",
         action="store_true",
         help=_help("merge_labels") + "; only for scores read whole, not streamed (see --memory)",

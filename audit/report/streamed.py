@@ -152,7 +152,7 @@ def streamed_report(
 
     ``parameters`` are the scores notebook's (``target_fmr``, ``alpha``,
     ``sweep_min``, ``sweep_max``, ``sweep_points``, ``higher_is_match``,
-    ``attributes``), with its defaults where absent; ``input_copy="always"``,
+    ``attributes``, ``ignore``), with its defaults where absent; ``input_copy="always"``,
     ``merge_labels`` and a bootstrap (``bootstrap_replicates`` above 0), which a
     streamed score set cannot honour, are refused.
     """
@@ -225,6 +225,7 @@ def streamed_report(
             memory=memory,
             higher_is_match=given["higher_is_match"],
             attributes=given["attributes"],
+            ignore=given["ignore"] or (),
             engine="dask" if client is not None else "streaming",
             client=client,
             progress=progress,

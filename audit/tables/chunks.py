@@ -632,9 +632,8 @@ def _sides(first, second) -> tuple | None:
 
 def _fast(table, columns: list[str], options: Options) -> Chunk | None:
     """The chunk from Arrow arrays, or None for anything out of the ordinary."""
-    names, two_sided, subjects = _layout(
-        list(table.schema.names), "", options.attributes, options.ignore
-    )
+    # (the table holds the columns read, checked as the file's: none to leave out)
+    names, two_sided, subjects = _layout(list(table.schema.names), "", options.attributes, ())
     if len(names) != 1 or table.num_rows == 0:
         return None
     score = _scores(_single(table.column("score")), options.higher_is_match)
@@ -704,8 +703,7 @@ def _validated(
         # spellings of one label are checked over every chunk together, by the reader
         Source(name, csv=False, part=part, later=options.later, spelled=options.spelled),
         higher_is_match=options.higher_is_match,
-        attributes=options.attributes,
-        ignore=options.ignore,
+        attributes=options.attributes,  # (the columns read: none to leave out)
     )
     groups = [str(g) for g in checked["group_1"].cat.categories]
     group_1 = checked["group_1"].cat.codes.to_numpy()

@@ -15,6 +15,7 @@ import pandas as pd
 
 from audit.exceptions import DataWarning, ScoresError, warn
 from audit.tables import common as tables
+from audit.tables import layouts
 from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
@@ -27,9 +28,10 @@ EMPTY = "{source}: the score table has no rows"
 MISSING_COLUMN = tables.MISSING_COLUMN
 UNKNOWN_COLUMNS = (
     "{source}: unknown column(s) {columns}; expected algorithm, score, mated and the "
-    "group column(s). Rename or remove them, or name them in ignore=[...] "
-    "(nothing is dropped silently)"
+    "group column(s). Rename or remove them, or name them in ignore=[...] (command line "
+    "--ignore-columns; nothing is dropped silently)"
 )
+IGNORED_MISSING = layouts.IGNORED_MISSING
 DUPLICATE_COLUMN = tables.DUPLICATE_COLUMN
 MATED_TWO_SUBJECTS = (
     "{where}: a mated comparison has subject {first!r} on one side and {second!r} on the "
@@ -525,6 +527,11 @@ def _layout(
                 source=source_name, column=missing, hint=" (subjects are given for both sides)"
             )
         )
+    for column in ignore:
+        if column not in columns:
+            raise ScoresError(
+                IGNORED_MISSING.format(source=source_name, column=column, columns=columns)
+            )
     known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
     unknown = [c for c in columns if c not in known]
     if unknown:
