@@ -636,3 +636,43 @@ def test_pandas_row_numbers_in_a_parquet_score_file_are_not_a_column(tmp_path):
     with pytest.raises(ScoresError) as refused_:
         read_scores(path)
     assert str(refused_.value) == SR.UNKNOWN_COLUMNS.format(source=str(path), columns=["row"])
+
+
+@pytest.mark.parametrize(
+    ("kind", "ignore", "column", "hint"),
+    [
+        ("wide", ["Algorithm"], "Algorithm", " (the wide layout names each algorithm in it)"),
+        ("wide", ["FMR.F"], "FMR.F", " (group 'F' has an FNMR column)"),
+        ("long", ["algorithm"], "algorithm", ""),
+        ("scores", ["score"], "score", ""),
+        ("scores", ["subject_2"], "subject_2", " (subjects are given for both sides)"),
+    ],
+)
+def test_a_column_ignore_leaves_out_and_the_table_needs_is_refused_as_the_option(
+    kind, ignore, column, hint
+):
+    """``--ignore-columns Algorithm`` was refused as the file's fault ("column 'Algorithm'
+    is missing", status 3); the scores reader read a column ``ignore`` named anyway. The
+    option is at fault, and is named (a ParameterError: status 2 on the command line)."""
+    from audit.exceptions import ParameterError
+
+    frames = {
+        "wide": pd.DataFrame(
+            {"Algorithm": ["a"], "FMR.F": [1e-3], "FNMR.F": [0.01], "FMR.M": [2e-3]}
+            | {"FNMR.M": [0.02]}
+        ),
+        "long": pd.DataFrame({"algorithm": ["a"], "group": ["F"], "fmr": [1e-3]}),
+        "scores": pd.DataFrame(
+            {"algorithm": ["a", "a"], "score": [0.9, 0.1], "mated": [True, False]}
+            | {"group": ["F", "F"], "subject_1": ["s", "s"], "subject_2": ["s", "t"]}
+        ),
+    }
+    read = read_scores if kind == "scores" else read_rates
+    with pytest.raises(ParameterError) as refused_:
+        read(frames[kind], ignore=ignore)
+    assert str(refused_.value) == tables.IGNORED_NEEDED.format(
+        source="<DataFrame>", column=column, hint=hint
+    )
+    if kind == "scores":  # both sides of the subjects left out: a table without them
+        table = read(frames[kind], ignore=["subject_1", "subject_2"])
+        assert "subject_1" not in table.columns and len(table) == 2

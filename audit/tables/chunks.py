@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit.exceptions import ParameterError
+from audit.exceptions import AuditError, ParameterError
 from audit.tables.common import (
     CANNOT_READ_PARQUET,
     PARQUET_SUFFIXES,
@@ -432,7 +432,7 @@ class _reading:
     def __exit__(self, kind, reason, traceback):
         import pyarrow as pa
 
-        if isinstance(reason, ScoresError) or not isinstance(
+        if isinstance(reason, AuditError) or not isinstance(  # audit's own said as they are
             reason, OSError | ValueError | pa.ArrowException
         ):
             return False

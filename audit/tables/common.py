@@ -35,6 +35,10 @@ CANNOT_READ_PARQUET = "{source}: cannot be read as Parquet: {reason}"
 DUPLICATE_COLUMN = "{source}: column {column!r} appears more than once"
 EMPTY_LABEL = "{where}, column {column!r}: the label is empty{more}"
 MISSING_COLUMN = "{source}: column {column!r} is missing{hint}"
+IGNORED_NEEDED = (
+    "{source}: column {column!r} is left out by ignore (command line --ignore-columns), "
+    "and the table needs it{hint}; keep it"
+)
 MISSING_VALUE = "{where}, column {column!r}: value is missing{more}"
 NOT_NUMERIC = "{where}, column {column!r}: {value!r} is not a number{more}"
 NOT_A_LABEL = (
@@ -156,6 +160,8 @@ class Source:
         #: The refusal of two spellings of one label (``SPELLINGS`` of
         #: :mod:`audit.tables.labels` when None): a streamed chunk's says it cannot merge.
         self.spelled = spelled
+        #: The columns the reader was asked to leave out (``ignore``), as it left them out.
+        self.ignored: tuple[str, ...] = ()
 
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
@@ -548,6 +554,23 @@ def first(mask: np.ndarray) -> tuple[int, int]:
     """Position of the first True, and how many more there are."""
     positions = np.flatnonzero(mask)
     return int(positions[0]), len(positions) - 1
+
+
+def missing_column(
+    name: str, column: str, error: type[Exception], hint: str = "", ignored=()
+) -> Exception:
+    """The refusal of table ``name`` lacking ``column`` (:data:`MISSING_COLUMN`, an
+    ``error``); where ``ignore`` left it out (``ignored``), of that parameter
+    (:data:`IGNORED_NEEDED`, a :class:`~audit.exceptions.ParameterError`).
+
+    >>> print(missing_column("t.csv", "Algorithm", ValueError, ignored=("Algorithm",)))
+    t.csv: column 'Algorithm' is left out by ignore (command line --ignore-columns), and the table needs it; keep it
+    """
+    if column in ignored:
+        from audit.exceptions import ParameterError
+
+        return ParameterError(IGNORED_NEEDED.format(source=name, column=column, hint=hint))
+    return error(MISSING_COLUMN.format(source=name, column=column, hint=hint))
 
 
 def more(count: int) -> str:

@@ -312,12 +312,12 @@ def _from_wide(
     pair, and a column naming each group (for messages)."""
     columns = [str(c) for c in frame.columns]
     if "Algorithm" not in columns:
-        raise RatesError(
-            tables.MISSING_COLUMN.format(
-                source=source.name,
-                column="Algorithm",
-                hint=" (the wide layout names each algorithm in it)",
-            )
+        raise tables.missing_column(
+            source.name,
+            "Algorithm",
+            RatesError,
+            " (the wide layout names each algorithm in it)",
+            source.ignored,
         )
     for column in columns:
         if columns.count(column) > 1:
@@ -358,12 +358,12 @@ def _from_wide(
                 )
         rates[column] = (enrol, probe)
     if not rates:
-        raise RatesError(
-            tables.MISSING_COLUMN.format(
-                source=source.name,
-                column=f"FMR.<enrolment group>{separator}<probe group>",
-                hint=" (the wide cross-group layout has one FMR column per pair)",
-            )
+        raise tables.missing_column(
+            source.name,
+            f"FMR.<enrolment group>{separator}<probe group>",
+            RatesError,
+            " (the wide cross-group layout has one FMR column per pair)",
+            source.ignored,
         )
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
@@ -401,9 +401,7 @@ def _from_long(
             raise RatesError(ONE_SIDE.format(source=source.name, missing=side))
     for required in ("algorithm", "fmr"):
         if required not in columns:
-            raise RatesError(
-                tables.MISSING_COLUMN.format(source=source.name, column=required, hint="")
-            )
+            raise tables.missing_column(source.name, required, RatesError, "", source.ignored)
     for column in ("fnmr", "n_mated"):
         if column in columns:
             raise RatesError(FNMR_IN_PAIRS.format(source=source.name, column=column))

@@ -287,6 +287,7 @@ def prepare(
         if column not in names:
             raise error(IGNORED_MISSING.format(source=source.name, column=column, columns=names))
     if leave_out:
+        source.ignored = tuple(leave_out)  # a column then missing is said as left out
         frame = frame.drop(columns=[c for c in frame.columns if str(c) in leave_out])
         names = [str(c) for c in frame.columns]
     if names and (names[0] == "" or re.match(r"^Unnamed: \d+$", names[0])):

@@ -364,12 +364,12 @@ def _from_wide(
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     if "Algorithm" not in columns:
-        raise RatesError(
-            MISSING_COLUMN.format(
-                source=source.name,
-                column="Algorithm",
-                hint=" (the wide layout names each algorithm in it)",
-            )
+        raise tables.missing_column(
+            source.name,
+            "Algorithm",
+            RatesError,
+            " (the wide layout names each algorithm in it)",
+            source.ignored,
         )
     matches = {c: WIDE_RATE.match(c) for c in columns if c != "Algorithm"}
     unknown = [c for c, m in matches.items() if m is None]
@@ -402,20 +402,20 @@ def _from_wide(
     for group in groups:
         for kind in kinds:  # a one-sided table holds one kind; a two-sided one both, per group
             if f"{kind}.{group}" not in columns:
-                raise RatesError(
-                    MISSING_COLUMN.format(
-                        source=source.name,
-                        column=f"{kind}.{group}",
-                        hint=f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)",
-                    )
+                raise tables.missing_column(
+                    source.name,
+                    f"{kind}.{group}",
+                    RatesError,
+                    f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)",
+                    source.ignored,
                 )
     if not groups:
-        raise RatesError(
-            MISSING_COLUMN.format(
-                source=source.name,
-                column="FMR.<group>",
-                hint=" (the wide layout has an FMR and an FNMR column per group)",
-            )
+        raise tables.missing_column(
+            source.name,
+            "FMR.<group>",
+            RatesError,
+            " (the wide layout has an FMR and an FNMR column per group)",
+            source.ignored,
         )
     attributes = group_attributes(groups, attributes, source, lambda group: f"FMR.{group}")
     if len(frame) == 0:
@@ -451,21 +451,19 @@ def _from_long(
     attributes = tuple(attributes)
     for required in ("algorithm", *attributes):
         if required not in columns:
-            raise RatesError(MISSING_COLUMN.format(source=source.name, column=required, hint=""))
+            raise tables.missing_column(source.name, required, RatesError, "", source.ignored)
     rates = [r for r in RATE_COLUMNS if r in columns]  # one of them makes a one-sided table
     if not rates:
-        raise RatesError(
-            MISSING_COLUMN.format(
-                source=source.name, column="fmr", hint=" (and 'fnmr': give one or both)"
-            )
+        raise tables.missing_column(
+            source.name, "fmr", RatesError, " (and 'fnmr': give one or both)", source.ignored
         )
     if "group" not in columns and not attributes:
-        raise RatesError(
-            MISSING_COLUMN.format(
-                source=source.name,
-                column="group",
-                hint=" (give a group column, or attribute columns and read_rates(..., attributes=[...]))",
-            )
+        raise tables.missing_column(
+            source.name,
+            "group",
+            RatesError,
+            " (give a group column, or attribute columns and read_rates(..., attributes=[...]))",
+            source.ignored,
         )
     known = {"algorithm", "group", *RATE_COLUMNS, *COUNT_COLUMNS, *attributes}
     unknown = [c for c in columns if c not in known]

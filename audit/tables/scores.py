@@ -480,10 +480,23 @@ def _layout(
     if len(set(columns)) != len(columns):
         duplicate = next(c for c in columns if columns.count(c) > 1)
         raise ScoresError(DUPLICATE_COLUMN.format(source=source_name, column=duplicate))
+    for column in ignore:
+        if column not in columns:
+            raise ScoresError(
+                IGNORED_MISSING.format(source=source_name, column=column, columns=columns)
+            )
+    ignored = tuple(ignore)
+    columns = [c for c in columns if c not in ignored]  # as if they were not there
+
+    def missing(column: str, hint: str = "") -> Exception:
+        return tables.missing_column(source_name, column, ScoresError, hint, ignored)
+
     for required in ("algorithm", "score", "mated"):
         if required not in columns:
-            hint = " (the system that produced each score)" if required == "algorithm" else ""
-            raise ScoresError(MISSING_COLUMN.format(source=source_name, column=required, hint=hint))
+            raise missing(
+                required,
+                " (the system that produced each score)" if required == "algorithm" else "",
+            )
     names = tuple(attributes) if attributes is not None else ("group",)
     group_columns: list[str] = []
     two_sided: list[bool] = []
@@ -499,13 +512,7 @@ def _layout(
         if sides:
             for column in (f"{name}_1", f"{name}_2"):
                 if column not in columns:
-                    raise ScoresError(
-                        MISSING_COLUMN.format(
-                            source=source_name,
-                            column=column,
-                            hint=" (a group given per side needs both sides)",
-                        )
-                    )
+                    raise missing(column, " (a group given per side needs both sides)")
             group_columns += [f"{name}_1", f"{name}_2"]
             two_sided.append(True)
         elif single:
@@ -518,21 +525,14 @@ def _layout(
                 if attributes is None
                 else ""
             )
-            raise ScoresError(MISSING_COLUMN.format(source=source_name, column=name, hint=hint))
+            raise missing(name, hint)
     subjects = [c for c in SUBJECT_COLUMNS if c in columns]
     if len(subjects) == 1:
-        missing = next(c for c in SUBJECT_COLUMNS if c not in columns)
-        raise ScoresError(
-            MISSING_COLUMN.format(
-                source=source_name, column=missing, hint=" (subjects are given for both sides)"
-            )
+        raise missing(
+            next(c for c in SUBJECT_COLUMNS if c not in columns),
+            " (subjects are given for both sides)",
         )
-    for column in ignore:
-        if column not in columns:
-            raise ScoresError(
-                IGNORED_MISSING.format(source=source_name, column=column, columns=columns)
-            )
-    known = {"algorithm", "score", "mated", *group_columns, *subjects, *ignore}
+    known = {"algorithm", "score", "mated", *group_columns, *subjects}
     unknown = [c for c in columns if c not in known]
     if unknown:
         raise ScoresError(UNKNOWN_COLUMNS.format(source=source_name, columns=unknown))
