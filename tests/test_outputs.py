@@ -294,3 +294,21 @@ def test_the_run_header_records_matplotlibs_version_without_importing_it(annex15
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "True True True\n"
+
+
+def test_two_pairs_of_datasets_never_share_a_figure_name():
+    """A figure of two datasets was named ``<prefix>_<first>_<second>``: the pairs
+    ``x``, ``y_z`` and ``x_y``, ``z`` wrote one file, the second pair's figure over the
+    first's, shown under both captions. Every pair of labels made of characters a file
+    name keeps or changes (``_``, a space, ``+``) is named apart."""
+    import itertools
+
+    from audit.report.outputs import _slug, pair_name
+
+    labels = ["".join(p) for n in (1, 2, 3) for p in itertools.product("x_ +", repeat=n)]
+    names = {}
+    for first, second in itertools.permutations(labels, 2):
+        name = _slug(pair_name("compare_ranks", first, second))
+        assert names.setdefault(name, (first, second)) == (first, second), name
+    # labels a file name keeps, without '_', keep their plain name
+    assert pair_name("compare_ranks", "annex15", "frvt-11.v2") == "compare_ranks_annex15_frvt-11.v2"

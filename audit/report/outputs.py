@@ -147,11 +147,35 @@ def _slug(name: str) -> str:
     >>> _slug("ffmc_panels_garbe"), _slug("x y"), _slug("x_y"), _slug("x+y")
     ('ffmc_panels_garbe', 'x_y-887fcea6', 'x_y', 'x_y-cb4c3af7')
     """
-    kept = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("_") or "output"
+    kept = _kept(name)
     if kept == name:
         return kept
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{kept}-{digest}"
+    return f"{kept}-{_digest(name)}"
+
+
+def _kept(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("_") or "output"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def pair_name(prefix: str, first: str, second: str) -> str:
+    """The name of a figure of the datasets labelled ``first`` and ``second``:
+    ``<prefix>_<first>_<second>`` where that can name no other pair (labels of letters,
+    digits, ``-`` and ``.``); else with 8 hexadecimal digits of the pair's hash (the pairs
+    ``x``, ``y_z`` and ``x_y``, ``z`` joined alike, and shared one figure).
+
+    >>> pair_name("compare_ranks", "annex15", "frvt11")
+    'compare_ranks_annex15_frvt11'
+    >>> pair_name("compare_ranks", "x", "y_z"), pair_name("compare_ranks", "x_y", "z")
+    ('compare_ranks_x_y_z-6621e451', 'compare_ranks_x_y_z-a03e6594')
+    """
+    name = f"{prefix}_{first}_{second}"
+    if all(_kept(label) == label and "_" not in label for label in (first, second)):
+        return name
+    return f"{_kept(name)}-{_digest(json.dumps([first, second]))}"
 
 
 def figure_paths(name: str, output_dir: str | os.PathLike) -> list[Path]:
