@@ -676,3 +676,14 @@ def test_a_column_ignore_leaves_out_and_the_table_needs_is_refused_as_the_option
     if kind == "scores":  # both sides of the subjects left out: a table without them
         table = read(frames[kind], ignore=["subject_1", "subject_2"])
         assert "subject_1" not in table.columns and len(table) == 2
+
+
+def test_a_rate_written_minus_zero_is_zero(tmp_path):
+    """``-0`` is a legal rate, 0; it was kept as -0.0 and shown as "-0" (``audit check``:
+    "fmr: min -0")."""
+    path = tmp_path / "v.csv"
+    path.write_text("algorithm,group,fmr,fnmr\na,X,0.001,-0\na,Y,-0.0e0,0.02\n")
+    table = read_rates(path)
+    assert list(table["fmr"]) == [0.001, 0.0] and list(table["fnmr"]) == [0.0, 0.02]
+    assert not np.signbit(table[["fmr", "fnmr"]].to_numpy()).any()
+    assert f"{table['fmr'].min():.3g}" == "0"

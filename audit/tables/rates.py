@@ -146,7 +146,7 @@ def _numbers(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
     refuse(spelled_nan, MISSING_VALUE)
     tables.refuse_rounded(frame, column, parsed, source, RatesError)
     refuse(~((parsed >= 0.0) & (parsed <= 1.0)), OUT_OF_RANGE)
-    return parsed
+    return parsed + 0.0  # a rate written -0 is 0, and is shown so (not "-0")
 
 
 def _counts(frame: pd.DataFrame, column: str, source: _Source) -> np.ndarray:
