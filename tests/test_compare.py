@@ -967,3 +967,26 @@ def test_pairs_of_measures_without_intervals_are_not_said_to_agree_beyond_chance
     page = comparepage.agreement_html(tmp_path)
     assert "no pair of measures has a Kendall's tau-b" in page
     assert "alike beyond chance" not in page
+
+
+def test_accuracy_from_addresses_a_label_or_path_holding_an_equals_sign(tmp_path, monkeypatch):
+    """DATA=SOURCE:COLUMN split at the first '=': a dataset labelled ``x=y`` (a file
+    ``x=y.csv``) could not be given an accuracy table ("'x' is none of the datasets
+    compared"). DATA is the longest label or given path the value starts with."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "acc.csv").write_text("algorithm,acc\na,0.1\n")
+    (tmp_path / "y=acc.csv").write_text("algorithm,acc\na,0.2\n")
+    args = cli.build_parser().parse_args(
+        ["compare", "x=y.csv", "x.csv", "--accuracy-from", "x=y=acc.csv:acc"]
+        + ["--accuracy-from", "x.csv=y=acc.csv:acc"]
+    )
+    sources, columns = cli._accuracy_each(args, ["x=y", "x"])
+    assert sources == {"x=y": str(tmp_path / "acc.csv"), "x": str(tmp_path / "y=acc.csv")}
+    assert columns == {"x=y": "acc", "x": "acc"}
+    # a DATA that is none of them is still refused, named as far as the first '='
+    args.accuracy_each = ["z=acc.csv:acc"]
+    with pytest.raises(cli.UsageError) as refused:
+        cli._accuracy_each(args, ["x=y", "x"])
+    assert str(refused.value) == cli.ACCURACY_FROM_DATA.format(
+        value="z=acc.csv:acc", data="z", labels=["x=y", "x"]
+    )

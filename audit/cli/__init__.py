@@ -839,7 +839,8 @@ def _source_splits(rest: str) -> list[tuple[str, str]]:
 def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, dict]:
     """``--accuracy-from DATA=SOURCE:COLUMN`` options as (label to source, label to column).
 
-    DATA is a dataset's label or what was given for it; SOURCE a built-in dataset's
+    DATA is a dataset's label or what was given for it (the longest that the value
+    starts with, followed by '=', as either may hold one); SOURCE a built-in dataset's
     name or a file, ended by the first ':' after which the rest is the column (when
     several ':' could end it, the one after an existing table; more than one: refused).
     """
@@ -847,9 +848,15 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
     from audit.tables.accuracy import accuracy_columns
 
     by_given = dict(zip(args.data, labels, strict=True))
+    # a label or path may hold '=': DATA is the longest of them that the value starts with
+    names = sorted({*labels, *by_given}, key=len, reverse=True)
     sources, columns = {}, {}
     for value in args.accuracy_each:
-        data, equals, rest = value.partition("=")
+        data = next((n for n in names if n and value.startswith(f"{n}=")), None)
+        if data is not None:
+            equals, rest = "=", value[len(data) + 1 :]
+        else:
+            data, equals, rest = value.partition("=")
         if not equals or not data or not rest:
             raise UsageError(ACCURACY_FROM_FORM.format(value=value, labels=labels))
         label = data if data in labels else by_given.get(data)
