@@ -311,24 +311,29 @@ def test_compare_warns_of_the_algorithms_its_accuracy_join_leaves_out(annex15, t
 
 
 @pytest.mark.usefixtures("shared_server")
-def test_a_reports_warnings_name_the_users_files_once(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["acc.csv", "acc\x1b.csv"])
+def test_a_reports_warnings_name_the_users_files_once(tmp_path, capsys, name):
     """A warning the command said as it read the accuracy table was said again by the
     notebook that read the report's copy, naming the copy (``input/accuracy/acc.csv``,
-    a place inside the report); the join's warning named the copy too."""
+    a place inside the report); the join's warning named the copy too. A file name
+    holding a control character (written out as said) had its warning said twice."""
+    from audit.report.text import one_line
+
     rates = tmp_path / "rates.csv"
     rates.write_text(
         "Algorithm,FMR.F,FNMR.F,FMR.M,FNMR.M\n"
         "a,1e-4,0.011,1.5e-4,0.013\nb,2e-4,0.021,2.5e-4,0.023\nc,3e-4,0.031,3.5e-4,0.033\n"
     )
-    accuracy = tmp_path / "acc.csv"
+    accuracy = tmp_path / name
     accuracy.write_text("algorithm,acc\na ,0.1\nb,0.2\nc,0.3\n")
+    shown = one_line(str(accuracy))
     argv = ["pareto", str(rates), "--accuracy-from", str(accuracy), "--accuracy-column", "acc"]
     argv += ["--reports-dir", str(tmp_path / "r"), "--no-progress", "-q"]
     assert main([*argv, "-p", "n_replicates", "20"]) == 0
     said = capsys.readouterr().err.splitlines()
     assert len(said) == 2 and all(line.startswith("audit: warning: ") for line in said)
-    assert said[0].startswith(f"audit: warning: {accuracy}, column 'algorithm': the label 'a '")
-    assert said[1].startswith(f"audit: warning: Accuracy 'acc' from {accuracy} joined by")
+    assert said[0].startswith(f"audit: warning: {shown}, column 'algorithm': the label 'a '")
+    assert said[1].startswith(f"audit: warning: Accuracy 'acc' from {shown} joined by")
     assert "input/" not in "\n".join(said)
     # the same command again, in the same process: said again
     assert main([*argv, "-p", "n_replicates", "20", "--name", "again"]) == 0

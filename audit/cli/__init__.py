@@ -765,9 +765,10 @@ def _say_warnings(folder: Path) -> None:
     said = set(_SAID)  # a warning two notebooks raised (of the same table, say) is said once
     for entry in listed.get("entries", []):
         sentence = as_given(entry["sentence"], given)
-        if sentence.rstrip(".") in said:
+        key = one_line(sentence).rstrip(".")  # as said: a control character written out
+        if key in said:
             continue
-        said.add(sentence.rstrip("."))
+        said.add(key)
         times = f" ({entry['count']} times)" if entry["count"] > 1 else ""
         _warning_sentence(f"{sentence}{times}", None, None, None)
 
