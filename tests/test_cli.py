@@ -439,7 +439,7 @@ def test_scores_folder_is_streamed_into_rate_tables(tmp_path, capsys, monkeypatc
     tables = tmp_path / "r" / "run" / "tables"
     folder = tables.parent
     assert capsys.readouterr().out == f"report written to {folder}\nopen {folder / 'index.html'}\n"
-    rates = pd.read_csv(tables / "rates_at_fmr.csv")
+    rates = pd.read_csv(tables / "rates_at_fmr_0.01_group.csv")  # named as the notebook names it
     expected = rates_at_fmr(read_scores(frame), 0.01)
     # the CSV holds 10 significant digits; tests/test_streaming.py checks every bit
     np.testing.assert_allclose(rates["fnmr"], expected["fnmr"], rtol=1e-9)
@@ -560,7 +560,7 @@ def test_scores_on_a_dask_scheduler_and_a_scheduler_not_there(
         address = cluster.scheduler_address
         assert main([*argv, "--reports-dir", str(tmp_path / "there"), "--scheduler", address]) == 0
     capsys.readouterr()
-    for name in ("rates_at_fmr", "sweep", "eer_by_group", "measures"):
+    for name in ("rates_at_fmr_0.001_group", "sweep", "eer_by_group", "measures"):
         pd.testing.assert_frame_equal(
             pd.read_csv(tmp_path / "there" / "run" / "tables" / f"{name}.csv"),
             pd.read_csv(tmp_path / "here" / "run" / "tables" / f"{name}.csv"),
@@ -849,14 +849,14 @@ def test_streamed_non_mated_scores_give_the_fmr_measures(tmp_path):
     assert main([*argv, "--reports-dir", str(tmp_path / "r"), "--no-progress"]) == 0
     tables = tmp_path / "r" / "impostors" / "tables"
     assert {p.name for p in tables.iterdir()} == {
-        "rates_at_fmr.csv", "sweep.csv", "sweep_measures.csv", "measures.csv",
+        "rates_at_fmr_0.01_group.csv", "sweep.csv", "sweep_measures.csv", "measures.csv",
         "robustness_streamed.csv",  # the sentence the front page's how sure shows
         "warnings_streamed.csv",  # and the warnings it lists (none here)
         "ffmc_table.csv", "measure_registry.csv",  # the FFMC audit of the FMRs
     }  # fmt: skip
     assert pd.read_csv(tables / "warnings_streamed.csv").empty
     expected = rates_at_fmr(read_scores(frame), 0.01)
-    rates = pd.read_csv(tables / "rates_at_fmr.csv")
+    rates = pd.read_csv(tables / "rates_at_fmr_0.01_group.csv")
     assert list(rates.columns) == ["algorithm", "group", "fmr", "n_nonmated"]
     np.testing.assert_allclose(rates["fmr"], expected["fmr"], rtol=1e-9)
     measures = pd.read_csv(tables / "measures.csv")
@@ -1269,8 +1269,7 @@ def test_scores_leave_out_the_columns_ignore_columns_names(tmp_path, capsys):
         argv = ["scores", str(source), *common, "--ignore-columns", "comparison_id"]
         assert main(argv + (whole if source == path else [])) == 0
         report = tmp_path / "r" / source.stem
-        table = "rates_at_fmr_0.01_group" if source == path else "rates_at_fmr"
-        rates_read = pd.read_csv(report / "tables" / f"{table}.csv")
+        rates_read = pd.read_csv(report / "tables" / "rates_at_fmr_0.01_group.csv")
         np.testing.assert_allclose(rates_read["fnmr"], expected["fnmr"], rtol=1e-9)
         np.testing.assert_allclose(rates_read["fmr"], expected["fmr"], rtol=1e-9)
         manifest = json.loads((report / "manifest.json").read_text())

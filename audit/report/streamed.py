@@ -275,7 +275,8 @@ def streamed_report(
 
     def write(folder: Path) -> None:
         with recording(NOTEBOOK, folder):  # declared, by role, as a notebook declares them
-            save_table(rates, "rates_at_fmr", folder)
+            # named as the notebook names it, for its one grouping
+            save_table(rates, f"rates_at_fmr_{target:g}_group", folder)
             save_table(measures, "measures", folder)
             save_table(verdicts, "ffmc_table", folder)
             save_table(
