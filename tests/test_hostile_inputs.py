@@ -687,3 +687,29 @@ def test_a_rate_written_minus_zero_is_zero(tmp_path):
     assert list(table["fmr"]) == [0.001, 0.0] and list(table["fnmr"]) == [0.0, 0.02]
     assert not np.signbit(table[["fmr", "fnmr"]].to_numpy()).any()
     assert f"{table['fmr'].min():.3g}" == "0"
+
+
+def test_a_column_a_hive_partition_gives_is_refused_as_such(tmp_path):
+    """A folder written partitioned (``group=F/``, ``group=M/``) has no group column in
+    its files: it was refused as lacking one, which the user sees in its folder names.
+    It is refused as a partition audit does not read; a folder named so for a column
+    audit does not need (``run=3``) is only a name."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {"algorithm": rng.choice(["a", "b"], 400), "score": rng.normal(size=400)}
+        | {"mated": rng.random(400) < 0.3, "group": rng.choice(["F", "M"], 400)}
+    )
+    folder = tmp_path / "parts"
+    pq.write_to_dataset(pa.Table.from_pandas(frame), folder, partition_cols=["group"])
+    first = sorted(str(p) for p in folder.rglob("*.parquet"))[0]
+    said = SR.PARTITIONED.format(source=first, column="group", folder="group=F")
+    for source, read in ((folder, read_scores), (first, SR.check_columns)):
+        with pytest.raises(ScoresError) as refused_:
+            read(source)
+        assert str(refused_.value) == said
+    (tmp_path / "run=3").mkdir()
+    frame.to_parquet(tmp_path / "run=3" / "s.parquet")
+    pd.testing.assert_frame_equal(read_scores(tmp_path / "run=3"), read_scores(frame))

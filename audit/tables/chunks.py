@@ -42,7 +42,7 @@ from audit.tables.common import (
     parquet_names,
 )
 from audit.tables.labels import STREAMED_SPELLINGS
-from audit.tables.scores import EMPTY, ScoresError, _layout, validate
+from audit.tables.scores import EMPTY, ScoresError, _layout, refuse_partition, validate
 
 NO_PARQUET = "{source}: no Parquet file matches"
 NO_PATH = "the path of the Parquet scores is empty; name a file, a folder or a glob"
@@ -498,6 +498,7 @@ def _text_columns(path: str) -> list[str]:
 
 def _columns(names: list[str], source: str, options: Options) -> list[str]:
     """The columns a chunk needs, the names checked as :func:`read_scores` checks them."""
+    refuse_partition(names, source, options.attributes, options.ignore)
     attributes, two_sided, subjects = _layout(names, source, options.attributes, options.ignore)
     needed = ["algorithm", "score", "mated"]
     for name, sided in zip(attributes, two_sided, strict=True):

@@ -38,6 +38,11 @@ MATED_TWO_SUBJECTS = (
     "other; both sides of a mated pair are the same person{more}"
 )
 SUBJECT_COLUMNS = ("subject_1", "subject_2")
+PARTITIONED = (
+    "{source}: column {column!r} is given by the name of its folder {folder!r} (a Hive "
+    "partition), which audit does not read: write the column into the files "
+    "(pyarrow.dataset.dataset(folder, partitioning='hive') reads them with it)"
+)
 MIXED_GROUP_COLUMNS = (
     "{source}: give the group either as one column {single!r} or as two columns {sides}, not both"
 )
@@ -472,6 +477,21 @@ def _is_parquet(source) -> bool:
     return tables.is_parquet_name(text) or Path(text).is_dir() or tables.is_glob(text)
 
 
+def refuse_partition(
+    names: Sequence[str], source: str, attributes: Sequence[str] | None, ignore: Sequence[str]
+) -> None:
+    """Refuse a Parquet file lacking a column that its folder's name gives (``group=F/``,
+    a Hive partition, which audit does not read) with :data:`PARTITIONED`, where the lack
+    would be said as the file's own."""
+    known = {"algorithm", "score", "mated", *SUBJECT_COLUMNS}
+    for name in attributes if attributes is not None else ("group",):
+        known |= {name, f"{name}_1", f"{name}_2"}
+    for part in Path(source).parent.parts:
+        key, equals, _ = part.partition("=")
+        if equals and key in known and key not in names and key not in ignore:
+            raise ScoresError(PARTITIONED.format(source=source, column=key, folder=part))
+
+
 def _layout(
     columns: list[str], source_name: str, attributes: Sequence[str] | None, ignore: Sequence[str]
 ) -> tuple[tuple[str, ...], list[bool], list[str]]:
@@ -557,6 +577,7 @@ def check_columns(
             if encoding is not None:
                 raise ScoresError(tables.ENCODING_NOT_TEXT.format(source=name, encoding=encoding))
             columns = tables.parquet_names(pq.read_schema(source))
+            refuse_partition(columns, name, attributes, ignore)
         else:
             columns = tables.read_header(source, ScoresError, encoding)
     except (OSError, ImportError, ValueError) as reason:
