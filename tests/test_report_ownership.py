@@ -561,6 +561,34 @@ def test_a_file_of_the_report_the_user_changed_is_not_replaced(ran, rates_csv, t
     assert (version / "pareto.html").read_text().endswith("<!-- my annotation -->")
 
 
+def test_jupyters_checkpoint_of_a_notebook_as_audit_wrote_it_is_audits(ran, rates_csv, tmp_path):
+    """A report's notebook opened in Jupyter gets ``.ipynb_checkpoints/`` beside it, and
+    the next run of the report's name was refused. A checkpoint holding the notebook's
+    very bytes is a copy of what audit wrote: replaced with the report. One that differs
+    (the notebook edited, saved, and then put back) is the user's, and is kept."""
+    report = _report("x", rates_csv, tmp_path)
+    version = report.resolve()
+    (report / ".ipynb_checkpoints").mkdir()
+    saved = report / ".ipynb_checkpoints" / "pareto-checkpoint.ipynb"
+    shutil.copy(report / "pareto.ipynb", saved)
+    again = _report("x", rates_csv, tmp_path)
+    assert again.resolve() != version and not version.exists()
+    version = again.resolve()
+    (again / ".ipynb_checkpoints").mkdir()
+    saved = again / ".ipynb_checkpoints" / "pareto-checkpoint.ipynb"
+    saved.write_text((again / "pareto.ipynb").read_text() + " ")  # edited
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == ownership.NOT_MADE.format(
+        path=tmp_path / "x", entries="'.ipynb_checkpoints'", version=version
+    )
+    saved.write_text((again / "pareto.ipynb").read_text())
+    (again / ".ipynb_checkpoints" / "other-checkpoint.ipynb").write_text("{}")  # of no notebook
+    with pytest.raises(runner.ReportError):
+        _report("x", rates_csv, tmp_path)
+    assert saved.exists()
+
+
 def test_a_file_put_in_the_report_during_the_run_keeps_both_reports(
     ran, rates_csv, tmp_path, monkeypatch
 ):

@@ -241,8 +241,36 @@ def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
         return [INVENTORY]  # not the inventory audit wrote: nothing in the folder is proved
     found = _entries(version.path)
     others = [e for e, info in found.items() if made.get(e) != info]
+    others = [e for e in others if not _own_checkpoint(version.path, e, made, found)]
     # a folder of the user's is named, not each file in it
     return sorted(e for e in others if not any(e.startswith(o + "/") for o in others))
+
+
+#: The folder Jupyter keeps a notebook's checkpoints in, beside it, once it is opened.
+CHECKPOINTS = ".ipynb_checkpoints"
+
+
+def _own_checkpoint(folder: Path, entry: str, made: dict, found: dict) -> bool:
+    """Whether ``entry`` of the report ``folder`` is Jupyter's checkpoint of a notebook
+    audit wrote there, unchanged, and holds its very bytes (``.ipynb_checkpoints/
+    ffmc-checkpoint.ipynb``, written as the notebook was opened), or the folder of such
+    checkpoints: a copy of what audit wrote, whose removal loses nothing. Any other
+    checkpoint (of a notebook edited and saved) is the user's."""
+    if entry == CHECKPOINTS:
+        inside = [e for e in found if e.startswith(f"{CHECKPOINTS}/")]
+        return found[entry] == ["dir"] and all(
+            _own_checkpoint(folder, e, made, found) for e in inside
+        )
+    top, _, name = entry.partition("/")
+    if top != CHECKPOINTS or not name.endswith("-checkpoint.ipynb") or "/" in name:
+        return False
+    notebook = name.removesuffix("-checkpoint.ipynb") + ".ipynb"
+    if found[entry][0] != "file" or notebook not in made or made[notebook] != found.get(notebook):
+        return False
+    try:
+        return (folder / entry).read_bytes() == (folder / notebook).read_bytes()
+    except OSError:
+        return False
 
 
 def _unlisted(folder: Path) -> list[str]:
