@@ -636,6 +636,17 @@ def test_pandas_row_numbers_in_a_parquet_score_file_are_not_a_column(tmp_path):
     with pytest.raises(ScoresError) as refused_:
         read_scores(path)
     assert str(refused_.value) == SR.UNKNOWN_COLUMNS.format(source=str(path), columns=["row"])
+    # pandas' metadata not as pandas writes it: no column is taken for its row numbers
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(kept, preserve_index=True)
+    for metadata in (b"not JSON", b"[1]", b'{"index_columns": 5, "columns": [1]}'):
+        pq.write_table(table.replace_schema_metadata({b"pandas": metadata}), path)
+        with pytest.raises(ScoresError) as refused_:
+            read_scores(path)
+        assert str(refused_.value) == SR.UNKNOWN_COLUMNS.format(
+            source=str(path), columns=["__index_level_0__"]
+        )
 
 
 @pytest.mark.parametrize(

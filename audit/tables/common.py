@@ -439,14 +439,21 @@ def parquet_names(schema) -> list[str]:
     pandas stores as an unnamed index (``__index_level_0__``, which ``pd.read_parquet``
     makes the frame's index again). A named index is a column of the file."""
     names = list(schema.names)
-    metadata = schema.pandas_metadata
-    if not metadata:
+    try:
+        metadata = schema.pandas_metadata
+    except ValueError:  # not the JSON pandas writes: no index of pandas' is known
         return names
-    index = set(c for c in metadata.get("index_columns", ()) if isinstance(c, str))
+    index, columns = (
+        (metadata.get("index_columns"), metadata.get("columns"))
+        if isinstance(metadata, dict)
+        else (None, None)
+    )
+    if not isinstance(index, list) or not isinstance(columns, list):
+        return names
     unnamed = {
         c.get("field_name")
-        for c in metadata.get("columns", ())
-        if c.get("name") is None and c.get("field_name") in index
+        for c in columns
+        if isinstance(c, dict) and c.get("name") is None and c.get("field_name") in index
     }
     return [n for n in names if n not in unnamed]
 
