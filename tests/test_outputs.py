@@ -300,15 +300,22 @@ def test_two_pairs_of_datasets_never_share_a_figure_name():
     """A figure of two datasets was named ``<prefix>_<first>_<second>``: the pairs
     ``x``, ``y_z`` and ``x_y``, ``z`` wrote one file, the second pair's figure over the
     first's, shown under both captions. Every pair of labels made of characters a file
-    name keeps or changes (``_``, a space, ``+``) is named apart."""
+    name keeps or changes (``_``, a space, ``+``) is named apart, also on a disk that
+    does not tell case apart (``A`` and ``a``), and a long label makes a name the system
+    takes (130 letters failed the notebook: "File name too long")."""
     import itertools
 
-    from audit.report.outputs import _slug, pair_name
+    from audit.report.outputs import STEM_BYTES, _slug, pair_name
 
-    labels = ["".join(p) for n in (1, 2, 3) for p in itertools.product("x_ +", repeat=n)]
+    labels = ["".join(p) for n in (1, 2, 3) for p in itertools.product("xX_ +", repeat=n)]
+    labels += ["L" * 130, "M" + "L" * 130, "é" * 200, "é" * 201]
     names = {}
     for first, second in itertools.permutations(labels, 2):
         name = _slug(pair_name("compare_ranks", first, second))
-        assert names.setdefault(name, (first, second)) == (first, second), name
-    # labels a file name keeps, without '_', keep their plain name
+        assert names.setdefault(name.casefold(), (first, second)) == (first, second), name
+        assert len(name.encode()) <= STEM_BYTES
+    singles = {_slug(f"compare_rank_agreement_{label}").casefold() for label in labels}
+    assert len(singles) == len(labels)
+    # labels a file name keeps, in lower case and without '_', keep their plain name
     assert pair_name("compare_ranks", "annex15", "frvt-11.v2") == "compare_ranks_annex15_frvt-11.v2"
+    assert _slug("compare_ranks_annex15_frvt-11.v2") == "compare_ranks_annex15_frvt-11.v2"

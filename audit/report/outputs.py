@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -138,23 +139,36 @@ def merge_outputs(folder: str | os.PathLike, notebooks=()) -> dict:
     return outputs
 
 
-def _slug(name: str) -> str:
-    """``name`` as a file name: each character other than a letter, a digit, ``-``, ``_``
-    or ``.`` written ``_``; a name so changed ends in 8 hexadecimal digits of its hash,
-    so that two names never share a file (``x y`` and ``x_y``, labels of two datasets
-    compared, wrote one file, the second dataset's heat map over the first's).
+#: The most bytes of a file name's stem (a system allows 255 in a name, its suffix too).
+STEM_BYTES = 150
 
-    >>> _slug("ffmc_panels_garbe"), _slug("x y"), _slug("x_y"), _slug("x+y")
-    ('ffmc_panels_garbe', 'x_y-887fcea6', 'x_y', 'x_y-cb4c3af7')
+
+def _slug(name: str) -> str:
+    """``name`` as a file name: each run of characters other than a letter, a digit, ``-``,
+    ``_`` or ``.`` written ``_``; a name so changed, holding an upper-case letter or
+    longer than :data:`STEM_BYTES` (cut there) ends in 8 hexadecimal digits of its hash,
+    so that two names never share a file, on a disk that tells case apart or one that
+    does not (``x y`` and ``x_y``, labels of two datasets compared, wrote one file, the
+    second dataset's heat map over the first's; ``A`` and ``a`` would on macOS), and a
+    long label does not make a name the system refuses.
+
+    >>> _slug("ffmc_panels_garbe"), _slug("x y"), _slug("x_y"), _slug("x+y"), _slug("X_y")
+    ('ffmc_panels_garbe', 'x_y-887fcea6', 'x_y', 'x_y-cb4c3af7', 'X_y-f735b5b6')
     """
     kept = _kept(name)
-    if kept == name:
+    if kept == name and name.casefold() == name and _bytes(name) <= STEM_BYTES:
         return kept
+    while _bytes(kept) > STEM_BYTES - 9:
+        kept = kept[: -max(1, (_bytes(kept) - STEM_BYTES + 9) // 4)]
     return f"{kept}-{_digest(name)}"
 
 
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _kept(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("_") or "output"
+    return re.sub(r"[^\w.-]+", "_", name).strip("_") or "output"
 
 
 def _digest(text: str) -> str:
@@ -164,18 +178,18 @@ def _digest(text: str) -> str:
 def pair_name(prefix: str, first: str, second: str) -> str:
     """The name of a figure of the datasets labelled ``first`` and ``second``:
     ``<prefix>_<first>_<second>`` where that can name no other pair (labels of letters,
-    digits, ``-`` and ``.``); else with 8 hexadecimal digits of the pair's hash (the pairs
-    ``x``, ``y_z`` and ``x_y``, ``z`` joined alike, and shared one figure).
+    digits, ``-`` and ``.``); else one holding the pair written out, which
+    :func:`_slug` names by its hash (the pairs ``x``, ``y_z`` and ``x_y``, ``z`` joined
+    alike, and shared one figure).
 
     >>> pair_name("compare_ranks", "annex15", "frvt11")
     'compare_ranks_annex15_frvt11'
-    >>> pair_name("compare_ranks", "x", "y_z"), pair_name("compare_ranks", "x_y", "z")
-    ('compare_ranks_x_y_z-6621e451', 'compare_ranks_x_y_z-a03e6594')
+    >>> _slug(pair_name("compare_ranks", "x", "y_z")), _slug(pair_name("compare_ranks", "x_y", "z"))
+    ('compare_ranks_x_y_z-624c6f71', 'compare_ranks_x_y_z-113a60fa')
     """
-    name = f"{prefix}_{first}_{second}"
     if all(_kept(label) == label and "_" not in label for label in (first, second)):
-        return name
-    return f"{_kept(name)}-{_digest(json.dumps([first, second]))}"
+        return f"{prefix}_{first}_{second}"
+    return prefix + json.dumps([first, second], ensure_ascii=False)
 
 
 def figure_paths(name: str, output_dir: str | os.PathLike) -> list[Path]:
