@@ -772,6 +772,10 @@ def test_figures_draw_names_as_written():
     )
     fig = rank_scatter(ranks, agreement, "$one$", "two_2")
     _drawn_as_written(fig, [HOSTILE, "$one$", "two_2"])
+    # the pair is named in its title, which captions it among the figures of other pairs
+    from audit.report.outputs import figure_title
+
+    assert figure_title(fig).startswith("$one$ against two_2: each measure's ranks of the")
     plt.close(fig)
     ax = cross_agreement(agreement, "$one$", "two_2")
     _drawn_as_written(ax.figure, [HOSTILE, "$one$", "two_2"])

@@ -264,9 +264,9 @@ def rank_scatter(
         ax.set_visible(False)
     fig.supxlabel(f"rank on {escape_mathtext(first)} (1 = the fairest, or the most accurate)")
     fig.supylabel(f"rank on {escape_mathtext(second)}")
-    title = (
-        "Each measure's ranks of the shared algorithms on the two datasets "
-        "(tied algorithms share their mid-rank)"
+    title = (  # the pair named: the figures of several pairs are told apart by it
+        f"{escape_mathtext(first)} against {escape_mathtext(second)}: each measure's ranks "
+        "of the shared algorithms (tied algorithms share their mid-rank)"
     )
     size = FontProperties(size="medium").get_size_in_points()
     fig.suptitle(
