@@ -335,7 +335,7 @@ class Real(Constraint):
         return True
 
     def convert(self, value):
-        return float(value)
+        return float(value) + 0.0  # -0 is 0, and is shown so (not "-0")
 
     def parse(self, text: str):
         """The number ``text`` writes; where the infinities and NaN are legal, also as
@@ -568,7 +568,7 @@ class Alphas(Constraint):
     def convert(self, value):
         import numpy as np
 
-        a = np.asarray(value, dtype="float64")
+        a = np.asarray(value, dtype="float64") + 0.0  # -0 is 0, and is shown so
         return float(a) if a.ndim == 0 else a
 
     def parse(self, text: str):

@@ -698,6 +698,14 @@ def test_a_rate_written_minus_zero_is_zero(tmp_path):
     assert list(table["fmr"]) == [0.001, 0.0] and list(table["fnmr"]) == [0.0, 0.02]
     assert not np.signbit(table[["fmr", "fnmr"]].to_numpy()).any()
     assert f"{table['fmr'].min():.3g}" == "0"
+    # and so is an accuracy, and a weight alpha, written so ("GARBE (alpha=-0)")
+    from audit.tables.accuracy import read_accuracy
+    from audit.validation import check, parse
+
+    accuracy = pd.DataFrame({"algorithm": ["a", "b", "c"], "acc": ["-0", "-0.0e0", "0.1"]})
+    zeros = [*read_accuracy(accuracy, "acc")[:2], parse("alpha", "-0.0"), check("alpha", -0.0)]
+    zeros += list(check("alpha", np.array([-0.0, 0.5])))[:1] + [check("count_tolerance", -0.0)]
+    assert zeros == [0.0] * 6 and not np.signbit(zeros).any()
 
 
 def test_a_column_a_hive_partition_gives_is_refused_as_such(tmp_path):

@@ -131,9 +131,12 @@ def read_accuracy(source: str | os.PathLike | pd.DataFrame, column: str) -> pd.S
     raw = frame[column]
     missing = tables.blank(raw) | tables.spelled_nan(raw)
     tables.refuse_non_real(frame, column, where, RatesError)
-    values = pd.to_numeric(raw.where(~missing), errors="coerce").to_numpy(
-        dtype="float64", na_value=np.nan
-    )
+    values = (
+        pd.to_numeric(raw.where(~missing), errors="coerce").to_numpy(
+            dtype="float64", na_value=np.nan
+        )
+        + 0.0
+    )  # an accuracy written -0 is 0, and is shown so (not "-0")
     tables.raise_at(
         ~missing & ~np.isfinite(values), NOT_FINITE, frame, raw, column, where, RatesError
     )
