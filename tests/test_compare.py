@@ -979,14 +979,15 @@ def test_accuracy_from_addresses_a_label_or_path_holding_an_equals_sign(tmp_path
     compared"). DATA is the longest label or given path the value starts with."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "acc.csv").write_text("algorithm,acc\na,0.1\n")
-    (tmp_path / "y=acc.csv").write_text("algorithm,acc\na,0.2\n")
     args = cli.build_parser().parse_args(
         ["compare", "x=y.csv", "x.csv", "--accuracy-from", "x=y=acc.csv:acc"]
-        + ["--accuracy-from", "x.csv=y=acc.csv:acc"]
     )
-    sources, columns = cli._accuracy_each(args, ["x=y", "x"])
-    assert sources == {"x=y": str(tmp_path / "acc.csv"), "x": str(tmp_path / "y=acc.csv")}
-    assert columns == {"x=y": "acc", "x": "acc"}
+    assert cli._accuracy_each(args, ["x=y", "x"]) == ({"x=y": str(tmp_path / "acc.csv")},
+                                                      {"x=y": "acc"})  # fmt: skip
+    (tmp_path / "y=acc.csv").write_text("algorithm,acc\na,0.2\n")
+    args.accuracy_each = ["x.csv=y=acc.csv:acc"]  # the dataset named by its path as given
+    assert cli._accuracy_each(args, ["x=y", "x"]) == ({"x": str(tmp_path / "y=acc.csv")},
+                                                      {"x": "acc"})  # fmt: skip
     # a DATA that is none of them is still refused, named as far as the first '='
     args.accuracy_each = ["z=acc.csv:acc"]
     with pytest.raises(cli.UsageError) as refused:
@@ -994,3 +995,25 @@ def test_accuracy_from_addresses_a_label_or_path_holding_an_equals_sign(tmp_path
     assert str(refused.value) == cli.ACCURACY_FROM_DATA.format(
         value="z=acc.csv:acc", data="z", labels=["x=y", "x"]
     )
+
+
+def test_accuracy_from_meaning_two_datasets_is_refused(tmp_path, monkeypatch):
+    """``p=q=acc.csv:plain`` with datasets ``p`` and ``p=q`` beside files ``acc.csv`` and
+    ``q=acc.csv``: either dataset is meant, each with a table that exists; the longest
+    label was taken without a word. With one of them only, it is read as that one."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("acc.csv", "q=acc.csv"):
+        (tmp_path / name).write_text("algorithm,plain\na,0.1\n")
+    value = "p=q=acc.csv:plain"
+    args = cli.build_parser().parse_args(["compare", "p.csv", "p=q.csv", "--accuracy-from", value])
+    with pytest.raises(cli.UsageError) as refused:
+        cli._accuracy_each(args, ["p", "p=q"])
+    assert str(refused.value) == cli.ACCURACY_FROM_WHICH.format(
+        value=value,
+        readings="dataset 'p=q' (from 'acc.csv') or dataset 'p' (from 'q=acc.csv')",
+    )
+    args = cli.build_parser().parse_args(["compare", "p.csv", "c.csv", "--accuracy-from", value])
+    assert cli._accuracy_each(args, ["p", "c"])[0] == {"p": str(tmp_path / "q=acc.csv")}
+    (tmp_path / "q=acc.csv").unlink()  # one reading left: no doubt
+    args = cli.build_parser().parse_args(["compare", "p.csv", "p=q.csv", "--accuracy-from", value])
+    assert cli._accuracy_each(args, ["p", "p=q"])[0] == {"p=q": str(tmp_path / "acc.csv")}

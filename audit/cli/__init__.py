@@ -174,6 +174,10 @@ CROSS_GROUP_ONLY = (
     "cross-group table has columns group_1 and group_2, or FMR.<enrolment><separator>"
     "<probe> columns read with --pair-separator)"
 )
+ACCURACY_FROM_WHICH = (
+    "--accuracy-from {value!r} gives an accuracy table to {readings}; rename the file or "
+    "the dataset so that one of them is meant"
+)
 ACCURACY_FROM_AMBIGUOUS = (
     "--accuracy-from {value!r}: {rest!r} splits into a table and a column in more than one "
     "way ({splits}); give the file a name without ':'"
@@ -837,6 +841,28 @@ def _source_splits(rest: str) -> list[tuple[str, str]]:
     ]
 
 
+def _accuracy_data(value: str, names: list[str], by_given: dict) -> str | None:
+    """The DATA of ``--accuracy-from`` ``value``: the longest of ``names`` (the labels,
+    and the paths as given) that it starts with, followed by '='. Where a shorter one
+    names another dataset and leaves an existing table and column too (``p=q=acc.csv:c``,
+    of datasets ``p`` and ``p=q`` beside a file ``q=acc.csv``), both are meant: refused."""
+    matching = [n for n in names if n and value.startswith(f"{n}=")]
+    if not matching:
+        return None
+    readings = {}  # each dataset meant, by the first (longest) name that means it: its table
+    for name in matching:
+        label, rest = by_given.get(name, name), value[len(name) + 1 :]
+        splits = _source_splits(rest)
+        if label not in readings and (name == matching[0] or splits):
+            readings[label] = splits[0][0] if splits else rest
+    if len(readings) > 1:
+        said = " or ".join(
+            f"dataset {label!r} (from {table!r})" for label, table in readings.items()
+        )
+        raise UsageError(ACCURACY_FROM_WHICH.format(value=value, readings=said))
+    return matching[0]
+
+
 def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, dict]:
     """``--accuracy-from DATA=SOURCE:COLUMN`` options as (label to source, label to column).
 
@@ -853,7 +879,7 @@ def _accuracy_each(args: argparse.Namespace, labels: list[str]) -> tuple[dict, d
     names = sorted({*labels, *by_given}, key=len, reverse=True)
     sources, columns = {}, {}
     for value in args.accuracy_each:
-        data = next((n for n in names if n and value.startswith(f"{n}=")), None)
+        data = _accuracy_data(value, names, by_given)
         if data is not None:
             equals, rest = "=", value[len(data) + 1 :]
         else:
