@@ -732,3 +732,23 @@ def test_a_column_a_hive_partition_gives_is_refused_as_such(tmp_path):
     (tmp_path / "run=3").mkdir()
     frame.to_parquet(tmp_path / "run=3" / "s.parquet")
     pd.testing.assert_frame_equal(read_scores(tmp_path / "run=3"), read_scores(frame))
+
+
+def test_scores_read_with_no_attributes_are_refused_as_that_option():
+    """``audit scores --attributes ''`` read the scores with no group column at all and
+    refused the file's ``group`` column as unknown (status 3): an empty list of attribute
+    columns is refused as the parameter's fault, whole or streamed."""
+    from audit.exceptions import ParameterError
+    from audit.scores.streaming import StreamingScores
+
+    frame = pd.DataFrame(
+        {"algorithm": ["a"] * 4, "score": [0.9, 0.8, 0.1, 0.2], "mated": [True, True, False, False]}
+        | {"group": ["F", "M", "F", "M"]}
+    )
+    said = (
+        "parameter attributes: expected a non-empty list of the attribute columns or none, got []"
+    )
+    for read in (read_scores, lambda f, **k: StreamingScores(f, **k).rates_at_fmr(0.5)):
+        with pytest.raises(ParameterError) as refused_:
+            read(frame, attributes=[])
+        assert str(refused_.value) == said

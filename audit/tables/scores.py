@@ -20,7 +20,7 @@ from audit.tables.common import Source as _Source
 from audit.tables.common import blank as _blank
 from audit.tables.common import first as _first
 from audit.tables.labels import SPELLINGS, check_spellings, label_key, label_kinds
-from audit.validation import SOURCE, Names, validate_params
+from audit.validation import SOURCE, Names, refuse, validate_params
 
 # Error messages: constants, so that tests can check them exactly.
 CANNOT_READ = tables.CANNOT_READ
@@ -497,6 +497,8 @@ def _layout(
 ) -> tuple[tuple[str, ...], list[bool], list[str]]:
     """Check the column names; return the attribute names, whether each is given per
     side, and the subject columns."""
+    if attributes is not None and len(attributes) == 0:  # no group at all: nothing compared
+        raise refuse("attributes", [], "a non-empty list of the attribute columns or none")
     if len(set(columns)) != len(columns):
         duplicate = next(c for c in columns if columns.count(c) > 1)
         raise ScoresError(DUPLICATE_COLUMN.format(source=source_name, column=duplicate))
