@@ -98,9 +98,11 @@ def test_counts_with_only_mated_column_averages_fmr_equally(long_table):
 def test_counts_without_count_columns_is_refused(table):
     with pytest.raises(WeightsError) as error:
         overall_rates(table, weights="counts")
+    source = table.attrs.get("source")
     assert str(error.value) == accuracy.NO_COUNT_COLUMNS.format(
-        columns=list(map(str, table.columns))
+        source=f" ({source})" if source else ""
     )
+    assert "--weights counts" in str(error.value)
 
 
 def test_counts_file_per_group(table, tmp_path):

@@ -526,7 +526,7 @@ def test_a_bad_memory_budget_is_refused_whatever_the_scores(data, tmp_path, caps
     (tmp_path / "scores.csv").write_text("algorithm,score,mated,group\na,0.5,True,F\n")
     argv = ["scores", *data, "--memory", "1e3 apples", "--reports-dir", str(tmp_path / "r")]
     assert main(argv) == 2
-    message = BAD_MEMORY.format(value="1e3 apples")
+    message = BAD_MEMORY.format(value="1e3 apples").replace("parameter memory", "--memory")
     assert capsys.readouterr().err.splitlines()[-1] == f"audit scores: error: {message}"
 
 
@@ -1289,6 +1289,8 @@ def test_scores_leave_out_the_columns_ignore_columns_names(tmp_path, capsys):
         (["pareto"], ["--replicates", "0"], "n_replicates", "expected a whole number"),
         (["scores", "--distance"], ["--alpha", "2"], "alpha", "expected a number in [0, 1]"),
         (["check"], ["--columns", "foo=Algorithm"], "columns", "'foo' (given for the table's"),
+        (["report"], ["--input-copy", "sometimes"], "input_copy", "expected one of 'auto'"),
+        (["scores"], ["--memory=0"], "memory", "expected a positive size such as 4GB"),
     ],
 )
 def test_a_refused_option_is_named_as_the_user_typed_it(
@@ -1300,8 +1302,9 @@ def test_a_refused_option_is_named_as_the_user_typed_it(
     argv = [command[0], str(data), *command[1:]]
     assert main([*argv, *option]) == 2
     said = capsys.readouterr().err.splitlines()[-1]
-    assert said.startswith(f"audit {command[0]}: error: {option[0]}: {fault}"), said
-    if command[0] != "check":  # (check takes no -p)
+    typed = option[0].partition("=")[0]
+    assert said.startswith(f"audit {command[0]}: error: {typed}: {fault}"), said
+    if parameter not in ("columns", "input_copy", "memory"):  # (options a -p does not set)
         assert main([*argv, "-p", parameter, option[1]]) == 2
         said = capsys.readouterr().err.splitlines()[-1]
         assert said.startswith(f"audit {command[0]}: error: parameter {parameter}: {fault}"), said

@@ -1017,3 +1017,16 @@ def test_accuracy_from_meaning_two_datasets_is_refused(tmp_path, monkeypatch):
     (tmp_path / "q=acc.csv").unlink()  # one reading left: no doubt
     args = cli.build_parser().parse_args(["compare", "p.csv", "p=q.csv", "--accuracy-from", value])
     assert cli._accuracy_each(args, ["p", "p=q"])[0] == {"p=q": str(tmp_path / "acc.csv")}
+
+
+def test_accuracy_from_with_a_column_the_table_lacks_names_the_option(tmp_path, capsys):
+    """compare has no --accuracy-column: the column of an accuracy table is given within
+    --accuracy-from, which its refusal names (it said "parameter accuracy_column")."""
+    (tmp_path / "acc.csv").write_text("algorithm,plain\na,0.1\n")
+    argv = ["compare", "annex15", "frvt11", "--accuracy-from", f"frvt11={tmp_path}/acc.csv:nope"]
+    assert cli.main([*argv, "--reports-dir", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"audit compare: error: --accuracy-from: expected a column of {tmp_path}/acc.csv other "
+        "than its algorithm column, one of ['plain'], got 'nope'"
+    )
+    assert not (tmp_path / "r").exists()

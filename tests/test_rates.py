@@ -165,7 +165,7 @@ def test_long_missing_and_unknown_columns(tmp_path):
         columns=["site"],
         expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
         hint="; attribute columns other than gender and race are named with "
-        "read_rates(..., attributes=[...])",
+        "attributes=[...] (command line --attributes)",
     )
 
 

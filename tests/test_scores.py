@@ -1140,10 +1140,11 @@ def test_a_mated_pair_across_two_spellings_is_merged_from_parquet_as_from_a_data
     said = _merged_alike(frame, tmp_path)
     assert said[:2] == [
         "<DataFrame>, column 'group_2': 'm' (<DataFrame>, row 8, column 'group_2') is read "
-        "as 'M' (<DataFrame>, row 8, column 'group_1'): they differ only by case (merge_labels)",
+        "as 'M' (<DataFrame>, row 8, column 'group_1'): they differ only by case (merge_labels, "
+        "command line --merge-labels)",
         "<DataFrame>, column 'subject_2': 'X' (<DataFrame>, row 9, column 'subject_2') is "
         "read as 'x' (<DataFrame>, row 9, column 'subject_1'): they differ only by case "
-        "(merge_labels)",
+        "(merge_labels, command line --merge-labels)",
     ]
     # then the rates on few comparisons and the subjects in two groups, as of any table
     assert len(said) == 4 and "'a', 'M': 1 mated" in said[2]

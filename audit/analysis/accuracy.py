@@ -69,9 +69,9 @@ NO_COUNTS_FILE = (
     "table's count columns) or the path of a counts CSV"
 )
 NO_COUNT_COLUMNS = (
-    "weights='counts' needs the column n_mated and/or n_nonmated in the rates table, "
-    "which has the columns {columns}; give a counts file or mapping instead, or use "
-    "weights='equal'"
+    "weights 'counts' (command line --weights counts) needs the count column n_mated "
+    "and/or n_nonmated in the rates table{source}, which has neither; give a counts file "
+    "(or mapping) instead, or 'equal'"
 )
 COUNTS_CANNOT_READ = tables.CANNOT_READ
 COUNTS_MISSING_COLUMN = (
@@ -312,7 +312,8 @@ def _from_table(
 ) -> dict[str, np.ndarray]:
     present = [c for c in COUNT_COLUMNS if c in table.columns]
     if not present:
-        raise WeightsError(NO_COUNT_COLUMNS.format(columns=[str(c) for c in table.columns]))
+        source = table.attrs.get("source")
+        raise WeightsError(NO_COUNT_COLUMNS.format(source=f" ({source})" if source else ""))
     return {
         c: table.pivot(index="algorithm", columns="group", values=c)
         .loc[algorithms, groups]

@@ -209,6 +209,8 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     parameters = {}
     options = {}  # each parameter an option sets: the option, as given (-p may not set it too)
     set_by = vars(args).setdefault(SET_BY, {})  # ... and the option alone, for refusals
+    if getattr(args, "memory", None) is not None:  # (read where a score set is streamed)
+        set_by["memory"] = given_as(args, "memory") or "--memory"
     if given is not None:
         key = "scores_path" if args.command == "scores" else "data_path"
         parameters[key] = given
@@ -276,7 +278,7 @@ def _as_typed(error: UsageError, args: argparse.Namespace) -> UsageError:
     said = str(error)
     for name, option in vars(args).get(SET_BY, {}).items():
         prefix = f"parameter {name}"
-        if said.startswith((prefix + ":", prefix + " ")):
+        if option and said.startswith((prefix + ":", prefix + " ")):
             return type(error)(option + said[len(prefix) :])
     return error
 
@@ -780,7 +782,10 @@ def _say_warnings(folder: Path) -> None:
 def _input_copy(args: argparse.Namespace) -> str:
     from audit.validation import parse
 
-    return "auto" if args.input_copy is None else parse("input_copy", args.input_copy)
+    if args.input_copy is None:
+        return "auto"
+    vars(args).setdefault(SET_BY, {})["input_copy"] = given_as(args, "input_copy")
+    return parse("input_copy", args.input_copy)
 
 
 def _run(args: argparse.Namespace, notify) -> int:
@@ -938,6 +943,8 @@ def _compare(args: argparse.Namespace, notify) -> int:
     parameters = _parameters(args, None)
     parameters.update({"data_paths": given, "data_labels": labels})
     sources, columns = _accuracy_each(args, labels)
+    if columns:  # the column of each accuracy table, given within --accuracy-from
+        vars(args).setdefault(SET_BY, {})["accuracy_column"] = "--accuracy-from"
     if sources:
         parameters.update({"accuracy_sources": sources, "accuracy_columns": columns})
     name = _checked_name(args, args.name if args.name is not None else "-vs-".join(labels))

@@ -96,7 +96,7 @@ __all__ = [
     "parse_memory",
 ]
 
-BAD_MEMORY = "memory must be a positive size such as 4GB or 512MB, got {value!r}"
+BAD_MEMORY = "parameter memory: expected a positive size such as 4GB or 512MB, got {value!r}"
 MEMORY_PAST_FLOAT = (
     "memory {value!r} is more bytes than a floating-point number holds (1.8e+308); give "
     "the memory a pass may use, such as 4GB or 512MB"

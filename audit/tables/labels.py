@@ -43,7 +43,7 @@ STREAMED_SPELLINGS = (
 )
 MERGED = (
     "{source}, column {column!r}: {second!r} ({second_where}) is read as {first!r} "
-    "({first_where}): they differ only by {how} (merge_labels)"
+    "({first_where}): they differ only by {how} (merge_labels, command line --merge-labels)"
 )
 EDGE_SPACE = (
     "{source}, column {column!r}: the label {label!r} ({where}) begins or ends with white "

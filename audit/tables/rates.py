@@ -462,7 +462,8 @@ def _from_long(
             source.name,
             "group",
             RatesError,
-            " (give a group column, or attribute columns and read_rates(..., attributes=[...]))",
+            " (give a group column, or attribute columns named with attributes=[...], command "
+            "line --attributes)",
             source.ignored,
         )
     known = {"algorithm", "group", *RATE_COLUMNS, *COUNT_COLUMNS, *attributes}
@@ -474,7 +475,7 @@ def _from_long(
                 columns=unknown,
                 expected="algorithm, group and/or attribute columns, fmr, fnmr, n_mated, n_nonmated",
                 hint="; attribute columns other than gender and race are named with "
-                "read_rates(..., attributes=[...])",
+                "attributes=[...] (command line --attributes)",
             )
         )
     if len(frame) == 0:

@@ -542,8 +542,8 @@ def _layout(
             two_sided.append(False)
         else:
             hint = (
-                " (give a group column, group_1 and group_2, or attribute columns and "
-                "read_scores(..., attributes=[...]))"
+                " (give a group column, group_1 and group_2, or attribute columns named with "
+                "attributes=[...], command line --attributes)"
                 if attributes is None
                 else ""
             )
