@@ -428,6 +428,12 @@ def test_cli_check_lists_the_ignored_columns(tmp_path, capsys):
     assert "2 algorithms x 4 groups = 8 rows\n" in out
     assert main(["check", str(path)]) == 3  # the input refused
     assert "--rate-position suffix --separator _" in capsys.readouterr().err
+    # a name holding a comma, listed so: quoted (Mean, a,b could be two names or three)
+    other = tmp_path / "other.csv"
+    other.write_text('Algorithm,FMR.A,FMR.B,Mean,"a,b"\nx,1e-4,2e-4,1.5e-4,n\n')
+    assert main(["check", str(other), "--ignore-columns", '["Mean", "a,b"]']) == 0
+    out = capsys.readouterr().out
+    assert "ignored columns (as asked, not read): Mean, 'a,b'\n" in out
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,19 @@ import pandas as pd
 from audit.report.text import one_line
 
 
+def _listed(names) -> str:
+    """``names`` joined by ", ", each as written; quoted where a name holds a comma or
+    begins or ends with white space, which the list would otherwise hide.
+
+    >>> print(_listed(["Mean", "a,b", " x"]))
+    Mean, 'a,b', ' x'
+    """
+    shown = [str(n) for n in names]
+    return ", ".join(
+        one_line(repr(n)) if "," in n or n != n.strip() else one_line(n) for n in shown
+    )
+
+
 def _stats(name: str, values: pd.Series) -> str:
     return (
         f"{name}: min {values.min():.3g}, median {values.median():.3g}, "
@@ -48,7 +61,7 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
     if dataset is not None:
         lines.append(f"built-in dataset {dataset.name}: {dataset.title}")
     if table.attrs.get("ignored_columns"):
-        ignored = ", ".join(one_line(c) for c in table.attrs["ignored_columns"])
+        ignored = _listed(table.attrs["ignored_columns"])
         lines.append(f"ignored columns (as asked, not read): {ignored}")
     if cross is None:
         lines.append(f"{algorithms} algorithms x {len(groups)} groups = {len(table)} rows")
@@ -59,7 +72,7 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
             f"cross-group table: {algorithms} algorithms x {n_pairs} pairs ({square} of "
             f"{len(groups)} groups, enrolment group x probe group) = {algorithms * n_pairs} rows"
         )
-    lines.append("groups: " + ", ".join(one_line(g) for g in groups))
+    lines.append("groups: " + _listed(groups))
     if cross is not None:
         lines.append(
             f"the FMR measures read the {len(groups)} within-group FMRs, FMR(g, g), of each "
@@ -67,7 +80,7 @@ def check_lines(path: str | os.PathLike, table: pd.DataFrame, sha256: str) -> li
         )
         if table.attrs.get("sides"):
             lines.append(table.attrs["sides"])
-    lines.append("columns: " + ", ".join(one_line(c) for c in table.columns))
+    lines.append("columns: " + _listed(table.columns))
     lines.append(f"units: {table.attrs['units']}")
     for column in available_rates(table):
         name = f"{column} (within-group)" if cross is not None else column
