@@ -1274,7 +1274,7 @@ def test_scores_leave_out_the_columns_ignore_columns_names(tmp_path, capsys):
         np.testing.assert_allclose(rates_read["fmr"], expected["fmr"], rtol=1e-9)
         manifest = json.loads((report / "manifest.json").read_text())
         assert manifest["parameters"]["ignore"] == ["comparison_id"]
-    for source, named in ((path, path), (folder, folder / "ids.parquet")):
+    for source, named in ((path, path), (folder, folder)):
         capsys.readouterr()
         argv = ["scores", str(source), *common, "--ignore-columns", "comparison,notes"]
         assert main([*argv, "--name", "typo"]) == EXIT_INPUT

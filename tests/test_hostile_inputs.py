@@ -752,3 +752,39 @@ def test_scores_read_with_no_attributes_are_refused_as_that_option():
         with pytest.raises(ParameterError) as refused_:
             read(frame, attributes=[])
         assert str(refused_.value) == said
+
+
+def test_files_of_a_folder_differing_by_an_ignored_column_only_are_read(tmp_path):
+    """A folder whose files differ only by a column ``ignore`` leaves out (one file holds
+    notes) was refused as chunks of different columns, whatever ``ignore`` said; each
+    ignored column is then in one file at least."""
+    from audit.scores import rates_at_fmr
+    from audit.scores.streaming import StreamingScores
+    from audit.tables.chunks import COLUMNS_DIFFER
+
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame(
+        {"algorithm": rng.choice(["a", "b"], 400), "score": rng.normal(size=400)}
+        | {"mated": rng.random(400) < 0.3, "group": rng.choice(["F", "M"], 400)}
+    )
+    folder = tmp_path / "run"
+    folder.mkdir()
+    frame.iloc[:150].assign(notes="n").to_parquet(folder / "p1.parquet")
+    frame.iloc[150:].reset_index(drop=True).to_parquet(folder / "p2.parquet")
+    expected = read_scores(frame)
+    pd.testing.assert_frame_equal(read_scores(folder, ignore=["notes"]), expected)
+    streamed = StreamingScores(str(folder), ignore=["notes"]).rates_at_fmr(0.05)
+    pd.testing.assert_frame_equal(streamed, rates_at_fmr(expected, 0.05), check_dtype=False)
+    with pytest.raises(ScoresError) as refused_:
+        read_scores(folder, ignore=["notes", "nope"])
+    assert str(refused_.value) == SR.IGNORED_MISSING.format(
+        source=str(folder), column="nope", columns=[*frame.columns, "notes"]
+    )
+    with pytest.raises(ScoresError) as refused_:
+        read_scores(folder)
+    assert str(refused_.value) == COLUMNS_DIFFER.format(
+        source=folder / "p2.parquet",
+        columns=sorted(frame.columns),
+        first=folder / "p1.parquet",
+        expected=sorted([*frame.columns, "notes"]),
+    )

@@ -275,7 +275,9 @@ class StreamingScores:
         self.engine = _engine(engine, client, progress)
         # an empty chunk (a row group, file or DataFrame of no rows) adds nothing, as for
         # read_scores; a source of nothing but empty chunks is refused as empty
-        self.pieces = [piece for piece in pieces(self.source, kind) if piece.rows]
+        self.pieces = [
+            piece for piece in pieces(self.source, kind, self.options.ignore) if piece.rows
+        ]
         self.passes = 0  # over the data, the sample's aside
         self._stats: StreamedStats | None = None
         self._sample: StreamedStats | None = None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import glob
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -42,7 +42,14 @@ from audit.tables.common import (
     parquet_names,
 )
 from audit.tables.labels import STREAMED_SPELLINGS
-from audit.tables.scores import EMPTY, ScoresError, _layout, refuse_partition, validate
+from audit.tables.scores import (
+    EMPTY,
+    IGNORED_MISSING,
+    ScoresError,
+    _layout,
+    refuse_partition,
+    validate,
+)
 
 NO_PARQUET = "{source}: no Parquet file matches"
 NO_PATH = "the path of the Parquet scores is empty; name a file, a folder or a glob"
@@ -244,17 +251,21 @@ def source_name(source) -> str:
     return "<DataFrame>"
 
 
-def pieces(source, kind: str | None = None) -> list[Piece]:
+def pieces(source, kind: str | None = None, ignore: Sequence[str] = ()) -> list[Piece]:
     """The chunks of ``source`` (Parquet paths, folders or globs; or DataFrames) in order
-    (``kind``: what ``source`` was given as, for messages, where it is not that)."""
+    (``kind``: what ``source`` was given as, for messages, where it is not that); their
+    columns are the same but for those ``ignore`` leaves out, each in one chunk at least."""
     paths, frames = _paths_or_frames(source, kind)
     out = []
     first: tuple | None = None  # the first chunk with rows: where, and its columns
+    seen: dict[str, None] = {}  # the columns of the chunks with rows, in file order
     for path in paths:
         stamp = _stamp(path)
         metadata = _metadata(path)
         if metadata.num_rows:
-            first = _same_columns(first, path, parquet_names(metadata.schema.to_arrow_schema()))
+            names = parquet_names(metadata.schema.to_arrow_schema())
+            first = _same_columns(first, path, names, ignore)
+            seen.update(dict.fromkeys(names))
         offset = 0
         for g in range(metadata.num_row_groups):
             rows = metadata.row_group(g).num_rows
@@ -264,8 +275,14 @@ def pieces(source, kind: str | None = None) -> list[Piece]:
     for frame in frames:
         out.append(Piece(offset=offset, rows=len(frame), frame=frame))
         if len(frame):
-            first = _same_columns(first, out[-1].at(), map(str, frame.columns))
+            first = _same_columns(first, out[-1].at(), list(map(str, frame.columns)), ignore)
+            seen.update(dict.fromkeys(map(str, frame.columns)))
         offset += len(frame)
+    for column in ignore if first is not None else ():
+        if column not in seen:
+            raise ScoresError(
+                IGNORED_MISSING.format(source=path_text(source), column=column, columns=list(seen))
+            )
     with_rows = [i for i, piece in enumerate(out) if piece.rows]
     if len(with_rows) == 1:
         out[with_rows[0]] = replace(out[with_rows[0]], alone=True)
@@ -298,11 +315,11 @@ def group_columns(columns, attributes) -> tuple[str, str]:
     return f"{names[0]}_1", f"{names[0]}_2"
 
 
-def _same_columns(first: tuple | None, where: str, names) -> tuple:
+def _same_columns(first: tuple | None, where: str, names, ignore: Sequence[str] = ()) -> tuple:
     """``(where, columns)`` of the first chunk; a later chunk whose columns differ
-    from it is refused, naming both (each chunk alone could pass: a subject column
-    present in one and not another, say)."""
-    columns = frozenset(names)
+    from it (but for those ``ignore`` leaves out) is refused, naming both (each chunk
+    alone could pass: a subject column present in one and not another, say)."""
+    columns = frozenset(names) - frozenset(ignore)
     if first is not None and columns != first[1]:
         raise ScoresError(
             COLUMNS_DIFFER.format(
@@ -499,7 +516,9 @@ def _text_columns(path: str) -> list[str]:
 def _columns(names: list[str], source: str, options: Options) -> list[str]:
     """The columns a chunk needs, the names checked as :func:`read_scores` checks them."""
     refuse_partition(names, source, options.attributes, options.ignore)
-    attributes, two_sided, subjects = _layout(names, source, options.attributes, options.ignore)
+    # (a column ignore names need be in one chunk only: pieces() checks it)
+    ignore = [c for c in options.ignore if c in names]
+    attributes, two_sided, subjects = _layout(names, source, options.attributes, ignore)
     needed = ["algorithm", "score", "mated"]
     for name, sided in zip(attributes, two_sided, strict=True):
         needed += [f"{name}_1", f"{name}_2"] if sided else [name]
@@ -816,7 +835,7 @@ def read_parquet_scores(source, options: Options, named: list | None = None) -> 
     import pyarrow.parquet as pq
 
     pool = pa.default_memory_pool()
-    items = pieces(source)
+    items = pieces(source, ignore=options.ignore)
     if named is not None:
         named.append(row_names(items))
         files = [p.path for p in items if p.rows] or [p.path for p in items]
