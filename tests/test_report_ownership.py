@@ -589,6 +589,56 @@ def test_jupyters_checkpoint_of_a_notebook_as_audit_wrote_it_is_audits(ran, rate
     assert saved.exists()
 
 
+def test_a_failed_runs_folder_the_user_changed_is_kept(ran, rates_csv, tmp_path, monkeypatch):
+    """A failed run keeps its folder as ``.NAME.failed`` and tells the user to inspect its
+    notebook there: the next run removed it, with the user's edits and notes. It is kept
+    and named where it changed since the run left it; removed where it did not."""
+    from audit.exceptions import NotebookFailed
+
+    fast = runner.execute
+
+    def fails(name, output, parameters, *, progress=True):
+        fast(name, output, parameters, progress=progress)
+        raise NotebookFailed("failed")
+
+    for edit in (False, True):
+        monkeypatch.setattr(runner, "execute", fails)
+        with pytest.raises(NotebookFailed):
+            _report("x", rates_csv, tmp_path)
+        failed = tmp_path / ".x.failed"
+        assert (failed / "pareto.ipynb").is_file()
+        if edit:
+            with open(failed / "pareto.ipynb", "a") as notebook:
+                notebook.write(" my debugging notes")
+            (failed / "debug.csv").write_text("a,b\n")
+        monkeypatch.setattr(runner, "execute", fast)
+        notes = []
+        _report("x", rates_csv, tmp_path, notes)
+        if not edit:
+            assert not failed.exists() and notes[0] == runner.REMOVED.format(folder=failed)
+    assert (failed / "pareto.ipynb").read_text().endswith(" my debugging notes")
+    assert (failed / "debug.csv").is_file()
+    assert notes[0] == runner.KEPT_OTHERS.format(
+        path=failed, name="x", entries="'debug.csv', 'pareto.ipynb'"
+    )
+
+
+def test_a_fifo_where_audit_reads_its_files_is_never_waited_on(ran, rates_csv, tmp_path):
+    """A FIFO named as a checkpoint, or as a leftover's marker, was opened to be read, and
+    the run waited for a writer for ever, saying nothing."""
+    report = _report("x", rates_csv, tmp_path)
+    (report / ".ipynb_checkpoints").mkdir()
+    os.mkfifo(report / ".ipynb_checkpoints" / "pareto-checkpoint.ipynb")
+    (tmp_path / ".x.partial-0000abcd").mkdir()
+    os.mkfifo(tmp_path / ".x.partial-0000abcd" / ".audit-report")
+    with pytest.raises(runner.ReportError) as error:
+        _report("x", rates_csv, tmp_path)
+    assert str(error.value) == ownership.NOT_MADE.format(
+        path=tmp_path / "x", entries="'.ipynb_checkpoints'", version=report.resolve()
+    )
+    assert (tmp_path / ".x.partial-0000abcd" / ".audit-report").exists()
+
+
 def test_a_file_put_in_the_report_during_the_run_keeps_both_reports(
     ran, rates_csv, tmp_path, monkeypatch
 ):

@@ -60,6 +60,10 @@ from audit.exceptions import ReportError
 
 #: The marker file audit writes into every folder it makes in a reports folder.
 MARKER = ".audit-report"
+#: Opening a file to read: never through a link, never waiting (a FIFO would wait for a
+#: writer for ever); what is opened is then taken only if it is a regular file.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: What a finished version holds, written as it is published (:func:`write_inventory`).
 INVENTORY = ".audit-files"
 #: What the marker says it is (its ``made_by``).
@@ -145,7 +149,7 @@ def marker_token(folder: Path, name: str) -> str | None:
     if not _is_real_dir(folder):
         return None
     try:
-        fd = os.open(folder / MARKER, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(folder / MARKER, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, encoding="utf-8") as marker:
@@ -223,7 +227,7 @@ def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
     a report holds (:func:`earlier_report`), and by what its manifest lists below it
     (:func:`_unlisted`)."""
     try:
-        fd = os.open(version.path / INVENTORY, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(version.path / INVENTORY, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     except OSError:
         fd = None
     if fd is None:  # a staging folder; marked, from before inventories; an earlier audit's
@@ -267,10 +271,36 @@ def _own_checkpoint(folder: Path, entry: str, made: dict, found: dict) -> bool:
     notebook = name.removesuffix("-checkpoint.ipynb") + ".ipynb"
     if found[entry][0] != "file" or notebook not in made or made[notebook] != found.get(notebook):
         return False
+    if found[entry][1] != found[notebook][1]:  # of another size: not its bytes
+        return False
+    return _same_bytes(folder / entry, folder / notebook)
+
+
+def _same_bytes(first: Path, second: Path) -> bool:
+    """Whether two regular files hold the same bytes, read a block at a time (a FIFO, a
+    device or a link is never the same as anything)."""
     try:
-        return (folder / entry).read_bytes() == (folder / notebook).read_bytes()
+        a = open(os.open(first, os.O_RDONLY | _NOFOLLOW | _NONBLOCK), "rb")  # noqa: SIM115
     except OSError:
         return False
+    with a:
+        try:
+            b = open(os.open(second, os.O_RDONLY | _NOFOLLOW | _NONBLOCK), "rb")  # noqa: SIM115
+        except OSError:
+            return False
+        with b:
+            return _same_open(a, b)
+
+
+def _same_open(a, b) -> bool:
+    if not all(stat.S_ISREG(os.fstat(f.fileno()).st_mode) for f in (a, b)):
+        return False
+    while True:
+        block = a.read(1 << 20)
+        if block != b.read(1 << 20):
+            return False
+        if not block:
+            return True
 
 
 def _unlisted(folder: Path) -> list[str]:

@@ -1060,6 +1060,10 @@ def _keep_failed(staging: Path, token: str, name: str) -> Path:
     if os.path.lexists(failed):  # what the run's tidying left there is not audit's
         return staging
     os.replace(staging, failed)
+    try:  # what it holds as the run left it: a later run keeps what the user changes there
+        ownership.write_inventory(failed, token)
+    except OSError:
+        pass  # (then judged by its top level, as a staging folder is)
     return failed
 
 
