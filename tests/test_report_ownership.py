@@ -623,6 +623,35 @@ def test_a_failed_runs_folder_the_user_changed_is_kept(ran, rates_csv, tmp_path,
     )
 
 
+def test_an_old_version_the_system_will_not_let_go_of_is_said_not_an_internal_error(
+    ran, rates_csv, tmp_path, monkeypatch
+):
+    """The old version's folder removed after a new report was published: where the
+    system refused (a checkpoint folder Jupyter made as another user), the run ended
+    with an internal error (status 70), the old version half removed and unmarked. It
+    keeps its marker, the run ends well, and the next run tries again, saying so."""
+    old = _report("x", rates_csv, tmp_path).resolve()
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(1, "Operation not permitted", str(path))
+
+    real = shutil.rmtree
+    assert (old / "input").is_dir()  # a folder of audit's in it
+    monkeypatch.setattr(ownership.shutil, "rmtree", refuse)
+    new = _report("x", rates_csv, tmp_path).resolve()
+    assert new != old and (tmp_path / "x").resolve() == new
+    assert ownership.marker_token(old, "x") is not None  # still audit's, to be removed
+    notes = []
+    _report("x", rates_csv, tmp_path, notes)
+    assert notes[0] == runner.NOT_REMOVED.format(
+        path=old, reason=f"Operation not permitted: {old / 'input'}"
+    )
+    monkeypatch.setattr(ownership.shutil, "rmtree", real)
+    notes = []
+    _report("x", rates_csv, tmp_path, notes)
+    assert not old.exists() and runner.REMOVED.format(folder=old) in notes
+
+
 def test_a_fifo_where_audit_reads_its_files_is_never_waited_on(ran, rates_csv, tmp_path):
     """A FIFO named as a checkpoint, or as a leftover's marker, was opened to be read, and
     the run waited for a writer for ever, saying nothing."""

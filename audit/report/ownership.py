@@ -425,6 +425,8 @@ class Kept:
 
     links: tuple[Path, ...] = ()
     others: tuple[str, ...] = ()
+    #: Why it could not be removed (in plain words), where the system refused.
+    error: str = ""
 
 
 def remove_folder(
@@ -449,7 +451,18 @@ def remove_folder(
     others = not_made(found, notebooks)
     if others:
         return Kept(others=tuple(others))
-    shutil.rmtree(path)
+    try:  # its marker last: a folder the system would not let go of whole stays audit's
+        for entry in os.listdir(path):
+            if entry != MARKER:
+                inside = path / entry
+                if _is_real_dir(inside):
+                    shutil.rmtree(inside)
+                else:
+                    inside.unlink()
+        (path / MARKER).unlink(missing_ok=True)  # (an earlier audit's report has none)
+        path.rmdir()
+    except OSError as refused:
+        return Kept(error=f"{refused.strerror or refused}: {refused.filename or path}")
     return None
 
 

@@ -176,6 +176,10 @@ KEPT_LINKED = (
     "left {path} in place: a version of report {name!r}, it is the report {links} leads to "
     "(renamed or copied as its link); remove both yourself once it is not needed"
 )
+NOT_REMOVED = (
+    "could not remove {path}, left by an earlier run of the report ({reason}); the next "
+    "run tries again"
+)
 KEPT_OTHERS = (
     "left {path} in place: a leftover of report {name!r}, it holds files audit did not "
     "write, or that changed since ({entries}); remove it yourself once they are safe"
@@ -674,6 +678,8 @@ def _tidy(root: Path, name: str, notify: Callable[[str], None]) -> None:
         elif kept.others:
             entries = ownership.listed(list(kept.others))
             notify(KEPT_OTHERS.format(path=path, name=name, entries=entries))
+        elif kept.error:
+            notify(NOT_REMOVED.format(path=path, reason=kept.error))
         else:
             notify(KEPT.format(path=path, name=name))
 
@@ -713,6 +719,7 @@ def _publish(staging: Path, token: str, final: Path, previous: ownership.Version
     os.replace(staging, version)
     _link(version, final)
     if previous is not None and previous.path != version:
+        # (one the system will not let go of is tried again, and said, by the next run)
         ownership.remove_folder(previous.path, name, previous.token, NOTEBOOKS)
     return version
 
