@@ -1308,3 +1308,27 @@ def test_a_refused_option_is_named_as_the_user_typed_it(
         assert main([*argv, "-p", parameter, option[1]]) == 2
         said = capsys.readouterr().err.splitlines()[-1]
         assert said.startswith(f"audit {command[0]}: error: parameter {parameter}: {fault}"), said
+
+
+def test_a_name_that_is_not_utf8_is_refused_before_any_work(tmp_path, small_table, capsys):
+    """A file or folder whose name's bytes are not UTF-8 reached the notebook, which
+    failed writing it (UnicodeEncodeError, two tracebacks, status 1)."""
+    import os
+    import shutil
+
+    name = os.fsdecode(b"r\xffa.csv")
+    try:
+        shutil.copy(small_table, tmp_path / name)
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes no name that is not UTF-8")
+    reports = ["--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    with pytest.raises(SystemExit) as stop:  # (argparse's refusal of an argument)
+        main(["ffmc", str(tmp_path / name), *reports])
+    assert stop.value.code == 2
+    said = f"{tmp_path}/r\\xffa.csv: the name is not UTF-8 text (byte 0xff); rename it"
+    assert capsys.readouterr().err.splitlines()[-1] == f"audit ffmc: error: argument DATA: {said}"
+    folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/r\xfe")
+    with pytest.raises(SystemExit) as stop:
+        main(["ffmc", str(small_table), "--reports-dir", folder, "--no-progress"])
+    assert stop.value.code == 2 and "argument --reports-dir: " in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == [name]

@@ -1029,7 +1029,7 @@ def _traceback_file(error: BaseException, argv: list[str]) -> Path:
         f"audit {__version__}; Python {platform.python_version()}; {platform.platform()}\n"
         f"folder: {_working_folder()}\n\n" + "".join(traceback.format_exception(error))
     )
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
     return path
 
 

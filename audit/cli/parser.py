@@ -9,6 +9,7 @@ parameter's declared sentence (:data:`audit.validation.PARAMETERS`), and
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -108,6 +109,7 @@ def _user_path(text: str) -> Path:
     is refused (it would be read as the working folder)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a folder, got an empty path")
+    _utf8(text)
     return Path(text).expanduser()
 
 
@@ -118,7 +120,28 @@ def _data(text: str) -> str:
         raise argparse.ArgumentTypeError(
             "expected a file or a built-in dataset's name, got an empty argument"
         )
+    _utf8(text)
     return text
+
+
+def _utf8(text: str) -> None:
+    r"""Refuse a path whose bytes are not UTF-8 (the system hands them over as lone
+    surrogates): a report writes its inputs' names into its notebooks and pages, UTF-8
+    text, and failed there with a traceback.
+
+    >>> _utf8("sc\udcffore.csv")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: sc\xffore.csv: the name is not UTF-8 text (byte 0xff); rename it
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        shown = os.fsencode(text).decode("utf-8", "backslashreplace")
+        byte = os.fsencode(text[error.start])[0]
+        raise argparse.ArgumentTypeError(
+            f"{shown}: the name is not UTF-8 text (byte {byte:#04x}); rename it"
+        ) from None
 
 
 def _help(name: str, default=None) -> str:
