@@ -163,6 +163,11 @@ class Source:
         #: The columns the reader was asked to leave out (``ignore``), as it left them out.
         self.ignored: tuple[str, ...] = ()
 
+    def missing(self, column: str, error: type[Exception], hint: str = "") -> Exception:
+        """The refusal of this table lacking ``column`` (:func:`missing_column`: of
+        ``ignore`` where it left the column out)."""
+        return missing_column(self.name, column, error, hint, self.ignored)
+
     def where(self, frame: pd.DataFrame, position: int) -> str:
         """``"<file>, line N"`` for a CSV, ``"<name>, row <label>"`` otherwise."""
         if self.csv:
@@ -561,6 +566,10 @@ def first(mask: np.ndarray) -> tuple[int, int]:
     """Position of the first True, and how many more there are."""
     positions = np.flatnonzero(mask)
     return int(positions[0]), len(positions) - 1
+
+
+#: Why the wide layout needs its ``Algorithm`` column (a rates table's, a cross-group one's).
+WIDE_ALGORITHM = " (the wide layout names each algorithm in it)"
 
 
 def missing_column(

@@ -312,13 +312,7 @@ def _from_wide(
     pair, and a column naming each group (for messages)."""
     columns = [str(c) for c in frame.columns]
     if "Algorithm" not in columns:
-        raise tables.missing_column(
-            source.name,
-            "Algorithm",
-            RatesError,
-            " (the wide layout names each algorithm in it)",
-            source.ignored,
-        )
+        raise source.missing("Algorithm", RatesError, tables.WIDE_ALGORITHM)
     for column in columns:
         if columns.count(column) > 1:
             raise RatesError(tables.DUPLICATE_COLUMN.format(source=source.name, column=column))
@@ -358,12 +352,10 @@ def _from_wide(
                 )
         rates[column] = (enrol, probe)
     if not rates:
-        raise tables.missing_column(
-            source.name,
+        raise source.missing(
             f"FMR.<enrolment group>{separator}<probe group>",
             RatesError,
             " (the wide cross-group layout has one FMR column per pair)",
-            source.ignored,
         )
     if len(frame) == 0:
         raise RatesError(EMPTY.format(source=source.name))
@@ -401,7 +393,7 @@ def _from_long(
             raise RatesError(ONE_SIDE.format(source=source.name, missing=side))
     for required in ("algorithm", "fmr"):
         if required not in columns:
-            raise tables.missing_column(source.name, required, RatesError, "", source.ignored)
+            raise source.missing(required, RatesError)
     for column in ("fnmr", "n_mated"):
         if column in columns:
             raise RatesError(FNMR_IN_PAIRS.format(source=source.name, column=column))

@@ -364,13 +364,7 @@ def _from_wide(
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     if "Algorithm" not in columns:
-        raise tables.missing_column(
-            source.name,
-            "Algorithm",
-            RatesError,
-            " (the wide layout names each algorithm in it)",
-            source.ignored,
-        )
+        raise source.missing("Algorithm", RatesError, tables.WIDE_ALGORITHM)
     matches = {c: WIDE_RATE.match(c) for c in columns if c != "Algorithm"}
     unknown = [c for c, m in matches.items() if m is None]
     if unknown:
@@ -402,20 +396,14 @@ def _from_wide(
     for group in groups:
         for kind in kinds:  # a one-sided table holds one kind; a two-sided one both, per group
             if f"{kind}.{group}" not in columns:
-                raise tables.missing_column(
-                    source.name,
+                raise source.missing(
                     f"{kind}.{group}",
                     RatesError,
                     f" (group {group!r} has an {'FNMR' if kind == 'FMR' else 'FMR'} column)",
-                    source.ignored,
                 )
     if not groups:
-        raise tables.missing_column(
-            source.name,
-            "FMR.<group>",
-            RatesError,
-            " (the wide layout has an FMR and an FNMR column per group)",
-            source.ignored,
+        raise source.missing(
+            "FMR.<group>", RatesError, " (the wide layout has an FMR and an FNMR column per group)"
         )
     attributes = group_attributes(groups, attributes, source, lambda group: f"FMR.{group}")
     if len(frame) == 0:
@@ -451,20 +439,16 @@ def _from_long(
     attributes = tuple(attributes)
     for required in ("algorithm", *attributes):
         if required not in columns:
-            raise tables.missing_column(source.name, required, RatesError, "", source.ignored)
+            raise source.missing(required, RatesError)
     rates = [r for r in RATE_COLUMNS if r in columns]  # one of them makes a one-sided table
     if not rates:
-        raise tables.missing_column(
-            source.name, "fmr", RatesError, " (and 'fnmr': give one or both)", source.ignored
-        )
+        raise source.missing("fmr", RatesError, " (and 'fnmr': give one or both)")
     if "group" not in columns and not attributes:
-        raise tables.missing_column(
-            source.name,
+        raise source.missing(
             "group",
             RatesError,
             " (give a group column, or attribute columns named with attributes=[...], command "
             "line --attributes)",
-            source.ignored,
         )
     known = {"algorithm", "group", *RATE_COLUMNS, *COUNT_COLUMNS, *attributes}
     unknown = [c for c in columns if c not in known]
