@@ -137,7 +137,7 @@ def write_marker(folder: Path, name: str) -> str:
     """Mark the new ``folder`` as made by audit for report ``name``; return the token."""
     token = secrets.token_hex(16)
     text = json.dumps({"made_by": MADE_BY, "report": name, "token": token}) + "\n"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
     with os.fdopen(os.open(folder / MARKER, flags, 0o644), "w", encoding="utf-8") as out:
         out.write(text)
     return token
@@ -214,7 +214,7 @@ def write_inventory(folder: Path, token: str) -> None:
     """Record in the finished ``folder`` every entry audit wrote there (its marker's
     ``token`` beside them): what :func:`not_made` compares the folder with."""
     text = json.dumps({"made_by": MADE_BY, "token": token, "entries": _entries(folder)})
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
     with os.fdopen(os.open(folder / INVENTORY, flags, 0o644), "w", encoding="utf-8") as out:
         out.write(text + "\n")
 
@@ -246,8 +246,7 @@ def not_made(version: Version, notebooks: Iterable[str]) -> list[str]:
     found = _entries(version.path)
     others = [e for e, info in found.items() if made.get(e) != info]
     others = [e for e in others if not _own_checkpoint(version.path, e, made, found)]
-    # a folder of the user's is named, not each file in it
-    return sorted(e for e in others if not any(e.startswith(o + "/") for o in others))
+    return _outermost(others)
 
 
 #: The folder Jupyter keeps a notebook's checkpoints in, beside it, once it is opened.
@@ -343,7 +342,13 @@ def _unlisted(folder: Path) -> list[str]:
                 continue  # a folder holding what it lists (input/1/, input/accuracy/)
             if path not in listed:
                 found.append(path)
-    return sorted(e for e in found if not any(e.startswith(o + "/") for o in found))
+    return _outermost(found)
+
+
+def _outermost(entries: list[str]) -> list[str]:
+    """``entries`` (paths within a folder) sorted, less those inside another of them: a
+    folder of the user's is named, not each file in it."""
+    return sorted(e for e in entries if not any(e.startswith(o + "/") for o in entries))
 
 
 def find_version(folder: Path, name: str, notebooks: Iterable[str]) -> Version | None:
