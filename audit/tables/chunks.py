@@ -480,7 +480,15 @@ def _open(piece: Piece, options: Options, stream: bool = False) -> tuple:
         read_dictionary=_text_columns(piece.path),
         **({"pre_buffer": False, "buffer_size": 1 << 20} if stream else {}),
     )
-    return file, _columns(parquet_names(file.schema_arrow), piece.path, options)
+    return file, list(_file_columns(piece.path, stat.st_mtime_ns, stat.st_size, options))
+
+
+@lru_cache(maxsize=256)
+def _file_columns(path: str, mtime_ns: int, size: int, options: Options) -> tuple[str, ...]:
+    """The columns a chunk of the Parquet file ``path`` needs (:func:`_columns`), checked
+    once for all its row groups while the file keeps its time and size."""
+    schema = _footer(path, mtime_ns, size).schema.to_arrow_schema()
+    return tuple(_columns(parquet_names(schema), path, options))
 
 
 @lru_cache(maxsize=256)

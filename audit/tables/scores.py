@@ -677,7 +677,10 @@ def read_scores(
         if Path(source).is_file():
             tables.check_parquet(Path(source), str(source), ScoresError)
         named: list = []
-        options = Options(higher_is_match, attributes, tuple(ignore))
+        # (as the streaming engine gives them: tuples, the options a file's check caches by)
+        options = Options(
+            higher_is_match, None if attributes is None else tuple(attributes), tuple(ignore)
+        )
         table = read_parquet_scores(source, options, named)
         table = _one_spelling(table, str(source), merge_labels, named[0], named[1])
     else:
