@@ -208,7 +208,7 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
 
     parameters = {}
     options = {}  # each parameter an option sets: the option, as given (-p may not set it too)
-    set_by = vars(args).setdefault(SET_BY, {})  # ... and the option alone, for refusals
+    set_by = _set_by(args)  # ... and the option alone, for refusals
     if getattr(args, "memory", None) is not None:  # (read where a score set is streamed)
         set_by["memory"] = given_as(args, "memory") or "--memory"
     if given is not None:
@@ -266,6 +266,12 @@ def _parameters(args: argparse.Namespace, given: str | None) -> dict:
     return parameters
 
 
+def _set_by(args: argparse.Namespace) -> dict[str, str | None]:
+    """The option that set each parameter, as the user wrote it, recorded in the
+    command's arguments for :func:`_as_typed`."""
+    return vars(args).setdefault(SET_BY, {})
+
+
 def _as_typed(error: UsageError, args: argparse.Namespace) -> UsageError:
     """The refusal of a parameter that an option set, naming the option as the user wrote
     it (``--replicates``), not the parameter (``n_replicates``) a ``-p`` would name.
@@ -276,7 +282,7 @@ def _as_typed(error: UsageError, args: argparse.Namespace) -> UsageError:
     --replicates: expected ..., got 0
     """
     said = str(error)
-    for name, option in vars(args).get(SET_BY, {}).items():
+    for name, option in _set_by(args).items():
         prefix = f"parameter {name}"
         if option and said.startswith((prefix + ":", prefix + " ")):
             return type(error)(option + said[len(prefix) :])
@@ -784,7 +790,7 @@ def _input_copy(args: argparse.Namespace) -> str:
 
     if args.input_copy is None:
         return "auto"
-    vars(args).setdefault(SET_BY, {})["input_copy"] = given_as(args, "input_copy")
+    _set_by(args)["input_copy"] = given_as(args, "input_copy")
     return parse("input_copy", args.input_copy)
 
 
@@ -944,7 +950,7 @@ def _compare(args: argparse.Namespace, notify) -> int:
     parameters.update({"data_paths": given, "data_labels": labels})
     sources, columns = _accuracy_each(args, labels)
     if columns:  # the column of each accuracy table, given within --accuracy-from
-        vars(args).setdefault(SET_BY, {})["accuracy_column"] = "--accuracy-from"
+        _set_by(args)["accuracy_column"] = "--accuracy-from"
     if sources:
         parameters.update({"accuracy_sources": sources, "accuracy_columns": columns})
     name = _checked_name(args, args.name if args.name is not None else "-vs-".join(labels))
