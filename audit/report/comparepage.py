@@ -282,7 +282,8 @@ def agreement_data(folder: Path, declared: Declared | None = None) -> list[dict]
     """Per dataset: ``dataset``, ``figure`` (its heat map, if drawn), ``pairs`` (measure
     pairs), ``opposed`` (pairs ranking in opposite orders: interval below 0), ``unrelated``
     (interval containing 0), ``untested`` (no interval, tau lowest first), ``accuracy``
-    (each measure's tau with the accuracy, strongest first), as records ``first``, ``second`` (labels), ``tau``, ``low``, ``high``, ``n``."""
+    (each measure's tau with the accuracy, strongest first), as records ``first``,
+    ``second`` (labels), ``tau``, ``low``, ``high``, ``n``."""
     frame = _table(folder, "compare_rank_agreement")
     if frame is None:
         return None

@@ -158,8 +158,8 @@ def _slug(name: str) -> str:
     kept = _kept(name)
     if kept == name and name.casefold() == name and _bytes(name) <= STEM_BYTES:
         return kept
-    while _bytes(kept) > STEM_BYTES - 9:
-        kept = kept[: -max(1, (_bytes(kept) - STEM_BYTES + 9) // 4)]
+    # (room for "-" and the digest; the cut on a character's edge)
+    kept = kept.encode("utf-8", "surrogatepass")[: STEM_BYTES - 9].decode("utf-8", "ignore")
     return f"{kept}-{_digest(name)}"
 
 
